@@ -1,0 +1,56 @@
+# local-agent: `make chat` installs everything and starts a chat; `make test` installs and tests.
+# Re-running is cheap: each step is skipped when its result is already in place.
+
+PYTHON     ?= python3.11
+VENV       ?= .venv
+# Another torch build (e.g. CUDA): make install TORCH_SPEC="torch==2.13.0" TORCH_INDEX="--index-url URL"
+TORCH_SPEC ?= torch==2.13.0
+TORCH_INDEX ?=
+LLAMA_CPP_VERSION ?= 0.3.36
+# llama-cpp-python compiles from source (~7 min on 2 cores); the wheel is kept here and reused.
+WHEELHOUSE ?= $(HOME)/.cache/local-agent/wheels
+PYTEST_ARGS ?=
+
+PY    := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+LLAMA_WHEEL_GLOB := $(WHEELHOUSE)/llama_cpp_python-$(LLAMA_CPP_VERSION)-*.whl
+
+.PHONY: install models chat test test-fast bench eval-locomo eval-distill clean
+
+install: $(STAMP) models
+
+$(STAMP): pyproject.toml Makefile
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q "$(TORCH_SPEC)" $(TORCH_INDEX)
+	@$(PY) -c "import llama_cpp" 2>/dev/null || { \
+	  ls $(LLAMA_WHEEL_GLOB) >/dev/null 2>&1 || { \
+	    echo "Building llama-cpp-python $(LLAMA_CPP_VERSION) from source (about 7 minutes on 2 cores)..."; \
+	    CMAKE_BUILD_PARALLEL_LEVEL=$$(nproc) $(PY) -m pip wheel -q --no-deps -w $(WHEELHOUSE) llama-cpp-python==$(LLAMA_CPP_VERSION); }; \
+	  $(PY) -m pip install -q $(LLAMA_WHEEL_GLOB); }
+	$(PY) -m pip install -q -e ".[dev]"
+	touch $(STAMP)
+
+models: $(STAMP)
+	$(PY) scripts/fetch_models.py
+
+chat: install
+	$(VENV)/bin/local-agent chat
+
+test: install
+	$(PY) -m pytest $(PYTEST_ARGS)
+
+test-fast: install
+	$(PY) -m pytest -m "not model and not slow" $(PYTEST_ARGS)
+
+bench: install
+	$(PY) scripts/benchmark.py --quick
+
+eval-locomo: install
+	$(PY) scripts/eval_locomo.py ../shared/data/locomo-dev.json
+
+eval-distill: install
+	$(PY) scripts/eval_distill.py ../shared/data/distill-dev.jsonl
+
+clean:
+	rm -rf $(VENV) build *.egg-info

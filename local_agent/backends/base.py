@@ -1,0 +1,94 @@
+"""The one protocol every runtime implements, and the shared code around it."""
+
+from __future__ import annotations
+
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from ..types import Completion, GenerationSettings, Message
+
+
+class Backend(ABC):
+    """A loaded chat model. Subclasses own one runtime each and implement `_stream`,
+    `count_tokens`, `format_prompt` and `close`; everything else is shared here."""
+
+    name: str = "backend"
+
+    def __init__(self, model_name: str, context_size: int) -> None:
+        self.model_name = model_name
+        self.context_size = context_size
+        self.last_completion: Completion | None = None
+
+    # -- what a subclass provides -------------------------------------------------
+    @abstractmethod
+    def _stream(
+        self,
+        messages: Sequence[Message],
+        settings: GenerationSettings,
+        json_schema: dict[str, Any] | None,
+        usage: Completion,
+    ) -> Iterator[str]:
+        """Yield text chunks; set usage.prompt_tokens/completion_tokens/finish_reason."""
+
+    @abstractmethod
+    def count_tokens(self, text: str) -> int:
+        """Tokens of plain text (no template, no BOS)."""
+
+    @abstractmethod
+    def format_prompt(self, messages: Sequence[Message]) -> str:
+        """The exact text the model sees: messages through the model's own chat template,
+        ending with the assistant turn's opening."""
+
+    @property
+    @abstractmethod
+    def special_tokens(self) -> list[str]:
+        """Control-token strings (e.g. '<|im_start|>') that user text must never contain."""
+
+    def close(self) -> None:
+        """Free the runtime's memory. Safe to call twice."""
+
+    def describe(self) -> dict[str, Any]:
+        return {"backend": self.name, "model": self.model_name, "context_size": self.context_size}
+
+    # -- shared -------------------------------------------------------------------
+    def count_prompt_tokens(self, messages: Sequence[Message]) -> int:
+        return self.count_tokens(self.format_prompt(messages))
+
+    def stream(
+        self,
+        messages: Sequence[Message],
+        settings: GenerationSettings,
+        json_schema: dict[str, Any] | None = None,
+    ) -> Iterator[str]:
+        """Stream the answer chunk by chunk; afterwards `last_completion` holds the counts
+        and timings. With `json_schema`, decoding is constrained to that schema."""
+        usage = Completion(text="")
+        self.last_completion = usage
+        start = time.perf_counter()
+        parts: list[str] = []
+        for chunk in self._stream(messages, settings, json_schema, usage):
+            if not parts:
+                usage.first_token_s = time.perf_counter() - start
+            parts.append(chunk)
+            yield chunk
+        usage.text = "".join(parts)
+        usage.total_s = time.perf_counter() - start
+
+    def generate(
+        self,
+        messages: Sequence[Message],
+        settings: GenerationSettings,
+        json_schema: dict[str, Any] | None = None,
+    ) -> Completion:
+        for _ in self.stream(messages, settings, json_schema):
+            pass
+        assert self.last_completion is not None
+        return self.last_completion
+
+    def __enter__(self) -> "Backend":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

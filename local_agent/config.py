@@ -1,0 +1,149 @@
+"""One settings object, resolved from defaults < config file < environment < flags."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import platformdirs
+
+from .errors import ConfigError
+from .types import GenerationSettings
+
+APP_NAME = "local-agent"
+ENV_PREFIX = "LOCAL_AGENT_"
+CHECKOUT_MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
+
+
+@dataclass
+class Settings:
+    model: str = "smollm2-135m-instruct-q4_1"
+    backend: str = "auto"  # auto | llama-cpp | transformers | transformers-4bit
+    device: str = "auto"  # auto | cpu | cuda
+    ctx_size: int = 2048
+    threads: int = 0  # 0: let the runtime choose (physical cores)
+    max_tokens: int = 256
+    temperature: float = 0.0
+    top_p: float = 0.95
+    seed: int = 0
+    data_dir: Path = field(default_factory=lambda: default_data_dir())
+    models_dir: Path = field(default_factory=lambda: default_models_dir())
+    distill_model: str = ""  # empty: the chat model distills too
+    recall_k: int = 6
+    summary_after_turns: int = 8
+    keep_recent_turns: int = 4
+    incognito: bool = False
+    verbose: bool = False
+    debug: bool = False
+
+    def generation(self, **overrides: Any) -> GenerationSettings:
+        values = dict(
+            max_tokens=self.max_tokens, temperature=self.temperature, top_p=self.top_p, seed=self.seed
+        )
+        values.update({k: v for k, v in overrides.items() if v is not None})
+        return GenerationSettings(**values)
+
+
+def default_data_dir() -> Path:
+    return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
+
+
+def default_models_dir() -> Path:
+    """The checkout's models/ when running from a checkout, else the user's data folder."""
+    if (CHECKOUT_MODELS_DIR / "registry.toml").is_file():
+        return CHECKOUT_MODELS_DIR
+    return default_data_dir() / "models"
+
+
+def config_file_path() -> Path:
+    explicit = os.environ.get(ENV_PREFIX + "CONFIG")
+    if explicit:
+        return Path(explicit).expanduser()
+    return Path(platformdirs.user_config_dir(APP_NAME, appauthor=False)) / "config.toml"
+
+
+FIELD_TYPES: dict[str, type] = {
+    f.name: (Path if f.name.endswith("_dir") else type(f.default) if f.default is not dataclasses.MISSING else str)
+    for f in dataclasses.fields(Settings)
+}
+
+
+def _coerce(name: str, value: Any, source: str) -> Any:
+    kind = FIELD_TYPES[name]
+    try:
+        if kind is bool:
+            if isinstance(value, bool):
+                return value
+            text = str(value).strip().lower()
+            if text in {"1", "true", "yes", "on"}:
+                return True
+            if text in {"0", "false", "no", "off", ""}:
+                return False
+            raise ValueError(value)
+        if kind is Path:
+            return Path(str(value)).expanduser()
+        return kind(value)
+    except (TypeError, ValueError):
+        raise ConfigError(f"{source}: {name} must be {kind.__name__}, got {value!r}") from None
+
+
+def _from_file(path: Path) -> dict[str, Any]:
+    if not path.is_file():
+        return {}
+    try:
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"config file {path} is not valid TOML: {exc}") from None
+    values = {}
+    for key, value in raw.items():
+        name = key.replace("-", "_")
+        if name not in FIELD_TYPES:
+            raise ConfigError(f"config file {path}: unknown setting {key!r}")
+        values[name] = _coerce(name, value, f"config file {path}")
+    return values
+
+
+def _from_env(environ: dict[str, str]) -> dict[str, Any]:
+    values = {}
+    for name in FIELD_TYPES:
+        env_name = ENV_PREFIX + name.upper()
+        if env_name in environ:
+            values[name] = _coerce(name, environ[env_name], env_name)
+    return values
+
+
+def _validate(settings: Settings) -> None:
+    checks = [
+        (settings.ctx_size >= 256, "ctx_size must be at least 256"),
+        (settings.max_tokens >= 1, "max_tokens must be at least 1"),
+        (settings.max_tokens < settings.ctx_size, "max_tokens must be smaller than ctx_size"),
+        (settings.temperature >= 0, "temperature must be 0 or more"),
+        (0 < settings.top_p <= 1, "top_p must be in (0, 1]"),
+        (settings.threads >= 0, "threads must be 0 (auto) or more"),
+        (settings.recall_k >= 0, "recall_k must be 0 or more"),
+        (settings.backend in {"auto", "llama-cpp", "transformers", "transformers-4bit"},
+         f"unknown backend {settings.backend!r} (choose auto, llama-cpp, transformers, transformers-4bit)"),
+        (settings.device in {"auto", "cpu", "cuda"}, f"unknown device {settings.device!r} (choose auto, cpu, cuda)"),
+    ]
+    for ok, message in checks:
+        if not ok:
+            raise ConfigError(message)
+
+
+def load_settings(flags: dict[str, Any] | None = None, environ: dict[str, str] | None = None) -> Settings:
+    """Resolve settings: defaults, then config.toml, then LOCAL_AGENT_* variables, then flags
+    (a flag left as None does not count)."""
+    environ = dict(os.environ) if environ is None else environ
+    values: dict[str, Any] = {}
+    values.update(_from_file(config_file_path()))
+    values.update(_from_env(environ))
+    for name, value in (flags or {}).items():
+        if value is not None:
+            values[name] = _coerce(name, value, f"--{name.replace('_', '-')}")
+    settings = Settings(**values)
+    _validate(settings)
+    return settings

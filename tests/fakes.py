@@ -1,0 +1,48 @@
+"""A scripted model for unit tests: replays queued answers and records every prompt."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from local_agent.backends.base import Backend
+from local_agent.types import Completion, GenerationSettings, Message
+
+
+class ScriptedBackend(Backend):
+    """Answers from a queue (a default when empty); `prompts` keeps each call's messages and
+    `schemas` the JSON schema it was constrained to (None when free text)."""
+
+    name = "scripted"
+
+    def __init__(self, replies: Sequence[str] = (), default: str = "OK.", context_size: int = 2048):
+        super().__init__(model_name="scripted", context_size=context_size)
+        self.replies = list(replies)
+        self.default = default
+        self.prompts: list[list[Message]] = []
+        self.schemas: list[dict[str, Any] | None] = []
+
+    def queue(self, *replies: str) -> None:
+        self.replies.extend(replies)
+
+    def _stream(self, messages, settings, json_schema, usage: Completion) -> Iterator[str]:
+        self.prompts.append(list(messages))
+        self.schemas.append(json_schema)
+        reply = self.replies.pop(0) if self.replies else self.default
+        usage.prompt_tokens = self.count_prompt_tokens(messages)
+        words = reply.split(" ")
+        for index, word in enumerate(words):
+            yield word if index == 0 else " " + word
+        usage.completion_tokens = len(words)
+
+    def count_tokens(self, text: str) -> int:
+        # Roughly a token per 4 characters, like real BPE vocabularies on English.
+        return (len(text) + 3) // 4
+
+    def format_prompt(self, messages: Sequence[Message]) -> str:
+        body = "".join(f"<|im_start|>{m.role}\n{m.content}<|im_end|>\n" for m in messages)
+        return body + "<|im_start|>assistant\n"
+
+    @property
+    def special_tokens(self) -> list[str]:
+        return ["<|im_start|>", "<|im_end|>", "<|endoftext|>"]
