@@ -1,0 +1,139 @@
+"""Wiring: build the backend, memory and agent that a front end (CLI, batch) asks for."""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Callable
+
+from .agent import Agent, AgentOptions, MemoryParts
+from .backends import create_backend
+from .backends.base import Backend
+from .config import Settings
+from .memory.sessions import Session, SessionStore
+from .prompt import DEFAULT_SYSTEM
+
+if TYPE_CHECKING:
+    from .backends.probe import BackendChoice
+    from .memory.store import MemoryStore
+
+Status = Callable[[str], None]
+
+
+def _quiet(_: str) -> None:
+    pass
+
+
+def open_store(settings: Settings) -> "MemoryStore":
+    from .memory.embedder import Embedder
+    from .memory.store import MemoryStore
+
+    return MemoryStore.open(settings.data_dir, Embedder())
+
+
+@dataclass
+class Runtime:
+    """Everything a conversation holds open; `close()` frees it all."""
+
+    agent: Agent
+    backend: Backend
+    choice: "BackendChoice"
+    store: "MemoryStore | None" = None
+    extra_backends: list[Backend] = field(default_factory=list)
+
+    def close(self) -> None:
+        self.agent.wait()
+        for backend in [self.backend, *self.extra_backends]:
+            backend.close()
+        if self.store is not None:
+            self.store.close()
+
+
+def _distill_backend(settings: Settings, chat: Backend, choice: "BackendChoice") -> tuple[Backend, bool]:
+    """The distiller gets its own llama.cpp instance so its fixed prompt prefix stays in the
+    KV cache between turns; a separate --distill-model is loaded as asked. Returns (backend, owned)."""
+    if settings.distill_model:
+        backend, _ = create_backend(settings, model=settings.distill_model)
+        return backend, True
+    if choice.backend == "llama-cpp":
+        backend, _ = create_backend(settings)
+        return backend, True
+    return chat, False
+
+
+def load_session(sessions: SessionStore, name: str | None, new: bool) -> Session:
+    if new or name is None:
+        return sessions.load_or_create(name) if name else sessions.new()
+    return sessions.load_or_create(name)
+
+
+def build_runtime(
+    settings: Settings,
+    *,
+    session: str | None = None,
+    new_session: bool = False,
+    system: str | None = None,
+    memory: bool = True,
+    status: Status = _quiet,
+) -> Runtime:
+    status(f"loading {settings.model} ...")
+    backend, choice = create_backend(settings)
+    status(f"loaded {backend.model_name} with {choice.backend} on {choice.device}: {choice.reason}")
+    sessions = SessionStore(settings.data_dir)
+    options = AgentOptions(
+        recall_k=settings.recall_k,
+        summary_after_exchanges=settings.summary_after_turns,
+        keep_recent_exchanges=settings.keep_recent_turns,
+        incognito=settings.incognito,
+        directive=system or DEFAULT_SYSTEM,
+    )
+    runtime = Runtime(agent=None, backend=backend, choice=choice)  # type: ignore[arg-type]
+    parts = None
+    if memory:
+        with _closing_on_error(backend):
+            parts = _memory_parts(settings, backend, choice, runtime, status)
+    runtime.agent = Agent(
+        backend, sessions, load_session(sessions, session, new_session), settings.generation(),
+        memory=parts, options=options,
+    )
+    return runtime
+
+
+def _memory_parts(settings: Settings, backend: Backend, choice: "BackendChoice", runtime: Runtime, status: Status) -> MemoryParts:
+    from .memory.distill import Distiller
+    from .memory.summary import Summarizer
+
+    status("opening memory ...")
+    store = open_store(settings)
+    runtime.store = store
+    distill_backend, owned = _distill_backend(settings, backend, choice)
+    if owned:
+        runtime.extra_backends.append(distill_backend)
+    return MemoryParts(
+        store=store,
+        distiller=Distiller(distill_backend, store.embedder),
+        summarizer=Summarizer(distill_backend),
+    )
+
+
+@contextlib.contextmanager
+def _closing_on_error(backend: Backend):
+    try:
+        yield
+    except BaseException:
+        backend.close()
+        raise
+
+
+def forget_everything(settings: Settings) -> None:
+    """Remove all memory: facts, turns, vectors, journal, backups, sessions (with their
+    summaries) and the chat's line-editing history."""
+    from .memory.store import MemoryStore
+
+    store = open_store(settings)
+    try:
+        store.forget_all()
+    finally:
+        store.close()
+    SessionStore(settings.data_dir).delete_all()
+    (settings.data_dir / "chat_history").unlink(missing_ok=True)

@@ -1,0 +1,115 @@
+"""`local-agent info`, `models` and `sessions`: what is here and what would run."""
+
+from __future__ import annotations
+
+import datetime as dt
+import importlib.metadata
+import platform
+
+import click
+
+from ..errors import LocalAgentError
+from ..memory.sessions import SessionStore
+from ..models import list_models, resolve_model
+from . import cli, print_json
+from .options import common_options, settings_from
+
+LIBRARIES = ["llama-cpp-python", "torch", "transformers", "bitsandbytes", "sentence-transformers",
+             "faiss-cpu", "bm25s", "numpy"]
+
+
+def _versions() -> dict[str, str | None]:
+    versions: dict[str, str | None] = {}
+    for name in LIBRARIES:
+        try:
+            versions[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            versions[name] = None
+    return versions
+
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@common_options
+def info(as_json: bool) -> None:
+    """Hardware, the backend that would run and why, model files, library versions."""
+    from ..backends.probe import choose_backend, probe_hardware
+
+    settings = settings_from(click.get_current_context())
+    hardware = probe_hardware()
+    report = {
+        "python": platform.python_version(),
+        "hardware": hardware.to_dict(),
+        "settings": {"model": settings.model, "backend": settings.backend, "device": settings.device,
+                     "ctx_size": settings.ctx_size, "data_dir": str(settings.data_dir),
+                     "models_dir": str(settings.models_dir)},
+        "libraries": _versions(),
+    }
+    try:
+        spec = resolve_model(settings.model, settings.models_dir)
+        choice = choose_backend(hardware, spec, settings.backend, settings.device)
+        report["choice"] = {"backend": choice.backend, "device": choice.device, "reason": choice.reason}
+    except LocalAgentError as exc:
+        report["choice"] = {"error": str(exc)}
+    report["models"] = [_model_row(status) for status in list_models(settings.models_dir)]
+    print_json(report) if as_json else _print_info(report)
+
+
+def _model_row(status) -> dict:
+    return {"name": status.name, "present": status.present, "path": str(status.path),
+            "size_mb": round(status.size_bytes / 1e6, 1) if status.size_bytes else None,
+            "checksum_ok": status.checksum_ok}
+
+
+def _print_info(report: dict) -> None:
+    hw = report["hardware"]
+    click.echo(f"python      {report['python']}")
+    click.echo("hardware    " + ", ".join(f"{k}={v}" for k, v in hw.items()))
+    choice = report["choice"]
+    if "error" in choice:
+        click.echo(f"backend     cannot run: {choice['error']}")
+    else:
+        click.echo(f"backend     {choice['backend']} on {choice['device']}: {choice['reason']}")
+    for key, value in report["settings"].items():
+        click.echo(f"{key:<11} {value}")
+    for row in report["models"]:
+        state = "missing (run `make install`)" if not row["present"] else (
+            f"{row['size_mb']} MB, checksum {'ok' if row['checksum_ok'] else 'MISMATCH'}")
+        click.echo(f"model       {row['name']}: {state}")
+    click.echo("libraries   " + ", ".join(f"{k} {v or '-'}" for k, v in report["libraries"].items()))
+
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@common_options
+def models(as_json: bool) -> None:
+    """Known models, whether they are on disk, and whether their checksums match."""
+    settings = settings_from(click.get_current_context())
+    rows = [_model_row(status) for status in list_models(settings.models_dir)]
+    if as_json:
+        print_json(rows)
+        return
+    click.echo(f"models folder: {settings.models_dir}")
+    for row in rows:
+        state = "missing" if not row["present"] else f"{row['size_mb']} MB, sha256 {'ok' if row['checksum_ok'] else 'MISMATCH'}"
+        click.echo(f"{row['name']:<32} {state}")
+
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@common_options
+def sessions(as_json: bool) -> None:
+    """Saved chat sessions, most recent first (resume one with `chat --session NAME`)."""
+    settings = settings_from(click.get_current_context())
+    rows = [
+        {"name": s.name, "updated": dt.datetime.fromtimestamp(s.updated).isoformat(timespec="seconds"),
+         "turns": len(s.turns), "summary": bool(s.summary)}
+        for s in SessionStore(settings.data_dir).list()
+    ]
+    if as_json:
+        print_json(rows)
+        return
+    if not rows:
+        click.echo("no sessions yet")
+    for row in rows:
+        click.echo(f"{row['name']:<28} {row['updated']}  {row['turns']} messages")

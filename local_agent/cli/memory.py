@@ -1,0 +1,218 @@
+"""`local-agent memory ...`: see, search, correct and delete every memory."""
+
+from __future__ import annotations
+
+import datetime as dt
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import click
+
+from ..app import forget_everything, open_store
+from ..errors import InputError
+from ..types import MemoryRecord
+from . import cli, print_json
+from .options import common_options, settings_from
+
+json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+
+
+@cli.group()
+@common_options
+def memory() -> None:
+    """See, search, add, correct, forget, export and import memories."""
+
+
+@contextmanager
+def _store() -> Iterator[Any]:
+    store = open_store(settings_from(click.get_current_context()))
+    try:
+        yield store
+    finally:
+        store.close()
+
+
+def _day(timestamp: float) -> str:
+    return dt.datetime.fromtimestamp(timestamp).strftime("%Y-%m-%d")
+
+
+def _row(record: MemoryRecord) -> str:
+    return f"{record.id}  {_day(record.updated)}  {record.text}"
+
+
+@memory.command("list")
+@click.option("--kind", type=click.Choice(["fact", "turn", "all"]), default="fact", show_default=True)
+@click.option("--limit", type=int, default=0, help="Show at most this many, newest first (0: all).")
+@click.option("--all-versions", is_flag=True, help="Include superseded records.")
+@json_option
+@common_options
+def list_command(kind: str, limit: int, all_versions: bool, as_json: bool) -> None:
+    """Active memories, newest first: id, date, text."""
+    with _store() as store:
+        records = store.records(kind=None if kind == "all" else kind, include_inactive=all_versions)
+    records.sort(key=lambda r: r.updated, reverse=True)
+    records = records[:limit] if limit > 0 else records
+    if as_json:
+        print_json([r.to_dict() for r in records])
+        return
+    for record in records:
+        click.echo(_row(record))
+    if not records:
+        click.echo("no memories", err=True)
+
+
+@memory.command()
+@click.argument("query")
+@click.option("--limit", "-k", type=int, default=10, show_default=True)
+@json_option
+@common_options
+def search(query: str, limit: int, as_json: bool) -> None:
+    """Memories closest to QUERY (the same recall that chat uses), with scores."""
+    with _store() as store:
+        hits = store.recall(query, k=limit)
+    if as_json:
+        print_json([{**h.record.to_dict(), "score": h.score} for h in hits])
+        return
+    for hit in hits:
+        click.echo(f"{hit.score:6.3f}  {hit.record.kind:<4}  {_row(hit.record)}")
+
+
+@memory.command()
+@click.argument("ident")
+@json_option
+@common_options
+def show(ident: str, as_json: bool) -> None:
+    """One memory with its provenance, the decision that saved it, and what it replaced."""
+    with _store() as store:
+        record = store.get(ident)
+        previous = store.get(record.supersedes) if record.supersedes else None
+    if as_json:
+        print_json({**record.to_dict(), "supersedes_record": previous.to_dict() if previous else None})
+        return
+    click.echo(f"id          {record.id}\nkind        {record.kind}\ntext        {record.text}")
+    click.echo(f"created     {dt.datetime.fromtimestamp(record.created).isoformat(timespec='seconds')}")
+    click.echo(f"updated     {dt.datetime.fromtimestamp(record.updated).isoformat(timespec='seconds')}")
+    if record.key:
+        click.echo(f"key         {record.key[0]} / {record.key[1]}")
+    for name, value in record.provenance.items():
+        click.echo(f"source      {name}: {value}")
+    for name, value in record.decision.items():
+        click.echo(f"decision    {name}: {value}")
+    if record.superseded_by:
+        click.echo(f"superseded  by {record.superseded_by}")
+    if previous:
+        click.echo(f"replaces    [{previous.id}] {previous.text}")
+
+
+def _require_text(text: str) -> str:
+    text = " ".join(text.split())
+    if not text:
+        raise InputError("the memory text is empty")
+    if len(text) > 2000:
+        raise InputError("a memory is at most 2000 characters")
+    return text
+
+
+@memory.command()
+@click.argument("text")
+@json_option
+@common_options
+def add(text: str, as_json: bool) -> None:
+    """Remember TEXT as a fact about you; prints the new id."""
+    text = _require_text(text)
+    with _store() as store:
+        record = store.add(text, "fact", provenance={"source_text": text, "via": "memory add"},
+                           decision={"route": "user"})
+    print_json(record.to_dict()) if as_json else click.echo(record.id)
+
+
+@memory.command()
+@click.argument("ident")
+@click.argument("text")
+@json_option
+@common_options
+def edit(ident: str, text: str, as_json: bool) -> None:
+    """Correct a memory: the new TEXT supersedes it (the old one is kept, out of recall)."""
+    text = _require_text(text)
+    with _store() as store:
+        old = store.get(ident)
+        record = store.supersede(old.id, text, provenance={"source_text": text, "via": "memory edit"},
+                                 decision={"route": "user"}, key=old.key)
+    print_json(record.to_dict()) if as_json else click.echo(f"{record.id} replaces {old.id}")
+
+
+@memory.command()
+@click.argument("ident", required=False)
+@click.option("--all", "everything", is_flag=True, help="Forget everything: facts, turns, summaries, sessions.")
+@click.option("--yes", "-y", is_flag=True, help="Do not ask for confirmation.")
+@json_option
+@common_options
+def forget(ident: str | None, everything: bool, yes: bool, as_json: bool) -> None:
+    """Forget one memory (ID or a unique prefix), or everything with --all."""
+    if everything == bool(ident):
+        raise click.UsageError("give either an ID or --all")
+    if everything:
+        _forget_all(yes, as_json)
+        return
+    with _store() as store:
+        record = store.forget(ident)
+    print_json({"forgotten": record.id}) if as_json else click.echo(f"forgot {record.id}  {record.text}")
+
+
+def _forget_all(yes: bool, as_json: bool) -> None:
+    settings = settings_from(click.get_current_context())
+    if not yes:
+        if not sys.stdin.isatty():
+            raise InputError("forget --all needs --yes when not run on a terminal")
+        click.confirm(f"Forget ALL memories, sessions and summaries in {settings.data_dir}?", abort=True)
+    forget_everything(settings)
+    print_json({"forgotten": "all"}) if as_json else click.echo("all memory forgotten")
+
+
+@memory.command("export")
+@click.argument("path", type=click.Path(dir_okay=False))
+@json_option
+@common_options
+def export_command(path: str, as_json: bool) -> None:
+    """Write every memory (with provenance) to a JSON file at PATH."""
+    from pathlib import Path
+
+    with _store() as store:
+        count = store.export(Path(path))
+    print_json({"exported": count, "path": path}) if as_json else click.echo(f"exported {count} memories to {path}")
+
+
+@memory.command("import")
+@click.argument("path", type=click.Path(exists=True, dir_okay=False))
+@json_option
+@common_options
+def import_command(path: str, as_json: bool) -> None:
+    """Add the memories from a file written by `memory export`."""
+    from pathlib import Path
+
+    with _store() as store:
+        count = store.import_file(Path(path))
+    print_json({"imported": count}) if as_json else click.echo(f"imported {count} memories")
+
+
+@memory.command()
+@click.option("--repair", is_flag=True, help="Recover what can be recovered; damaged files are kept aside.")
+@json_option
+@common_options
+def doctor(repair: bool, as_json: bool) -> None:
+    """Check every memory file; name what is damaged (and repair it with --repair)."""
+    from ..memory.store import doctor as check_store
+
+    settings = settings_from(click.get_current_context())
+    problems = check_store(settings.data_dir, repair=repair)
+    if as_json:
+        print_json({"problems": problems, "repaired": repair})
+    else:
+        for line in problems:
+            click.echo(line)
+        click.echo("memory store is healthy" if not problems else ("repaired" if repair else
+                   "run `local-agent memory doctor --repair` to recover"))
+    if problems and not repair:
+        sys.exit(1)

@@ -1,0 +1,78 @@
+"""Options shared by every command, accepted on the group and on each command alike.
+
+`local-agent --data-dir D memory list` and `local-agent memory list --data-dir D` both work:
+a command's own value wins over the group's; values left unset fall through to the
+environment (LOCAL_AGENT_*) and then the config file (see config.load_settings).
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+from collections.abc import Callable
+from typing import Any
+
+import click
+
+from ..config import Settings, load_settings
+
+COMMON_OPTIONS: list[tuple[tuple[str, ...], dict[str, Any]]] = [
+    (("--model", "-m"), dict(help="Registry name, path to a .gguf file, or path to a Hugging Face model folder.")),
+    (("--backend",), dict(type=click.Choice(["auto", "llama-cpp", "transformers", "transformers-4bit"]),
+                          help="Runtime; auto picks by hardware (see `local-agent info`).")),
+    (("--device",), dict(type=click.Choice(["auto", "cpu", "cuda"]), help="Where the model runs.")),
+    (("--ctx-size",), dict(type=int, help="Context window in tokens [2048].")),
+    (("--threads",), dict(type=int, help="CPU threads (0: physical cores).")),
+    (("--max-tokens",), dict(type=int, help="Longest answer in tokens [256].")),
+    (("--temperature",), dict(type=float, help="Sampling temperature; 0 is greedy and deterministic [0].")),
+    (("--top-p",), dict(type=float, help="Nucleus sampling threshold [0.95].")),
+    (("--seed",), dict(type=int, help="Random seed for sampling [0].")),
+    (("--data-dir",), dict(type=click.Path(file_okay=False), help="Where memories and sessions live.")),
+    (("--verbose", "-v"), dict(is_flag=True, default=None, help="Show the backend choice, timings and notices.")),
+    (("--debug",), dict(is_flag=True, default=None, help="Show tracebacks on errors.")),
+]
+OPTION_NAMES = [decls[0].lstrip("-").replace("-", "_") for decls, _ in COMMON_OPTIONS]
+
+_state = {"debug": False}
+
+
+def debug_enabled() -> bool:
+    return _state["debug"]
+
+
+def common_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """Add the shared options to a group or command and merge their values into ctx.obj."""
+
+    @functools.wraps(command)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        ctx = click.get_current_context()
+        flags = ctx.ensure_object(dict).setdefault("flags", {})
+        for name in OPTION_NAMES:
+            value = kwargs.pop(name, None)
+            if value is not None:
+                flags[name] = value
+        if flags.get("debug"):
+            _state["debug"] = True
+        return command(*args, **kwargs)
+
+    for decls, attrs in reversed(COMMON_OPTIONS):
+        wrapper = click.option(*decls, **{"default": None, **attrs})(wrapper)
+    return wrapper
+
+
+def settings_from(ctx: click.Context, **extra: Any) -> Settings:
+    """Resolve settings from the merged flags plus command-specific overrides."""
+    flags = dict(ctx.ensure_object(dict).get("flags", {}))
+    flags.update({k: v for k, v in extra.items() if v is not None})
+    settings = load_settings(flags)
+    if settings.debug:
+        _state["debug"] = True
+    return settings
+
+
+def echo_err(message: str) -> None:
+    click.echo(message, err=True)
+
+
+def is_terminal() -> bool:
+    return sys.stdin.isatty() and sys.stdout.isatty()

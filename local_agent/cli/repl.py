@@ -1,0 +1,240 @@
+"""The interactive chat loop: line editing, slash commands, streaming, Ctrl-C handling."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import click
+
+from .. import __version__
+from ..app import Runtime
+from ..config import Settings
+from ..errors import LocalAgentError
+from ..files import PRIVATE_FILE, ensure_private_dir
+
+HELP = """Commands:
+  /memories            what I remember about you (facts)
+  /remember TEXT       remember TEXT as a fact about you
+  /forget ID           forget a memory (id or unique prefix)
+  /summary             the rolling summary of this session
+  /context             the exact prompt last sent, with tokens per section
+  /incognito           toggle incognito: memory is read, nothing is written
+  /clear               start the dialogue afresh (long-term memory stays)
+  /help                this list
+  /exit                leave (or Ctrl-D)
+Ctrl-C stops the current answer. End a line with \\ to continue it; wrap pasted text in \"\"\"."""
+
+STATUS_WAIT_S = 2.0
+
+
+def _setup_readline(history: Path | None) -> None:
+    try:
+        import readline
+    except ImportError:  # not available on every platform: plain input() still works
+        return
+    readline.parse_and_bind("tab: complete")
+    if history is None:
+        return
+    ensure_private_dir(history.parent)
+    if history.is_file():
+        readline.read_history_file(history)
+    readline.set_history_length(1000)
+    import atexit
+
+    def save() -> None:
+        readline.write_history_file(history)
+        os.chmod(history, PRIVATE_FILE)
+
+    atexit.register(save)
+
+
+class ChatRepl:
+    def __init__(self, runtime: Runtime, settings: Settings, reader: Callable[[str], str] = input) -> None:
+        self.runtime = runtime
+        self.agent = runtime.agent
+        self.settings = settings
+        self.read = reader
+        self.pending_status: object | None = None  # a TurnResult whose memory work is unfinished
+
+    # -- loop ---------------------------------------------------------------------
+    def run(self) -> None:
+        interactive = sys.stdin.isatty()
+        if interactive:
+            history = None if self.settings.incognito else self.settings.data_dir / "chat_history"
+            _setup_readline(history)
+        self._banner()
+        while True:
+            try:
+                text = self._read_message()
+            except EOFError:
+                click.echo()
+                break
+            except KeyboardInterrupt:
+                click.echo()
+                continue
+            if not text.strip():
+                continue
+            if text.lstrip().startswith("/"):
+                if self._command(text.strip()) == "exit":
+                    break
+                continue
+            self._turn(text)
+        self.agent.wait()
+
+    def _banner(self) -> None:
+        choice = self.runtime.choice
+        memory = "off" if self.agent.memory is None else ("incognito" if self.agent.options.incognito else "on")
+        click.echo(
+            f"local-agent {__version__} · {self.runtime.backend.model_name} · {choice.backend} on {choice.device}"
+            f" · session {self.agent.session.name} · memory {memory}",
+            err=True,
+        )
+        if self.settings.verbose:
+            click.echo(f"· {choice.reason}", err=True)
+        click.echo("Type /help for commands, Ctrl-D to exit.", err=True)
+
+    def _read_message(self) -> str:
+        first = self.read(">>> ")
+        if first.strip().startswith('"""'):
+            return self._read_block(first.strip()[3:])
+        lines = [first]
+        while lines[-1].endswith("\\"):
+            lines[-1] = lines[-1][:-1]
+            lines.append(self.read("... "))
+        return "\n".join(lines)
+
+    def _read_block(self, rest: str) -> str:
+        lines = []
+        line = rest
+        while not line.rstrip().endswith('"""'):
+            lines.append(line)
+            line = self.read("... ")
+        lines.append(line.rstrip()[:-3])
+        return "\n".join(lines).strip("\n")
+
+    # -- a turn -----------------------------------------------------------------------
+    def _turn(self, text: str) -> None:
+        self._report_pending()
+        try:
+            result = self.agent.respond(text, on_token=self._print_chunk)
+        except LocalAgentError as exc:
+            click.echo(f"\nerror: {exc}", err=True)
+            return
+        click.echo()
+        if result.interrupted:
+            click.echo("[answer stopped]", err=True)
+        for notice in result.notices:
+            click.echo(f"· {notice}", err=True)
+        if self.settings.verbose:
+            t = result.timings
+            click.echo(f"· first token {t.get('first_token_s', 0):.2f}s, answer {t.get('answer_s', 0):.2f}s, "
+                       f"{result.tokens.get('completion', 0)} tokens", err=True)
+        if self.agent.memory and not self.agent.options.incognito:
+            self.pending_status = result
+            if self.agent.wait(STATUS_WAIT_S):
+                self._report_pending()
+            else:
+                click.echo("· remembering in the background ...", err=True)
+
+    def _report_pending(self) -> None:
+        from .chat import saved_summary
+
+        if self.pending_status is None:
+            return
+        self.agent.wait()
+        click.echo(f"· {saved_summary(self.agent, self.pending_status)}", err=True)
+        self.pending_status = None
+
+    @staticmethod
+    def _print_chunk(chunk: str) -> None:
+        sys.stdout.write(chunk)
+        sys.stdout.flush()
+
+    # -- slash commands ------------------------------------------------------------------
+    def _command(self, line: str) -> str | None:
+        name, _, arg = line.partition(" ")
+        handlers = {
+            "/help": lambda: click.echo(HELP),
+            "/exit": lambda: "exit",
+            "/quit": lambda: "exit",
+            "/clear": self._clear,
+            "/memories": self._memories,
+            "/remember": lambda: self._remember(arg.strip()),
+            "/forget": lambda: self._forget(arg.strip()),
+            "/summary": self._summary,
+            "/context": self._context,
+            "/incognito": self._incognito,
+        }
+        handler = handlers.get(name)
+        if handler is None:
+            click.echo(f"unknown command {name}; /help lists them", err=True)
+            return None
+        try:
+            return handler()
+        except LocalAgentError as exc:
+            click.echo(f"error: {exc}", err=True)
+            return None
+
+    def _need_memory(self) -> bool:
+        if self.agent.memory is None:
+            click.echo("memory is off in this chat (--no-memory)", err=True)
+            return False
+        return True
+
+    def _clear(self) -> None:
+        self.agent.clear()
+        click.echo("· dialogue cleared; long-term memory kept", err=True)
+
+    def _memories(self) -> None:
+        if not self._need_memory():
+            return
+        facts = self.agent.memory.store.records(kind="fact")
+        if not facts:
+            click.echo("I don't remember anything about you yet.")
+        for record in facts:
+            click.echo(f"{record.id}  {record.text}")
+
+    def _remember(self, text: str) -> None:
+        if not self._need_memory():
+            return
+        if not text:
+            click.echo("usage: /remember TEXT", err=True)
+            return
+        if self.agent.options.incognito:
+            click.echo("incognito: nothing is written (toggle with /incognito)", err=True)
+            return
+        self.agent.wait()
+        record = self.agent.remember(text)
+        click.echo(f"· remembered [{record.id}] {record.text}", err=True)
+
+    def _forget(self, ident: str) -> None:
+        if not self._need_memory():
+            return
+        if not ident:
+            click.echo("usage: /forget ID", err=True)
+            return
+        self.agent.wait()
+        record = self.agent.memory.store.forget(ident)
+        click.echo(f"· forgot [{record.id}] {record.text}", err=True)
+
+    def _summary(self) -> None:
+        summary = self.agent.session.summary
+        click.echo(summary if summary else "(no summary yet: the dialogue still fits verbatim)")
+
+    def _context(self) -> None:
+        last = self.agent.last
+        if last is None or last.prompt is None:
+            click.echo("(nothing sent yet)")
+            return
+        click.echo(last.prompt_text)
+        sections = ", ".join(f"{name} {tokens}" for name, tokens in last.prompt.section_tokens.items())
+        total = self.runtime.backend.count_tokens(last.prompt_text)
+        click.echo(f"--- tokens: {sections}; whole prompt {total} of {self.runtime.backend.context_size}", err=True)
+
+    def _incognito(self) -> None:
+        options = self.agent.options
+        options.incognito = not options.incognito
+        click.echo(f"· incognito {'on: nothing will be written' if options.incognito else 'off'}", err=True)

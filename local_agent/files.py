@@ -1,0 +1,53 @@
+"""Private, atomic file writes: everything we store is personal data."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+PRIVATE_FILE = 0o600
+PRIVATE_DIR = 0o700
+
+
+def ensure_private_dir(path: Path) -> Path:
+    """Create `path` (and parents) readable by the user only."""
+    path.mkdir(parents=True, exist_ok=True, mode=PRIVATE_DIR)
+    os.chmod(path, PRIVATE_DIR)
+    return path
+
+
+def fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    """Write via a temp file in the same folder, fsync, rename: readers see the old file or
+    the new one, never a half-written one, even if the process dies mid-write."""
+    ensure_private_dir(path.parent)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            os.fchmod(handle.fileno(), PRIVATE_FILE)
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    fsync_dir(path.parent)
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def atomic_write_json(path: Path, data: Any) -> None:
+    atomic_write_text(path, json.dumps(data, ensure_ascii=False, indent=1) + "\n")

@@ -1,0 +1,120 @@
+"""Split a chat message into clauses and tell what each one does: a first-person statement,
+another statement, a question, or a request to the assistant. Cheap string work, no model."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+ClauseAct = Literal["statement", "question", "request"]
+
+# Chat spellings normalized before any matching ("i m", "im", "dont" ...).
+_SPELLINGS = [
+    (re.compile(r"\bi\s?m\b", re.I), "I'm"),
+    (re.compile(r"\bive\b", re.I), "I've"),
+    (re.compile(r"\bi\b"), "I"),
+    (re.compile(r"\bdont\b", re.I), "don't"),
+    (re.compile(r"\bcant\b", re.I), "can't"),
+    (re.compile(r"\bdoesnt\b", re.I), "doesn't"),
+    (re.compile(r"[\u2018\u2019]"), "'"),
+    (re.compile(r"\s+"), " "),
+]
+_SENTENCE_BREAK = re.compile(r"(?<=[.!?;])\s+|\s*\n+\s*|(?<=[.!?])(?=[A-Z])")
+_SUBJECTS = r"(?:I|I'm|I've|I'd|I'll|my|me|we|we're|our|you|your|you're)"
+_QUESTION_OPENERS = (
+    r"(?:what|how|where|when|why|who|whom|whose|which|do|does|did|are|is|was|were|have|has|had|"
+    r"can|could|would|will|should|shall|may|might|isn't|aren't|don't|doesn't|didn't|won't)"
+)
+# A clause starts after "but/and/so ..." or a comma when a subject or a question follows.
+_CLAUSE_BREAK = re.compile(
+    rf",?\s+(?:but|and|so|because|though|although|since|while|plus|whereas)\s+(?={_SUBJECTS}\b)"
+    rf"|,\s+(?={_SUBJECTS}\b)"
+    rf"|,\s+(?=(?:and |but |so )?{_QUESTION_OPENERS}\s+(?:you|your|u|about)\b)",
+    re.I,
+)
+_INTERJECTION = re.compile(
+    r"^(?:(?:oh|ah|aw+|well|yes|yeah|yep|yup|no|nope|nah|lol|lmao|haha+|hah|hehe|hi|hello|hey|ok|"
+    r"okay|sure|cool|nice|wow|um+|uh+|hmm+|actually|honestly|also|and|but|so|plus|great|awesome|"
+    r"indeed|really|thanks|thank you|anyway|anyways|right|true|same|me too|good|interesting|fun fact)"
+    r"\b[\s,!.:;-]*)+",
+    re.I,
+)
+_FIRST_PERSON = re.compile(r"^(?:I|I'm|I've|I'd|I'll|my|me and my|mine)\b", re.I)
+_QUESTION_START = re.compile(rf"^{_QUESTION_OPENERS}\b", re.I)
+_REQUEST_START = re.compile(
+    r"^(?:please|pls|can you|could you|would you|will you|help me|tell me|show me|give me|let me know|"
+    r"let's|lets|I want you to|I need you to|I'd like you to|I would like you to|I'd like to know|"
+    r"I want to know|I need help|I need a|I need an|I need some|I need to know|I'm looking for|"
+    r"I am looking for|I wonder|I was wondering|I'd like a|I would like a|I'd like some|"
+    r"I would like some|remind me|make sure|don't forget|do not forget)\b",
+    re.I,
+)
+# Base-form verbs that open an instruction ("Write a poem", "List three ..."). Any verb the
+# clause opens with that is not preceded by a subject reads as an imperative.
+_IMPERATIVE_VERBS = frozenset(
+    """add analyze answer apply arrange ask brainstorm build calculate categorize change check
+    choose classify come compare compose compute convert correct count create decide define
+    delete describe design determine discuss draft draw edit estimate evaluate explain extract
+    fill find fix format generate get give go guess help identify imagine improve include
+    write know label let list look make mark match name note offer organize outline paraphrase
+    pick plan predict prepare proofread provide put rank rate read recommend remove rephrase
+    replace respond restate return review revise rewrite say schedule select send shorten show
+    simplify solve sort spell split state suggest summarize summarise take talk teach tell think
+    transform translate try turn use verify book buy convince design detect find order""".split()
+)
+
+
+@dataclass(frozen=True)
+class Clause:
+    """A piece of a message with its speech act; `text` has interjections and final
+    punctuation removed."""
+
+    text: str
+    act: ClauseAct
+
+    @property
+    def first_person(self) -> bool:
+        return _FIRST_PERSON.match(self.text) is not None
+
+    @property
+    def first_person_statement(self) -> bool:
+        return self.act == "statement" and self.first_person
+
+
+def normalize(text: str) -> str:
+    """Fix chat spellings ("im", lowercase "i", curly quotes) and collapse whitespace."""
+    for pattern, replacement in _SPELLINGS:
+        text = pattern.sub(replacement, text)
+    return text.strip()
+
+
+def split_clauses(message: str) -> list[Clause]:
+    """The message's clauses in order, each with its act."""
+    clauses = []
+    for sentence in _SENTENCE_BREAK.split(normalize(message)):
+        parts = [p for p in _CLAUSE_BREAK.split(sentence) if p and p.strip()]
+        for index, part in enumerate(parts):
+            is_last = index == len(parts) - 1
+            clause = _clean(part)
+            if clause:
+                clauses.append(Clause(clause, _act(clause, asked=is_last and sentence.rstrip().endswith("?"))))
+    return clauses
+
+
+def _clean(part: str) -> str:
+    text = _INTERJECTION.sub("", part.strip())
+    return text.strip().rstrip(".!?;:,").strip().strip('"').strip()
+
+
+def _act(clause: str, *, asked: bool) -> ClauseAct:
+    if _REQUEST_START.match(clause) or _is_imperative(clause):
+        return "request"
+    if asked or _QUESTION_START.match(clause):
+        return "question"
+    return "statement"
+
+
+def _is_imperative(clause: str) -> bool:
+    first = clause.split(" ", 1)[0].lower()
+    return first in _IMPERATIVE_VERBS
