@@ -1,0 +1,120 @@
+"""CLI front ends on a scripted model (the real model's runs live in test_integration.py)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from local_agent.backends.probe import BackendChoice
+from local_agent.cli import cli
+from tests.fakes import ScriptedBackend
+
+
+@pytest.fixture
+def scripted(monkeypatch):
+    """Every backend the app creates is one scripted model that records its prompts."""
+    backend = ScriptedBackend(default="Scripted answer.")
+    choice = BackendChoice(backend="scripted", device="cpu", reason="test")
+    monkeypatch.setattr("local_agent.app.create_backend", lambda settings, model=None: (backend, choice))
+    return backend
+
+
+def run(*args, input=None):
+    result = CliRunner().invoke(cli, list(args), input=input, catch_exceptions=False)
+    return result
+
+
+def test_version_and_help():
+    assert "local-agent, version" in run("--version").output
+    out = run("--help").output
+    for command in ("chat", "ask", "batch", "memory", "info", "models", "sessions"):
+        assert command in out
+
+
+def test_ask_json(scripted):
+    out = run("ask", "--json", "What is the capital of France?").output
+    data = json.loads(out.strip().splitlines()[-1])
+    assert data["answer"] == "Scripted answer."
+    assert data["backend"] == "scripted"
+    assert {"timings", "tokens", "memories_saved", "memories_recalled"} <= data.keys()
+
+
+def test_shared_options_on_group_and_command(tmp_path):
+    data_dir = tmp_path / "elsewhere"
+    assert run("--data-dir", str(data_dir), "memory", "add", "I like tea").exit_code == 0
+    out = run("memory", "list", "--data-dir", str(data_dir)).output
+    assert "I like tea" in out
+
+
+def test_memory_commands_round_trip(tmp_path):
+    ident = run("memory", "add", "The user lives in Lisbon.").output.strip()
+    assert len(ident) >= 6
+    listed = json.loads(run("memory", "list", "--json").output)
+    assert [r["text"] for r in listed] == ["The user lives in Lisbon."]
+    found = json.loads(run("memory", "search", "Where does the user live?", "--json").output)
+    assert found and found[0]["id"] == ident
+    edited = run("memory", "edit", ident[:6], "The user lives in Porto.").output
+    new_id = edited.split()[0]
+    shown = json.loads(run("memory", "show", new_id, "--json").output)
+    assert shown["supersedes_record"]["text"] == "The user lives in Lisbon."
+    assert [r["text"] for r in json.loads(run("memory", "list", "--json").output)] == ["The user lives in Porto."]
+    export = tmp_path / "export.json"
+    assert run("memory", "export", str(export)).exit_code == 0
+    assert run("memory", "forget", new_id).exit_code == 0
+    assert json.loads(run("memory", "list", "--json").output) == []
+    assert "imported" in run("memory", "import", str(export)).output
+
+
+def test_forget_all_needs_yes_off_terminal(isolated_dirs):
+    run("memory", "add", "secret fact about me")
+    result = CliRunner().invoke(cli, ["memory", "forget", "--all"])
+    assert result.exit_code != 0
+    assert run("memory", "forget", "--all", "--yes").exit_code == 0
+    assert json.loads(run("memory", "list", "--json").output) == []
+
+
+def test_unknown_id_is_one_line_error(capsys, monkeypatch):
+    import sys
+
+    from local_agent.cli import main
+
+    monkeypatch.setattr(sys, "argv", ["local-agent", "memory", "show", "zzzzzzzz"])
+    with pytest.raises(SystemExit) as exit_info:
+        main()
+    assert exit_info.value.code == 1
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error: ") and "\n" not in err
+
+
+def test_chat_repl_commands(scripted):
+    script = "\n".join([
+        "/remember I am allergic to peanuts",
+        "/memories",
+        "Hello there",
+        "/context",
+        "/summary",
+        "/incognito",
+        "/nonsense",
+        "/exit",
+    ]) + "\n"
+    result = run("chat", "--new-session", input=script)
+    assert result.exit_code == 0, result.output
+    assert "allergic to peanuts" in result.output
+    assert "Scripted answer." in result.output
+    assert "<|im_start|>user" in result.output  # /context shows the exact templated prompt
+
+
+def test_batch_jsonl(scripted, tmp_path):
+    source = tmp_path / "in.jsonl"
+    source.write_text('{"session": "a", "input": "hi"}\n{broken\n{"session": "b", "input": "yo"}\n')
+    out = tmp_path / "out.jsonl"
+    result = run("batch", str(source), "--output", str(out), "--quiet")
+    assert result.exit_code == 1
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [r["line"] for r in records] == [1, 2, 3]
+    assert records[0]["answer"] == "Scripted answer." and records[1]["error"]
+    resumed = run("batch", str(source), "--output", str(out), "--resume", "--quiet")
+    assert resumed.exit_code == 1  # line 2 is still broken
+    assert len(out.read_text().splitlines()) == 4
