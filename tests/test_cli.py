@@ -34,8 +34,8 @@ def test_version_and_help():
 
 
 def test_ask_json(scripted):
-    out = run("ask", "--json", "What is the capital of France?").output
-    data = json.loads(out.strip().splitlines()[-1])
+    out = run("ask", "--json", "What is the capital of France?").stdout
+    data = json.loads(out)
     assert data["answer"] == "Scripted answer."
     assert data["backend"] == "scripted"
     assert {"timings", "tokens", "memories_saved", "memories_recalled"} <= data.keys()
@@ -49,21 +49,23 @@ def test_shared_options_on_group_and_command(tmp_path):
 
 
 def test_memory_commands_round_trip(tmp_path):
-    ident = run("memory", "add", "The user lives in Lisbon.").output.strip()
+    ident = run("memory", "add", "The user lives in Lisbon.").stdout.strip()
     assert len(ident) >= 6
-    listed = json.loads(run("memory", "list", "--json").output)
+    listed = json.loads(run("memory", "list", "--json").stdout)
     assert [r["text"] for r in listed] == ["The user lives in Lisbon."]
-    found = json.loads(run("memory", "search", "Where does the user live?", "--json").output)
+    found = json.loads(run("memory", "search", "Where does the user live?", "--json").stdout)
     assert found and found[0]["id"] == ident
-    edited = run("memory", "edit", ident[:6], "The user lives in Porto.").output
+    edited = run("memory", "edit", ident[:6], "The user lives in Porto.").stdout
     new_id = edited.split()[0]
-    shown = json.loads(run("memory", "show", new_id, "--json").output)
+    shown = json.loads(run("memory", "show", new_id, "--json").stdout)
     assert shown["supersedes_record"]["text"] == "The user lives in Lisbon."
-    assert [r["text"] for r in json.loads(run("memory", "list", "--json").output)] == ["The user lives in Porto."]
+    assert [r["text"] for r in json.loads(run("memory", "list", "--json").stdout)] == ["The user lives in Porto."]
     export = tmp_path / "export.json"
     assert run("memory", "export", str(export)).exit_code == 0
     assert run("memory", "forget", new_id).exit_code == 0
-    assert json.loads(run("memory", "list", "--json").output) == []
+    # Forgetting a corrected memory forgets its earlier versions too: nothing comes back.
+    assert json.loads(run("memory", "list", "--json").stdout) == []
+    assert json.loads(run("memory", "list", "--all-versions", "--json").stdout) == []
     assert "imported" in run("memory", "import", str(export)).output
 
 
@@ -72,7 +74,7 @@ def test_forget_all_needs_yes_off_terminal(isolated_dirs):
     result = CliRunner().invoke(cli, ["memory", "forget", "--all"])
     assert result.exit_code != 0
     assert run("memory", "forget", "--all", "--yes").exit_code == 0
-    assert json.loads(run("memory", "list", "--json").output) == []
+    assert json.loads(run("memory", "list", "--json").stdout) == []
 
 
 def test_unknown_id_is_one_line_error(capsys, monkeypatch):
