@@ -7,8 +7,12 @@ VENV       ?= .venv
 TORCH_SPEC ?= torch==2.13.0
 TORCH_INDEX ?=
 LLAMA_CPP_VERSION ?= 0.3.36
+# A portable x86-64 build: GGML_NATIVE would compile AMX kernels wherever the build machine
+# advertises AMX, and some VMs advertise it without enabling it (SIGILL, or wrong Q4_1 results).
+# For a CUDA build: make install LLAMA_CMAKE_ARGS="-DGGML_CUDA=on" WHEELHOUSE=~/.cache/local-agent/wheels-cuda
+LLAMA_CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON
 # llama-cpp-python compiles from source (~7 min on 2 cores); the wheel is kept here and reused.
-WHEELHOUSE ?= $(HOME)/.cache/local-agent/wheels
+WHEELHOUSE ?= $(HOME)/.cache/local-agent/wheels-avx2
 PYTEST_ARGS ?=
 
 PY    := $(VENV)/bin/python
@@ -26,7 +30,8 @@ $(STAMP): pyproject.toml Makefile
 	@$(PY) -c "import llama_cpp" 2>/dev/null || { \
 	  ls $(LLAMA_WHEEL_GLOB) >/dev/null 2>&1 || { \
 	    echo "Building llama-cpp-python $(LLAMA_CPP_VERSION) from source (about 7 minutes on 2 cores)..."; \
-	    CMAKE_BUILD_PARALLEL_LEVEL=$$(nproc) $(PY) -m pip wheel -q --no-deps -w $(WHEELHOUSE) llama-cpp-python==$(LLAMA_CPP_VERSION); }; \
+	    CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" CMAKE_BUILD_PARALLEL_LEVEL=$$(nproc) \
+	      $(PY) -m pip wheel -q --no-cache-dir --no-deps -w $(WHEELHOUSE) llama-cpp-python==$(LLAMA_CPP_VERSION); }; \
 	  $(PY) -m pip install -q $(LLAMA_WHEEL_GLOB); }
 	$(PY) -m pip install -q -e ".[dev]"
 	touch $(STAMP)

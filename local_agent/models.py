@@ -237,8 +237,8 @@ def _pip_download(requirement: str, dest: Path, progress: bool) -> Path:
                "--dest", str(dest), requirement]
     if not progress:
         command.insert(4, "--quiet")
-    result = subprocess.run(command, stdout=sys.stderr if progress else subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    # With progress, pip's own output goes to our stderr (fd 2), keeping stdout for results.
+    result = subprocess.run(command, stdout=2 if progress else subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     if result.returncode != 0:
         lines = [line for line in (result.stderr or "").splitlines() if line.strip()]
         reason = lines[-1].strip() if lines else f"pip exited with {result.returncode}"
@@ -283,12 +283,19 @@ def _write_atomically(source: IO[bytes], target: Path) -> str:
                 out.write(chunk)
             out.flush()
             os.fsync(out.fileno())
+        os.chmod(tmp_name, 0o666 & ~_umask())  # mkstemp makes it owner-only
         os.replace(tmp_name, target)
     except BaseException:
         Path(tmp_name).unlink(missing_ok=True)
         raise
     _fsync_dir(target.parent)
     return digest.hexdigest()
+
+
+def _umask() -> int:
+    current = os.umask(0)
+    os.umask(current)
+    return current
 
 
 def _fsync_dir(folder: Path) -> None:
@@ -340,11 +347,9 @@ def ensure_hf_folder(spec: ModelSpec, notice: bool = True) -> Path:
 
 def _make_readable(folder: Path) -> None:
     """mkdtemp (and safetensors) create owner-only files; give them the usual umask modes."""
-    umask = os.umask(0)
-    os.umask(umask)
-    folder.chmod(0o777 & ~umask)
+    folder.chmod(0o777 & ~_umask())
     for path in folder.iterdir():
-        path.chmod(0o666 & ~umask)
+        path.chmod(0o666 & ~_umask())
 
 
 def _derive_hf_folder(gguf_path: Path, out: Path) -> None:

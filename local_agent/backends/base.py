@@ -2,12 +2,26 @@
 
 from __future__ import annotations
 
+import re
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from ..errors import ContextOverflowError
 from ..types import Completion, GenerationSettings, Message
+
+# Marker-like strings in a chat template, e.g. <|im_start|>, that user text must not forge.
+TEMPLATE_MARKER = re.compile(r"<\|[^|\s<>]+\|>")
+
+
+def check_context(prompt_tokens: int, max_tokens: int, context_size: int) -> None:
+    """Raise ContextOverflowError (before generating) when prompt + answer cannot fit."""
+    if prompt_tokens + max_tokens > context_size:
+        raise ContextOverflowError(
+            f"prompt of {prompt_tokens} tokens + max_tokens {max_tokens} exceeds the context window of "
+            f"{context_size} tokens; shorten the input, lower --max-tokens or raise --ctx-size"
+        )
 
 
 class Backend(ABC):

@@ -1,0 +1,178 @@
+"""The llama.cpp runtime (llama-cpp-python): runs a GGUF file, fastest on CPU.
+
+The prompt is the model's own chat template from the GGUF metadata, rendered the way
+llama-cpp-python renders it. One `Llama` object lives as long as the backend, so llama.cpp
+reuses the KV cache for the prompt prefix shared with the previous call.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from ..errors import BackendError, ModelError
+from ..types import Completion, GenerationSettings, Message
+from .base import TEMPLATE_MARKER, Backend, check_context
+from .probe import physical_cores
+
+
+
+def build_has_amx(llama_cpp: Any) -> bool:
+    """Whether this llama.cpp build compiled AMX kernels (GGML_NATIVE on an AMX-capable CPU)."""
+    return b"AMX_INT8 = 1" in llama_cpp.llama_print_system_info()
+
+
+def batch_size_for(llama_cpp: Any, device: str) -> int:
+    """Tokens per prompt-evaluation batch.
+
+    An AMX build runs multi-token batches on AMX tiles, and hypervisors such as Firecracker
+    advertise AMX without enabling it: the process dies with SIGILL. Single-token batches take
+    the AVX512-VNNI kernels, so AMX builds evaluate the prompt one token at a time (slower
+    prompt evaluation, correct everywhere). Loading without the AMX weight buffers is no way
+    out: the generic Q4_1/Q8_0 kernels of such a build gave wrong logits on the same machine.
+    """
+    return 1 if device == "cpu" and build_has_amx(llama_cpp) else 512
+
+
+class LlamaCppBackend(Backend):
+    name = "llama-cpp"
+
+    def __init__(
+        self,
+        model_path: Path,
+        *,
+        model_name: str,
+        context_size: int,
+        threads: int = 0,
+        device: str = "cpu",
+        seed: int = 0,
+    ) -> None:
+        super().__init__(model_name, context_size)
+        try:
+            import llama_cpp
+            from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+        except ImportError:
+            raise BackendError("the llama-cpp backend needs llama-cpp-python: run `make install`") from None
+        self._lib = llama_cpp
+        self.device = device
+        self.threads = threads or physical_cores()
+        self._grammars: dict[str, Any] = {}
+        try:
+            batch = batch_size_for(llama_cpp, device)
+            self._llm = llama_cpp.Llama(
+                model_path=str(model_path),
+                n_ctx=context_size,
+                n_batch=batch,
+                n_ubatch=batch,
+                n_threads=self.threads,
+                n_threads_batch=self.threads,
+                n_gpu_layers=-1 if device == "cuda" else 0,
+                seed=seed,
+                verbose=False,
+            )
+        except ValueError as exc:
+            raise ModelError(f"llama.cpp could not load {model_path} ({exc}); is it a valid GGUF file?") from None
+        self._vocab = llama_cpp.llama_model_get_vocab(self._llm.model)
+        template = self._llm.metadata.get("tokenizer.chat_template")
+        if not template:
+            self.close()
+            raise ModelError(f"{model_path} has no chat template in its GGUF metadata (tokenizer.chat_template)")
+        self._template = template
+        self._bos_text = self._token_text(self._llm.token_bos())
+        self._formatter = Jinja2ChatFormatter(
+            template=template,
+            eos_token=self._token_text(self._llm.token_eos()),
+            bos_token=self._bos_text,
+            add_generation_prompt=True,
+        )
+        self._special: list[str] | None = None
+
+    # -- prompt and tokens --------------------------------------------------------------------
+    def format_prompt(self, messages: Sequence[Message]) -> str:
+        return self._formatter(messages=[m.to_dict() for m in messages]).prompt
+
+    def count_tokens(self, text: str) -> int:
+        return len(self._llm.tokenize(text.encode("utf-8"), add_bos=False, special=False))
+
+    def _prompt_tokens(self, prompt: str) -> list[int]:
+        """Tokens of the templated prompt; markers in it are parsed as special tokens, and BOS
+        is added when the vocabulary asks for it unless the template already wrote it."""
+        add_bos = bool(self._lib.llama_vocab_get_add_bos(self._vocab)) and not (
+            self._bos_text and prompt.startswith(self._bos_text)
+        )
+        return self._llm.tokenize(prompt.encode("utf-8"), add_bos=add_bos, special=True)
+
+    def _token_text(self, token: int) -> str:
+        if token < 0:
+            return ""
+        return self._lib.llama_vocab_get_text(self._vocab, token).decode("utf-8", errors="replace")
+
+    @property
+    def special_tokens(self) -> list[str]:
+        if self._special is None:
+            control = {
+                self._token_text(token)
+                for token in range(self._llm.n_vocab())
+                if self._lib.llama_vocab_is_control(self._vocab, token)
+            }
+            control.update(TEMPLATE_MARKER.findall(self._template))
+            self._special = sorted(text for text in control if text)
+        return self._special
+
+    # -- generation ---------------------------------------------------------------------------
+    def _stream(
+        self,
+        messages: Sequence[Message],
+        settings: GenerationSettings,
+        json_schema: dict[str, Any] | None,
+        usage: Completion,
+    ) -> Iterator[str]:
+        tokens = self._prompt_tokens(self.format_prompt(messages))
+        usage.prompt_tokens = len(tokens)
+        check_context(len(tokens), settings.max_tokens, self.context_size)
+        chunks = self._llm.create_completion(
+            tokens,
+            stream=True,
+            max_tokens=settings.max_tokens,
+            temperature=0.0 if settings.greedy else settings.temperature,
+            top_p=settings.top_p,
+            seed=settings.seed,
+            stop=list(settings.stop),
+            grammar=self._grammar(json_schema) if json_schema is not None else None,
+        )
+        parts: list[str] = []
+        try:
+            for chunk in chunks:
+                choice = chunk["choices"][0]
+                if choice.get("finish_reason"):
+                    usage.finish_reason = choice["finish_reason"]
+                if choice["text"]:
+                    parts.append(choice["text"])
+                    yield choice["text"]
+        finally:
+            chunks.close()  # a consumer that stops early (Ctrl-C) stops llama.cpp here
+        # The stream does not report token counts: re-tokenize the answer, plus the
+        # end-of-turn token when generation ended on it (as the transformers backends count).
+        ended_on_eog = usage.finish_reason == "stop" and not settings.stop
+        usage.completion_tokens = self.count_tokens("".join(parts)) + int(ended_on_eog)
+
+    def _grammar(self, schema: dict[str, Any]) -> Any:
+        """The GBNF grammar for a JSON schema, compiled once per schema."""
+        key = json.dumps(schema, sort_keys=True)
+        if key not in self._grammars:
+            try:
+                self._grammars[key] = self._lib.LlamaGrammar.from_json_schema(key, verbose=False)
+            except (ValueError, KeyError, NotImplementedError) as exc:
+                raise BackendError(f"llama.cpp cannot turn this JSON schema into a grammar: {exc}") from None
+        return self._grammars[key]
+
+    # -- lifecycle ----------------------------------------------------------------------------
+    def describe(self) -> dict[str, Any]:
+        return {**super().describe(), "device": self.device, "threads": self.threads}
+
+    def close(self) -> None:
+        llm, self._llm = getattr(self, "_llm", None), None
+        if llm is not None:
+            llm.close()
