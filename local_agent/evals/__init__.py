@@ -1,0 +1,1 @@
+"""Evaluations: memory recall on LoCoMo (locomo.py) and fact distillation (distill.py)."""

@@ -1,0 +1,238 @@
+"""`local-agent memory doctor`: check every file of the store, and repair what can be repaired.
+
+A check names each file and what is wrong with it. A repair never destroys evidence: a damaged
+file is kept beside the store as `<name>.corrupt-<timestamp>` (never overwriting another), the
+records that can still be read are recovered (from the damaged snapshot too, record by record),
+and the vectors are rebuilt from the text into a new, consistent generation.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import filelock
+
+from ..errors import StoreBusyError
+from ..files import PRIVATE_FILE
+from ..types import MemoryRecord
+from .compaction import write_generation
+from .embedder import Embedder, embed_with_progress
+from .journal import JournalOp, parse_header, decode_op
+from .layout import CORRUPT_MARK, FileDamage, NewerFormat, StorePaths
+from .records import record_from_json
+from .render import dense_text, embedding_id
+from .snapshot import Snapshot, load_vectors, read_snapshot
+from .state import MemoryState
+
+
+@dataclass
+class _Findings:
+    problems: list[str] = field(default_factory=list)
+    snapshot: Snapshot | None = None
+    snapshot_damaged: bool = False
+    newer_format: bool = False
+    journal_generation: int | None = None
+    journal_ops: list[JournalOp] = field(default_factory=list)
+    journal_damaged: bool = False
+    vectors_bad: bool = False
+
+    @property
+    def repairable(self) -> bool:
+        return self.snapshot_damaged or self.journal_damaged or self.vectors_bad
+
+
+def doctor(data_dir: Path, repair: bool = False, *, embedder: Embedder | None = None,
+           lock_timeout: float = 5.0) -> list[str]:
+    """What is wrong with the store in `data_dir` (empty: healthy), each line naming a file.
+    With `repair`, also what was done about it."""
+    paths = StorePaths.for_data_dir(Path(data_dir))
+    if not paths.root.is_dir():
+        return []
+    findings = _inspect(paths)
+    if not repair or not findings.repairable:
+        return findings.problems
+    if findings.newer_format:
+        return findings.problems + [f"{paths.snapshot}: not repaired; upgrade local-agent to read it"]
+    lock = filelock.FileLock(paths.lock, timeout=lock_timeout, mode=PRIVATE_FILE, thread_local=False)
+    try:
+        with lock:
+            findings = _inspect(paths)  # again, now that no one can write
+            return findings.problems + _repair(paths, findings, embedder or Embedder())
+    except filelock.Timeout:
+        raise StoreBusyError(f"memory store is busy: another local-agent process is writing to {paths.root}") from None
+
+
+# -- checks ------------------------------------------------------------------------------------
+
+
+def _inspect(paths: StorePaths) -> _Findings:
+    findings = _Findings()
+    _check_snapshot(paths, findings)
+    _check_vectors(paths, findings)
+    _check_journal(paths, findings)
+    return findings
+
+
+def _check_snapshot(paths: StorePaths, findings: _Findings) -> None:
+    try:
+        findings.snapshot = read_snapshot(paths.snapshot)
+    except FileDamage as damage:
+        findings.problems.append(str(damage))
+        findings.newer_format = isinstance(damage, NewerFormat)
+        findings.snapshot_damaged = not findings.newer_format
+
+
+def _check_vectors(paths: StorePaths, findings: _Findings) -> None:
+    snapshot = findings.snapshot
+    if snapshot is None or not snapshot.records:
+        return
+    if snapshot.vectors is None:
+        findings.problems.append(f"{paths.snapshot}: names no vector file (vectors will be rebuilt from text)")
+        findings.vectors_bad = True
+        return
+    path = paths.root / snapshot.vectors.file
+    ids = [record.id for record in snapshot.records]
+    try:
+        _, reason = load_vectors(path, snapshot.vectors, ids, snapshot.vectors.embedding_id)
+    except FileNotFoundError:
+        reason = "missing"
+    if reason:
+        findings.problems.append(f"{path}: {reason}")
+        findings.vectors_bad = True
+
+
+def _check_journal(paths: StorePaths, findings: _Findings) -> None:
+    try:
+        raw = paths.journal.read_bytes()
+    except FileNotFoundError:
+        return
+    lines = raw.split(b"\n")
+    try:
+        findings.journal_generation = parse_header(paths.journal, lines[0] + b"\n")
+    except FileDamage as damage:
+        findings.problems.append(str(damage))
+        findings.journal_damaged = True
+    complete = lines[1:-1]  # the piece after the last newline is a torn line: not damage
+    for number, line in enumerate(complete, start=2):
+        try:
+            op = decode_op(line)
+        except ValueError as exc:
+            if number - 2 == len(complete) - 1 and not lines[-1]:
+                break  # an unreadable last line is a torn write, not damage
+            findings.problems.append(f"{paths.journal}: line {number}: {exc}")
+            findings.journal_damaged = True
+            continue
+        op.line = number
+        findings.journal_ops.append(op)
+    _check_generations(paths, findings)
+
+
+def _check_generations(paths: StorePaths, findings: _Findings) -> None:
+    snapshot_generation = findings.snapshot.generation if findings.snapshot else 0
+    journal_generation = findings.journal_generation
+    if journal_generation is not None and journal_generation > snapshot_generation and not findings.snapshot_damaged:
+        findings.problems.append(f"{paths.journal}: continues generation {journal_generation}, but "
+                                 f"{paths.snapshot.name} is generation {snapshot_generation}")
+        findings.journal_damaged = True
+
+
+# -- repair ------------------------------------------------------------------------------------
+
+
+def _repair(paths: StorePaths, findings: _Findings, embedder: Embedder) -> list[str]:
+    actions: list[str] = []
+    records, generation, next_seq = _recover_snapshot(paths, findings, actions)
+    if findings.journal_damaged:
+        actions.append(f"{paths.journal}: kept the damaged file as {_keep_damaged(paths.journal).name}")
+    if _journal_applies(findings, generation):
+        records = _apply_ops(records, findings.journal_ops)
+        next_seq = max([next_seq] + [op.seq + 1 for op in findings.journal_ops if op.seq is not None])
+    if findings.vectors_bad and findings.snapshot and findings.snapshot.vectors:
+        vectors_path = paths.root / findings.snapshot.vectors.file
+        if vectors_path.is_file():
+            actions.append(f"{vectors_path}: kept the mismatched file as {_keep_damaged(vectors_path).name}")
+    vectors = embed_with_progress(embedder, [dense_text(r) for r in records], "rebuilding vectors")
+    state = MemoryState.build(records, vectors, next_seq, embedder.dimension)
+    write_generation(paths, state, generation + 1, embedding_id(embedder.model_id))
+    actions.append(f"{paths.root}: rebuilt the vectors of {len(records)} memories from their text "
+                   f"and wrote generation {generation + 1}")
+    return actions
+
+
+def _recover_snapshot(paths: StorePaths, findings: _Findings, actions: list[str]) -> tuple[list[MemoryRecord], int, int]:
+    """Records, generation and next sequence number from the snapshot, salvaged if damaged."""
+    if not findings.snapshot_damaged:
+        snapshot = findings.snapshot
+        if snapshot is None:
+            return [], 0, 0
+        return list(snapshot.records), snapshot.generation, snapshot.next_seq
+    raw = paths.snapshot.read_bytes()
+    kept = _keep_damaged(paths.snapshot)
+    records = _salvage_records(raw)
+    generation = max(_header_int(raw, "generation"), findings.journal_generation or 0)
+    next_seq = max(_header_int(raw, "next_seq"), len(records))
+    actions.append(f"{paths.snapshot}: kept the damaged file as {kept.name}; recovered {len(records)} records from it")
+    return records, generation, next_seq
+
+
+def _journal_applies(findings: _Findings, generation: int) -> bool:
+    """A journal older than the snapshot is already folded into it."""
+    if findings.journal_generation is None:
+        return bool(findings.journal_ops)  # header lost: its operations are all we have
+    return findings.journal_generation >= generation or findings.snapshot_damaged
+
+
+def _apply_ops(records: list[MemoryRecord], ops: list[JournalOp]) -> list[MemoryRecord]:
+    """Replay readable journal operations onto recovered records, skipping what no longer fits."""
+    by_id = {record.id: record for record in records}
+    for op in ops:
+        if op.op == "update":
+            if op.record.id in by_id:
+                by_id[op.record.id] = op.record
+            continue
+        by_id.setdefault(op.record.id, op.record)
+        if op.op == "supersede" and op.old_id in by_id:
+            old = by_id[op.old_id]
+            by_id[op.old_id] = MemoryRecord.from_dict({**old.to_dict(), "superseded_by": op.record.id})
+    return list(by_id.values())
+
+
+def _salvage_records(raw: bytes) -> list[MemoryRecord]:
+    """Every record object that still parses, found wherever one starts."""
+    text = raw.decode("utf-8", errors="replace")
+    decoder = json.JSONDecoder()
+    found: dict[str, MemoryRecord] = {}
+    for match in re.finditer(r'\{\s*"id"\s*:', text):
+        try:
+            item, _ = decoder.raw_decode(text, match.start())
+            record = record_from_json(item)
+        except ValueError:
+            continue
+        found.setdefault(record.id, record)
+    return list(found.values())
+
+
+def _header_int(raw: bytes, name: str) -> int:
+    match = re.search(rb'"' + name.encode() + rb'"\s*:\s*(\d+)', raw[:4096])
+    return int(match.group(1)) if match else 0
+
+
+def _keep_damaged(path: Path) -> Path:
+    """Rename `path` to `<name>.corrupt-<timestamp>[-n]`, never replacing an existing file."""
+    stamp = time.strftime("%Y%m%dT%H%M%S")
+    for attempt in range(1000):
+        suffix = f"{CORRUPT_MARK}{stamp}" + (f"-{attempt}" if attempt else "")
+        target = path.with_name(path.name + suffix)
+        try:
+            os.link(path, target)  # fails if target exists, unlike rename
+        except FileExistsError:
+            continue
+        path.unlink()
+        os.chmod(target, PRIVATE_FILE)
+        return target
+    raise OSError(f"cannot find a free name to keep {path}")

@@ -1,0 +1,166 @@
+"""The store's in-memory state: records in order, the dense and lexical indexes over them, and
+the lookups (id, id prefix, key). It applies journal operations; it never touches files."""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import replace
+
+import numpy as np
+
+from ..errors import NotFoundError
+from ..types import MemoryRecord
+from .journal import JournalOp
+from .lexical import LexicalIndex
+from .records import MIN_PREFIX
+from .render import context_session, lexical_text
+from .vectors import DenseIndex
+
+CONTEXT_TURNS = 2  # a turn is indexed with up to this many earlier turns of its session
+
+
+class MemoryState:
+    def __init__(self, dimension: int, next_seq: int = 0) -> None:
+        self.records: list[MemoryRecord] = []
+        self.row_of: dict[str, int] = {}
+        self.dense = DenseIndex(dimension)
+        self.lexical = LexicalIndex()
+        self.next_seq = next_seq
+        self.journal_ops = 0  # operations applied since the snapshot
+        self._by_key: dict[tuple[str, str], str] = {}
+        self._recent_turns: dict[str, deque[int]] = {}
+
+    @classmethod
+    def build(cls, records: list[MemoryRecord], vectors: np.ndarray, next_seq: int, dimension: int) -> "MemoryState":
+        state = cls(dimension, next_seq)
+        state.add(records, vectors)
+        return state
+
+    # -- lookups ---------------------------------------------------------------------------------
+    def __len__(self) -> int:
+        return len(self.records)
+
+    def get(self, id_or_prefix: str) -> MemoryRecord:
+        """By id, or by a unique prefix of at least MIN_PREFIX characters."""
+        ident = (id_or_prefix or "").strip()
+        if ident in self.row_of:
+            return self.records[self.row_of[ident]]
+        if len(ident) < MIN_PREFIX:
+            raise NotFoundError(f"no memory with id {ident!r} (give at least {MIN_PREFIX} characters of an id)")
+        matches = [record for record in self.records if record.id.startswith(ident)]
+        if not matches:
+            raise NotFoundError(f"no memory with id {ident!r}")
+        if len(matches) > 1:
+            raise NotFoundError(f"{ident!r} matches {len(matches)} memories; give more characters")
+        return matches[0]
+
+    def by_key(self, key: tuple[str, str]) -> MemoryRecord | None:
+        ident = self._by_key.get(_norm_key(key))
+        return self.records[self.row_of[ident]] if ident else None
+
+    def vectors_of(self, records: list[MemoryRecord]) -> np.ndarray:
+        return self.dense.vectors([self.row_of[record.id] for record in records])
+
+    # -- changes ---------------------------------------------------------------------------------
+    def add(self, records: list[MemoryRecord], vectors: np.ndarray) -> None:
+        """Append records with their vectors (one row each, in order)."""
+        if len(records) != len(vectors):
+            raise ValueError("records and vectors differ in length")
+        contexts = []
+        for record in records:
+            row = len(self.records)
+            self.records.append(record)
+            self.row_of[record.id] = row
+            contexts.append(self._context_for(record, row))
+            self._index_key(record)
+        self.dense.add(vectors, [r.kind for r in records], [r.active for r in records])
+        self.lexical.add([lexical_text(r) for r in records], contexts)
+
+    def update(self, record: MemoryRecord) -> None:
+        """Replace a record's metadata (its text and vector stay)."""
+        row = self.row_of[record.id]
+        self.records[row] = record
+        self.dense.set_active(row, record.active)
+        self._index_key(record)
+
+    def apply(self, ops: list[JournalOp]) -> None:
+        """Apply journal operations in order (each add or supersede carries its vector). Runs
+        of adds are indexed as one batch: one lexical rebuild, not one per record."""
+        run: list[JournalOp] = []
+        for op in ops:
+            if op.op == "add":
+                run.append(op)
+                continue
+            self._add_run(run)
+            run = []
+            self._apply_one(op)
+        self._add_run(run)
+
+    def _add_run(self, ops: list[JournalOp]) -> None:
+        if not ops:
+            return
+        self.add([op.record for op in ops], np.stack([np.asarray(op.vector, dtype=np.float32) for op in ops]))
+        self._count(ops)
+
+    def _apply_one(self, op: JournalOp) -> None:
+        if op.op == "update":
+            self.update(op.record)
+        else:  # supersede
+            self.add([op.record], np.asarray(op.vector, dtype=np.float32).reshape(1, -1))
+            if op.old_id in self.row_of:
+                old = self.records[self.row_of[op.old_id]]
+                self.update(replace(old, superseded_by=op.record.id))
+        self._count([op])
+
+    def _count(self, ops: list[JournalOp]) -> None:
+        for op in ops:
+            if op.seq is not None:
+                self.next_seq = max(self.next_seq, op.seq + 1)
+        self.journal_ops += len(ops)
+
+    def without(self, record_id: str) -> tuple[list[MemoryRecord], np.ndarray]:
+        """Records and vectors as if `record_id` and the earlier versions it replaced had never
+        been stored: forgetting a corrected memory never brings the old text back. A newer
+        version that replaced it stays, and now replaces nothing."""
+        gone = {record_id, *(record.id for record in self.versions_before(record_id))}
+        kept_rows = [row for row, record in enumerate(self.records) if record.id not in gone]
+        records = []
+        for row in kept_rows:
+            record = self.records[row]
+            if record.supersedes in gone:
+                record = replace(record, supersedes=None)
+            records.append(record)
+        return records, self.dense.vectors(kept_rows)
+
+    def versions_before(self, record_id: str) -> list[MemoryRecord]:
+        """The records `record_id` replaced, newest first."""
+        chain: list[MemoryRecord] = []
+        current = self.records[self.row_of[record_id]]
+        while current.supersedes in self.row_of and all(r.id != current.supersedes for r in chain):
+            current = self.records[self.row_of[current.supersedes]]
+            chain.append(current)
+        return chain
+
+    # -- helpers ---------------------------------------------------------------------------------
+    def _context_for(self, record: MemoryRecord, row: int) -> tuple[int, ...]:
+        session = context_session(record)
+        if session is None:
+            return ()
+        recent = self._recent_turns.setdefault(session, deque(maxlen=CONTEXT_TURNS))
+        context = tuple(reversed(recent))  # nearest first
+        recent.append(row)
+        return context
+
+    def _index_key(self, record: MemoryRecord) -> None:
+        if record.key is None or record.kind != "fact":
+            return
+        key = _norm_key(record.key)
+        if record.active:
+            self._by_key[key] = record.id
+        elif self._by_key.get(key) == record.id:
+            del self._by_key[key]
+
+
+def _norm_key(key: tuple[str, str]) -> tuple[str, str]:
+    return (key[0].strip().lower(), key[1].strip().lower())
+

@@ -1,0 +1,84 @@
+"""The export file: every record (superseded ones too) with provenance, as one JSON document.
+Vectors are not exported; an import re-embeds with the importing store's model."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import time
+from pathlib import Path
+
+from ..errors import InputError
+from ..files import PRIVATE_FILE
+from ..types import MemoryRecord
+from .records import record_from_json
+
+EXPORT_FORMAT = "local-agent memory export"
+EXPORT_VERSION = 1
+
+
+def export_bytes(records: list[MemoryRecord], embedding_id: str) -> bytes:
+    document = {
+        "format": EXPORT_FORMAT,
+        "version": EXPORT_VERSION,
+        "exported_at": time.time(),
+        "embedding": embedding_id,
+        "records": [record.to_dict() for record in records],
+    }
+    return (json.dumps(document, ensure_ascii=False, indent=1) + "\n").encode("utf-8")
+
+
+def write_private_file(path: Path, data: bytes) -> None:
+    """Atomically write a user-chosen file, readable by the user only. Unlike the data-dir
+    helpers this leaves the folder's permissions alone: it is the user's folder."""
+    path = Path(path).expanduser()
+    if not path.parent.is_dir():
+        raise InputError(f"cannot write {path}: folder {path.parent} does not exist")
+    try:
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    except OSError as exc:
+        raise InputError(f"cannot write {path}: {exc.strerror or exc}") from None
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            os.fchmod(handle.fileno(), PRIVATE_FILE)
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except OSError as exc:
+        Path(tmp).unlink(missing_ok=True)
+        raise InputError(f"cannot write {path}: {exc.strerror or exc}") from None
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def read_export(path: Path) -> list[MemoryRecord]:
+    """Records from an export file; InputError names the file and the first problem."""
+    path = Path(path).expanduser()
+    try:
+        document = json.loads(path.read_bytes())
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise InputError(f"{path}: not a JSON file ({exc})") from None
+    if not isinstance(document, dict) or document.get("format") != EXPORT_FORMAT:
+        raise InputError(f"{path}: not a local-agent memory export")
+    if document.get("version") != EXPORT_VERSION:
+        raise InputError(f"{path}: export version {document.get('version')!r} is not supported "
+                         f"(this local-agent reads version {EXPORT_VERSION})")
+    items = document.get("records")
+    if not isinstance(items, list):
+        raise InputError(f"{path}: 'records' must be a list")
+    return [_record(path, index, item) for index, item in enumerate(items)]
+
+
+def _record(path: Path, index: int, item: object) -> MemoryRecord:
+    try:
+        record = record_from_json(item)
+    except (ValueError, TypeError) as exc:
+        raise InputError(f"{path}: record {index + 1}: {exc}") from None
+    if not record.text.strip():
+        raise InputError(f"{path}: record {index + 1}: text is empty")
+    return record
