@@ -27,9 +27,10 @@ def session_options(command):
     return command
 
 
-def _status_printer(settings: Settings):
+def _status_printer(settings: Settings, show_loading: bool):
+    """Progress lines on stderr: the loading line in chat, everything with --verbose."""
     def status(message: str) -> None:
-        if settings.verbose or message.startswith("loading"):
+        if settings.verbose or (show_loading and message.startswith("loading")):
             echo_err(f"· {message}")
     return status
 
@@ -50,7 +51,7 @@ def chat(session: str | None, new_session: bool, system: str | None, incognito: 
     session = session or (None if new_session else _latest_session(settings))
     runtime = build_runtime(
         settings, session=session, new_session=new_session, system=system,
-        memory=not no_memory, status=_status_printer(settings),
+        memory=not no_memory, status=_status_printer(settings, show_loading=True),
     )
     try:
         ChatRepl(runtime, settings).run()
@@ -82,7 +83,7 @@ def ask(question: tuple[str, ...], as_json: bool, session: str | None, new_sessi
     if not text.strip():
         raise InputError("nothing to ask: give a question as an argument or on stdin")
     runtime = build_runtime(settings, session=session, new_session=new_session or session is None,
-                            system=system, memory=not no_memory, status=_status_printer(settings))
+                            system=system, memory=not no_memory, status=_status_printer(settings, show_loading=False))
     try:
         on_token = None if as_json else _stream_to_stdout
         result = runtime.agent.respond(text, on_token=on_token)
