@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from .backends.base import Backend
 from .memory.sessions import Session, SessionStore, Turn
 from .prompt import DEFAULT_SYSTEM, Budget, ComposedPrompt, compose
-from .types import GenerationSettings, Message, MemoryRecord, RecallHit
+from .types import GenerationSettings, MemoryRecord, RecallHit
 
 if TYPE_CHECKING:  # heavy modules are only needed when memory is on
     from .memory.distill import Distiller

@@ -128,8 +128,6 @@ def _closing_on_error(backend: Backend):
 def forget_everything(settings: Settings) -> None:
     """Remove all memory: facts, turns, vectors, journal, backups, sessions (with their
     summaries) and the chat's line-editing history."""
-    from .memory.store import MemoryStore
-
     store = open_store(settings)
     try:
         store.forget_all()

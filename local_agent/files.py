@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import hashlib
+import io
 import json
 import os
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 PRIVATE_FILE = 0o600
 PRIVATE_DIR = 0o700
@@ -27,15 +29,21 @@ def fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
-def atomic_write_bytes(path: Path, data: bytes) -> None:
-    """Write via a temp file in the same folder, fsync, rename: readers see the old file or
-    the new one, never a half-written one, even if the process dies mid-write."""
-    ensure_private_dir(path.parent)
+def atomic_write_stream(path: Path, source: IO[bytes], *, mode: int = PRIVATE_FILE, private_folder: bool = True) -> str:
+    """Copy `source` to `path` via a temp file in the same folder, fsync, rename: readers see
+    the old file or the new one, never a half-written one, even if the process dies mid-write.
+    `private_folder` makes the folder 0700 (our data dir); leave it off for a user's folder.
+    Returns the sha256 of what was written."""
+    if private_folder:
+        ensure_private_dir(path.parent)
+    digest = hashlib.sha256()
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as handle:
-            os.fchmod(handle.fileno(), PRIVATE_FILE)
-            handle.write(data)
+            os.fchmod(handle.fileno(), mode)
+            while chunk := source.read(1 << 20):
+                digest.update(chunk)
+                handle.write(chunk)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, path)
@@ -43,6 +51,11 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
         Path(tmp).unlink(missing_ok=True)
         raise
     fsync_dir(path.parent)
+    return digest.hexdigest()
+
+
+def atomic_write_bytes(path: Path, data: bytes, *, private_folder: bool = True) -> None:
+    atomic_write_stream(path, io.BytesIO(data), private_folder=private_folder)
 
 
 def atomic_write_text(path: Path, text: str) -> None:

@@ -27,6 +27,7 @@ from typing import IO, Any
 
 from .config import CHECKOUT_MODELS_DIR
 from .errors import BackendError, ModelError
+from .files import atomic_write_stream, fsync_dir
 
 REGISTRY_FILE = "registry.toml"
 DEFAULT_CONTEXT_LENGTH = 2048
@@ -272,38 +273,15 @@ def _open_member(archive: Path, member: str) -> Iterator[IO[bytes]]:
 
 
 def _write_atomically(source: IO[bytes], target: Path) -> str:
-    """Copy `source` to `target` through a temp file in the same folder (fsync, rename);
-    returns the sha256 of what was written."""
-    digest = hashlib.sha256()
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
-    try:
-        with os.fdopen(fd, "wb") as out:
-            while chunk := source.read(1 << 20):
-                digest.update(chunk)
-                out.write(chunk)
-            out.flush()
-            os.fsync(out.fileno())
-        os.chmod(tmp_name, 0o666 & ~_umask())  # mkstemp makes it owner-only
-        os.replace(tmp_name, target)
-    except BaseException:
-        Path(tmp_name).unlink(missing_ok=True)
-        raise
-    _fsync_dir(target.parent)
-    return digest.hexdigest()
+    """Copy `source` to `target` atomically; returns the sha256 of what was written. Model
+    files are not personal data: they get the usual umask mode, and the folder is left alone."""
+    return atomic_write_stream(target, source, mode=0o666 & ~_umask(), private_folder=False)
 
 
 def _umask() -> int:
     current = os.umask(0)
     os.umask(current)
     return current
-
-
-def _fsync_dir(folder: Path) -> None:
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 # -- the transformers copy of a GGUF --------------------------------------------------------
@@ -341,7 +319,7 @@ def ensure_hf_folder(spec: ModelSpec, notice: bool = True) -> Path:
             os.replace(tmp, folder)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
-        _fsync_dir(folder.parent)
+        fsync_dir(folder.parent)
     return folder
 
 

@@ -1,6 +1,5 @@
 """The turn without memory, on a scripted model: streaming, history, interruption, budget."""
 
-import pytest
 
 from local_agent.agent import Agent
 from local_agent.memory.sessions import Session, SessionStore

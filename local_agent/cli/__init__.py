@@ -9,7 +9,7 @@ import click
 
 from .. import __version__
 from ..errors import LocalAgentError
-from .options import common_options, debug_enabled, echo_err, settings_from
+from .options import common_options, debug_enabled, echo_err
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -64,4 +64,4 @@ def print_json(data: object) -> None:
 
 
 # Commands register themselves on `cli` when imported.
-from . import batch_cmd, chat, info, memory  # noqa: E402,F401
+from . import batch_cmd, bench_cmd, chat, info, memory  # noqa: E402,F401

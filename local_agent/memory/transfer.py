@@ -4,13 +4,11 @@ Vectors are not exported; an import re-embeds with the importing store's model."
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 import time
 from pathlib import Path
 
 from ..errors import InputError
-from ..files import PRIVATE_FILE
+from ..files import atomic_write_bytes
 from ..types import MemoryRecord
 from .records import record_from_json
 
@@ -36,22 +34,9 @@ def write_private_file(path: Path, data: bytes) -> None:
     if not path.parent.is_dir():
         raise InputError(f"cannot write {path}: folder {path.parent} does not exist")
     try:
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        atomic_write_bytes(path, data, private_folder=False)
     except OSError as exc:
         raise InputError(f"cannot write {path}: {exc.strerror or exc}") from None
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            os.fchmod(handle.fileno(), PRIVATE_FILE)
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except OSError as exc:
-        Path(tmp).unlink(missing_ok=True)
-        raise InputError(f"cannot write {path}: {exc.strerror or exc}") from None
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def read_export(path: Path) -> list[MemoryRecord]:
