@@ -29,6 +29,8 @@ class Settings:
     max_tokens: int = 256
     temperature: float = 0.0
     top_p: float = 0.95
+    # Small models loop on their own phrases; llama.cpp's CLI default of 1.1 curbs that.
+    repeat_penalty: float = 1.1
     seed: int = 0
     data_dir: Path = field(default_factory=lambda: default_data_dir())
     models_dir: Path = field(default_factory=lambda: default_models_dir())
@@ -42,7 +44,8 @@ class Settings:
 
     def generation(self, **overrides: Any) -> GenerationSettings:
         values = dict(
-            max_tokens=self.max_tokens, temperature=self.temperature, top_p=self.top_p, seed=self.seed
+            max_tokens=self.max_tokens, temperature=self.temperature, top_p=self.top_p, seed=self.seed,
+            repeat_penalty=self.repeat_penalty,
         )
         values.update({k: v for k, v in overrides.items() if v is not None})
         return GenerationSettings(**values)
@@ -123,6 +126,7 @@ def _validate(settings: Settings) -> None:
         (settings.max_tokens < settings.ctx_size, "max_tokens must be smaller than ctx_size"),
         (settings.temperature >= 0, "temperature must be 0 or more"),
         (0 < settings.top_p <= 1, "top_p must be in (0, 1]"),
+        (0 < settings.repeat_penalty <= 2, "repeat_penalty must be in (0, 2]"),
         (settings.threads >= 0, "threads must be 0 (auto) or more"),
         (settings.recall_k >= 0, "recall_k must be 0 or more"),
         (settings.backend in {"auto", "llama-cpp", "transformers", "transformers-4bit"},

@@ -24,6 +24,7 @@ class GenerationSettings:
     max_tokens: int = 256
     temperature: float = 0.0
     top_p: float = 0.95
+    repeat_penalty: float = 1.0  # 1.0: off; chat answers use Settings.repeat_penalty
     seed: int = 0
     stop: tuple[str, ...] = ()
 

@@ -209,9 +209,10 @@ class _TransformersBackend(Backend):
         return kwargs
 
     def _sampling(self, settings: GenerationSettings) -> dict[str, Any]:
+        penalty = dict(repetition_penalty=settings.repeat_penalty) if settings.repeat_penalty != 1.0 else {}
         if settings.greedy:
-            return dict(do_sample=False, temperature=None, top_p=None, top_k=None)
-        return dict(do_sample=True, temperature=settings.temperature, top_p=settings.top_p, top_k=None)
+            return dict(do_sample=False, temperature=None, top_p=None, top_k=None, **penalty)
+        return dict(do_sample=True, temperature=settings.temperature, top_p=settings.top_p, top_k=None, **penalty)
 
     def _generate_into(self, kwargs: dict[str, Any], streamer: Any, result: dict[str, Any], seed: int) -> None:
         """Runs in the generation thread: a failure is handed to the consumer, and the

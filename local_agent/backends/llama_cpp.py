@@ -138,6 +138,7 @@ class LlamaCppBackend(Backend):
             max_tokens=settings.max_tokens,
             temperature=0.0 if settings.greedy else settings.temperature,
             top_p=settings.top_p,
+            repeat_penalty=settings.repeat_penalty,
             seed=settings.seed,
             stop=list(settings.stop),
             grammar=self._grammar(json_schema) if json_schema is not None else None,

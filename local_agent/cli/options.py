@@ -26,6 +26,7 @@ COMMON_OPTIONS: list[tuple[tuple[str, ...], dict[str, Any]]] = [
     (("--max-tokens",), dict(type=int, help="Longest answer in tokens [256].")),
     (("--temperature",), dict(type=float, help="Sampling temperature; 0 is greedy and deterministic [0].")),
     (("--top-p",), dict(type=float, help="Nucleus sampling threshold [0.95].")),
+    (("--repeat-penalty",), dict(type=float, help="Penalty for repeating recent tokens; 1 is off [1.1].")),
     (("--seed",), dict(type=int, help="Random seed for sampling [0].")),
     (("--data-dir",), dict(type=click.Path(file_okay=False), help="Where memories and sessions live.")),
     (("--verbose", "-v"), dict(is_flag=True, default=None, help="Show the backend choice, timings and notices.")),
