@@ -1,0 +1,109 @@
+"""`local-agent bench`: speed of every backend against raw llama.cpp, cold start, and memory.
+
+The benchmark module is imported when the command runs, not when the CLI starts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from ..errors import InputError
+from . import cli
+from .options import common_options, echo_err, settings_from
+
+if TYPE_CHECKING:
+    from ..bench import BenchPlan
+
+
+def _names(value: str | None) -> tuple[str, ...]:
+    return tuple(part.strip() for part in (value or "").split(",") if part.strip())
+
+
+def _plan(quick: bool, backends: str | None, sections: str | None, reps: int | None, tokens: int | None,
+          random_weights: bool) -> "BenchPlan":
+    from ..bench import BenchPlan
+
+    plan = BenchPlan.quick_plan() if quick else BenchPlan()
+    overrides: dict[str, Any] = {"backends": _names(backends), "random_weights": random_weights}
+    if sections:
+        overrides["sections"] = _names(sections)
+    if reps is not None:
+        overrides["reps"] = reps
+    if tokens is not None:
+        overrides["tokens"] = tokens
+    if overrides.get("reps", 1) < 1 or overrides.get("tokens", 2) < 2:
+        raise InputError("--reps must be at least 1 and --tokens at least 2")
+    return replace(plan, **overrides)
+
+
+@cli.command()
+@click.option("--quick", is_flag=True,
+              help="Fewer runs (2 after the warm-up), 32 tokens a run, one cold start each, one pass over "
+                   "the recall queries: a few minutes on 2 CPU cores.")
+@click.option("--backends", metavar="ROWS",
+              help="Comma-separated rows to measure: llama-cpp, transformers, transformers-4bit, each "
+                   "optionally with /cpu or /cuda (e.g. llama-cpp/cpu,transformers-4bit/cuda). "
+                   "Default: every row this machine can run.")
+@click.option("--sections", metavar="NAMES",
+              help="Comma-separated parts to run: backends, cold-start, memory [all].")
+@click.option("--reps", type=int, help="Timed runs after the warm-up [5; 2 with --quick].")
+@click.option("--tokens", type=int, help="Tokens generated per run, greedy [128; 32 with --quick].")
+@click.option("--random-weights", is_flag=True,
+              help="Measure the transformers rows on weights initialized from the model folder's "
+                   "config.json instead of its safetensors (speed does not depend on weight values): "
+                   "for machines that have the config and tokenizer files but not the weights.")
+@click.option("--output-dir", type=click.Path(file_okay=False, path_type=Path), default=Path("bench-results"),
+              show_default=True, help="Where benchmark.json and benchmark.png are written.")
+@click.option("--no-progress", is_flag=True, help="No progress bar on stderr.")
+@common_options
+def bench(quick: bool, backends: str | None, sections: str | None, reps: int | None, tokens: int | None,
+          random_weights: bool, output_dir: Path, no_progress: bool) -> None:
+    """Measure speed and latency; print a markdown table, write JSON and a PNG chart.
+
+    \b
+    backends    for each backend this machine can run (CPU: llama-cpp, transformers
+                float32, transformers-4bit; CUDA: transformers-4bit, transformers
+                bfloat16, llama-cpp with GPU offload), each in its own process: load
+                time, prompt tokens/s, decode tokens/s, time to first token (TTFT), peak
+                RSS and peak GPU memory; and raw llama-cpp-python on the same prompts,
+                threads, batch size and token count, the baseline for "decode vs raw".
+    cold-start  wall time of `local-agent ask "hi"` in a fresh data dir, with memory
+                and with --no-memory: to the first answer text, and to exit.
+    memory      query embedding; recall (search only) at 1k, 10k and 100k synthetic
+                memories; distillation; summary; and full turns through the agent on a
+                store of 10k memories: TTFT of the bare backend, of the agent without
+                memory and with memory (their difference is the memory overhead).
+
+    \b
+    Targets: agent decode >= 0.95 x raw; memory overhead on TTFT <= 50 ms at 10k
+    memories; recall p50 <= 20 ms at 100k memories; TTFT of a chat turn < 1 s.
+    Every number is the median of several runs after a warm-up, with min and max.
+    --model, --threads, --ctx-size apply to every row; --backend/--device choose the
+    runtime of the cold-start and memory sections (auto by default). Your own data dir
+    is never touched: every measurement uses a temporary one.
+    """
+    from ..bench import render_markdown, run_benchmark, write_json
+
+    settings = settings_from(click.get_current_context())
+    plan = _plan(quick, backends, sections, reps, tokens, random_weights)
+    results = run_benchmark(settings, plan, progress=not no_progress)
+    json_path, chart_path = output_dir / "benchmark.json", output_dir / "benchmark.png"
+    write_json(results, json_path)
+    click.echo(render_markdown(results))
+    _write_chart(results, chart_path)
+    echo_err(f"wrote {json_path} and {chart_path}")
+
+
+def _write_chart(results: dict[str, Any], path: Path) -> None:
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        raise InputError("the chart needs matplotlib: pip install -e '.[dev]' "
+                         "(the table and the JSON are written)") from None
+    from ..bench import write_chart
+
+    write_chart(results, path)

@@ -1,0 +1,186 @@
+"""The benchmark's pure parts: statistics, row selection, targets, the report writers, the
+synthetic memories. No timing is asserted; nothing here loads a language model."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from local_agent import bench
+from local_agent.backends.probe import HardwareInfo
+from local_agent.cli import cli
+from local_agent.config import Settings
+from local_agent.errors import InputError
+
+
+def s(median: float, low: float | None = None, high: float | None = None, n: int = 3) -> dict:
+    return {"median": median, "min": median if low is None else low, "max": median if high is None else high, "n": n}
+
+
+def row(name: str, decode: float, baseline: bool = False, gpu: float | None = None) -> dict:
+    backend, device = name.split("/")
+    measured = {"name": name, "baseline": baseline, "backend": "raw llama-cpp-python" if baseline else backend,
+                "device": device, "load_s": 0.5, "prompt_tokens": 58, "completion_tokens": 32,
+                "ttft_s": s(0.2, 0.15, 0.3), "decode_tok_s": s(decode, decode - 2, decode + 2),
+                "prompt_tok_s": s(290.0, 250.0, 300.0), "peak_rss_mb": 550.0, "peak_gpu_mb": gpu}
+    if baseline:
+        measured["paired"] = {"decode_ratio": s(0.96, 0.94, 0.98), "ttft_ratio": s(1.01, 1.0, 1.02)}
+    return measured
+
+
+@pytest.fixture()
+def results() -> dict:
+    """A small results dict shaped like run_benchmark's."""
+    backends = [row("llama-cpp/cpu", 48.0), row("raw/cpu", 50.0, baseline=True), row("transformers/cpu", 20.0),
+                row("transformers-4bit/cuda", 90.0, gpu=410.0)]
+    bench._add_ratios(backends)
+    turn = {"messages": 3, "tokens": 32,
+            "bare": {"ttft_ms": s(200.0), "answer_ms": s(900.0), "prompt_tokens": s(40.0)},
+            "agent_no_memory": {"ttft_ms": s(220.0), "answer_ms": s(950.0), "compose_ms": s(1.0),
+                                "prompt_tokens": s(60.0), "after_answer_ms": s(0.1)},
+            "agent_memory": {"ttft_ms": s(480.0), "answer_ms": s(1200.0), "compose_ms": s(5.0),
+                             "prompt_tokens": s(250.0), "after_answer_ms": s(40.0), "recall_ms": s(30.0),
+                             "recalled": s(6.0)},
+            "memory_overhead_ms": 280.0, "memory_overhead_ratio": 2.4}
+    memory = {"query_embedding_ms": s(12.0), "k": 10, "queries": 16,
+              "recall": [{"memories": size, "build_s": 1.0, "recall_ms": s(ms, ms / 2, ms * 2), "hits": s(10.0)}
+                         for size, ms in ((1_000, 1.0), (10_000, 2.5), (100_000, 19.0))],
+              "pipeline": {"store_memories": 10_000, "runtime_load_s": 2.0, "turn": turn,
+                           "distill": {"all_ms": s(900.0), "model_called_ms": s(1800.0), "runs": []},
+                           "summary": {"fold_ms": s(3000.0), "messages": 8, "bullets": 5}}}
+    data = {"version": 1, "created": "2026-11-30T10:00:00",
+            "machine": {"processor": "Test CPU", "cpu_cores": 2, "ram_gb": 8.0, "cuda_device_name": "Test GPU",
+                        "load_average_at_start": [1.0, 1.0, 1.0], "load_average_at_end": [1.5, 1.0, 1.0]},
+            "settings": {"model": "tiny", "threads": 2, "tokens": 32, "reps": 2, "quick": True,
+                         "random_weights": False},
+            "backends": backends, "backends_skipped": {"llama-cpp/cuda": "llama.cpp was built without GPU offload"},
+            "cold_start": {"no_memory": {"memory": False, "to_answer_s": s(2.0), "exit_s": s(2.5)},
+                           "memory": {"memory": True, "to_answer_s": s(4.0), "exit_s": s(4.8)}},
+            "memory": memory, "errors": {"transformers-4bit/cpu": "BackendError: no bitsandbytes"}, "wall_s": 100.0}
+    data["targets"] = bench.targets(data)
+    return data
+
+
+def test_spread_reports_median_and_range():
+    assert bench.spread([3.0, 1.0, 2.0, 10.0]) == {"median": 2.5, "min": 1.0, "max": 10.0, "n": 4}
+    assert bench.spread([7.0]) == {"median": 7.0, "min": 7.0, "max": 7.0, "n": 1}
+
+
+def test_rows_follow_the_hardware_and_say_why_others_are_left_out():
+    cpu_only = HardwareInfo(cpu_cores=2, ram_gb=8.0, bitsandbytes_ok=True)
+    rows, skipped = bench.candidate_rows(cpu_only)
+    assert {r.name for r in rows} >= {"transformers/cpu", "transformers-4bit/cpu"}
+    assert skipped["transformers/cuda"] == "no CUDA GPU"
+    gpu = HardwareInfo(cpu_cores=2, ram_gb=8.0, cuda_available=True, bitsandbytes_ok=True, llama_gpu_offload=False)
+    rows, skipped = bench.candidate_rows(gpu, random_weights=True)
+    assert "transformers-4bit/cuda" in {r.name for r in rows}
+    assert not [r for r in rows if r.backend == "llama-cpp"]
+    assert "random-weights" in skipped["llama-cpp/cpu"]
+
+
+def test_select_rows_by_backend_or_by_backend_and_device():
+    rows = [bench.BackendRow("llama-cpp", "cpu"), bench.BackendRow("transformers", "cpu"),
+            bench.BackendRow("transformers", "cuda")]
+    assert bench.select_rows(rows, ()) == rows
+    assert [r.name for r in bench.select_rows(rows, ("transformers",))] == ["transformers/cpu", "transformers/cuda"]
+    assert [r.name for r in bench.select_rows(rows, ("transformers/cuda", "llama-cpp"))] == [
+        "llama-cpp/cpu", "transformers/cuda"]
+    with pytest.raises(InputError, match="unknown backend row"):
+        bench.select_rows(rows, ("vllm",))
+
+
+def test_decode_ratio_comes_from_the_paired_runs_on_the_same_device(results):
+    llama, raw = results["backends"][:2]
+    assert llama["decode_vs_raw"] == raw["paired"]["decode_ratio"]
+    assert "decode_vs_raw" not in results["backends"][2]  # no raw baseline for transformers
+
+
+def test_targets_compare_each_measurement_with_its_goal(results):
+    checks = {c["target"]: c for c in results["targets"]}
+    assert checks["agent decode / raw llama-cpp-python (paired runs)"]["met"] is True
+    assert checks["memory overhead on TTFT at 10,000 memories"] == {
+        "target": "memory overhead on TTFT at 10,000 memories", "value": 280.0, "goal": "<= 50 ms",
+        "unit": "ms", "met": False}
+    assert checks["recall p50 at 100,000 memories"]["met"] is True
+    assert checks["TTFT of a chat turn with memory, once loaded"]["value"] == pytest.approx(0.48)
+    assert all(c["met"] is None for c in bench.targets({"settings": {}}))
+
+
+def test_markdown_has_a_table_per_section_targets_and_problems(results):
+    text = bench.render_markdown(results)
+    assert ("| llama-cpp/cpu | 0.50 | 290.0 (250.0–300.0) | 48.0 (46.0–50.0) | 200 (150–300) "
+            "| 0.960 (0.940–0.980) | 550 | – |") in text
+    assert "| raw/cpu (baseline) |" in text
+    assert '| `ask "hi"` --no-memory | 2.00 (2.00–2.00) | 2.50 (2.50–2.50) |' in text
+    assert "| recall, search only, 100,000 memories (k=10) | 19.00 (9.50–38.00) |" in text
+    assert "| memory overhead on TTFT (with memory - bare) | 280 (×2.40) |" in text
+    assert "| memory overhead on TTFT at 10,000 memories | 280.0 ms | <= 50 ms | **no** |" in text
+    assert "skipped llama-cpp/cuda: llama.cpp was built without GPU offload" in text
+    assert "**failed** transformers-4bit/cpu: BackendError: no bitsandbytes" in text
+
+
+def test_markdown_of_a_partial_run_leaves_out_what_did_not_run(results):
+    for key in ("backends", "cold_start", "memory", "backends_skipped", "errors"):
+        results.pop(key)
+    results["targets"] = bench.targets(results)
+    text = bench.render_markdown(results)
+    assert "decode tok/s" not in text and "cold start" not in text and "memory pipeline" not in text
+    assert text.count("not measured") == 4
+
+
+def test_json_writer_round_trips(results, tmp_path: Path):
+    path = tmp_path / "out" / "benchmark.json"
+    bench.write_json(results, path)
+    assert json.loads(path.read_text()) == json.loads(json.dumps(results))
+
+
+@pytest.mark.parametrize("keep", ["all", "memory only"])
+def test_chart_writer_makes_a_png(results, tmp_path: Path, keep: str):
+    if keep == "memory only":
+        results.pop("backends")
+    path = tmp_path / "charts" / "benchmark.png"
+    bench.write_chart(results, path)
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and path.stat().st_size > 10_000
+
+
+def test_synthetic_memories_are_varied_and_searchable_by_the_product_recall():
+    from local_agent.memory import recall
+
+    rng = random.Random(0)
+    records = [bench.synthetic_record(seq, rng) for seq in range(300)]
+    assert len({r.text for r in records}) > 250 and {r.kind for r in records} == {"fact", "turn"}
+    vectors = bench.unit_vectors(300, 384)
+    np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, rtol=1e-5)
+    state = bench.synthetic_state(300, 384)
+    unrelated = bench.unit_vectors(1, 384, seed=1)[0]  # random vectors carry no meaning: words decide
+    hits = recall.hybrid_recall(state, "Who is moving to Lisbon next month?", unrelated, k=5,
+                                kinds=("fact", "turn"), min_score=0.0)
+    assert len(hits) == 5 and "Lisbon" in hits[0].record.text
+
+
+def test_cold_start_command_puts_no_memory_on_ask():
+    command = bench._ask_command(Settings(model="m", threads=2), "/tmp/d", memory=False, max_tokens=16)
+    assert command[1:4] == ["-m", "local_agent", "ask"]
+    assert command[-2:] == ["--no-memory", "hi"] and "--threads" in command
+
+
+def test_random_weights_config_folder_needs_a_config(tmp_path: Path):
+    folder = tmp_path / "model"
+    folder.mkdir()
+    with pytest.raises(InputError, match="no config.json"):
+        bench.config_folder(Settings(model=str(folder), models_dir=tmp_path))
+    (folder / "config.json").write_text("{}")
+    assert bench.config_folder(Settings(model=str(folder), models_dir=tmp_path)) == folder
+
+
+def test_bench_command_help_and_bad_input():
+    runner = CliRunner()
+    help_text = runner.invoke(cli, ["bench", "--help"]).output
+    assert "--quick" in help_text and "--random-weights" in help_text and "--backends" in help_text
+    result = runner.invoke(cli, ["bench", "--sections", "speed", "--output-dir", "unused"])
+    assert isinstance(result.exception, InputError) and "unknown section" in str(result.exception)
