@@ -27,6 +27,7 @@ if TYPE_CHECKING:  # heavy modules are only needed when memory is on
     from .memory.summary import Summarizer
 
 log = logging.getLogger(__name__)
+TURN_MEMORY_CHARS = 200  # a recalled past message is quoted up to this length
 
 
 @dataclass
@@ -60,6 +61,7 @@ class MemoryParts:
 @dataclass
 class AgentOptions:
     recall_k: int = 6
+    memory_tokens: int = 160
     summary_after_exchanges: int = 8
     keep_recent_exchanges: int = 4
     incognito: bool = False
@@ -74,8 +76,11 @@ def memory_text(record: MemoryRecord) -> str:
     """How a recalled record reads in the prompt."""
     if record.kind == "fact":
         return record.text
-    day = dt.date.fromtimestamp(record.created).isoformat()
-    return f"On {day} the user said: {record.text}"
+    day = record.provenance.get("date") or dt.date.fromtimestamp(record.created).isoformat()
+    text = " ".join(record.text.split())
+    if len(text) > TURN_MEMORY_CHARS:
+        text = text[:TURN_MEMORY_CHARS].rsplit(" ", 1)[0] + " ..."
+    return f"On {day} the user said: {text}"
 
 
 class Agent:
@@ -155,7 +160,7 @@ class Agent:
         )
 
     def _compose(self, message: str, hits: list[RecallHit], settings: GenerationSettings) -> ComposedPrompt:
-        budget = Budget.for_context(self.backend.context_size, settings.max_tokens)
+        budget = Budget.for_context(self.backend.context_size, settings.max_tokens, self.options.memory_tokens)
         for _ in range(4):
             composed = compose(
                 message=message,

@@ -82,6 +82,7 @@ def build_runtime(
     sessions = SessionStore(settings.data_dir)
     options = AgentOptions(
         recall_k=settings.recall_k,
+        memory_tokens=settings.memory_tokens,
         summary_after_exchanges=settings.summary_after_turns,
         keep_recent_exchanges=settings.keep_recent_turns,
         incognito=settings.incognito,

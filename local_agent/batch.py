@@ -16,6 +16,7 @@ from typing import IO, Any
 
 from .agent import TurnResult
 from .errors import LocalAgentError
+from .memory.sessions import validate_session_name
 
 MAX_LINE_BYTES = 1_000_000
 DEFAULT_SESSION = "batch"
@@ -52,6 +53,12 @@ def _from_json(line: int, text: str) -> BatchItem:
     session = data.get("session", DEFAULT_SESSION)
     if not isinstance(data["input"], str) or not isinstance(session, str):
         return BatchItem(line, error="'input' and 'session' must be strings")
+    try:
+        validate_session_name(session)
+    except LocalAgentError as exc:  # one bad line must not stop the batch
+        return BatchItem(line, error=str(exc))
+    if not data["input"].strip():
+        return BatchItem(line, session=session, error="'input' is empty")
     item = BatchItem(line, session=session, input=data["input"])
     for name, kinds in OVERRIDES.items():
         if name in data:

@@ -36,6 +36,7 @@ class Settings:
     models_dir: Path = field(default_factory=lambda: default_models_dir())
     distill_model: str = ""  # empty: the chat model distills too
     recall_k: int = 6
+    memory_tokens: int = 160  # prompt budget for recalled memories
     summary_after_turns: int = 8
     keep_recent_turns: int = 4
     incognito: bool = False
@@ -129,6 +130,7 @@ def _validate(settings: Settings) -> None:
         (0 < settings.repeat_penalty <= 2, "repeat_penalty must be in (0, 2]"),
         (settings.threads >= 0, "threads must be 0 (auto) or more"),
         (settings.recall_k >= 0, "recall_k must be 0 or more"),
+        (settings.memory_tokens >= 0, "memory_tokens must be 0 or more"),
         (settings.backend in {"auto", "llama-cpp", "transformers", "transformers-4bit"},
          f"unknown backend {settings.backend!r} (choose auto, llama-cpp, transformers, transformers-4bit)"),
         (settings.device in {"auto", "cpu", "cuda"}, f"unknown device {settings.device!r} (choose auto, cpu, cuda)"),

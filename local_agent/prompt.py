@@ -34,9 +34,11 @@ class Budget:
     min_history: int = 0
 
     @classmethod
-    def for_context(cls, context_size: int, max_tokens: int) -> "Budget":
+    def for_context(cls, context_size: int, max_tokens: int, memory_tokens: int = 160) -> "Budget":
+        """Recalled memories are the part of the prompt the KV cache cannot reuse (they change
+        every turn), so their cap bounds the time to first token on a CPU."""
         total = max(64, context_size - max_tokens - 8)  # 8: template tokens the counter misses
-        return cls(total=total, memories=total // 4, summary=min(256, total // 8))
+        return cls(total=total, memories=min(memory_tokens, total // 4), summary=min(256, total // 8))
 
 
 @dataclass

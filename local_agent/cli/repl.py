@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
@@ -66,6 +67,9 @@ class ChatRepl:
             history = None if self.settings.incognito else self.settings.data_dir / "chat_history"
             _setup_readline(history)
         self._banner()
+        if self.agent.memory is not None:
+            # Load the embedding model while the user types the first message.
+            threading.Thread(target=self.agent.memory.store.embedder.warm_up, daemon=True).start()
         while True:
             try:
                 text = self._read_message()

