@@ -1,0 +1,60 @@
+"""--random-weights: a copy of the model with freshly initialized weights."""
+
+from __future__ import annotations
+
+import contextlib
+import tempfile
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+
+from ..config import Settings
+from ..errors import InputError
+from .measure import _child
+from .plan import BenchPlan
+
+
+def config_folder(settings: Settings) -> Path:
+    """The Hugging Face folder (config.json + tokenizer) of `settings.model`: the folder
+    itself, or the registry model's derived folder. Its weights need not be there."""
+    from ..models import load_registry
+
+    path = Path(settings.model).expanduser()
+    if not path.is_dir():
+        entry = load_registry(settings.models_dir).get(settings.model)
+        if entry is None or not entry.hf_folder:
+            raise InputError(f"--random-weights needs a model folder or a registry model with an hf_folder; "
+                             f"{settings.model!r} is neither")
+        path = Path(settings.models_dir) / entry.hf_folder
+    if not (path / "config.json").is_file():
+        raise InputError(f"--random-weights: {path} has no config.json")
+    return path
+
+
+def random_weight_model(source: Path, out: Path) -> str:
+    """Write to `out` a model with the architecture and tokenizer of `source` and freshly
+    initialized weights (generation speed does not depend on weight values), so that the
+    transformers runtimes can be measured where the real weights are not. Returns `out`."""
+    import torch
+    import transformers
+    from transformers import AutoConfig, AutoModelForCausalLM, AutoTokenizer
+
+    transformers.logging.disable_progress_bar()
+    config = AutoConfig.from_pretrained(source, local_files_only=True)
+    torch.manual_seed(0)
+    model = AutoModelForCausalLM.from_config(config, dtype=torch.float32)
+    model.save_pretrained(out, safe_serialization=True)
+    AutoTokenizer.from_pretrained(source, local_files_only=True).save_pretrained(out)
+    return str(out)
+
+
+@contextlib.contextmanager
+def _model_for_plan(settings: Settings, plan: BenchPlan) -> Iterator[Settings]:
+    """`settings`, pointed at a random-weight copy of the model when the plan asks for one."""
+    if not plan.random_weights:
+        yield settings
+        return
+    source = config_folder(settings)
+    with tempfile.TemporaryDirectory(prefix="local-agent-bench-model-") as tmp:
+        out = Path(tmp) / f"{source.name}-random"
+        yield replace(settings, model=_child(random_weight_model, source, out))

@@ -1,0 +1,131 @@
+"""The report as markdown tables, and the results as a JSON file."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+
+def _num(value: float | None, digits: int = 1) -> str:
+    return "–" if value is None else f"{value:,.{digits}f}"
+
+
+def _cell(entry: dict[str, Any] | None, key: str, factor: float = 1.0, digits: int = 1) -> str:
+    """'median (min–max)' of spread entry[key], scaled; just the median when n is 1."""
+    if not entry or not isinstance(entry.get(key), dict):
+        return "–"
+    values = entry[key]
+    median = _num(values["median"] * factor, digits)
+    if values["n"] < 2:
+        return median
+    return f"{median} ({_num(values['min'] * factor, digits)}–{_num(values['max'] * factor, digits)})"
+
+
+def _table(header: list[str], rows: list[list[str]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    return "\n".join(lines + ["| " + " | ".join(row) + " |" for row in rows])
+
+
+def _backend_table(rows: list[dict[str, Any]]) -> str:
+    header = ["backend", "load s", "prompt tok/s", "decode tok/s", "TTFT ms", "decode vs raw (paired)",
+              "peak RSS MB", "peak GPU MB"]
+    body = [[row["name"] + (" (baseline)" if row["baseline"] else ""), _num(row["load_s"], 2),
+             _cell(row, "prompt_tok_s"), _cell(row, "decode_tok_s"), _cell(row, "ttft_s", 1000, 0),
+             _cell(row, "decode_vs_raw", digits=3), _num(row["peak_rss_mb"], 0), _num(row["peak_gpu_mb"], 0)]
+            for row in rows]
+    return _table(header, body)
+
+
+def _cold_table(cold: dict[str, Any]) -> str:
+    body = [[f'`ask "hi"` {"with memory" if entry["memory"] else "--no-memory"}',
+             _cell(entry, "to_answer_s", 1, 2), _cell(entry, "exit_s", 1, 2)]
+            for entry in cold.values()]
+    return _table(["cold start (fresh data dir)", "to first answer text s", "to exit s"], body)
+
+
+def _memory_rows(memory: dict[str, Any]) -> list[list[str]]:
+    rows = []
+    if "query_embedding_ms" in memory:
+        rows.append(["query embedding (MiniLM, 1 query)", _cell(memory, "query_embedding_ms", 1, 1)])
+    for scale in memory.get("recall", []):
+        rows.append([f"recall, search only, {scale['memories']:,} memories (k={memory['k']})",
+                     _cell(scale, "recall_ms", 1, 2)])
+    pipeline = memory.get("pipeline", {})
+    if pipeline:
+        rows += _pipeline_rows(pipeline)
+    return rows
+
+
+def _pipeline_rows(pipeline: dict[str, Any]) -> list[list[str]]:
+    distill, summary, turn = pipeline["distill"], pipeline["summary"], pipeline["turn"]
+    size = f"{pipeline['store_memories']:,}"
+    return [
+        [f"runtime load (chat + distiller backends, store of {size})", _num(pipeline["runtime_load_s"] * 1000, 0)],
+        ["distillation, every message", _cell(distill, "all_ms", 1, 0)],
+        ["distillation, messages that reach the model", _cell(distill, "model_called_ms", 1, 0)],
+        [f"summary fold ({summary['messages']} messages)", _cell(summary, "fold_ms", 1, 0)],
+        ["TTFT, bare backend on the message", _cell(turn["bare"], "ttft_ms", 1, 0)],
+        ["TTFT, agent turn without memory", _cell(turn["agent_no_memory"], "ttft_ms", 1, 0)],
+        [f"TTFT, agent turn with memory ({size} memories)", _cell(turn["agent_memory"], "ttft_ms", 1, 0)],
+        [f"recall inside the turn ({size} memories, with query embedding)",
+         _cell(turn["agent_memory"], "recall_ms", 1, 1)],
+        [f"full turn without memory ({turn['tokens']} tokens)", _cell(turn["agent_no_memory"], "answer_ms", 1, 0)],
+        [f"full turn with memory ({turn['tokens']} tokens)", _cell(turn["agent_memory"], "answer_ms", 1, 0)],
+        ["memory work after the answer (store + distill)", _cell(turn["agent_memory"], "after_answer_ms", 1, 0)],
+        ["memory pipeline before the model (recall + compose)", _cell(turn["agent_memory"], "before_model_ms", 1, 1)],
+        ["TTFT with memory - bare (pipeline + longer prompt)",
+         f"{_num(turn['ttft_delta_ms'], 0)} (×{_num(turn['ttft_delta_ratio'], 2)})"],
+    ]
+
+
+def _targets_table(checks: list[dict[str, Any]]) -> str:
+    marks = {True: "yes", False: "**no**", None: "not measured"}
+    digits = {"": 3, "ms": 1, "s": 2}
+    body = [[c["target"], _num(c["value"], digits[c["unit"]]) + _unit(c), c["goal"], marks[c["met"]]]
+            for c in checks]
+    return _table(["target", "measured", "goal", "met"], body)
+
+
+def _unit(check: dict[str, Any]) -> str:
+    return f" {check['unit']}" if check["unit"] and check["value"] is not None else ""
+
+
+def render_markdown(results: dict[str, Any]) -> str:
+    """The report: one table per section, then the targets, errors and skipped rows."""
+    parts = _heading(results)
+    if results.get("backends"):
+        parts.append(_backend_table(results["backends"]))
+    if results.get("cold_start"):
+        parts.append(_cold_table(results["cold_start"]))
+    memory_rows = _memory_rows(results.get("memory", {}))
+    if memory_rows:
+        parts.append(_table(["memory pipeline", "ms"], memory_rows))
+    parts.append(_targets_table(results.get("targets", [])))
+    parts += _notes(results)
+    return "\n\n".join(parts) + "\n"
+
+
+def _heading(results: dict[str, Any]) -> list[str]:
+    machine, plan = results["machine"], results["settings"]
+    gpu = f", {machine['cuda_device_name']}" if machine.get("cuda_device_name") else ""
+    weights = " (random weights)" if plan["random_weights"] else ""
+    load = f"load average {machine.get('load_average_at_start')} → {machine.get('load_average_at_end')}"
+    return [f"## local-agent benchmark ({'quick' if plan['quick'] else 'full'}, {results['created']})",
+            f"{machine['processor']}, {machine['cpu_cores']} cores, {machine['ram_gb']} GB RAM{gpu}; {load}. "
+            f"Model {plan['model']}{weights}, {plan['threads']} threads, {plan['tokens']} tokens per run, "
+            f"greedy (repeat penalty {plan.get('repeat_penalty', 1.0):g}), {plan['reps']} runs after a warm-up; "
+            "cells are median (min–max)."]
+
+
+def _notes(results: dict[str, Any]) -> list[str]:
+    notes = [f"- skipped {name}: {reason}" for name, reason in results.get("backends_skipped", {}).items()]
+    notes += [f"- **failed** {name}: {error}" for name, error in results.get("errors", {}).items()]
+    if "wall_s" in results:
+        notes.append(f"- wall time {results['wall_s']:.0f} s")
+    return ["\n".join(notes)] if notes else []
+
+
+def write_json(results: dict[str, Any], path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(results, indent=1) + "\n")

@@ -1,0 +1,147 @@
+"""Running a plan: its steps in order, each failure recorded, the results dict assembled."""
+
+from __future__ import annotations
+
+import datetime as dt
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field, replace
+from typing import TYPE_CHECKING, Any
+
+from ..config import Settings
+from ..errors import InputError, LocalAgentError
+from .coldstart import measure_cold_start
+from .generation import answer_settings, measure_backend
+from .machine import _load_average, machine_description
+from .measure import _child
+from .pipeline import measure_pipeline
+from .plan import SECTIONS, BackendRow, BenchPlan, candidate_rows, select_rows
+from .random_weights import _model_for_plan
+from .raw_llama import measure_raw_llama
+from .recall import measure_recall
+from .targets import targets
+
+if TYPE_CHECKING:
+    from ..backends.probe import HardwareInfo
+
+
+RESULTS_VERSION = 1
+
+
+Step = tuple[str, Callable[[], None]]
+
+
+@dataclass
+class _Run:
+    """One benchmark run: its steps fill `results` as they go; a step that fails is
+    recorded under `errors` and the others still run."""
+
+    settings: Settings
+    plan: BenchPlan
+    results: dict[str, Any] = field(default_factory=dict)
+    prompts: dict[str, list[str]] = field(default_factory=dict)  # per llama-cpp row, for the raw baseline
+
+    def steps(self, hw: "HardwareInfo") -> list[Step]:
+        steps: list[Step] = []
+        if "backends" in self.plan.sections:
+            steps += self._backend_steps(hw)
+        if "cold-start" in self.plan.sections:
+            steps += [("cold start, no memory", lambda: self._cold_start(False)),
+                      ("cold start, memory", lambda: self._cold_start(True))]
+        if "memory" in self.plan.sections:
+            steps += [("recall", self._recall), ("memory pipeline", self._pipeline)]
+        return steps
+
+    def _backend_steps(self, hw: "HardwareInfo") -> list[Step]:
+        rows, skipped = candidate_rows(hw, self.plan.random_weights)
+        self.results["backends"], self.results["backends_skipped"] = [], skipped
+        steps: list[Step] = []
+        for row in select_rows(rows, self.plan.backends):
+            steps.append((row.name, lambda row=row: self._backend(row)))
+            if row.backend == "llama-cpp":
+                steps.append((f"raw llama-cpp-python/{row.device}", lambda row=row: self._raw(row)))
+        return steps
+
+    def _backend(self, row: BackendRow) -> None:
+        measured = _child(measure_backend, self.settings, row.backend, row.device, self.plan.reps, self.plan.tokens)
+        self.prompts[row.name] = measured.pop("prompts")
+        self.results["backends"].append({"name": row.name, "baseline": False, **measured})
+
+    def _raw(self, row: BackendRow) -> None:
+        from ..models import resolve_model
+
+        if row.name not in self.prompts:
+            raise LocalAgentError(f"no prompts: the {row.name} row failed")
+        gguf = resolve_model(self.settings.model, self.settings.models_dir).gguf_path
+        measured = _child(measure_raw_llama, self.settings, gguf, row.device, self.plan.reps, self.plan.tokens,
+                          self.prompts[row.name])
+        self.results["backends"].append({"name": f"raw/{row.device}", "baseline": True, **measured})
+
+    def _cold_start(self, memory: bool) -> None:
+        # --quick warms up once, before the first of the two.
+        warm_up = not (self.plan.quick and memory)
+        measured = measure_cold_start(self.settings, memory, self.plan.cold_reps, warm_up=warm_up)
+        self.results.setdefault("cold_start", {})["memory" if memory else "no_memory"] = measured
+
+    def _recall(self) -> None:
+        k = self.settings.recall_k + 4  # what the agent asks the store for
+        self.results.setdefault("memory", {}).update(
+            _child(measure_recall, self.plan.recall_sizes, self.plan.recall_passes, k))
+
+    def _pipeline(self) -> None:
+        self.results.setdefault("memory", {})["pipeline"] = _child(measure_pipeline, self.settings, self.plan)
+
+
+def run_benchmark(settings: Settings, plan: BenchPlan, progress: bool = True) -> dict[str, Any]:
+    """Run every step of `plan` and return all numbers with the machine's description."""
+    from tqdm import tqdm
+
+    from ..backends.probe import physical_cores, probe_hardware
+
+    unknown = set(plan.sections) - set(SECTIONS)
+    if unknown:
+        raise InputError(f"unknown section(s) {', '.join(sorted(unknown))} (choose from {', '.join(SECTIONS)})")
+    start = time.perf_counter()
+    settings = replace(settings, threads=settings.threads or physical_cores())
+    results: dict[str, Any] = {"version": RESULTS_VERSION, "created": dt.datetime.now().isoformat(timespec="seconds"),
+                               "machine": machine_description(), "settings": _settings_dict(settings, plan),
+                               "errors": {}}
+    with _model_for_plan(settings, plan) as measured_settings:
+        run = _Run(measured_settings, plan, results)
+        steps = run.steps(probe_hardware())
+        with tqdm(steps, desc="benchmark", unit="step", file=sys.stderr, disable=not progress) as bar:
+            for name, step in bar:
+                bar.set_postfix_str(name)
+                _run_step(name, step, results["errors"])
+    _add_ratios(results.get("backends", []))
+    results["targets"] = targets(results)
+    results["machine"]["load_average_at_end"] = _load_average()
+    results["wall_s"] = time.perf_counter() - start
+    return results
+
+
+def _run_step(name: str, step: Callable[[], None], errors: dict[str, str]) -> None:
+    try:
+        step()
+    except Exception as exc:  # one failed measurement must not lose the others
+        errors[name] = f"{type(exc).__name__}: {' '.join(str(exc).split())[:500]}"
+
+
+def _settings_dict(settings: Settings, plan: BenchPlan) -> dict[str, Any]:
+    return {"model": settings.model, "threads": settings.threads, "ctx_size": settings.ctx_size,
+            "backend_for_pipeline": settings.backend, "device_for_pipeline": settings.device,
+            "greedy": True, "repeat_penalty": answer_settings(settings, plan.tokens).repeat_penalty,
+            **asdict(plan)}
+
+
+def _add_ratios(rows: list[dict[str, Any]]) -> None:
+    """Each llama-cpp row's decode speed and time to first token relative to raw
+    llama-cpp-python on the same device, from the paired runs."""
+    baselines = {row["device"]: row for row in rows if row.get("baseline")}
+    for row in rows:
+        raw = baselines.get(row["device"])
+        if row.get("baseline") or row["backend"] != "llama-cpp" or raw is None:
+            continue
+        row["decode_vs_raw"] = raw["paired"]["decode_ratio"]
+        row["ttft_vs_raw"] = raw["paired"]["ttft_ratio"]

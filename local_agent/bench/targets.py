@@ -1,0 +1,44 @@
+"""The issue's targets, each checked against its measured value."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .stats import _median
+
+
+# Targets from issue 4 (value must be >= or <= the limit).
+DECODE_RATIO_GOAL = 0.95
+MEMORY_OVERHEAD_GOAL_MS = 50.0
+RECALL_P50_GOAL_MS = 20.0
+CHAT_TTFT_GOAL_S = 1.0
+
+
+def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
+    """The issue's targets with the measured value (None: not measured in this run)."""
+    memory = results.get("memory", {})
+    turn = memory.get("pipeline", {}).get("turn", {})
+    ratios = [_median(r, "decode_vs_raw") for r in results.get("backends", []) if "decode_vs_raw" in r]
+    recall_top = max(memory.get("recall", []), key=lambda r: r["memories"], default=None)
+    store_size = memory.get("pipeline", {}).get("store_memories")
+    checks = [
+        ("agent decode / raw llama-cpp-python (paired runs)", min(ratios, default=None),
+         ">=", DECODE_RATIO_GOAL, ""),
+        (f"memory pipeline overhead on TTFT (recall + compose) at {store_size or 10_000:,} memories",
+         turn.get("memory_overhead_ms"), "<=", MEMORY_OVERHEAD_GOAL_MS, "ms"),
+        (f"recall p50 at {recall_top['memories'] if recall_top else 100_000:,} memories",
+         _median(recall_top, "recall_ms"), "<=", RECALL_P50_GOAL_MS, "ms"),
+        ("TTFT of a chat turn with memory, once loaded",
+         _ms_to_s(_median(turn.get("agent_memory"), "ttft_ms")), "<=", CHAT_TTFT_GOAL_S, "s"),
+    ]
+    return [_check(*check) for check in checks]
+
+
+def _ms_to_s(value: float | None) -> float | None:
+    return None if value is None else value / 1000
+
+
+def _check(name: str, value: float | None, op: str, goal: float, unit: str) -> dict[str, Any]:
+    met = None if value is None else (value >= goal if op == ">=" else value <= goal)
+    return {"target": name, "value": value, "goal": f"{op} {goal:g}{' ' + unit if unit else ''}", "unit": unit,
+            "met": met}
