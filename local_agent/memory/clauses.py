@@ -28,7 +28,7 @@ _QUESTION_OPENERS = (
 )
 # A clause starts after "but/and/so ..." or a comma when a subject or a question follows.
 _CLAUSE_BREAK = re.compile(
-    rf",?\s+(?:but|and|so|because|though|although|since|while|plus|whereas)\s+(?={_SUBJECTS}\b)"
+    rf",?\s+(?:but|and|so|because|though|although|plus|whereas)\s+(?={_SUBJECTS}\b)"
     rf"|,\s+(?={_SUBJECTS}\b)"
     rf"|,\s+(?=(?:and |but |so )?{_QUESTION_OPENERS}\s+(?:you|your|u|about)\b)",
     re.I,
@@ -40,7 +40,19 @@ _INTERJECTION = re.compile(
     r"\b[\s,!.:;-]*)+",
     re.I,
 )
-_FIRST_PERSON = re.compile(r"^(?:I|I'm|I've|I'd|I'll|my|me and my|mine)\b", re.I)
+_BARE_SUBJECT = re.compile(r"^\W*(?:my|our)(?: \w+){1,2}\W*$", re.I)
+_FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|I'd|I'll|my|me|mine|myself|we|we're|we've|our|ours)\b", re.I)
+# A run-on "Summer is my favorite I love fishing" has a second clause at the bare " I ", unless
+# the word before it introduces a subordinate clause ("the way I", "that I", "so I").
+_RUN_ON = re.compile(
+    r"(?<=[a-z]) (?=I (?:am|have|had|was|love|like|hate|work|live|do|don't|enjoy|own|got|go|play|can|"
+    r"just|also|really|used|grew|need|want)\b|I'm |I've )"
+)
+_SUBORDINATORS = frozenset(
+    """that which when where if because as since so and but or what how why who whom than while until
+    before after though whether think know guess hope wish mean say said believe feel way time thing
+    things one ones all the a an once till cause cuz now then also""".split()
+)
 _QUESTION_START = re.compile(rf"^{_QUESTION_OPENERS}\b", re.I)
 _REQUEST_START = re.compile(
     r"^(?:please|pls|can you|could you|would you|will you|help me|tell me|show me|give me|let me know|"
@@ -59,7 +71,7 @@ _IMPERATIVE_VERBS = frozenset(
     fill find fix format generate get give go guess help identify imagine improve include
     write know label let list look make mark match name note offer organize outline paraphrase
     pick plan predict prepare proofread provide put rank rate read recommend remove rephrase
-    replace respond restate return review revise rewrite say schedule select send shorten show
+    remind replace respond restate return review revise rewrite say schedule select send shorten show
     simplify solve sort spell split state suggest summarize summarise take talk teach tell think
     transform translate try turn use verify book buy convince design detect find order""".split()
 )
@@ -75,7 +87,8 @@ class Clause:
 
     @property
     def first_person(self) -> bool:
-        return _FIRST_PERSON.match(self.text) is not None
+        """Whether the speaker speaks of themself anywhere in the clause."""
+        return _FIRST_PERSON.search(self.text) is not None
 
     @property
     def first_person_statement(self) -> bool:
@@ -93,13 +106,36 @@ def split_clauses(message: str) -> list[Clause]:
     """The message's clauses in order, each with its act."""
     clauses = []
     for sentence in _SENTENCE_BREAK.split(normalize(message)):
-        parts = [p for p in _CLAUSE_BREAK.split(sentence) if p and p.strip()]
+        pieces = [q for p in _CLAUSE_BREAK.split(sentence) if p and p.strip() for q in _split_run_on(p)]
+        parts = _merge_bare_subjects([p for p in pieces if p.strip()])
         for index, part in enumerate(parts):
             is_last = index == len(parts) - 1
             clause = _clean(part)
             if clause:
                 clauses.append(Clause(clause, _act(clause, asked=is_last and sentence.rstrip().endswith("?"))))
     return clauses
+
+
+def _split_run_on(text: str) -> list[str]:
+    """Split "Summer is my favorite I love fishing" before the bare "I"."""
+    pieces, start = [], 0
+    for match in _RUN_ON.finditer(text):
+        previous = text[start:match.start()].rsplit(" ", 1)[-1].lower()
+        if previous not in _SUBORDINATORS:
+            pieces.append(text[start:match.start()])
+            start = match.end()
+    return pieces + [text[start:]]
+
+
+def _merge_bare_subjects(parts: list[str]) -> list[str]:
+    """Join "My wife" back to "and I just bought a house": a bare noun phrase is no clause."""
+    merged: list[str] = []
+    for part in parts:
+        if merged and _BARE_SUBJECT.match(merged[-1]):
+            merged[-1] = f"{merged[-1]} and {part}"
+        else:
+            merged.append(part)
+    return merged
 
 
 def _clean(part: str) -> str:

@@ -13,6 +13,7 @@ _ADVERBS = (
 )
 # Subject + auxiliary at the start of the clause -> the user's form of it.
 _LEADS = [
+    (re.compile(r"^my (\w+) and I\b", re.I), r"The user and their \1"),
     (re.compile(r"^my\b", re.I), "The user's"),
     (re.compile(r"^mine\b", re.I), "The user's"),
     (re.compile(r"^me and my\b", re.I), "The user and their"),
@@ -25,7 +26,9 @@ _LEADS = [
     (re.compile(r"^I (?:won't|will not)\b", re.I), "The user will not"),
     (re.compile(r"^I'd\b", re.I), "The user would"),
     (re.compile(r"^I'll\b", re.I), "The user will"),
+    (re.compile(r"^me\b", re.I), "The user"),
 ]
+_FIRST_MENTION = re.compile(r"\b(?:I|I'm|I've|I'd|I'll|my|mine|me)\b", re.I)
 _LEAD_VERB = re.compile(rf"^I\s+({_ADVERBS})([A-Za-z-]+)\b", re.I)
 _MODALS = frozenset("can could will would should must might may shall did do does".split())
 _IRREGULAR_PAST = frozenset(
@@ -65,23 +68,38 @@ def third_singular(verb: str) -> str:
 
 
 def third_person(clause: str) -> str:
-    """The clause as a sentence about the user. A clause that does not start with a
-    first-person subject only gets its later pronouns changed."""
+    """The clause as a sentence about the user: the first mention of the speaker becomes "the
+    user" (with the verb agreeing), later ones "they/their/them"."""
     text = clause.strip().rstrip(".!?;,")
-    head, rest = _rewrite_lead(text)
+    start = _FIRST_MENTION.search(text)
+    if start is None:
+        return _sentence(text)
+    head, rest = _rewrite_lead(text[start.start():])
+    if start.start() > 0:
+        head = head[:1].lower() + head[1:]
+    return _sentence(text[:start.start()] + head + later_pronouns(rest))
+
+
+def later_pronouns(text: str) -> str:
+    """Turn the speaker's pronouns in a sentence that already names the user into
+    they/their/them ("The user loves my aunt" -> "The user loves their aunt")."""
     for pattern, replacement in _REST:
-        rest = pattern.sub(replacement, rest)
-    sentence = (head + rest).strip()
-    return sentence[:1].upper() + sentence[1:] + "."
+        text = pattern.sub(replacement, text)
+    return text
+
+
+def _sentence(text: str) -> str:
+    text = text.strip()
+    return text[:1].upper() + text[1:] + "."
 
 
 def _rewrite_lead(text: str) -> tuple[str, str]:
     for pattern, replacement in _LEADS:
         match = pattern.match(text)
         if match:
-            return replacement, text[match.end():]
+            return match.expand(replacement), text[match.end():]
     match = _LEAD_VERB.match(text)
     if match:
         adverbs = match.group(1)
         return f"The user {adverbs}{third_singular(match.group(2))}", text[match.end():]
-    return "", text
+    return "The user", text[1:]  # a bare "I" before something that is not a verb

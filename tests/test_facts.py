@@ -1,0 +1,65 @@
+"""The save policy, on the real store with the real embedder: a repeated fact is refreshed,
+not copied; a fact with the same key and new content supersedes the old one."""
+
+from __future__ import annotations
+
+import pytest
+
+from local_agent.memory.distill import ProposedFact
+from local_agent.memory.facts import save_fact
+from local_agent.memory.store import MemoryStore
+from local_agent.types import FactCandidate
+
+from .memory_fixtures import data_dir, embedder, store  # noqa: F401  (fixtures)
+
+PROVENANCE = {"session": "s1", "turn_index": 0, "role": "user"}
+
+
+def save(store: MemoryStore, text: str, key=None, route="rule", **decision):
+    return save_fact(store, FactCandidate(text, route, key), provenance=PROVENANCE, decision=decision)
+
+
+def test_new_fact_is_added_with_route_and_key(store: MemoryStore) -> None:
+    outcome = save(store, "The user lives in Lisbon.", ("user", "home city"))
+    assert outcome.action == "added" and outcome.previous is None
+    record = store.get(outcome.record.id)
+    assert record.kind == "fact" and record.key == ("user", "home city")
+    assert record.decision["route"] == "rule" and record.provenance["session"] == "s1"
+
+
+def test_repeated_fact_is_refreshed_not_copied(store: MemoryStore) -> None:
+    first = save(store, "The user has two cats.")
+    again = save(store, "The user has two cats.", route="model", raw_json='{"memories": []}')
+    assert again.action == "refreshed"
+    assert again.record.id == first.record.id
+    assert len(store.records("fact")) == 1
+    assert store.get(first.record.id).provenance["seen"] == 2
+
+
+def test_same_key_new_content_supersedes(store: MemoryStore) -> None:
+    old = save(store, "The user lives in Lisbon.", ("user", "home city"))
+    new = save(store, "The user lives in Berlin now.", ("user", "home city"))
+    assert new.action == "superseded"
+    assert new.previous is not None and new.previous.id == old.record.id
+    assert [r.text for r in store.records("fact")] == ["The user lives in Berlin now."]
+    assert store.find_by_key(("user", "home city")).id == new.record.id
+    assert store.get(old.record.id).superseded_by == new.record.id
+
+
+def test_unrelated_facts_without_key_are_both_added(store: MemoryStore) -> None:
+    save(store, "The user likes jazz.")
+    outcome = save(store, "The user works night shifts at a hospital.")
+    assert outcome.action == "added"
+    assert len(store.records("fact")) == 2
+
+
+def test_rule_name_is_recorded_in_decision(store: MemoryStore) -> None:
+    candidate = ProposedFact("The user's name is Alex.", "rule", ("user", "name"), rule="name")
+    outcome = save_fact(store, candidate, provenance=PROVENANCE, decision={"valid_json": None})
+    assert outcome.record.decision == {"valid_json": None, "route": "rule", "rule": "name"}
+
+
+def test_threshold_must_be_a_similarity(store: MemoryStore) -> None:
+    with pytest.raises(ValueError):
+        save_fact(store, FactCandidate("The user likes tea.", "rule"), provenance={}, decision={},
+                  duplicate_threshold=0.0)
