@@ -113,6 +113,7 @@ class FactCandidate:
     text: str
     route: Literal["model", "rule", "user"]
     key: tuple[str, str] | None = None
+    rule: str | None = None  # the rule that made it (None for the model route)
 
 
 @dataclass

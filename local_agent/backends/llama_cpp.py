@@ -164,7 +164,8 @@ class LlamaCppBackend(Backend):
         key = json.dumps(schema, sort_keys=True)
         if key not in self._grammars:
             try:
-                self._grammars[key] = self._lib.LlamaGrammar.from_json_schema(key, verbose=False)
+                # The schema's own key order is the order the model writes the fields in.
+                self._grammars[key] = self._lib.LlamaGrammar.from_json_schema(json.dumps(schema), verbose=False)
             except (ValueError, KeyError, NotImplementedError) as exc:
                 raise BackendError(f"llama.cpp cannot turn this JSON schema into a grammar: {exc}") from None
         return self._grammars[key]

@@ -74,13 +74,6 @@ def schema_token_bound(max_memories: int = MAX_MEMORIES, max_chars: int = MAX_ME
 DEFAULT_MAX_TOKENS = schema_token_bound()
 
 
-@dataclass
-class ProposedFact(FactCandidate):
-    """A FactCandidate with the rule that made it (None for the model route)."""
-
-    rule: str | None = None
-
-
 @dataclass(frozen=True)
 class DistillPrompt:
     """The few-shot prompt: fixed messages, then the user's message in the last one."""
@@ -137,7 +130,7 @@ class Distiller:
         decision = self.gate.check(user_message)
         rule_facts = extract_from(decision.clauses) if decision.statements else []
         for fact in rule_facts:
-            self._consider(ProposedFact(fact.text, "rule", fact.key, fact.rule), user_message, result)
+            self._consider(FactCandidate(fact.text, "rule", fact.key, fact.rule), user_message, result)
         uncovered = _uncovered(decision.durable(self.gate.threshold), rule_facts)
         if not decision.passed:
             log.debug("distill gate: %s: %r", decision.reason, user_message[:80])
@@ -157,12 +150,12 @@ class Distiller:
         if self.backend is not None:
             focus = [text for text in statements if text not in covered]
             for text in self._ask_model(self.backend, focus, result):
-                self._consider(ProposedFact(text, "model", infer_key(text)), " ".join(statements), result)
+                self._consider(FactCandidate(text, "model", infer_key(text)), " ".join(statements), result)
         model_facts = [c.text for c in result.candidates if c.route == "model"]
         for clause in uncovered:
             if not any(_speaks_of(fact, clause.text) for fact in model_facts):
                 text = third_person(clause.text)
-                self._consider(ProposedFact(text, "rule", infer_key(text), "rewrite"), clause.text, result)
+                self._consider(FactCandidate(text, "rule", infer_key(text), "rewrite"), clause.text, result)
 
     def _ask_model(self, backend: Backend, statements: list[str], result: DistillResult) -> list[str]:
         messages = self._fitting_prompt(backend, statements)
@@ -187,7 +180,7 @@ class Distiller:
             else:
                 kept[0] = kept[0][: len(kept[0]) // 2]
 
-    def _consider(self, candidate: ProposedFact, message: str, result: DistillResult) -> None:
+    def _consider(self, candidate: FactCandidate, message: str, result: DistillResult) -> None:
         reason = self.checker.reason_to_reject(candidate.text, message)
         if reason is None:
             reason = _duplicate_reason(candidate, result.candidates)

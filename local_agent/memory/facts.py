@@ -61,7 +61,7 @@ def _duplicate_of(store: "MemoryStore", text: str, threshold: float) -> MemoryRe
 
 def _completed(decision: dict[str, Any], candidate: FactCandidate) -> dict[str, Any]:
     extra: dict[str, Any] = {"route": candidate.route}
-    rule = getattr(candidate, "rule", None)
+    rule = candidate.rule
     if rule:
         extra["rule"] = rule
     return {**decision, **extra}
