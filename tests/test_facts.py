@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import pytest
 
-from local_agent.memory.distill import ProposedFact
 from local_agent.memory.facts import save_fact
 from local_agent.memory.store import MemoryStore
 from local_agent.types import FactCandidate
@@ -54,7 +53,7 @@ def test_unrelated_facts_without_key_are_both_added(store: MemoryStore) -> None:
 
 
 def test_rule_name_is_recorded_in_decision(store: MemoryStore) -> None:
-    candidate = ProposedFact("The user's name is Alex.", "rule", ("user", "name"), rule="name")
+    candidate = FactCandidate("The user's name is Alex.", "rule", ("user", "name"), rule="name")
     outcome = save_fact(store, candidate, provenance=PROVENANCE, decision={"valid_json": None})
     assert outcome.record.decision == {"valid_json": None, "route": "rule", "rule": "name"}
 
