@@ -15,8 +15,12 @@ PRIVATE_DIR = 0o700
 
 
 def ensure_private_dir(path: Path) -> Path:
-    """Create `path` (and parents) readable by the user only."""
-    path.mkdir(parents=True, exist_ok=True, mode=PRIVATE_DIR)
+    """Create `path` readable by the user only, and any missing parents too (the data dir
+    itself must not be left world-readable); folders that already existed keep their mode."""
+    missing = [folder for folder in [path, *path.parents] if not folder.exists()]
+    for folder in reversed(missing):
+        folder.mkdir(exist_ok=True, mode=PRIVATE_DIR)
+        os.chmod(folder, PRIVATE_DIR)
     os.chmod(path, PRIVATE_DIR)
     return path
 

@@ -165,13 +165,25 @@ def append_lines(path: Path, lines: bytes) -> None:
     """Append whole lines with one write() (looping only if the kernel writes less) and fsync."""
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, PRIVATE_FILE)
     try:
-        view = memoryview(lines)
-        while view:
-            written = os.write(fd, view)
-            view = view[written:]
-        os.fsync(fd)
+        size = os.fstat(fd).st_size
+        try:
+            view = memoryview(lines)
+            while view:
+                written = os.write(fd, view)
+                view = view[written:]
+            os.fsync(fd)
+        except OSError:
+            _cut_back(fd, size)  # a full disk leaves no partial line (and no partial text)
+            raise
     finally:
         os.close(fd)
+
+
+def _cut_back(fd: int, size: int) -> None:
+    try:
+        os.ftruncate(fd, size)
+    except OSError:
+        pass  # readers skip a torn last line, and the next writer cuts it
 
 
 def truncate_tail(path: Path, size: int) -> None:
