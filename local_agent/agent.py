@@ -220,8 +220,8 @@ class Agent:
             self._store_turn(result)
             self._distill(result)
             self._summarize(result)
-        except Exception as exc:  # reported on the result; the chat goes on
-            log.exception("memory work after the turn failed")
+        except Exception as exc:  # reported on the result as one line; the chat goes on
+            log.debug("memory work after the turn failed", exc_info=True)
             result.background_error = f"{type(exc).__name__}: {exc}"
 
     def _store_turn(self, result: TurnResult) -> None:
