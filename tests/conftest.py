@@ -26,3 +26,15 @@ def default_gguf() -> Path:
     if not DEFAULT_GGUF.is_file():
         pytest.fail(f"default model missing at {DEFAULT_GGUF}: run `make install`")
     return DEFAULT_GGUF
+
+
+@pytest.fixture
+def scripted(monkeypatch: pytest.MonkeyPatch):
+    """Every backend the app creates is one scripted model that records its prompts."""
+    from local_agent.backends.probe import BackendChoice
+    from tests.fakes import ScriptedBackend
+
+    backend = ScriptedBackend(default="Scripted answer.")
+    choice = BackendChoice(backend="scripted", device="cpu", reason="test")
+    monkeypatch.setattr("local_agent.app.create_backend", lambda settings, model=None: (backend, choice))
+    return backend

@@ -7,18 +7,7 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from local_agent.backends.probe import BackendChoice
 from local_agent.cli import cli
-from tests.fakes import ScriptedBackend
-
-
-@pytest.fixture
-def scripted(monkeypatch):
-    """Every backend the app creates is one scripted model that records its prompts."""
-    backend = ScriptedBackend(default="Scripted answer.")
-    choice = BackendChoice(backend="scripted", device="cpu", reason="test")
-    monkeypatch.setattr("local_agent.app.create_backend", lambda settings, model=None: (backend, choice))
-    return backend
 
 
 def run(*args, input=None):

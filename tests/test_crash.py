@@ -110,6 +110,19 @@ def _check_store(data_dir: Path, embedder: HashEmbedder, acked: set[str]) -> int
         return len(records)
 
 
+@pytest.fixture(autouse=True)
+def tqdm_thread_locks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """tqdm (used by bm25s even with progress off) guards its bars with a multiprocessing lock
+    that a fork shares: a writer killed while holding it would hang this process. Every tqdm
+    class, including subclasses that made their own lock earlier in the session, gets a
+    thread lock instead, which a fork copies."""
+    classes = [tqdm.std.tqdm]
+    while classes:
+        cls = classes.pop()
+        monkeypatch.setattr(cls, "_lock", threading.RLock(), raising=False)
+        classes.extend(cls.__subclasses__())
+
+
 @pytest.mark.slow
 def test_sigkill_while_writing_never_loses_an_acknowledged_memory(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
@@ -117,9 +130,6 @@ def test_sigkill_while_writing_never_loses_an_acknowledged_memory(
     # Compact often, so that many kills land in the middle of a compaction.
     monkeypatch.setattr(compaction, "JOURNAL_MIN_OPS", 6)
     monkeypatch.setattr(compaction, "JOURNAL_SHARE", 0.0)
-    # tqdm (used by bm25s even with progress off) guards its bars with a multiprocessing lock
-    # that a fork shares: a writer killed while holding it would hang this process.
-    monkeypatch.setattr(tqdm.tqdm, "_lock", threading.RLock(), raising=False)
     data_dir = tmp_path / "data"
     embedder = HashEmbedder()
     MemoryStore.open(data_dir, embedder).close()  # warm: imports, FAISS, the folder

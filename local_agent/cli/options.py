@@ -18,6 +18,7 @@ from ..config import Settings, load_settings
 
 COMMON_OPTIONS: list[tuple[tuple[str, ...], dict[str, Any]]] = [
     (("--model", "-m"), dict(help="Registry name, path to a .gguf file, or path to a Hugging Face model folder.")),
+    (("--distill-model",), dict(help="A separate model for distilling memories (default: the chat model).")),
     (("--backend",), dict(type=click.Choice(["auto", "llama-cpp", "transformers", "transformers-4bit"]),
                           help="Runtime; auto picks by hardware (see `local-agent info`).")),
     (("--device",), dict(type=click.Choice(["auto", "cpu", "cuda"]), help="Where the model runs.")),
