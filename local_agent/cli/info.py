@@ -67,9 +67,9 @@ def _print_info(report: dict) -> None:
     click.echo("hardware    " + ", ".join(f"{k}={v}" for k, v in hw.items()))
     choice = report["choice"]
     if "error" in choice:
-        click.echo(f"backend     cannot run: {choice['error']}")
+        click.echo(f"would run   nothing: {choice['error']}")
     else:
-        click.echo(f"backend     {choice['backend']} on {choice['device']}: {choice['reason']}")
+        click.echo(f"would run   {choice['backend']} on {choice['device']}: {choice['reason']}")
     for key, value in report["settings"].items():
         click.echo(f"{key:<11} {value}")
     for row in report["models"]:
