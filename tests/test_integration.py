@@ -103,3 +103,17 @@ def test_missing_model_is_one_line_error(tmp_path):
     assert out.returncode == 1
     lines = out.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error:") and "offline" in lines[0]
+
+
+def test_batch_workers_run_sessions_in_parallel_and_keep_input_order(tmp_path):
+    source = tmp_path / "two.jsonl"
+    lines = [{"session": "a", "input": "Hi, I am Ann."}, {"session": "b", "input": "Hello, I live in Oslo."},
+             {"session": "a", "input": "What is my name?"}, {"session": "b", "input": "Where do I live?"}]
+    source.write_text("".join(json.dumps(line) + "\n" for line in lines) + "{broken\n")
+    out = cli("batch", str(source), "--workers", "2", "--quiet", "--max-tokens", "8", data_dir=tmp_path / "d")
+    assert out.returncode == 1 and "Traceback" not in out.stderr
+    rows = [json.loads(line) for line in out.stdout.splitlines()]
+    assert [r["line"] for r in rows] == [1, 2, 3, 4, 5]
+    assert [r["session"] for r in rows[:4]] == ["a", "b", "a", "b"]
+    assert all(r["answer"] and r["error"] is None for r in rows[:4])
+    assert "invalid JSON" in rows[4]["error"]

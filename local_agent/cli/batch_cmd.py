@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+import functools
+import io
+import json
+import multiprocessing
+import multiprocessing.util
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
 import click
 
 from ..app import Runtime, build_runtime
+from ..config import Settings
 from ..batch import BatchItem, BatchRunner, done_lines, looks_like_jsonl, parse_lines
 from ..memory.sessions import SessionStore
 from ..types import GenerationSettings
@@ -43,6 +50,60 @@ def _responder(runtime: Runtime, base: GenerationSettings):
     return respond
 
 
+# -- parallel sessions: one runtime per worker process, records written in input order ------
+_WORKER: dict[str, Any] = {}
+
+
+def _session_groups(items: list[BatchItem]) -> list[list[BatchItem]]:
+    groups: dict[str, list[BatchItem]] = {}
+    for item in items:
+        groups.setdefault(item.session, []).append(item)
+    return list(groups.values())
+
+
+def _worker_start(settings: Settings, memory: bool) -> None:
+    runtime = build_runtime(settings, memory=memory)
+    _WORKER["runtime"] = runtime
+    _WORKER["generation"] = settings.generation()
+    # Free the models before the worker's interpreter shuts down (llama.cpp cannot after).
+    multiprocessing.util.Finalize(runtime, runtime.close, exitpriority=10)
+
+
+def _worker_run(group: list[BatchItem], fail_fast: bool) -> list[tuple[int, str, bool]]:
+    """One session's lines, in order; returns (line, JSON record, failed) for each written."""
+    sink = io.StringIO()
+    BatchRunner(_responder(_WORKER["runtime"], _WORKER["generation"]), sink, fail_fast=fail_fast).run(group)
+    _WORKER["runtime"].agent.wait()
+    records = [json.loads(text) for text in sink.getvalue().splitlines()]
+    return [(r["line"], json.dumps(r, ensure_ascii=False), r["error"] is not None) for r in records]
+
+
+def _run_parallel(items: list[BatchItem], workers: int, settings: Settings, memory: bool, sink: IO[str],
+                  fail_fast: bool, progress: Callable[[], None]) -> tuple[int, int]:
+    """Sessions run in `workers` processes; a record is written once every earlier line's is.
+    Returns (failed, written)."""
+    order = [item.line for item in items]
+    ready: dict[int, tuple[str, bool]] = {}
+    failed = written = 0
+    context = multiprocessing.get_context("spawn")
+    with context.Pool(workers, initializer=_worker_start, initargs=(settings, memory)) as pool:
+        run = functools.partial(_worker_run, fail_fast=fail_fast)
+        for results in pool.imap_unordered(run, _session_groups(items)):
+            ready.update((line, (text, bad)) for line, text, bad in results)
+            while written < len(order) and order[written] in ready:
+                text, bad = ready.pop(order[written])
+                sink.write(text + "\n")
+                sink.flush()
+                written += 1
+                progress()
+                failed += bad
+                if bad and fail_fast:
+                    return failed, written
+        pool.close()  # let the workers finish cleanly instead of being terminated
+        pool.join()
+    return failed, written
+
+
 @cli.command()
 @click.argument("source", metavar="INPUT")
 @click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write JSONL here instead of stdout.")
@@ -51,9 +112,12 @@ def _responder(runtime: Runtime, base: GenerationSettings):
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 @click.option("--no-memory", is_flag=True, help="Neither recall nor remember.")
 @click.option("--incognito", is_flag=True, default=None, help="Read memory, write nothing.")
+@click.option("--workers", "-j", type=click.IntRange(1, 64), default=1, show_default=True,
+              help="Run independent sessions in this many processes (each loads its own model); "
+                   "records keep input order. Memory ids then depend on timing.")
 @common_options
 def batch(source: str, output: str | None, resume: bool, fail_fast: bool, quiet: bool,
-          no_memory: bool, incognito: bool | None) -> None:
+          no_memory: bool, incognito: bool | None, workers: int) -> None:
     """Run scripted conversations from INPUT (a file, or - for stdin).
 
     \b
@@ -72,17 +136,29 @@ def batch(source: str, output: str | None, resume: bool, fail_fast: bool, quiet:
     skip = done_lines(Path(output)) if resume and output else set()
     items = [i for i in parse_lines(lines, plain_text=plain, plain_session=path.stem if path else "batch")
              if i.line not in skip]
-    runtime = build_runtime(settings, session=items[0].session if items else None, memory=not no_memory)
     bar = tqdm(total=len(items), unit="line", disable=quiet, file=sys.stderr, dynamic_ncols=True)
     sink: IO[str] = open(output, "a" if resume else "w", encoding="utf-8") if output else sys.stdout
-    runner = BatchRunner(_responder(runtime, settings.generation()), sink, fail_fast=fail_fast)
     try:
-        runner.run(items, progress=lambda: bar.update(1))
+        if workers > 1 and len(_session_groups(items)) > 1:
+            failed, written = _run_parallel(items, workers, settings, not no_memory, sink, fail_fast,
+                                            lambda: bar.update(1))
+        else:
+            failed, written = _run_serial(items, settings, not no_memory, sink, fail_fast, lambda: bar.update(1))
     finally:
         bar.close()
-        runtime.close()
         if output:
             sink.close()
-    if runner.failed:
-        echo_err(f"{runner.failed} of {runner.written} lines failed")
+    if failed:
+        echo_err(f"{failed} of {written} lines failed")
         sys.exit(1)
+
+
+def _run_serial(items: list[BatchItem], settings: Settings, memory: bool, sink: IO[str], fail_fast: bool,
+                progress: Callable[[], None]) -> tuple[int, int]:
+    runtime = build_runtime(settings, session=items[0].session if items else None, memory=memory)
+    runner = BatchRunner(_responder(runtime, settings.generation()), sink, fail_fast=fail_fast)
+    try:
+        runner.run(items, progress=progress)
+    finally:
+        runtime.close()
+    return runner.failed, runner.written
