@@ -61,17 +61,15 @@ def _distill_backend(settings: Settings, chat: Backend, choice: "BackendChoice")
     return chat, False
 
 
-def load_session(sessions: SessionStore, name: str | None, new: bool) -> Session:
-    if new or name is None:
-        return sessions.load_or_create(name) if name else sessions.new()
-    return sessions.load_or_create(name)
+def load_session(sessions: SessionStore, name: str | None) -> Session:
+    """The named session (created if new), or a fresh one with a generated name."""
+    return sessions.load_or_create(name) if name else sessions.new()
 
 
 def build_runtime(
     settings: Settings,
     *,
     session: str | None = None,
-    new_session: bool = False,
     system: str | None = None,
     memory: bool = True,
     status: Status = _quiet,
@@ -94,7 +92,7 @@ def build_runtime(
         with _closing_on_error(backend):
             parts = _memory_parts(settings, backend, choice, runtime, status)
     runtime.agent = Agent(
-        backend, sessions, load_session(sessions, session, new_session), settings.generation(),
+        backend, sessions, load_session(sessions, session), settings.generation(),
         memory=parts, options=options,
     )
     return runtime

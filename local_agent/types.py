@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 Role = Literal["system", "user", "assistant"]
-MemoryKind = Literal["fact", "turn", "summary"]
+MemoryKind = Literal["fact", "turn"]
 
 
 @dataclass(frozen=True)

@@ -53,7 +53,7 @@ def test_reference_scenario_remembers_across_processes(tmp_path, isolated_dirs):
 
     # A new process and a new session: the composed prompt carries what was remembered.
     settings = load_settings({"data_dir": isolated_dirs, "max_tokens": 32})
-    runtime = build_runtime(settings, new_session=True)
+    runtime = build_runtime(settings)  # no session name: a new session
     try:
         result = runtime.agent.respond(QUESTION)
         runtime.agent.wait()

@@ -52,7 +52,7 @@ def measure_pipeline(settings: Settings, plan: BenchPlan) -> dict[str, Any]:
         data_dir = Path(tmp)
         write_synthetic_store(data_dir, plan.turn_store_size, Embedder())
         start = time.perf_counter()
-        runtime = build_runtime(replace(settings, data_dir=data_dir), memory=True, new_session=True)
+        runtime = build_runtime(replace(settings, data_dir=data_dir), memory=True)
         load_s = time.perf_counter() - start
         try:
             return {"store_memories": plan.turn_store_size, "runtime_load_s": load_s,

@@ -50,7 +50,7 @@ def chat(session: str | None, new_session: bool, system: str | None, incognito: 
     settings = settings_from(click.get_current_context(), incognito=incognito)
     session = session or (None if new_session else _latest_session(settings))
     runtime = build_runtime(
-        settings, session=session, new_session=new_session, system=system,
+        settings, session=session, system=system,
         memory=not no_memory, status=_status_printer(settings, show_loading=True),
     )
     try:
@@ -82,7 +82,7 @@ def ask(question: tuple[str, ...], as_json: bool, session: str | None, new_sessi
     text = " ".join(question) if question else read_stdin_message()
     if not text.strip():
         raise InputError("nothing to ask: give a question as an argument or on stdin")
-    runtime = build_runtime(settings, session=session, new_session=new_session or session is None,
+    runtime = build_runtime(settings, session=session,
                             system=system, memory=not no_memory, status=_status_printer(settings, show_loading=False))
     try:
         on_token = None if as_json else _stream_to_stdout
