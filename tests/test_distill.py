@@ -22,7 +22,7 @@ from .fakes import ScriptedBackend
 
 
 def answer(*memories: str, save: bool = True) -> str:
-    return json.dumps({"memories": list(memories), "save": save})
+    return json.dumps({"save": save, "memories": list(memories)})
 
 
 def distiller(*replies: str) -> tuple[Distiller, ScriptedBackend]:
@@ -85,19 +85,18 @@ def test_assistant_text_is_never_a_candidate():
     """Only the user's message reaches the model, and a memory taken from anything else (here
     the assistant's earlier answer, echoed by the model) is rejected as ungrounded."""
     assistant_said = "The user should visit the Louvre museum in Paris."
-    d, backend = distiller(answer("The user lives in a lighthouse.", "The user visits the Louvre museum in Paris."))
+    d, backend = distiller(answer("The user visits the Louvre museum in Paris."))
     result = d.distill("I live in a lighthouse and I carve wooden spoons.")
     prompt_text = "".join(m.content for m in backend.prompts[0])
     assert "Louvre" not in prompt_text and assistant_said not in texts(result)
     assert ("The user visits the Louvre museum in Paris.", "not grounded in the user's message") in result.rejected
 
 
-def test_copied_prompt_examples_are_rejected():
-    d, _ = distiller(answer("The user dislikes spicy food.", "The user lives in a tiny village in Wales."))
+@pytest.mark.parametrize("example", ["The user dislikes spicy food.", "The user lives in a tiny village in Wales."])
+def test_copied_prompt_examples_are_rejected(example):
+    d, _ = distiller(answer(example))
     result = d.distill("I repair vintage typewriters for fun.")
-    reasons = dict(result.rejected)
-    assert reasons["The user dislikes spicy food."] == "copied from the prompt"
-    assert reasons["The user lives in a tiny village in Wales."] == "copied from the prompt"
+    assert dict(result.rejected)[example] == "copied from the prompt"
     assert not [c for c in result.candidates if c.route == "model"]
 
 
@@ -138,24 +137,41 @@ def test_first_person_model_memory_is_rewritten_about_the_user():
 
 
 def test_model_repeat_of_a_rule_fact_is_dropped():
-    d, _ = distiller(answer("The user's name is Alex.", "The user repairs old motorbikes."))
+    d, _ = distiller(answer("The user's name is Alex."))
     result = d.distill("My name is Alex and I repair old motorbikes.")
     assert texts(result).count("The user's name is Alex.") == 1
-    assert [c.text for c in result.candidates if c.route == "model"] == ["The user repairs old motorbikes."]
+    assert not [c for c in result.candidates if c.route == "model"]
+    assert dict(result.rejected)["The user's name is Alex."].startswith("same name as an accepted rule fact")
 
 
 def test_schema_is_bounded_and_max_tokens_covers_the_longest_answer():
     schema = distill_schema()
-    memories = schema["properties"]["memories"]
-    assert memories["maxItems"] == 3 and memories["items"]["maxLength"] == 100
-    assert schema["additionalProperties"] is False
-    longest = json.dumps({"memories": ["x" * 100] * 3, "save": False}, indent=12)
+    assert list(schema["properties"]) == schema["required"] == ["save", "memories"]
+    assert schema["properties"]["memories"]["maxItems"] == 1 and schema["additionalProperties"] is False
+    longest = json.dumps({"save": False, "memories": [".1" * 100 + "!"]}, indent=12)
     jsonschema.validate(json.loads(longest), schema)
     assert DEFAULT_MAX_TOKENS == schema_token_bound() >= len(json.dumps(json.loads(longest)))
     # a character the pattern allows is one byte, so a token can never hold less than one
     assert all(len(chr(c).encode()) == 1 for c in range(32, 127))
+    for too_long in ("x" * 101, ".1" * 100 + "1"):
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate({"save": True, "memories": [too_long]}, schema)
     with pytest.raises(jsonschema.ValidationError):
-        jsonschema.validate({"memories": ["caf\u00e9"], "save": True}, schema)
+        jsonschema.validate({"save": True, "memories": ["caf\u00e9"]}, schema)
+
+
+@pytest.mark.parametrize(
+    ("memory", "allowed"),
+    [("The user is 5.5 feet tall.", True), ("The user's kids are 3, 5 and 9!", True),
+     ("The user is old. They run.", False), ("The user runs... a lot", False), ('The user said "hi"', False)],
+)
+def test_a_memory_is_one_sentence(memory, allowed):
+    valid = True
+    try:
+        jsonschema.validate({"save": True, "memories": [memory]}, distill_schema())
+    except jsonschema.ValidationError:
+        valid = False
+    assert valid is allowed
 
 
 def test_generation_is_greedy_and_max_tokens_cannot_be_below_the_bound():

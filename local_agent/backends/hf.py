@@ -246,7 +246,7 @@ class _TransformersBackend(Backend):
         The tokenizer's vocabulary table is built once; the parser is per generation."""
         _patch_legacy_tokenization_module()
         try:
-            from lmformatenforcer import JsonSchemaParser
+            from lmformatenforcer import CharacterLevelParserConfig, JsonSchemaParser
             from lmformatenforcer.integrations.transformers import (
                 build_token_enforcer_tokenizer_data,
                 build_transformers_prefix_allowed_tokens_fn,
@@ -255,7 +255,9 @@ class _TransformersBackend(Backend):
             raise BackendError("JSON-constrained output needs lm-format-enforcer: pip install lm-format-enforcer") from None
         if self._enforcer_data is None:
             self._enforcer_data = build_token_enforcer_tokenizer_data(self.tokenizer)
-        return build_transformers_prefix_allowed_tokens_fn(self._enforcer_data, JsonSchemaParser(schema))
+        # Fields in the schema's order, as llama.cpp's grammar writes them.
+        parser = JsonSchemaParser(schema, config=CharacterLevelParserConfig(force_json_field_order=True))
+        return build_transformers_prefix_allowed_tokens_fn(self._enforcer_data, parser)
 
     # -- lifecycle ----------------------------------------------------------------------------
     def describe(self) -> dict[str, Any]:

@@ -7,16 +7,19 @@ reuses the KV cache for the prompt prefix shared with the previous call.
 
 from __future__ import annotations
 
+import codecs
 import json
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from ..errors import BackendError, ModelError
 from ..types import Completion, GenerationSettings, Message
 from .base import TEMPLATE_MARKER, Backend, check_context
+from .llama_grammar import GrammarGreedy, canonical_spacing
 from .probe import physical_cores
-
 
 
 def build_has_amx(llama_cpp: Any) -> bool:
@@ -88,6 +91,7 @@ class LlamaCppBackend(Backend):
             add_generation_prompt=True,
         )
         self._special: list[str] | None = None
+        self._chars: dict[int, str] | None = None
 
     # -- prompt and tokens --------------------------------------------------------------------
     def format_prompt(self, messages: Sequence[Message]) -> str:
@@ -132,6 +136,9 @@ class LlamaCppBackend(Backend):
         tokens = self._prompt_tokens(self.format_prompt(messages))
         usage.prompt_tokens = len(tokens)
         check_context(len(tokens), settings.max_tokens, self.context_size)
+        if json_schema is not None and settings.greedy and settings.repeat_penalty == 1.0 and not settings.stop:
+            yield from self._stream_constrained(tokens, settings, self._grammar(json_schema), usage)
+            return
         chunks = self._llm.create_completion(
             tokens,
             stream=True,
@@ -159,13 +166,81 @@ class LlamaCppBackend(Backend):
         ended_on_eog = usage.finish_reason == "stop" and not settings.stop
         usage.completion_tokens = self.count_tokens("".join(parts)) + int(ended_on_eog)
 
+    def _stream_constrained(self, tokens: list[int], settings: GenerationSettings, grammar: Any,
+                            usage: Completion) -> Iterator[str]:
+        """Greedy decoding under the grammar (llama_grammar.py): the model picks the tokens the
+        grammar leaves a choice about; forced text is read in one batch with what precedes it,
+        and generation ends as soon as the grammar is complete."""
+        context, limit = list(tokens), len(tokens) + settings.max_tokens
+        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        usage.finish_reason = "length"
+        with GrammarGreedy(self._lib, self._vocab, grammar._grammar, grammar._root, self._llm.n_vocab(),
+                           self._char_tokens(), self._llm.token_eos()) as chooser:
+            while len(context) < limit:
+                text, ends = chooser.forced()
+                forced = self._forced_tokens(text, ends)[: limit - len(context)]
+                for token in forced:
+                    chooser.accept(token)
+                context += forced
+                if piece := decoder.decode(self._llm.detokenize(forced)):
+                    yield piece
+                if ends or len(context) >= limit:
+                    usage.finish_reason = "stop" if ends else "length"
+                    break
+                self._evaluate(context)
+                token = chooser.choose(self._last_logits())
+                if self._lib.llama_vocab_is_eog(self._vocab, token):
+                    usage.finish_reason = "stop"
+                    break
+                chooser.accept(token)
+                context.append(token)
+                if piece := decoder.decode(self._llm.detokenize([token])):
+                    yield piece
+        # as the other paths count: the answer's tokens, plus the end of turn when it ended
+        usage.completion_tokens = len(context) - len(tokens) + int(usage.finish_reason == "stop")
+        if tail := decoder.decode(b"", final=True):
+            yield tail
+
+    def _forced_tokens(self, text: str, ends: bool) -> list[int]:
+        """Tokens for forced text. Unless the answer ends with it, the last token is left for
+        the model to write: it may merge with what follows (`[` then `"` is `["`), and a small
+        model reads its usual tokens better."""
+        if not text:
+            return []
+        forced = self._llm.tokenize(text.encode("utf-8"), add_bos=False, special=False)
+        return forced if ends else forced[:-1]
+
+    def _char_tokens(self) -> dict[int, str]:
+        """The tokens that are exactly one printable ASCII character, to probe the grammar with."""
+        if self._chars is None:
+            self._chars = {}
+            for code in range(32, 127):
+                ids = self._llm.tokenize(chr(code).encode(), add_bos=False, special=False)
+                if len(ids) == 1 and self._llm.detokenize(ids) == chr(code).encode():
+                    self._chars[ids[0]] = chr(code)
+        return self._chars
+
+    def _evaluate(self, tokens: list[int]) -> None:
+        """Evaluate what the KV cache lacks of `tokens`, reusing the prefix it shares with them;
+        the last token is always evaluated, for its logits."""
+        llm = self._llm
+        cached = np.asarray(llm.input_ids[: min(llm.n_tokens, len(tokens) - 1)])
+        differs = np.flatnonzero(cached != np.asarray(tokens[: cached.size]))
+        llm.n_tokens = int(differs[0]) if differs.size else cached.size
+        llm.eval(tokens[llm.n_tokens:])
+
+    def _last_logits(self) -> np.ndarray:
+        pointer = self._lib.llama_get_logits_ith(self._llm.ctx, -1)
+        return np.ctypeslib.as_array(pointer, shape=(self._llm.n_vocab(),))
+
     def _grammar(self, schema: dict[str, Any]) -> Any:
         """The GBNF grammar for a JSON schema, compiled once per schema."""
         key = json.dumps(schema, sort_keys=True)
         if key not in self._grammars:
             try:
                 # The schema's own key order is the order the model writes the fields in.
-                self._grammars[key] = self._lib.LlamaGrammar.from_json_schema(json.dumps(schema), verbose=False)
+                gbnf = self._lib.LlamaGrammar.from_json_schema(json.dumps(schema), verbose=False)._grammar
+                self._grammars[key] = self._lib.LlamaGrammar.from_string(canonical_spacing(gbnf), verbose=False)
             except (ValueError, KeyError, NotImplementedError) as exc:
                 raise BackendError(f"llama.cpp cannot turn this JSON schema into a grammar: {exc}") from None
         return self._grammars[key]

@@ -36,29 +36,33 @@ from .validation import CandidateChecker, as_user_fact, content_stems
 
 log = logging.getLogger(__name__)
 
-MAX_MEMORIES = 3
-MAX_MEMORY_CHARS = 100
-# Printable ASCII without quote or backslash: every character is one byte, so one token at
-# most, and no escape sequence can make a string longer than its character count.
-MEMORY_PATTERN = rf"^[ -!#-\[\]-~]{{1,{MAX_MEMORY_CHARS}}}$"
+MAX_MEMORIES = 1
+MAX_MEMORY_UNITS = 100
+# A memory is one sentence of printable ASCII without quote or backslash: every character is
+# one byte, so one token at most, and no escape sequence can make a string longer than its
+# characters. `.`, `!` and `?` only end it (a `.` inside only before a digit, as in 3.5): small
+# models otherwise run on into invented sentences until the length limit.
+_PLAIN = r" #-\-/->@-\[\]-~"
+MEMORY_PATTERN = rf"^([{_PLAIN}]|[.][0-9]){{1,{MAX_MEMORY_UNITS}}}[.!?]?$"
+MAX_MEMORY_CHARS = 2 * MAX_MEMORY_UNITS + 1
 # Whitespace a constrained decoder may put between JSON tokens: llama.cpp's grammar allows one
 # space, lm-format-enforcer up to 12 in a row by default.
 MAX_WHITESPACE_RUN = 12
 _SECTION = re.compile(r"^\[(system|user|assistant)\]\s*$", re.M)
 
 
-def distill_schema(max_memories: int = MAX_MEMORIES, max_chars: int = MAX_MEMORY_CHARS) -> dict[str, Any]:
-    """The JSON the model must answer: a few short memories and a save flag. Properties are in
-    alphabetical order, the order the model writes them in under any backend."""
-    item = {"type": "string", "minLength": 1, "maxLength": max_chars,
-            "pattern": rf"^[ -!#-\[\]-~]{{1,{max_chars}}}$"}
+def distill_schema(max_memories: int = MAX_MEMORIES) -> dict[str, Any]:
+    """The JSON the model must answer: its judgement first, then at most `max_memories`
+    one-sentence memories; both backends write the fields in this order. The pattern alone
+    bounds a memory's length, so the grammar and the validator agree."""
     return {
         "type": "object",
         "properties": {
-            "memories": {"type": "array", "items": item, "maxItems": max_memories},
             "save": {"type": "boolean"},
+            "memories": {"type": "array", "items": {"type": "string", "pattern": MEMORY_PATTERN},
+                         "maxItems": max_memories},
         },
-        "required": ["memories", "save"],
+        "required": ["save", "memories"],
         "additionalProperties": False,
     }
 
@@ -66,7 +70,7 @@ def distill_schema(max_memories: int = MAX_MEMORIES, max_chars: int = MAX_MEMORY
 def schema_token_bound(max_memories: int = MAX_MEMORIES, max_chars: int = MAX_MEMORY_CHARS) -> int:
     """Tokens the longest answer the schema allows can take: every token is at least one byte,
     every allowed character one byte, plus the most whitespace between any two JSON tokens."""
-    longest = json.dumps({"memories": ["x" * max_chars] * max_memories, "save": False}, separators=(",", ":"))
+    longest = json.dumps({"save": False, "memories": ["x" * max_chars] * max_memories}, separators=(",", ":"))
     gaps = sum(longest.count(mark) for mark in "{}[]:,") + 1
     return len(longest) + gaps * MAX_WHITESPACE_RUN + 1  # + the end-of-text token
 
@@ -142,7 +146,7 @@ class Distiller:
     def _phrase(self, decision: GateDecision, rule_facts: list[RuleFact], uncovered: list[Clause],
                 result: DistillResult) -> None:
         """Facts for durable statements no rule covered: the model's phrasing, and the user's
-        own words in the third person for any such statement no accepted model fact speaks of.
+        own words in the third person for any such statement no accepted model fact says.
         The model reads the message's statements that no rule covered (questions and requests
         left out): enough context, little to copy or repeat, and a short, fast prompt."""
         covered = {fact.clause for fact in rule_facts}
@@ -224,9 +228,13 @@ def _uncovered(durable: list[Clause], rule_facts: list[RuleFact]) -> list[Clause
 
 
 def _speaks_of(fact: str, clause: str) -> bool:
-    """Whether most of the fact's content words come from the clause."""
-    stems = content_stems(fact)
-    return bool(stems) and len(stems & content_stems(clause)) * 2 >= len(stems)
+    """Whether the fact says what the clause says: most of the fact's content words come from
+    the clause and it keeps at least half of the clause's. A fact that drops most of what the
+    user said ("listens to music" for "work at the flower shop, but in my spare time listen to
+    music") leaves the clause to be kept in the user's own words."""
+    stems, said = content_stems(fact), content_stems(clause)
+    shared = len(stems & said)
+    return bool(stems) and shared * 2 >= len(stems) and shared * 2 >= len(said)
 
 
 def _duplicate_reason(candidate: FactCandidate, accepted: list[FactCandidate]) -> str | None:
