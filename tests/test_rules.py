@@ -82,6 +82,40 @@ def test_question_clause_after_statement_is_split_off():
     assert [(c.text, c.act) for c in clauses] == [("I love hiking", "statement"), ("what about you", "question")]
 
 
+@pytest.mark.parametrize(
+    ("message", "expected"),
+    [
+        ("I am in a band what do you do for a living?",
+         [("I am in a band", "statement"), ("what do you do for a living", "question")]),
+        ("I just graduated from college, what did you study?",
+         [("I just graduated from college", "statement"), ("what did you study", "question")]),
+        ("I love my job how about you?", [("I love my job", "statement"), ("how about you", "question")]),
+        ("I like what you said about dogs", [("I like what you said about dogs", "statement")]),
+        ("I know what you mean", [("I know what you mean", "statement")]),
+    ],
+)
+def test_a_question_run_on_after_a_statement_is_split_off(message, expected):
+    assert [(c.text, c.act) for c in split_clauses(message)] == expected
+
+
+@pytest.mark.parametrize(
+    ("message", "expected"),
+    [
+        ("As a nurse, I work nights.", ["As a nurse, I work nights"]),
+        ("Working at a grocery store, I meet funny people", ["Working at a grocery store, I meet funny people"]),
+        ("In my free time, I knit.", ["In my free time, I knit"]),
+        ("Thanks, I work nights.", ["I work nights"]),
+    ],
+)
+def test_an_introductory_phrase_stays_with_its_clause(message, expected):
+    assert [c.text for c in split_clauses(message)] == expected
+
+
+def test_a_rule_still_reads_past_an_introductory_phrase():
+    assert list(facts("As a cancer survivor, my cat was always near me.")) == ["The user's cat was always near them."]
+    assert list(facts("In my free time, I love hiking.")) == ["The user loves hiking."]
+
+
 def test_run_on_sentence_splits_before_bare_i():
     texts = [c.text for c in split_clauses("Summer is my favorite I love fishing")]
     assert texts == ["Summer is my favorite", "I love fishing"]

@@ -27,10 +27,16 @@ _QUESTION_OPENERS = (
     r"can|could|would|will|should|shall|may|might|isn't|aren't|don't|doesn't|didn't|won't)"
 )
 # A clause starts after "but/and/so ..." or a comma when a subject or a question follows.
+# A question back to the assistant: "what do you ...", "how about you", "where did you ...".
+_ASKS_THE_ASSISTANT = (
+    r"(?:what|how|where|when|why|who|which)\s+(?:(?:do|did|does|are|were|is|was|would|could|can|have|"
+    r"will)\s+(?:you|u)|about\s+(?:you|u|yours))\b"
+)
 _CLAUSE_BREAK = re.compile(
     rf",?\s+(?:but|and|so|because|though|although|plus|whereas)\s+(?={_SUBJECTS}\b)"
     rf"|,\s+(?={_SUBJECTS}\b)"
-    rf"|,\s+(?=(?:and |but |so )?{_QUESTION_OPENERS}\s+(?:you|your|u|about)\b)",
+    rf"|,\s+(?=(?:and |but |so )?{_QUESTION_OPENERS}\s+(?:you|your|u|about)\b)"
+    rf"|,\s+(?=(?:and |but |so )?{_ASKS_THE_ASSISTANT})",
     re.I,
 )
 _INTERJECTION = re.compile(
@@ -41,12 +47,20 @@ _INTERJECTION = re.compile(
     re.I,
 )
 _BARE_SUBJECT = re.compile(r"^\W*(?:my|our)(?: \w+){1,2}\W*$", re.I)
+# An introductory phrase with no subject of its own ("As a nurse, I ...", "In 2019, we ...",
+# "Working at a grocery store, I ..."): it belongs to the clause after its comma.
+_LEADING_PHRASE = re.compile(
+    r"^\W*(?:as|in|on|at|during|for|after|before|since|from|with|without|being|working|living|"
+    r"growing up|having)\b(?:(?!\b(?:I|I'm|I've|we|you|he|she|they|it)\b)[^,]){1,40}$",
+    re.I,
+)
 _FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|I'd|I'll|my|me|mine|myself|we|we're|we've|our|ours)\b", re.I)
 # A run-on "Summer is my favorite I love fishing" has a second clause at the bare " I ", unless
 # the word before it introduces a subordinate clause ("the way I", "that I", "so I").
 _RUN_ON = re.compile(
     r"(?<=[a-z]) (?=I (?:am|have|had|was|love|like|hate|work|live|do|don't|enjoy|own|got|go|play|can|"
-    r"just|also|really|used|grew|need|want)\b|I'm |I've )"
+    r"just|also|really|used|grew|need|want)\b|I'm |I've "
+    rf"|(?i:{_ASKS_THE_ASSISTANT}))"
 )
 _SUBORDINATORS = frozenset(
     """that which when where if because as since so and but or what how why who whom than while until
@@ -107,7 +121,7 @@ def split_clauses(message: str) -> list[Clause]:
     clauses = []
     for sentence in _SENTENCE_BREAK.split(normalize(message)):
         pieces = [q for p in _CLAUSE_BREAK.split(sentence) if p and p.strip() for q in _split_run_on(p)]
-        parts = _merge_bare_subjects([p for p in pieces if p.strip()])
+        parts = _merge_leading_phrases(_merge_bare_subjects([p for p in pieces if p.strip()]))
         for index, part in enumerate(parts):
             is_last = index == len(parts) - 1
             clause = _clean(part)
@@ -133,6 +147,18 @@ def _merge_bare_subjects(parts: list[str]) -> list[str]:
     for part in parts:
         if merged and _BARE_SUBJECT.match(merged[-1]):
             merged[-1] = f"{merged[-1]} and {part}"
+        else:
+            merged.append(part)
+    return merged
+
+
+def _merge_leading_phrases(parts: list[str]) -> list[str]:
+    """Join "As a cancer survivor" to ", my cat was always near me": what it says is about the
+    clause that follows."""
+    merged: list[str] = []
+    for part in parts:
+        if merged and _LEADING_PHRASE.match(merged[-1]):
+            merged[-1] = f"{merged[-1]}, {part}"
         else:
             merged.append(part)
     return merged

@@ -48,7 +48,7 @@ _PASSING_HAVE = re.compile(
 )
 _LEADING_ADVERBIAL = re.compile(
     r"^(?:in|on|at|during|for|after|before|most|every|these|nowadays|lately|usually|sometimes|as|"
-    r"outside of|besides|apart from)\b(?:(?! I\b)[^,]){0,40}?,? (?=I\b)",
+    r"outside of|besides|apart from)\b(?:(?:(?! I\b)[^,]){0,40}?,? (?=I\b)|[^,]{0,40}, (?=my\b))",
     re.I,
 )
 _STOPWORDS = frozenset(
@@ -252,7 +252,8 @@ def _first_fact(clause: Clause) -> RuleFact | None:
 
 
 def _variants(clause: Clause) -> list[Clause]:
-    """The clause, and without a leading adverbial ("In my free time I knit" -> "I knit")."""
+    """The clause, and without a leading adverbial ("In my free time I knit" -> "I knit", "As a
+    kid, my dad ..." -> "my dad ...")."""
     match = _LEADING_ADVERBIAL.match(clause.text)
     return [clause, Clause(clause.text[match.end():], clause.act)] if match else [clause]
 
