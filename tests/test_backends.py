@@ -15,9 +15,11 @@ import jsonschema
 import pytest
 
 from local_agent.backends import Backend, create_backend
+from local_agent.backends.hf import without_patterns
 from local_agent.backends.probe import probe_hardware
 from local_agent.config import CHECKOUT_MODELS_DIR, Settings
 from local_agent.errors import ContextOverflowError
+from local_agent.memory.distill import DEFAULT_MAX_TOKENS, distill_schema, load_prompt
 from local_agent.types import GenerationSettings, Message
 
 pytestmark = pytest.mark.model
@@ -91,6 +93,15 @@ def test_json_schema_constrained_output_validates(backend: Backend) -> None:
     jsonschema.validate(json.loads(completion.text), FACTS_SCHEMA)
 
 
+def test_the_distill_answer_is_valid_json_within_its_bounds(backend: Backend) -> None:
+    """The distiller's schema (a pattern and a length on each memory) works on every runtime;
+    lm-format-enforcer keeps to the length, the pattern is checked after decoding."""
+    completion = backend.generate(load_prompt().messages("I keep bees on the roof of my flat in Oslo."),
+                                  GenerationSettings(max_tokens=DEFAULT_MAX_TOKENS), json_schema=distill_schema())
+    assert completion.finish_reason == "stop"
+    jsonschema.validate(json.loads(completion.text), without_patterns(distill_schema()))
+
+
 def test_an_oversized_prompt_overflows_before_generating(backend: Backend) -> None:
     huge = [Message("user", "lighthouse " * 3000)]
     with pytest.raises(ContextOverflowError) as caught:
@@ -128,3 +139,13 @@ def test_gpu_backends_answer(name: str) -> None:
         assert first.text.strip() and loaded.generate(QUESTION, settings).text == first.text
         completion = loaded.generate(QUESTION, GenerationSettings(max_tokens=256), json_schema=FACTS_SCHEMA)
         jsonschema.validate(json.loads(completion.text), FACTS_SCHEMA)
+
+
+def test_patterns_with_a_length_bound_are_left_to_validation_for_lm_format_enforcer():
+    schema = {"type": "object", "properties": {
+        "a": {"type": "string", "pattern": "^x+$", "maxLength": 5},
+        "b": {"type": "array", "items": {"type": "string", "pattern": "^y$"}},
+    }}
+    stripped = without_patterns(schema)
+    assert stripped["properties"]["a"] == {"type": "string", "maxLength": 5}
+    assert stripped["properties"]["b"] == schema["properties"]["b"]  # a pattern alone stays

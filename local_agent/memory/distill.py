@@ -53,14 +53,15 @@ _SECTION = re.compile(r"^\[(system|user|assistant)\]\s*$", re.M)
 
 def distill_schema(max_memories: int = MAX_MEMORIES) -> dict[str, Any]:
     """The JSON the model must answer: its judgement first, then at most `max_memories`
-    one-sentence memories; both backends write the fields in this order. The pattern alone
-    bounds a memory's length, so the grammar and the validator agree."""
+    one-sentence memories; both backends write the fields in this order. llama.cpp's grammar
+    follows the pattern, which also bounds the length; transformers' (lm-format-enforcer)
+    follows the length, and the pattern is checked after decoding."""
     return {
         "type": "object",
         "properties": {
             "save": {"type": "boolean"},
-            "memories": {"type": "array", "items": {"type": "string", "pattern": MEMORY_PATTERN},
-                         "maxItems": max_memories},
+            "memories": {"type": "array", "maxItems": max_memories, "items": {
+                "type": "string", "pattern": MEMORY_PATTERN, "maxLength": MAX_MEMORY_CHARS}},
         },
         "required": ["save", "memories"],
         "additionalProperties": False,
