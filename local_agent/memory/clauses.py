@@ -121,7 +121,7 @@ def split_clauses(message: str) -> list[Clause]:
     clauses = []
     for sentence in _SENTENCE_BREAK.split(normalize(message)):
         pieces = [q for p in _CLAUSE_BREAK.split(sentence) if p and p.strip() for q in _split_run_on(p)]
-        parts = _merge_leading_phrases(_merge_bare_subjects([p for p in pieces if p.strip()]))
+        parts = _join_fragments([p for p in pieces if p.strip()])
         for index, part in enumerate(parts):
             is_last = index == len(parts) - 1
             clause = _clean(part)
@@ -141,23 +141,15 @@ def _split_run_on(text: str) -> list[str]:
     return pieces + [text[start:]]
 
 
-def _merge_bare_subjects(parts: list[str]) -> list[str]:
-    """Join "My wife" back to "and I just bought a house": a bare noun phrase is no clause."""
+def _join_fragments(parts: list[str]) -> list[str]:
+    """Join a piece that is no clause to the one after it: a bare noun phrase ("My wife" + "and
+    I just bought a house") and an introductory phrase ("As a cancer survivor" + ", my cat was
+    always near me"), since what they say is about the clause that follows."""
     merged: list[str] = []
     for part in parts:
         if merged and _BARE_SUBJECT.match(merged[-1]):
             merged[-1] = f"{merged[-1]} and {part}"
-        else:
-            merged.append(part)
-    return merged
-
-
-def _merge_leading_phrases(parts: list[str]) -> list[str]:
-    """Join "As a cancer survivor" to ", my cat was always near me": what it says is about the
-    clause that follows."""
-    merged: list[str] = []
-    for part in parts:
-        if merged and _LEADING_PHRASE.match(merged[-1]):
+        elif merged and _LEADING_PHRASE.match(merged[-1]):
             merged[-1] = f"{merged[-1]}, {part}"
         else:
             merged.append(part)
