@@ -6,7 +6,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from local_agent.backends.base import Backend
-from local_agent.types import Completion, GenerationSettings, Message
+from local_agent.types import Completion, Message
 
 
 class ScriptedBackend(Backend):

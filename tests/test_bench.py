@@ -38,7 +38,7 @@ def results() -> dict:
     """A small results dict shaped like run_benchmark's."""
     backends = [row("llama-cpp/cpu", 48.0), row("raw/cpu", 50.0, baseline=True), row("transformers/cpu", 20.0),
                 row("transformers-4bit/cuda", 90.0, gpu=410.0)]
-    bench._add_ratios(backends)
+    bench.add_ratios(backends)
     turn = {"messages": 3, "tokens": 32,
             "bare": {"ttft_ms": s(200.0), "answer_ms": s(900.0), "prompt_tokens": s(40.0)},
             "agent_no_memory": {"ttft_ms": s(220.0), "answer_ms": s(950.0), "compose_ms": s(1.0),
@@ -164,7 +164,7 @@ def test_synthetic_memories_are_varied_and_searchable_by_the_product_recall():
 
 
 def test_cold_start_command_puts_no_memory_on_ask():
-    command = bench._ask_command(Settings(model="m", threads=2), "/tmp/d", memory=False, max_tokens=16)
+    command = bench.ask_command(Settings(model="m", threads=2), "/tmp/d", memory=False, max_tokens=16)
     assert command[1:4] == ["-m", "local_agent", "ask"]
     assert command[-2:] == ["--no-memory", "hi"] and "--threads" in command
 

@@ -12,7 +12,7 @@ baseline), `coldstart`, `synthetic`, `recall`, `turns` and `pipeline` (the memor
 """
 
 from .chart import write_chart
-from .coldstart import _ask_command, measure_cold_start
+from .coldstart import ask_command, measure_cold_start
 from .generation import answer_settings, bench_messages, measure_backend
 from .machine import machine_description
 from .pipeline import measure_pipeline
@@ -21,13 +21,13 @@ from .random_weights import config_folder, random_weight_model
 from .raw_llama import measure_raw_llama
 from .recall import measure_recall
 from .report import render_markdown, write_json
-from .runner import RESULTS_VERSION, _add_ratios, run_benchmark
+from .runner import RESULTS_VERSION, add_ratios, run_benchmark
 from .stats import spread
 from .synthetic import RECALL_QUERIES, synthetic_record, synthetic_state, unit_vectors, write_synthetic_store
 from .targets import targets
 
 __all__ = [
-    "RECALL_QUERIES", "RESULTS_VERSION", "SECTIONS", "BackendRow", "BenchPlan", "_add_ratios", "_ask_command",
+    "RECALL_QUERIES", "RESULTS_VERSION", "SECTIONS", "BackendRow", "BenchPlan", "add_ratios", "ask_command",
     "answer_settings", "bench_messages", "candidate_rows", "config_folder", "machine_description",
     "measure_backend", "measure_cold_start", "measure_pipeline", "measure_raw_llama", "measure_recall",
     "random_weight_model", "render_markdown", "run_benchmark", "select_rows", "spread", "synthetic_record",

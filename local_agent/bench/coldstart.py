@@ -15,7 +15,7 @@ from ..errors import LocalAgentError
 from .stats import spread
 
 
-def _ask_command(settings: Settings, data_dir: str, memory: bool, max_tokens: int) -> list[str]:
+def ask_command(settings: Settings, data_dir: str, memory: bool, max_tokens: int) -> list[str]:
     """The command line of one cold start: the benchmark's settings as flags, since the
     child reads no config file (see `_time_process`)."""
     command = [sys.executable, "-m", "local_agent", "ask", "--max-tokens", str(max_tokens),
@@ -57,7 +57,7 @@ def measure_cold_start(settings: Settings, memory: bool, reps: int, max_tokens: 
     firsts, totals = [], []
     for index in range(reps + int(warm_up)):
         with tempfile.TemporaryDirectory(prefix="local-agent-bench-") as data_dir:
-            first, total = _time_process(_ask_command(settings, data_dir, memory, max_tokens), settings.models_dir)
+            first, total = _time_process(ask_command(settings, data_dir, memory, max_tokens), settings.models_dir)
         if index >= int(warm_up):
             firsts.append(first)
             totals.append(total)

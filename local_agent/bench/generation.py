@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..config import Settings
 from ..types import GenerationSettings, Message
-from .measure import _cuda_sync, _GpuMemory, _peak_rss_mb, _timed_stream
+from .measure import cuda_sync, GpuMemory, peak_rss_mb, timed_stream
 from .stats import spread
 
 if TYPE_CHECKING:
@@ -32,12 +32,12 @@ def answer_settings(settings: Settings, max_tokens: int) -> GenerationSettings:
     return settings.generation(max_tokens=max_tokens, temperature=0.0)
 
 
-def _repeat(run: Callable[[int], dict[str, float]], reps: int) -> list[dict[str, float]]:
+def repeat_runs(run: Callable[[int], dict[str, float]], reps: int) -> list[dict[str, float]]:
     """Run 0 warms up and is dropped."""
     return [run(index) for index in range(reps + 1)][1:]
 
 
-def _summarize_runs(runs: list[dict[str, float]]) -> dict[str, Any]:
+def summarize_runs(runs: list[dict[str, float]]) -> dict[str, Any]:
     return {
         "prompt_tokens": runs[0]["prompt_tokens"],
         "completion_tokens": runs[0]["completion_tokens"],
@@ -51,26 +51,26 @@ def measure_backend(settings: Settings, backend: str, device: str, reps: int, ma
     """Load one backend through the product's own loader and time generation."""
     from ..backends import create_backend
 
-    gpu = _GpuMemory(device)
+    gpu = GpuMemory(device)
     start = time.perf_counter()
     model, choice = create_backend(replace(settings, backend=backend, device=device))
-    _cuda_sync()
+    cuda_sync()
     load_s = time.perf_counter() - start
     generation = answer_settings(settings, max_tokens)
-    runs = _repeat(lambda index: _backend_run(model, bench_messages(index), generation), reps)
+    runs = repeat_runs(lambda index: backend_run(model, bench_messages(index), generation), reps)
     prompts = [model.format_prompt(bench_messages(index)) for index in range(reps + 1)]
     peak_gpu = gpu.peak_mb()
     model.close()
     return {"backend": backend, "device": device, "load_s": load_s, "reason": choice.reason,
-            **_summarize_runs(runs), "peak_rss_mb": _peak_rss_mb(), "peak_gpu_mb": peak_gpu,
+            **summarize_runs(runs), "peak_rss_mb": peak_rss_mb(), "peak_gpu_mb": peak_gpu,
             "prompts": prompts}
 
 
-def _backend_run(model: "Backend", messages: list[Message], generation: GenerationSettings) -> dict[str, float]:
+def backend_run(model: "Backend", messages: list[Message], generation: GenerationSettings) -> dict[str, float]:
     def generated() -> int:
         # A run cut at max_tokens generated exactly that many; the count is exact either way.
         usage = model.last_completion
         return generation.max_tokens if usage.finish_reason == "length" else usage.completion_tokens
 
-    timing = _timed_stream(lambda: model.stream(messages, generation), generated)
+    timing = timed_stream(lambda: model.stream(messages, generation), generated)
     return {**timing, "prompt_tokens": model.last_completion.prompt_tokens}

@@ -14,7 +14,7 @@ def machine_description() -> dict[str, Any]:
 
     hardware = probe_hardware().to_dict()
     return {"platform": platform.platform(), "processor": _cpu_model(), "python": platform.python_version(),
-            "logical_cpus": os.cpu_count(), **hardware, "load_average_at_start": _load_average(),
+            "logical_cpus": os.cpu_count(), **hardware, "load_average_at_start": load_average(),
             "libraries": _library_versions()}
 
 
@@ -28,7 +28,7 @@ def _cpu_model() -> str:
     return platform.processor()
 
 
-def _load_average() -> list[float] | None:
+def load_average() -> list[float] | None:
     try:
         return [round(value, 2) for value in os.getloadavg()]
     except OSError:

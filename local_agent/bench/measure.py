@@ -10,11 +10,11 @@ from collections.abc import Callable
 from typing import Any
 
 
-def _peak_rss_mb() -> float:
+def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def _cuda_sync() -> None:
+def cuda_sync() -> None:
     """Wait for the CUDA work torch has queued. Only torch queues work asynchronously
     (llama.cpp hands back each token when it is done), and torch is not imported for this:
     that would add to the peak RSS of a llama.cpp process."""
@@ -23,7 +23,7 @@ def _cuda_sync() -> None:
         torch.cuda.synchronize()
 
 
-class _GpuMemory:
+class GpuMemory:
     """Peak GPU memory of this process: torch's allocator peak, or for llama.cpp (which
     allocates outside torch) the device memory in use beyond what was in use at the start."""
 
@@ -46,15 +46,15 @@ class _GpuMemory:
         return allocated if allocated > 0 else self._device_used() - self.start_used
 
 
-def _timed_stream(stream_factory: Callable[[], Any], count_completion: Callable[[], int]) -> dict[str, float]:
+def timed_stream(stream_factory: Callable[[], Any], count_completion: Callable[[], int]) -> dict[str, float]:
     """One streamed generation: time to first chunk, then decode rate over the rest."""
-    _cuda_sync()
+    cuda_sync()
     start = time.perf_counter()
     first = None
     for _ in stream_factory():
         if first is None:
             first = time.perf_counter() - start
-    _cuda_sync()
+    cuda_sync()
     total = time.perf_counter() - start
     tokens = count_completion()
     decode_s = max(total - (first or total), 1e-9)
@@ -62,13 +62,13 @@ def _timed_stream(stream_factory: Callable[[], Any], count_completion: Callable[
             "decode_tok_s": max(tokens - 1, 0) / decode_s}
 
 
-def _timed_ms(call: Callable[[], Any]) -> float:
+def timed_ms(call: Callable[[], Any]) -> float:
     start = time.perf_counter()
     call()
     return (time.perf_counter() - start) * 1000
 
 
-def _child(target: Callable[..., Any], *args: Any) -> Any:
+def run_in_child(target: Callable[..., Any], *args: Any) -> Any:
     """Run one measurement in a fresh process (its own peak RSS, no shared caches)."""
     context = multiprocessing.get_context("spawn")
     with context.Pool(1) as pool:

@@ -11,11 +11,11 @@ from typing import TYPE_CHECKING, Any
 
 from ..config import Settings
 from ..types import Message
-from .measure import _peak_rss_mb
+from .measure import peak_rss_mb
 from .plan import BenchPlan
-from .stats import _scaled, spread
+from .stats import scaled, spread
 from .synthetic import write_synthetic_store
-from .turns import _measure_turns
+from .turns import measure_turns
 
 if TYPE_CHECKING:
     from ..app import Runtime
@@ -58,7 +58,7 @@ def measure_pipeline(settings: Settings, plan: BenchPlan) -> dict[str, Any]:
             return {"store_memories": plan.turn_store_size, "runtime_load_s": load_s,
                     "distill": _measure_distill(runtime, plan.reps),
                     "summary": _measure_summary(runtime, plan.reps),
-                    "turn": _measure_turns(runtime, settings, plan), "peak_rss_mb": _peak_rss_mb()}
+                    "turn": measure_turns(runtime, settings, plan), "peak_rss_mb": peak_rss_mb()}
         finally:
             runtime.close()
 
@@ -72,7 +72,7 @@ def _measure_distill(runtime: "Runtime", reps: int) -> dict[str, Any]:
         runs.append({"message": message, "seconds": result.seconds, "model_called": result.model_called,
                      "facts": len(result.candidates)})
     model_runs = [r["seconds"] * 1000 for r in runs if r["model_called"]]
-    return {"all_ms": _scaled([r["seconds"] for r in runs], 1000),
+    return {"all_ms": scaled([r["seconds"] for r in runs], 1000),
             "model_called_ms": spread(model_runs) if model_runs else None,
             "runs": runs[: len(DISTILL_MESSAGES)]}
 
@@ -85,5 +85,5 @@ def _measure_summary(runtime: "Runtime", reps: int) -> dict[str, Any]:
         text = summarizer.fold("", SUMMARY_DIALOGUE)
         if index:
             seconds.append(time.perf_counter() - start)
-    return {"fold_ms": _scaled(seconds, 1000), "messages": len(SUMMARY_DIALOGUE),
+    return {"fold_ms": scaled(seconds, 1000), "messages": len(SUMMARY_DIALOGUE),
             "bullets": text.count("\n") + 1}

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from ..config import Settings
 from ..errors import InputError
-from .measure import _child
+from .measure import run_in_child
 from .plan import BenchPlan
 
 
@@ -49,7 +49,7 @@ def random_weight_model(source: Path, out: Path) -> str:
 
 
 @contextlib.contextmanager
-def _model_for_plan(settings: Settings, plan: BenchPlan) -> Iterator[Settings]:
+def model_for_plan(settings: Settings, plan: BenchPlan) -> Iterator[Settings]:
     """`settings`, pointed at a random-weight copy of the model when the plan asks for one."""
     if not plan.random_weights:
         yield settings
@@ -57,4 +57,4 @@ def _model_for_plan(settings: Settings, plan: BenchPlan) -> Iterator[Settings]:
     source = config_folder(settings)
     with tempfile.TemporaryDirectory(prefix="local-agent-bench-model-") as tmp:
         out = Path(tmp) / f"{source.name}-random"
-        yield replace(settings, model=_child(random_weight_model, source, out))
+        yield replace(settings, model=run_in_child(random_weight_model, source, out))

@@ -10,8 +10,8 @@ from typing import Any
 
 from ..config import Settings
 from ..types import GenerationSettings
-from .generation import _backend_run, _repeat, _summarize_runs, answer_settings, bench_messages
-from .measure import _GpuMemory, _peak_rss_mb, _timed_stream
+from .generation import backend_run, repeat_runs, summarize_runs, answer_settings, bench_messages
+from .measure import GpuMemory, peak_rss_mb, timed_stream
 from .stats import spread
 
 
@@ -21,14 +21,14 @@ def measure_raw_llama(settings: Settings, gguf: Path, device: str, reps: int, ma
     offload, and no hooks of ours: the baseline the agent's llama-cpp backend is compared
     with. Its own numbers come first (peak RSS included); then it takes turns with the
     product's backend in this same process (see `_paired_runs`)."""
-    gpu = _GpuMemory(device)
+    gpu = GpuMemory(device)
     start = time.perf_counter()
     llm = _load_raw_llama(settings, gguf, device)
     load_s = time.perf_counter() - start
     generation = answer_settings(settings, max_tokens)
-    runs = _repeat(lambda index: _raw_run(llm, prompts[index], generation), reps)
-    row = {"backend": "raw llama-cpp-python", "device": device, "load_s": load_s, **_summarize_runs(runs),
-           "peak_rss_mb": _peak_rss_mb(), "peak_gpu_mb": gpu.peak_mb()}
+    runs = repeat_runs(lambda index: _raw_run(llm, prompts[index], generation), reps)
+    row = {"backend": "raw llama-cpp-python", "device": device, "load_s": load_s, **summarize_runs(runs),
+           "peak_rss_mb": peak_rss_mb(), "peak_gpu_mb": gpu.peak_mb()}
     try:
         row["paired"] = _paired_runs(settings, llm, device, max(reps, 3), generation)
     finally:
@@ -51,7 +51,7 @@ def _load_raw_llama(settings: Settings, gguf: Path, device: str) -> Any:
 
 def _raw_run(llm: Any, prompt: str, generation: GenerationSettings) -> dict[str, float]:
     completion = _RawCompletion(llm, prompt, generation)
-    return {**_timed_stream(completion.stream, completion.generated), "prompt_tokens": len(completion.tokens)}
+    return {**timed_stream(completion.stream, completion.generated), "prompt_tokens": len(completion.tokens)}
 
 
 PAIRED_RUNS_FROM = 1000  # run numbers of the paired runs: prompts that no earlier run processed
@@ -70,7 +70,7 @@ def _paired_runs(settings: Settings, llm: Any, device: str, pairs: int,
     try:
         for index in range(pairs + 1):
             messages = bench_messages(PAIRED_RUNS_FROM + index)
-            turns = [("agent", lambda: _backend_run(model, messages, generation)),
+            turns = [("agent", lambda: backend_run(model, messages, generation)),
                      ("raw", lambda: _raw_run(llm, model.format_prompt(messages), generation))]
             result = {name: run() for name, run in (turns if index % 2 == 0 else turns[::-1])}
             if index:

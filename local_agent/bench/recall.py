@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from .measure import _peak_rss_mb, _timed_ms
+from .measure import peak_rss_mb, timed_ms
 from .stats import spread
 from .synthetic import RECALL_QUERIES, synthetic_state
 
@@ -19,11 +19,11 @@ def measure_recall(sizes: tuple[int, ...], passes: int, k: int) -> dict[str, Any
     embedder = Embedder()
     queries = list(RECALL_QUERIES)
     embedder.embed(queries[:1])  # loads the model; the first call is slow
-    embed_ms = [_timed_ms(lambda q=q: embedder.embed([q])) for q in queries * passes]
+    embed_ms = [timed_ms(lambda q=q: embedder.embed([q])) for q in queries * passes]
     vectors = embedder.embed(queries)
     scales = [_recall_at(size, queries, vectors, embedder.dimension, passes, k, recall) for size in sizes]
     return {"query_embedding_ms": spread(embed_ms), "recall": scales, "k": k, "queries": len(queries),
-            "peak_rss_mb": _peak_rss_mb()}
+            "peak_rss_mb": peak_rss_mb()}
 
 
 def _recall_at(size: int, queries: list[str], vectors: Any, dimension: int, passes: int, k: int,
@@ -37,6 +37,6 @@ def _recall_at(size: int, queries: list[str], vectors: Any, dimension: int, pass
                                     min_score=recall.DEFAULT_MIN_SCORE)
 
     search(0)  # warm-up
-    times = [_timed_ms(lambda i=i: search(i)) for _ in range(passes) for i in range(len(queries))]
+    times = [timed_ms(lambda i=i: search(i)) for _ in range(passes) for i in range(len(queries))]
     hits = [len(search(i)) for i in range(len(queries))]
     return {"memories": size, "build_s": build_s, "recall_ms": spread(times), "hits": spread(hits)}

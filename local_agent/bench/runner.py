@@ -13,11 +13,11 @@ from ..config import Settings
 from ..errors import InputError, LocalAgentError
 from .coldstart import measure_cold_start
 from .generation import answer_settings, measure_backend
-from .machine import _load_average, machine_description
-from .measure import _child
+from .machine import load_average, machine_description
+from .measure import run_in_child
 from .pipeline import measure_pipeline
 from .plan import SECTIONS, BackendRow, BenchPlan, candidate_rows, select_rows
-from .random_weights import _model_for_plan
+from .random_weights import model_for_plan
 from .raw_llama import measure_raw_llama
 from .recall import measure_recall
 from .targets import targets
@@ -64,7 +64,7 @@ class _Run:
         return steps
 
     def _backend(self, row: BackendRow) -> None:
-        measured = _child(measure_backend, self.settings, row.backend, row.device, self.plan.reps, self.plan.tokens)
+        measured = run_in_child(measure_backend, self.settings, row.backend, row.device, self.plan.reps, self.plan.tokens)
         self.prompts[row.name] = measured.pop("prompts")
         self.results["backends"].append({"name": row.name, "baseline": False, **measured})
 
@@ -74,7 +74,7 @@ class _Run:
         if row.name not in self.prompts:
             raise LocalAgentError(f"no prompts: the {row.name} row failed")
         gguf = resolve_model(self.settings.model, self.settings.models_dir).gguf_path
-        measured = _child(measure_raw_llama, self.settings, gguf, row.device, self.plan.reps, self.plan.tokens,
+        measured = run_in_child(measure_raw_llama, self.settings, gguf, row.device, self.plan.reps, self.plan.tokens,
                           self.prompts[row.name])
         self.results["backends"].append({"name": f"raw/{row.device}", "baseline": True, **measured})
 
@@ -87,10 +87,10 @@ class _Run:
     def _recall(self) -> None:
         k = self.settings.recall_k + 4  # what the agent asks the store for
         self.results.setdefault("memory", {}).update(
-            _child(measure_recall, self.plan.recall_sizes, self.plan.recall_passes, k))
+            run_in_child(measure_recall, self.plan.recall_sizes, self.plan.recall_passes, k))
 
     def _pipeline(self) -> None:
-        self.results.setdefault("memory", {})["pipeline"] = _child(measure_pipeline, self.settings, self.plan)
+        self.results.setdefault("memory", {})["pipeline"] = run_in_child(measure_pipeline, self.settings, self.plan)
 
 
 def run_benchmark(settings: Settings, plan: BenchPlan, progress: bool = True) -> dict[str, Any]:
@@ -107,16 +107,16 @@ def run_benchmark(settings: Settings, plan: BenchPlan, progress: bool = True) ->
     results: dict[str, Any] = {"version": RESULTS_VERSION, "created": dt.datetime.now().isoformat(timespec="seconds"),
                                "machine": machine_description(), "settings": _settings_dict(settings, plan),
                                "errors": {}}
-    with _model_for_plan(settings, plan) as measured_settings:
+    with model_for_plan(settings, plan) as measured_settings:
         run = _Run(measured_settings, plan, results)
         steps = run.steps(probe_hardware())
         with tqdm(steps, desc="benchmark", unit="step", file=sys.stderr, disable=not progress) as bar:
             for name, step in bar:
                 bar.set_postfix_str(name)
                 _run_step(name, step, results["errors"])
-    _add_ratios(results.get("backends", []))
+    add_ratios(results.get("backends", []))
     results["targets"] = targets(results)
-    results["machine"]["load_average_at_end"] = _load_average()
+    results["machine"]["load_average_at_end"] = load_average()
     results["wall_s"] = time.perf_counter() - start
     return results
 
@@ -135,7 +135,7 @@ def _settings_dict(settings: Settings, plan: BenchPlan) -> dict[str, Any]:
             **asdict(plan)}
 
 
-def _add_ratios(rows: list[dict[str, Any]]) -> None:
+def add_ratios(rows: list[dict[str, Any]]) -> None:
     """Each llama-cpp row's decode speed and time to first token relative to raw
     llama-cpp-python on the same device, from the paired runs."""
     baselines = {row["device"]: row for row in rows if row.get("baseline")}

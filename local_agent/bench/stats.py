@@ -15,11 +15,11 @@ def spread(values: list[float]) -> dict[str, float]:
     }
 
 
-def _scaled(values: list[float], factor: float) -> dict[str, float]:
+def scaled(values: list[float], factor: float) -> dict[str, float]:
     return spread([value * factor for value in values])
 
 
-def _median(entry: dict[str, Any] | None, key: str) -> float | None:
+def median_of(entry: dict[str, Any] | None, key: str) -> float | None:
     """The median of spread `entry[key]`, or None when it was not measured."""
     if not entry or not isinstance(entry.get(key), dict):
         return None

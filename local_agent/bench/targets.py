@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .stats import _median
+from .stats import median_of
 
 
 # Targets from issue 4 (value must be >= or <= the limit).
@@ -18,7 +18,7 @@ def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
     """The issue's targets with the measured value (None: not measured in this run)."""
     memory = results.get("memory", {})
     turn = memory.get("pipeline", {}).get("turn", {})
-    ratios = [_median(r, "decode_vs_raw") for r in results.get("backends", []) if "decode_vs_raw" in r]
+    ratios = [median_of(r, "decode_vs_raw") for r in results.get("backends", []) if "decode_vs_raw" in r]
     recall_top = max(memory.get("recall", []), key=lambda r: r["memories"], default=None)
     store_size = memory.get("pipeline", {}).get("store_memories")
     checks = [
@@ -27,9 +27,9 @@ def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
         (f"memory pipeline overhead on TTFT (recall + compose) at {store_size or 10_000:,} memories",
          turn.get("memory_overhead_ms"), "<=", MEMORY_OVERHEAD_GOAL_MS, "ms"),
         (f"recall p50 at {recall_top['memories'] if recall_top else 100_000:,} memories",
-         _median(recall_top, "recall_ms"), "<=", RECALL_P50_GOAL_MS, "ms"),
+         median_of(recall_top, "recall_ms"), "<=", RECALL_P50_GOAL_MS, "ms"),
         ("TTFT of a chat turn with memory, once loaded",
-         _ms_to_s(_median(turn.get("agent_memory"), "ttft_ms")), "<=", CHAT_TTFT_GOAL_S, "s"),
+         _ms_to_s(median_of(turn.get("agent_memory"), "ttft_ms")), "<=", CHAT_TTFT_GOAL_S, "s"),
     ]
     return [_check(*check) for check in checks]
 

@@ -8,9 +8,9 @@ from typing import TYPE_CHECKING, Any
 from ..config import Settings
 from ..types import GenerationSettings, Message
 from .generation import answer_settings
-from .measure import _timed_stream
+from .measure import timed_stream
 from .plan import BenchPlan
-from .stats import _median, _scaled, spread
+from .stats import median_of, scaled, spread
 
 if TYPE_CHECKING:
     from ..agent import MemoryParts, TurnResult
@@ -28,7 +28,7 @@ TURN_MESSAGES = (
 )
 
 
-def _measure_turns(runtime: "Runtime", settings: Settings, plan: BenchPlan) -> dict[str, Any]:
+def measure_turns(runtime: "Runtime", settings: Settings, plan: BenchPlan) -> dict[str, Any]:
     """Time to first token of the same messages three ways, each in a block with its own
     warm-up (llama.cpp keeps the previous prompt's prefix cached, as in a chat): the bare
     backend on the message alone, the agent without memory, the agent with memory. Every
@@ -41,23 +41,23 @@ def _measure_turns(runtime: "Runtime", settings: Settings, plan: BenchPlan) -> d
     # The pipeline's own cost before the model sees the prompt: recall (query embedding
     # included) and composing. The longer prompt that recalled memories make is the model's
     # prompt processing, reported apart as the TTFT difference.
-    pipeline_ms = _median(with_memory, "before_model_ms")
-    delta = _median(with_memory, "ttft_ms") - _median(bare, "ttft_ms")
+    pipeline_ms = median_of(with_memory, "before_model_ms")
+    delta = median_of(with_memory, "ttft_ms") - median_of(bare, "ttft_ms")
     return {"messages": len(messages), "tokens": plan.tokens, "bare": bare, "agent_no_memory": without,
             "agent_memory": with_memory, "memory_overhead_ms": pipeline_ms, "ttft_delta_ms": delta,
-            "ttft_delta_ratio": _median(with_memory, "ttft_ms") / _median(bare, "ttft_ms")}
+            "ttft_delta_ratio": median_of(with_memory, "ttft_ms") / median_of(bare, "ttft_ms")}
 
 
 def _bare_turns(backend: "Backend", messages: list[str], generation: GenerationSettings) -> dict[str, Any]:
     def run(message: str) -> dict[str, float]:
-        timing = _timed_stream(lambda: backend.stream([Message("user", message)], generation),
+        timing = timed_stream(lambda: backend.stream([Message("user", message)], generation),
                                lambda: backend.last_completion.completion_tokens)
         return {**timing, "prompt_tokens": backend.last_completion.prompt_tokens}
 
     run(TURN_WARMUP)
     runs = [run(message) for message in messages]
-    return {"ttft_ms": _scaled([r["ttft_s"] for r in runs], 1000),
-            "answer_ms": _scaled([r["total_s"] for r in runs], 1000),
+    return {"ttft_ms": scaled([r["ttft_s"] for r in runs], 1000),
+            "answer_ms": scaled([r["total_s"] for r in runs], 1000),
             "prompt_tokens": spread([r["prompt_tokens"] for r in runs])}
 
 
@@ -79,14 +79,14 @@ def _agent_turns(runtime: "Runtime", memory: "MemoryParts | None", messages: lis
     runs = [turn(message) for message in messages]
     timings = [result.timings for result, _ in runs]
     report = {
-        "ttft_ms": _scaled([t["first_token_s"] for t in timings], 1000),
-        "answer_ms": _scaled([t["answer_s"] for t in timings], 1000),
-        "compose_ms": _scaled([t["compose_s"] for t in timings], 1000),
-        "before_model_ms": _scaled([t.get("recall_s", 0.0) + t["compose_s"] for t in timings], 1000),
+        "ttft_ms": scaled([t["first_token_s"] for t in timings], 1000),
+        "answer_ms": scaled([t["answer_s"] for t in timings], 1000),
+        "compose_ms": scaled([t["compose_s"] for t in timings], 1000),
+        "before_model_ms": scaled([t.get("recall_s", 0.0) + t["compose_s"] for t in timings], 1000),
         "prompt_tokens": spread([float(result.tokens.get("prompt", 0)) for result, _ in runs]),
-        "after_answer_ms": _scaled([after for _, after in runs], 1000),
+        "after_answer_ms": scaled([after for _, after in runs], 1000),
     }
     if memory is not None:
-        report["recall_ms"] = _scaled([t["recall_s"] for t in timings], 1000)
+        report["recall_ms"] = scaled([t["recall_s"] for t in timings], 1000)
         report["recalled"] = spread([float(len(result.recalled)) for result, _ in runs])
     return report
