@@ -38,7 +38,7 @@ def _expect_ask(text: str, code: int, err: str) -> None:
 @FUZZ
 @given(text=st.text(alphabet=st.characters(codec="utf-8"), max_size=300))
 def test_ask_argument_fuzz(scripted, capsys, monkeypatch, text: str) -> None:
-    code, _, err = run_main(["ask", "--no-memory", "--new-session", "--", text], capsys, monkeypatch)
+    code, _, err = run_main(["ask", "--no-memory", "--", text], capsys, monkeypatch)
     _expect_ask(text, code, err)
 
 

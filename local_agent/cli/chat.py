@@ -20,7 +20,6 @@ MAX_MESSAGE_BYTES = 1_000_000
 
 def session_options(command):
     command = click.option("--session", "-s", help="Resume (or create) the session with this name.")(command)
-    command = click.option("--new-session", is_flag=True, help="Start a new session instead of resuming.")(command)
     command = click.option("--system", help="Replace the default system directive.")(command)
     command = click.option("--incognito", is_flag=True, default=None, help="Read memory, write nothing.")(command)
     command = click.option("--no-memory", is_flag=True, help="Neither recall nor remember.")(command)
@@ -37,6 +36,7 @@ def _status_printer(settings: Settings, show_loading: bool):
 
 @cli.command()
 @session_options
+@click.option("--new-session", is_flag=True, help="Start a new session instead of resuming the latest.")
 @common_options
 def chat(session: str | None, new_session: bool, system: str | None, incognito: bool | None, no_memory: bool) -> None:
     """Talk with the assistant; answers stream as they are written.
@@ -71,12 +71,12 @@ def _latest_session(settings: Settings) -> str | None:
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (answer, backend, timings, tokens, memories).")
 @session_options
 @common_options
-def ask(question: tuple[str, ...], as_json: bool, session: str | None, new_session: bool,
+def ask(question: tuple[str, ...], as_json: bool, session: str | None,
         system: str | None, incognito: bool | None, no_memory: bool) -> None:
     """Answer one QUESTION (or the text on stdin) and exit.
 
     Memory works as in chat: what you say can be remembered, and the answer uses what
-    was remembered before.
+    was remembered before. Each ask is a new session unless --session names one.
     """
     settings = settings_from(click.get_current_context(), incognito=incognito)
     text = " ".join(question) if question else read_stdin_message()
