@@ -8,6 +8,7 @@ reuses the KV cache for the prompt prefix shared with the previous call.
 from __future__ import annotations
 
 import codecs
+import ctypes
 import json
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -170,7 +171,8 @@ class LlamaCppBackend(Backend):
                             usage: Completion) -> Iterator[str]:
         """Greedy decoding under the grammar (llama_grammar.py): the model picks the tokens the
         grammar leaves a choice about; forced text is read in one batch with what precedes it,
-        and generation ends as soon as the grammar is complete."""
+        all but its last token, which the model writes itself so that it reads its usual tokens;
+        generation ends as soon as the grammar is complete."""
         context, limit = list(tokens), len(tokens) + settings.max_tokens
         decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         usage.finish_reason = "length"
@@ -178,7 +180,13 @@ class LlamaCppBackend(Backend):
                            self._char_tokens(), self._llm.token_eos()) as chooser:
             while len(context) < limit:
                 text, ends = chooser.forced()
-                forced = self._forced_tokens(text, ends)[: limit - len(context)]
+                forced = self._spelling(text)
+                if forced is None:  # no tokens spell exactly this text: the model writes it
+                    forced, ends = [], False
+                elif not ends:  # the last token may merge with what follows (`[` then `"` is `["`)
+                    forced = forced[:-1]
+                if len(forced) > limit - len(context):
+                    forced, ends = forced[: limit - len(context)], False
                 for token in forced:
                     chooser.accept(token)
                 context += forced
@@ -201,24 +209,28 @@ class LlamaCppBackend(Backend):
         if tail := decoder.decode(b"", final=True):
             yield tail
 
-    def _forced_tokens(self, text: str, ends: bool) -> list[int]:
-        """Tokens for forced text. Unless the answer ends with it, the last token is left for
-        the model to write: it may merge with what follows (`[` then `"` is `["`), and a small
-        model reads its usual tokens better."""
-        if not text:
-            return []
-        forced = self._llm.tokenize(text.encode("utf-8"), add_bos=False, special=False)
-        return forced if ends else forced[:-1]
+    def _spelling(self, text: str) -> list[int] | None:
+        """Tokens whose pieces spell exactly `text`, or None (a tokenizer that adds a space
+        prefix, say), since the grammar must accept them as they are."""
+        tokens = self._llm.tokenize(text.encode("utf-8"), add_bos=False, special=False) if text else []
+        return tokens if b"".join(map(self._piece, tokens)) == text.encode("utf-8") else None
 
     def _char_tokens(self) -> dict[int, str]:
-        """The tokens that are exactly one printable ASCII character, to probe the grammar with."""
+        """The tokens whose piece, as the grammar sees it, is exactly one printable ASCII
+        character, to probe the grammar with. A character with no such token is left out:
+        text forced through it is then written by the model."""
         if self._chars is None:
             self._chars = {}
             for code in range(32, 127):
                 ids = self._llm.tokenize(chr(code).encode(), add_bos=False, special=False)
-                if len(ids) == 1 and self._llm.detokenize(ids) == chr(code).encode():
+                if len(ids) == 1 and self._piece(ids[0]) == chr(code).encode():
                     self._chars[ids[0]] = chr(code)
         return self._chars
+
+    def _piece(self, token: int) -> bytes:
+        buffer = ctypes.create_string_buffer(64)
+        size = self._lib.llama_token_to_piece(self._vocab, token, buffer, len(buffer), 0, False)
+        return buffer.raw[: max(size, 0)]
 
     def _evaluate(self, tokens: list[int]) -> None:
         """Evaluate what the KV cache lacks of `tokens`, reusing the prefix it shares with them;
