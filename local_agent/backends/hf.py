@@ -301,7 +301,7 @@ class Transformers4BitBackend(_TransformersBackend):
 def without_patterns(schema: Any) -> Any:
     """The schema without regex patterns on strings that also have a length bound.
     lm-format-enforcer cannot combine the two, and it checks a pattern character by character in
-    Python (a 135M model's distill answer took 13 s instead of 2 on CPU). The length bound keeps
+    Python, several times slower (scripts/decode_costs.py). The length bound keeps
     the answer complete within the token limit; the pattern is checked after decoding."""
     if isinstance(schema, list):
         return [without_patterns(item) for item in schema]

@@ -1,0 +1,131 @@
+"""What constrained decoding and thread waiting cost on this machine, with the default model.
+
+    python scripts/decode_costs.py [--sections constrained,wait-policy,enforcer]
+
+constrained  distill prompts answered by llama-cpp-python's own sampler chain (the grammar over
+             the whole vocabulary at every step) and by the product's decoder (llama_grammar.py),
+             both starting from the cached few-shot prefix: median ms per answer, answer tokens,
+             and the share of identical answers.
+wait-policy  one decode step of the default model with llama.cpp's OpenMP threads waiting
+             passively (the product's default) and spinning (OMP_WAIT_POLICY=ACTIVE), each in a
+             fresh process: median and max ms over 60 steps.
+enforcer     distill answers through transformers and lm-format-enforcer, with the memory
+             pattern and with only its length bound (what the product sends): median s.
+Prints one JSON document.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+from local_agent.backends import create_backend
+from local_agent.backends.hf import without_patterns
+from local_agent.config import CHECKOUT_MODELS_DIR, Settings
+from local_agent.memory.distill import DEFAULT_MAX_TOKENS, distill_schema, load_prompt
+from local_agent.models import resolve_model
+from local_agent.types import GenerationSettings
+
+MESSAGES = [
+    "I keep bees on the roof of my flat in Oslo.", "I work night shifts at a hospital in Leeds.",
+    "My sister and I run a small bakery together.", "I have been learning the cello for two years.",
+    "We adopted a rescue greyhound last spring.", "I can't eat gluten, it makes me really ill.",
+    "I'm training for my first marathon in October.", "Honestly I hate flying, I always take the train.",
+    "I grew up on a farm near Cork.", "I collect old film cameras, mostly from the seventies.",
+]
+STEP_SCRIPT = """
+import statistics, sys, time, llama_cpp
+llm = llama_cpp.Llama(sys.argv[1], n_ctx=2048, n_threads=2, verbose=False)
+tokens = llm.tokenize(b"The user likes hiking in the mountains and reading history books. " * 30, add_bos=False)
+llm.eval(tokens[:300])
+times = []
+for _ in range(60):
+    llm.n_tokens = 300
+    start = time.perf_counter(); llm.eval(tokens[300:301]); times.append(time.perf_counter() - start)
+print(statistics.median(times) * 1000, max(times) * 1000)
+"""
+
+
+def cpu_settings(backend: str) -> Settings:
+    return Settings(backend=backend, device="cpu", models_dir=CHECKOUT_MODELS_DIR, ctx_size=2048)
+
+
+def constrained() -> dict:
+    """The library's sampler chain against the product's decoder, on the same grammar."""
+    backend, _ = create_backend(cpu_settings("llama-cpp"))
+    schema, generation = distill_schema(), GenerationSettings(max_tokens=DEFAULT_MAX_TOKENS)
+    prompts = [load_prompt().messages(message) for message in MESSAGES]
+    tokens = [backend._prompt_tokens(backend.format_prompt(p)) for p in prompts]
+    prefix = os.path.commonprefix(tokens)
+    library_s, ours_s, library_tokens, ours_tokens, same = [], [], [], [], 0
+    try:
+        for messages, prompt in zip(prompts, tokens):
+            backend._evaluate(prefix)  # both start from the cached few-shot prefix
+            start = time.perf_counter()
+            library = backend._llm.create_completion(prompt, max_tokens=DEFAULT_MAX_TOKENS, temperature=0.0,
+                                                     grammar=backend._grammar(schema))
+            library_s.append(time.perf_counter() - start)
+            backend._evaluate(prefix)
+            ours = backend.generate(messages, generation, json_schema=schema)
+            ours_s.append(ours.total_s)
+            library_tokens.append(library["usage"]["completion_tokens"])
+            ours_tokens.append(ours.completion_tokens)
+            same += library["choices"][0]["text"] == ours.text
+    finally:
+        backend.close()
+    return {"answers": len(prompts), "identical_share": same / len(prompts),
+            "library_ms_p50": 1000 * statistics.median(library_s), "ours_ms_p50": 1000 * statistics.median(ours_s),
+            "library_tokens_p50": statistics.median(library_tokens), "ours_tokens_p50": statistics.median(ours_tokens)}
+
+
+def wait_policy() -> dict:
+    gguf = resolve_model(cpu_settings("llama-cpp").model, CHECKOUT_MODELS_DIR).gguf_path
+    out = {}
+    for policy in ("PASSIVE", "ACTIVE"):
+        env = {**os.environ, "OMP_WAIT_POLICY": policy}
+        result = subprocess.run([sys.executable, "-c", STEP_SCRIPT, str(gguf)], env=env, check=True,
+                                capture_output=True, text=True)
+        median, worst = map(float, result.stdout.split())
+        out[policy] = {"step_ms_p50": median, "step_ms_max": worst}
+    return out
+
+
+def enforcer() -> dict:
+    backend, _ = create_backend(cpu_settings("transformers"))
+    schema, generation = distill_schema(), GenerationSettings(max_tokens=DEFAULT_MAX_TOKENS)
+    with_pattern = copy.deepcopy(schema)
+    del with_pattern["properties"]["memories"]["items"]["maxLength"]  # the enforcer takes one or the other
+    out = {}
+    try:
+        for label, sent in (("pattern", with_pattern), ("length_only", without_patterns(schema))):
+            seconds = [backend.generate(load_prompt().messages(m), generation, json_schema=sent).total_s
+                       for m in MESSAGES[:3]]
+            out[f"{label}_s_p50"] = statistics.median(seconds)
+    finally:
+        backend.close()
+    return out
+
+
+SECTIONS = {"constrained": constrained, "wait-policy": wait_policy, "enforcer": enforcer}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sections", default=",".join(SECTIONS), help="comma-separated: " + ", ".join(SECTIONS))
+    args = parser.parse_args()
+    chosen = [s.strip() for s in args.sections.split(",") if s.strip()]
+    unknown = [s for s in chosen if s not in SECTIONS]
+    if unknown:
+        parser.exit(1, f"error: unknown section {unknown[0]!r}; choose from {', '.join(SECTIONS)}\n")
+    print(json.dumps({name: SECTIONS[name]() for name in chosen}, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
