@@ -1,26 +1,34 @@
 """Scripted conversations: JSON Lines in, JSON Lines out, one record per input line.
 
 Each input line is `{"session": "...", "input": "..."}` (optional `max_tokens`,
-`temperature`, `seed`); turns of one session run in order with memory. A plain text file is
-one message a line, all in one session. A bad line becomes an error record and the batch
-goes on; the output is flushed line by line so an interrupted run leaves a valid file.
+`temperature`, `seed`, checked as the flags are; any other key is an error); turns of one
+session run in order with memory. A plain text file is one message a line, all in one session
+named after the file. A bad line becomes an error record and the batch goes on; the output is
+flushed line by line so an interrupted run leaves a valid file, and --resume cuts a torn last
+record before it appends.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import re
+import stat
+import unicodedata
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
 from .agent import TurnResult
+from .config import Settings, with_overrides
 from .errors import LocalAgentError
 from .memory.sessions import validate_session_name
 
 MAX_LINE_BYTES = 1_000_000
 DEFAULT_SESSION = "batch"
-OVERRIDES = {"max_tokens": int, "temperature": (int, float), "seed": int}
+OVERRIDES = ("max_tokens", "temperature", "seed")
+FIELDS = ("session", "input", *OVERRIDES)
 
 
 @dataclass
@@ -41,11 +49,21 @@ def _decode(line: int, raw: bytes) -> str | BatchItem:
         return BatchItem(line, error=f"line is not valid UTF-8 ({exc.reason} at byte {exc.start})")
 
 
-def _from_json(line: int, text: str) -> BatchItem:
+def _load_json(text: str) -> Any:
+    """The line's JSON value; raises ValueError with a message for the error record."""
     try:
-        data = json.loads(text)
+        return json.loads(text)
     except json.JSONDecodeError as exc:
-        return BatchItem(line, error=f"invalid JSON: {exc.msg} at column {exc.colno}")
+        raise ValueError(f"invalid JSON: {exc.msg} at column {exc.colno}") from None
+    except RecursionError:  # "[[[[..." a hundred thousand deep
+        raise ValueError("invalid JSON: nested too deeply") from None
+
+
+def _from_json(line: int, text: str, settings: Settings) -> BatchItem:
+    try:
+        data = _load_json(text)
+    except ValueError as exc:
+        return BatchItem(line, error=str(exc))
     if not isinstance(data, dict):
         return BatchItem(line, error="each line must be a JSON object")
     if "input" not in data:
@@ -55,35 +73,108 @@ def _from_json(line: int, text: str) -> BatchItem:
         return BatchItem(line, error="'input' and 'session' must be strings")
     try:
         validate_session_name(session)
-    except LocalAgentError as exc:  # one bad line must not stop the batch
-        return BatchItem(line, error=str(exc))
-    if not data["input"].strip():
-        return BatchItem(line, session=session, error="'input' is empty")
-    item = BatchItem(line, session=session, input=data["input"])
-    for name, kinds in OVERRIDES.items():
-        if name in data:
-            value = data[name]
-            if isinstance(value, bool) or not isinstance(value, kinds):
-                return BatchItem(line, session=session, input=data["input"], error=f"'{name}' must be a number")
-            item.overrides[name] = value
+    except LocalAgentError as exc:  # the record keeps the default session: no file gets this name
+        return BatchItem(line, input=data["input"], error=str(exc))
+    item = BatchItem(line, session=session, input=data["input"], error=_line_error(data))
+    if item.error is None:
+        try:  # the same conversions and bounds as flags and config (one bad line, not the batch)
+            item.overrides = with_overrides(settings, {k: data[k] for k in OVERRIDES if k in data}, f"line {line}")
+        except LocalAgentError as exc:
+            item.error = str(exc)
     return item
 
 
-def parse_lines(lines: Iterable[bytes], *, plain_text: bool, plain_session: str = DEFAULT_SESSION) -> Iterator[BatchItem]:
-    """Parse raw input lines (numbered from 1); blank lines are skipped."""
+def _line_error(data: dict[str, Any]) -> str | None:
+    unknown = [key for key in data if key not in FIELDS]
+    if unknown:
+        return f"unknown field {unknown[0]!r} (known: {', '.join(FIELDS)})"
+    if not data["input"].strip():
+        return "'input' is empty"
+    for name in OVERRIDES:  # JSON numbers only: "0.5" or true is no setting
+        if name in data and (isinstance(data[name], bool) or not isinstance(data[name], (int, float))):
+            return f"'{name}' must be a number"
+    return None
+
+
+def parse_lines(lines: Iterable[bytes], *, plain_text: bool, plain_session: str = DEFAULT_SESSION,
+                settings: Settings | None = None) -> Iterator[BatchItem]:
+    """Parse raw input lines (numbered from 1); blank lines are skipped. A line's settings are
+    checked on top of `settings` (the run's; defaults when None)."""
+    settings = settings if settings is not None else Settings()
     for number, raw in enumerate(lines, start=1):
         raw = raw.rstrip(b"\r\n")
         decoded = _decode(number, raw)
         if isinstance(decoded, BatchItem):
             yield decoded
         elif decoded.strip():
-            yield BatchItem(number, session=plain_session, input=decoded) if plain_text else _from_json(number, decoded)
+            yield BatchItem(number, session=plain_session, input=decoded) if plain_text else _from_json(number, decoded, settings)
 
 
 def looks_like_jsonl(path: Path | None, first_line: bytes) -> bool:
     if path is not None and path.suffix in {".jsonl", ".json", ".ndjson"}:
         return True
     return first_line.lstrip().startswith(b"{")
+
+
+def session_name_for(path: Path) -> str:
+    """A valid session name from a plain-text file's name: "my notes.txt" gives "my-notes"."""
+    text = unicodedata.normalize("NFKD", path.stem).encode("ascii", "ignore").decode("ascii")
+    name = re.sub(r"[^A-Za-z0-9_.-]+", "-", text).strip("-_.")[:64].rstrip("-_.")
+    try:
+        validate_session_name(name)
+    except LocalAgentError:
+        return DEFAULT_SESSION
+    return name
+
+
+def same_file(output: Path, source: Path | int) -> bool:
+    """Whether `output` is the regular file `source` (a path, or an open descriptor such as
+    stdin's) under any name: symlinks, hard links and `..` all count. Devices and pipes
+    (/dev/null both ways) are never the same file."""
+    try:
+        source_stat = os.fstat(source) if isinstance(source, int) else os.stat(source)
+        output_stat = os.stat(output)
+    except OSError:  # the output does not exist yet (or the source is no file)
+        return False
+    return stat.S_ISREG(output_stat.st_mode) and os.path.samestat(output_stat, source_stat)
+
+
+def open_output(output: Path, *, append: bool) -> IO[str]:
+    """Open the output privately (answers hold recalled memories): created 0600, and an
+    existing file made 0600 before anything is written. With `append`, a torn last record
+    left by an interrupted run is cut first so the file stays valid JSON Lines."""
+    fd = os.open(output, (os.O_RDWR if append else os.O_WRONLY) | os.O_CREAT, 0o600)
+    try:
+        if stat.S_ISREG(os.fstat(fd).st_mode):  # leave /dev/null, a pipe or a terminal alone
+            os.fchmod(fd, 0o600)
+            if append:
+                _end_on_a_record(fd)
+            else:
+                os.ftruncate(fd, 0)
+            os.lseek(fd, 0, os.SEEK_END)
+        return os.fdopen(fd, "w", encoding="utf-8")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def _end_on_a_record(fd: int) -> None:
+    """A last line without its newline is a complete record (add the newline) or a torn one
+    (cut it: its input is answered again)."""
+    with os.fdopen(os.dup(fd), "rb") as handle:
+        data = handle.read()
+    if not data or data.endswith(b"\n"):
+        return
+    start = data.rfind(b"\n") + 1
+    try:
+        complete = isinstance(_load_json(data[start:].decode("utf-8")), dict)
+    except (ValueError, UnicodeDecodeError):
+        complete = False
+    if complete:
+        os.lseek(fd, 0, os.SEEK_END)
+        os.write(fd, b"\n")
+    else:
+        os.ftruncate(fd, start)
 
 
 def done_lines(output: Path) -> set[int]:
@@ -93,9 +184,9 @@ def done_lines(output: Path) -> set[int]:
         return done
     for raw in output.read_text(encoding="utf-8", errors="replace").splitlines():
         try:
-            record = json.loads(raw)
-        except json.JSONDecodeError:
-            continue  # a torn last line from an interrupted run is answered again
+            record = _load_json(raw)
+        except ValueError:
+            continue  # a torn line from an interrupted run is answered again
         if isinstance(record, dict) and record.get("error") is None and isinstance(record.get("line"), int):
             done.add(record["line"])
     return done

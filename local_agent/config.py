@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 import tomllib
 from dataclasses import dataclass, field
@@ -65,7 +66,9 @@ def default_models_dir() -> Path:
 
 def config_file_path() -> Path:
     explicit = os.environ.get(ENV_PREFIX + "CONFIG")
-    if explicit:
+    if explicit is not None:
+        if not explicit.strip():
+            raise ConfigError(f"{ENV_PREFIX}CONFIG is empty (unset it to use the default config file)")
         return Path(explicit).expanduser()
     return Path(platformdirs.user_config_dir(APP_NAME, appauthor=False)) / "config.toml"
 
@@ -74,25 +77,69 @@ FIELD_TYPES: dict[str, type] = {
     f.name: (Path if f.name.endswith("_dir") else type(f.default) if f.default is not dataclasses.MISSING else str)
     for f in dataclasses.fields(Settings)
 }
+MAX_SEED = 2**32 - 1  # llama.cpp's samplers take a 32-bit seed
+_TRUE, _FALSE = {"1", "true", "yes", "on"}, {"0", "false", "no", "off", ""}
+
+
+def _to_bool(value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    text = value.strip().lower() if isinstance(value, str) else None
+    if text in _TRUE or text in _FALSE:
+        return text in _TRUE
+    raise ValueError(value)
+
+
+def _to_int(value: Any) -> int:
+    """An int, or a float or text that is one exactly (4096.0, "4096"): never a bool, never rounded."""
+    if isinstance(value, str):
+        text = value.strip()
+        try:
+            return int(text)
+        except ValueError:
+            value = float(text)
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    raise ValueError(value)
+
+
+def _to_float(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        raise ValueError(value)
+    return float(value)
+
+
+def _to_path(value: Any) -> Path:
+    if not isinstance(value, (str, Path)):
+        raise ValueError(value)
+    return Path(value).expanduser()
+
+
+def _to_str(value: Any) -> str:
+    if not isinstance(value, str):
+        raise ValueError(value)
+    return value
+
+
+_CONVERTERS: dict[type, Any] = {bool: _to_bool, int: _to_int, float: _to_float, Path: _to_path, str: _to_str}
 
 
 def _coerce(name: str, value: Any, source: str) -> Any:
+    """`value` as setting `name`'s type, converted only where nothing is lost: text is parsed
+    (environment variables are text), but 2048.9 is no int, true is no number, inf no setting."""
     kind = FIELD_TYPES[name]
+    if kind is Path and isinstance(value, (str, Path)) and not str(value).strip():
+        # An empty path would silently mean the current folder.
+        raise ConfigError(f"{source}: {name} is empty (unset it to use the default folder)")
     try:
-        if kind is bool:
-            if isinstance(value, bool):
-                return value
-            text = str(value).strip().lower()
-            if text in {"1", "true", "yes", "on"}:
-                return True
-            if text in {"0", "false", "no", "off", ""}:
-                return False
-            raise ValueError(value)
-        if kind is Path:
-            return Path(str(value)).expanduser()
-        return kind(value)
-    except (TypeError, ValueError):
+        converted = _CONVERTERS[kind](value)
+    except (TypeError, ValueError, OverflowError):
         raise ConfigError(f"{source}: {name} must be {kind.__name__}, got {value!r}") from None
+    if kind is float and not math.isfinite(converted):
+        raise ConfigError(f"{source}: {name} must be a finite number, got {value!r}")
+    return converted
 
 
 def _from_file(path: Path) -> dict[str, Any]:
@@ -120,8 +167,9 @@ def _from_env(environ: dict[str, str]) -> dict[str, Any]:
     return values
 
 
-def _validate(settings: Settings) -> None:
-    checks = [
+def _checks(settings: Settings) -> list[tuple[bool, str]]:
+    cores = os.cpu_count()
+    return [
         (settings.ctx_size >= 256, "ctx_size must be at least 256"),
         (settings.max_tokens >= 1, "max_tokens must be at least 1"),
         (settings.max_tokens < settings.ctx_size, "max_tokens must be smaller than ctx_size"),
@@ -129,15 +177,30 @@ def _validate(settings: Settings) -> None:
         (0 < settings.top_p <= 1, "top_p must be in (0, 1]"),
         (0 < settings.repeat_penalty <= 2, "repeat_penalty must be in (0, 2]"),
         (settings.threads >= 0, "threads must be 0 (auto) or more"),
+        # Thousands of threads crash or hang llama.cpp's thread pool; more than the cores never helps.
+        (cores is None or settings.threads <= cores,
+         f"threads must be at most {cores}, the number of CPU cores here (0: choose for me), got {settings.threads}"),
+        (0 <= settings.seed <= MAX_SEED, f"seed must be between 0 and {MAX_SEED}"),
         (settings.recall_k >= 0, "recall_k must be 0 or more"),
         (settings.memory_tokens >= 0, "memory_tokens must be 0 or more"),
         (settings.backend in {"auto", "llama-cpp", "transformers", "transformers-4bit"},
          f"unknown backend {settings.backend!r} (choose auto, llama-cpp, transformers, transformers-4bit)"),
         (settings.device in {"auto", "cpu", "cuda"}, f"unknown device {settings.device!r} (choose auto, cpu, cuda)"),
     ]
-    for ok, message in checks:
+
+
+def _validate(settings: Settings) -> None:
+    for ok, message in _checks(settings):
         if not ok:
             raise ConfigError(message)
+
+
+def with_overrides(settings: Settings, values: dict[str, Any], source: str) -> dict[str, Any]:
+    """Check `values` (setting names) on top of `settings` exactly as flags are checked, and
+    return them converted; a ConfigError names the first bad one. Used for a batch line's settings."""
+    converted = {name: _coerce(name, value, source) for name, value in values.items()}
+    _validate(dataclasses.replace(settings, **converted))
+    return converted
 
 
 def load_settings(flags: dict[str, Any] | None = None, environ: dict[str, str] | None = None) -> Settings:

@@ -16,7 +16,9 @@ import click
 
 from ..app import Runtime, build_runtime
 from ..config import Settings
-from ..batch import BatchItem, BatchRunner, done_lines, looks_like_jsonl, parse_lines
+from ..batch import (BatchItem, BatchRunner, done_lines, looks_like_jsonl, open_output, parse_lines, same_file,
+                     session_name_for)
+from ..errors import InputError
 from ..memory.sessions import SessionStore
 from ..types import GenerationSettings
 from . import cli
@@ -29,6 +31,23 @@ def _read_input(source: str) -> tuple[list[bytes], Path | None]:
         return sys.stdin.buffer.read().splitlines(keepends=True), None
     path = Path(source)
     return path.read_bytes().splitlines(keepends=True), path
+
+
+def _refuse_same_file(source: str, output: str | None) -> None:
+    """Writing answers into the file being read would destroy it (or, with --resume, append
+    to it): refuse before anything is read or written."""
+    if output is None:
+        return
+    if source == "-":
+        try:
+            reached: Path | int = sys.stdin.fileno()
+        except (AttributeError, OSError, ValueError):  # stdin is no file (tests, some wrappers)
+            return
+    else:
+        reached = Path(source)
+    if same_file(Path(output), reached):
+        shown = "stdin" if source == "-" else source
+        raise InputError(f"--output {output} is the same file as the input {shown}: choose another output file")
 
 
 def _responder(runtime: Runtime, base: GenerationSettings):
@@ -122,22 +141,26 @@ def batch(source: str, output: str | None, resume: bool, fail_fast: bool, quiet:
 
     \b
     INPUT is JSON Lines: {"session": "s1", "input": "Hello", "max_tokens": 64}
-    (optional: max_tokens, temperature, seed), or plain text: one message a line, one session.
-    Output is one JSON record per line (stdout, or --output): line, session, input, answer,
-    memories saved and recalled, timings, tokens, error. Exit code 1 if any line failed.
+    (optional: max_tokens, temperature, seed, checked like the flags; other keys are errors),
+    or plain text: one message a line, one session named after the file.
+    Output is one JSON record per line (stdout, or --output, created private, never the
+    input): line, session, input, answer, memories saved and recalled, timings, tokens,
+    error. Exit code 1 if any line failed.
     """
     from tqdm import tqdm
 
     settings = settings_from(click.get_current_context(), incognito=incognito)
     if resume and not output:
         raise click.UsageError("--resume needs --output")
+    _refuse_same_file(source, output)
     lines, path = _read_input(source)
     plain = not looks_like_jsonl(path, next((l for l in lines if l.strip()), b""))
     skip = done_lines(Path(output)) if resume and output else set()
-    items = [i for i in parse_lines(lines, plain_text=plain, plain_session=path.stem if path else "batch")
-             if i.line not in skip]
+    parsed = parse_lines(lines, plain_text=plain, plain_session=session_name_for(path) if path else "batch",
+                         settings=settings)
+    items = [i for i in parsed if i.line not in skip]
+    sink: IO[str] = open_output(Path(output), append=resume) if output else sys.stdout
     bar = tqdm(total=len(items), unit="line", disable=quiet, file=sys.stderr, dynamic_ncols=True)
-    sink: IO[str] = open(output, "a" if resume else "w", encoding="utf-8") if output else sys.stdout
     try:
         if workers > 1 and len(_session_groups(items)) > 1:
             failed, written = _run_parallel(items, workers, settings, not no_memory, sink, fail_fast,

@@ -23,7 +23,7 @@ COMMON_OPTIONS: list[tuple[tuple[str, ...], dict[str, Any]]] = [
                           help="Runtime; auto picks by hardware (see `local-agent info`).")),
     (("--device",), dict(type=click.Choice(["auto", "cpu", "cuda"]), help="Where the model runs.")),
     (("--ctx-size",), dict(type=int, help="Context window in tokens [2048].")),
-    (("--threads",), dict(type=int, help="CPU threads (0: physical cores).")),
+    (("--threads",), dict(type=int, help="CPU threads, at most the machine's cores (0: physical cores).")),
     (("--max-tokens",), dict(type=int, help="Longest answer in tokens [256].")),
     (("--temperature",), dict(type=float, help="Sampling temperature; 0 is greedy and deterministic [0].")),
     (("--top-p",), dict(type=float, help="Nucleus sampling threshold [0.95].")),
