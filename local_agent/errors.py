@@ -39,3 +39,8 @@ class NotFoundError(LocalAgentError):
 
 class InputError(LocalAgentError):
     """User input (a message, a batch line, an import file) is invalid."""
+
+
+class ToolError(LocalAgentError):
+    """A tool was given input it cannot use (a bad expression, a refused query, a missing
+    file); the message goes back to the model as the tool's error."""

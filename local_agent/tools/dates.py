@@ -1,0 +1,86 @@
+"""`date`: today's date, weekdays and date arithmetic, from the agent's today (injected, so a
+turn answers for the day it is about and tests do not depend on the clock)."""
+
+from __future__ import annotations
+
+import calendar
+import datetime as dt
+from typing import Literal
+
+from ..errors import ToolError
+from .base import Tool, object_schema
+
+Unit = Literal["days", "weeks", "months", "years"]
+MAX_AMOUNT = 100_000
+DATE_PATTERN = r"^(today|[0-9]{4}-[0-9]{2}-[0-9]{2})$"
+DESCRIPTION = ("Dates from today: operation today (today's date), weekday (the weekday of date), add (date plus "
+               "amount units; a negative amount goes back) or between (days from date to other). Dates are "
+               "YYYY-MM-DD or today.")
+
+
+def parse_date(text: str, today: dt.date) -> dt.date:
+    if text.strip().lower() == "today":
+        return today
+    try:
+        return dt.date.fromisoformat(text.strip())
+    except ValueError:
+        raise ToolError(f"not a date: {text!r} (write YYYY-MM-DD or today)") from None
+
+
+def shift(day: dt.date, amount: int, unit: Unit) -> dt.date:
+    """`day` moved by `amount` units; a month or year step lands on the month's last day when
+    the day does not exist there (31 January + 1 month is 28 or 29 February)."""
+    try:
+        if unit in ("days", "weeks"):
+            return day + dt.timedelta(days=amount * (7 if unit == "weeks" else 1))
+        months = amount * (12 if unit == "years" else 1)
+        year, month = divmod(day.year * 12 + day.month - 1 + months, 12)
+        last = calendar.monthrange(year, month + 1)[1]
+        return dt.date(year, month + 1, min(day.day, last))
+    except (OverflowError, ValueError):
+        raise ToolError("the date falls outside the years 1 to 9999") from None
+
+
+def spoken(day: dt.date) -> str:
+    return f"{day:%A}, {day.day} {day:%B} {day.year} ({day.isoformat()})"
+
+
+def _amount_text(amount: int, unit: Unit) -> str:
+    count = abs(amount)
+    return f"{count} {unit[:-1] if count == 1 else unit}"
+
+
+class DateTool:
+    """The date tool for one `today`."""
+
+    def __init__(self, today: dt.date) -> None:
+        self.today = today
+
+    def __call__(self, operation: str, date: str = "today", amount: int = 0, unit: Unit = "days",
+                 other: str = "") -> str:
+        day = parse_date(date, self.today)
+        if operation == "today":
+            return f"Today is {spoken(self.today)}."
+        if operation == "weekday":
+            return f"{day.day} {day:%B} {day.year} ({day.isoformat()}) is a {day:%A}."
+        if operation == "add":
+            moved = shift(day, amount, unit)
+            direction = "after" if amount >= 0 else "before"
+            return f"{_amount_text(amount, unit)} {direction} {spoken(day)} is {spoken(moved)}."
+        if operation == "between":
+            if not other:
+                raise ToolError("between needs other: the date to count to")
+            end = parse_date(other, self.today)
+            return f"From {spoken(day)} to {spoken(end)} is {(end - day).days} days."
+        raise ToolError(f"unknown date operation {operation!r}")
+
+
+def make_date(today: dt.date) -> Tool:
+    parameters = object_schema({
+        "operation": {"type": "string", "enum": ["today", "weekday", "add", "between"]},
+        "date": {"type": "string", "pattern": DATE_PATTERN, "maxLength": 10},
+        "amount": {"type": "integer", "minimum": -MAX_AMOUNT, "maximum": MAX_AMOUNT},
+        "unit": {"type": "string", "enum": ["days", "weeks", "months", "years"]},
+        "other": {"type": "string", "pattern": DATE_PATTERN, "maxLength": 10},
+    }, required=["operation"])
+    return Tool("date", DESCRIPTION, parameters, DateTool(today))

@@ -1,0 +1,83 @@
+"""Does a message need a tool, and which? Decided by rules on the user's message alone, before
+any model call: a message that needs no tool costs nothing, and nothing a tool returns is ever
+routed (the router never sees tool results).
+
+Three outcomes: `direct` (an unambiguous arithmetic or date question: the tool runs with
+arguments filled by rule and its result is the answer), `model` (the message asks for
+something only a tool has: the step loop runs with the candidate tools), `none` (plain chat).
+The `model` rules ask for both a request (a question or an imperative) and a subject only a
+tool can answer, so chat that merely mentions numbers, days or notes stays chat."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from .route_rules import arithmetic, date_question
+
+RouteKind = Literal["none", "direct", "model"]
+
+_REQUEST = re.compile(
+    r"(\?\s*$)|^(?:please\s+)?(?:(?:can|could|would|will)\s+you\s+)?(?:tell|show|list|find|search|look|check|"
+    r"count|calculate|compute|work\s+out|give|get|query|remind|what|which|when|where|who|how)\b", re.I)
+# A question with two numbers or more that asks for a total, a share or what is left.
+_WORD_PROBLEM = re.compile(
+    r"^(?=(?:.*?\d){2})(?=.*\?\s*$).*\b(?:in\s+total|altogether|each|per\s+(?:person|head|month|week|day|year)|"
+    r"how\s+much\s+(?:do|does|did|will|would|is|are|was)|how\s+many\s+\w+\s+(?:are|is)\s+left|split|average)\b",
+    re.I | re.S)
+# Subjects only a tool can answer, each with the tools that answer it.
+_SUBJECTS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
+    (re.compile(r"\d\s*(?:[-+*/×÷^]|\*\*)\s*\(?\d|\b(?:calculate|compute|square\s+root|percent\s+of|\d+\s*%\s+of)\b",
+                re.I), ("calculator",)),
+    (re.compile(r"\b(?:what|which)\s+(?:date|day)\b.*\b(?:today|tomorrow|yesterday|ago|from\s+now|from\s+today|"
+                r"weeks?\s+from|days?\s+from|months?\s+from)\b|\bhow\s+many\s+(?:days|weeks|months)\s+"
+                r"(?:until|till|since|between|left\s+until|ago)\b|\bday\s+of\s+the\s+week\b|"
+                r"\b(?:today'?s\s+date|the\s+date\s+today)\b", re.I), ("date",)),
+    (_WORD_PROBLEM, ("calculator",)),
+    (re.compile(r"\b(?:my|the)\s+(?:\w+\s+){0,2}(?:notes?|note\s+files?|text\s+files?|markdown\s+files?)\b", re.I),
+     ("notes_search",)),
+    (re.compile(r"\b(?:database|sql|sqlite|tables?\s+(?:users|user_activity)|user_activity|"
+                r"(?:how\s+many|number\s+of|count\s+of|average|list\s+(?:all\s+)?(?:the\s+)?)\s*(?:\w+\s+)?"
+                r"(?:users|signups|sign-ups|activities|logins))\b", re.I), ("sql_schema", "sql_query")),
+    (re.compile(r"^(?:what|who|which|where|when)(?:\s+\w+)?(?:'s|\s+is|\s+are|\s+was|\s+do|\s+did|\s+am)\s+"
+                r"(?:i|my)\b|\b(?:do\s+you\s+remember\s+(?:what|when|where|which|who|if|whether)(?:\s+\w+)?\s+(?:i|my)|"
+                r"what\s+did\s+i\s+(?:tell|say\s+to)\s+you|did\s+i\s+(?:ever\s+)?(?:tell|mention\s+to)\s+you|"
+                r"what\s+do\s+you\s+(?:know|remember)\s+about\s+me|search\s+(?:your|my)\s+memory)\b", re.I),
+     ("memory_search",)),
+]
+
+
+@dataclass(frozen=True)
+class Route:
+    kind: RouteKind
+    tools: tuple[str, ...] = ()  # direct: the one tool; model: the candidate tools
+    arguments: dict[str, Any] = field(default_factory=dict)  # direct only
+    reason: str = ""
+
+
+class Router:
+    """Routes user messages among the enabled tools."""
+
+    def __init__(self, enabled: Collection[str]) -> None:
+        self.enabled = frozenset(enabled)
+
+    def route(self, message: str) -> Route:
+        direct = self._direct(message)
+        if direct is not None:
+            return direct
+        if not _REQUEST.search(message.strip()):
+            return Route("none", reason="not a question or request")
+        tools = tuple(dict.fromkeys(name for pattern, names in _SUBJECTS if pattern.search(message)
+                                    for name in names if name in self.enabled))
+        if tools:
+            return Route("model", tools, reason="asks for " + ", ".join(tools))
+        return Route("none", reason="no tool subject")
+
+    def _direct(self, message: str) -> Route | None:
+        if "calculator" in self.enabled and (expression := arithmetic(message)) is not None:
+            return Route("direct", ("calculator",), {"expression": expression}, "arithmetic rule")
+        if "date" in self.enabled and (arguments := date_question(message)) is not None:
+            return Route("direct", ("date",), arguments, "date rule")
+        return None

@@ -1,0 +1,108 @@
+"""`sql_schema` and `sql_query`: read-only SQL over the SQLite file the user names."""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+from ..errors import ToolError
+from .base import Tool, object_schema, text_property
+from .sqlite_ro import read_only
+from .text import clean, cut
+
+READING_STATEMENTS = frozenset({"SELECT", "WITH", "VALUES", "PRAGMA", "EXPLAIN"})  # the authorizer decides the rest
+MAX_QUERY_CHARS = 1000
+MAX_ROWS = 50
+MAX_CELL_CHARS = 200
+MAX_RESULT_CHARS = 4000
+SCHEMA_DESCRIPTION = "List the tables of the user's SQLite database with their columns and row counts."
+QUERY_DESCRIPTION = ("Run one read-only SQLite SELECT on the user's database and return the rows "
+                     f"(at most {MAX_ROWS}).")
+
+
+def cell(value: Any) -> str:
+    """One value as short, single-line text."""
+    if value is None:
+        return "NULL"
+    if isinstance(value, bytes):
+        return f"<{len(value)} bytes>"
+    text = " ".join(clean(str(value)).split()) if isinstance(value, str) else str(value)
+    return text if len(text) <= MAX_CELL_CHARS else text[: MAX_CELL_CHARS - 3] + "..."
+
+
+def _interpret(exc: sqlite3.Error | sqlite3.Warning, time_limit: float) -> ToolError:
+    message = str(exc)
+    if message == "interrupted":
+        return ToolError(f"the query ran longer than {time_limit:g} s and was stopped")
+    if "not authorized" in message or "prohibited" in message:
+        return ToolError(f"refused: only reading is allowed ({message})")
+    return ToolError(f"SQLite error: {message}")
+
+
+class SqlDatabase:
+    """Both tools over one database file; a connection per call, opened read-only."""
+
+    def __init__(self, file: Path, time_limit: float = 5.0, max_rows: int = MAX_ROWS,
+                 max_chars: int = MAX_RESULT_CHARS) -> None:
+        self.file = Path(file)
+        self.time_limit = time_limit
+        self.max_rows = max_rows
+        self.max_chars = max_chars
+
+    def schema(self) -> str:
+        with read_only(self.file, self.time_limit) as connection:
+            try:
+                return cut("\n".join(self._describe(connection)) or "The database has no tables.", self.max_chars)
+            except sqlite3.Error as exc:
+                raise _interpret(exc, self.time_limit) from None
+
+    def query(self, query: str) -> str:
+        first = re.match(r"\s*(\w+)", query)
+        if first is None or first[1].upper() not in READING_STATEMENTS:
+            raise ToolError(f"refused: only reading is allowed (a statement that starts with "
+                            f"{', '.join(sorted(READING_STATEMENTS))})")
+        with read_only(self.file, self.time_limit) as connection:
+            try:
+                cursor = connection.execute(query)
+                rows = cursor.fetchmany(self.max_rows + 1)
+            except (sqlite3.Error, sqlite3.Warning) as exc:
+                raise _interpret(exc, self.time_limit) from None
+            header = [column[0] for column in cursor.description or ()]
+        return cut(self._table(header, rows), self.max_chars)
+
+    def _describe(self, connection: sqlite3.Connection) -> list[str]:
+        tables = connection.execute(
+            "SELECT name, type FROM sqlite_master WHERE type IN ('table', 'view') "
+            "AND name NOT LIKE 'sqlite_%' ORDER BY name").fetchall()
+        lines = []
+        for name, kind in tables:
+            quoted = '"' + name.replace('"', '""') + '"'
+            columns = ", ".join(f"{column[1]} {column[2]}".strip()
+                                for column in connection.execute(f"PRAGMA table_info({quoted})"))
+            count = connection.execute(f"SELECT count(*) FROM {quoted}").fetchone()[0]
+            lines.append(f"{cell(name)}({cell(columns)}){' view' if kind == 'view' else ''}: {count} rows")
+        return lines
+
+    def _table(self, header: list[str], rows: list[tuple[Any, ...]]) -> str:
+        if not header:
+            return "The statement returned nothing."
+        shown = rows[: self.max_rows]
+        lines = [" | ".join(cell(name) for name in header)]
+        lines += [" | ".join(cell(value) for value in row) for row in shown]
+        more = len(rows) > self.max_rows
+        lines.append(f"({len(shown)} rows{'; more rows exist, not shown' if more else ''})")
+        return "\n".join(lines)
+
+
+def _query_parameters() -> dict[str, Any]:
+    return object_schema({"query": text_property("one SELECT statement", MAX_QUERY_CHARS)})
+
+
+def make_sql_schema(file: Path, time_limit: float = 5.0) -> Tool:
+    return Tool("sql_schema", SCHEMA_DESCRIPTION, object_schema({}), SqlDatabase(file, time_limit).schema)
+
+
+def make_sql_query(file: Path, time_limit: float = 5.0, max_rows: int = MAX_ROWS) -> Tool:
+    return Tool("sql_query", QUERY_DESCRIPTION, _query_parameters(), SqlDatabase(file, time_limit, max_rows).query)
