@@ -197,9 +197,8 @@ class Agent:
             result.interrupted = True
         result.answer = "".join(chunks).strip()
         result.timings["generation_s"] = time.perf_counter() - generation_start
-        completion = self.backend.last_completion
-        if completion is not None:
-            result.tokens = {"prompt": completion.prompt_tokens, "completion": completion.completion_tokens}
+        completion = stream.result()  # finished or closed by now: reads no further
+        result.tokens = {"prompt": completion.prompt_tokens, "completion": completion.completion_tokens}
         result.timings["answer_s"] = time.perf_counter() - start
 
     def _record_dialogue(self, result: TurnResult) -> None:

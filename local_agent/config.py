@@ -13,7 +13,7 @@ from typing import Any
 import platformdirs
 
 from .errors import ConfigError
-from .types import GenerationSettings
+from .types import BACKEND_NAMES, GenerationSettings
 
 APP_NAME = "local-agent"
 ENV_PREFIX = "LOCAL_AGENT_"
@@ -23,7 +23,7 @@ CHECKOUT_MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
 @dataclass
 class Settings:
     model: str = "smollm2-135m-instruct-q4_1"
-    backend: str = "auto"  # auto | llama-cpp | transformers | transformers-4bit
+    backend: str = "auto"  # auto or one of types.BACKEND_NAMES
     device: str = "auto"  # auto | cpu | cuda
     ctx_size: int = 2048
     threads: int = 0  # 0: let the runtime choose (physical cores)
@@ -183,8 +183,8 @@ def _checks(settings: Settings) -> list[tuple[bool, str]]:
         (0 <= settings.seed <= MAX_SEED, f"seed must be between 0 and {MAX_SEED}"),
         (settings.recall_k >= 0, "recall_k must be 0 or more"),
         (settings.memory_tokens >= 0, "memory_tokens must be 0 or more"),
-        (settings.backend in {"auto", "llama-cpp", "transformers", "transformers-4bit"},
-         f"unknown backend {settings.backend!r} (choose auto, llama-cpp, transformers, transformers-4bit)"),
+        (settings.backend in ("auto", *BACKEND_NAMES),
+         f"unknown backend {settings.backend!r} (choose auto, {', '.join(BACKEND_NAMES)})"),
         (settings.device in {"auto", "cpu", "cuda"}, f"unknown device {settings.device!r} (choose auto, cpu, cuda)"),
     ]
 

@@ -8,6 +8,9 @@ from typing import Any, Literal
 
 Role = Literal["system", "user", "assistant"]
 MemoryKind = Literal["fact", "turn"]
+# The model runtimes, named once: config, the CLI and the probe check names against this
+# list, and backends/registry.py maps each to the code that loads it.
+BACKEND_NAMES: tuple[str, ...] = ("llama-cpp", "transformers", "transformers-4bit")
 
 
 @dataclass(frozen=True)
@@ -33,7 +36,7 @@ class GenerationSettings:
         return self.temperature <= 0.0
 
 
-@dataclass
+@dataclass(frozen=True)
 class Completion:
     """A finished generation with its token counts and timings (seconds)."""
 

@@ -6,7 +6,8 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from local_agent.backends.base import Backend
-from local_agent.types import Completion, Message
+from local_agent.backends.generation import Usage
+from local_agent.types import Message
 
 
 class ScriptedBackend(Backend):
@@ -25,7 +26,7 @@ class ScriptedBackend(Backend):
     def queue(self, *replies: str) -> None:
         self.replies.extend(replies)
 
-    def _stream(self, messages, settings, json_schema, usage: Completion) -> Iterator[str]:
+    def _stream(self, messages, settings, json_schema, usage: Usage) -> Iterator[str]:
         self.prompts.append(list(messages))
         self.schemas.append(json_schema)
         reply = self.replies.pop(0) if self.replies else self.default

@@ -69,9 +69,10 @@ def test_a_stop_string_cuts_the_answer_before_it(backend: Backend) -> None:
 
 
 def test_streaming_yields_several_chunks(backend: Backend) -> None:
-    chunks = list(backend.stream(STORY, GenerationSettings(max_tokens=32)))
+    stream = backend.stream(STORY, GenerationSettings(max_tokens=32))
+    chunks = list(stream)
     assert len(chunks) >= 3
-    usage = backend.last_completion
+    usage = stream.result()
     assert usage is not None and usage.text == "".join(chunks)
     assert usage.finish_reason == "length" and usage.first_token_s <= usage.total_s
 

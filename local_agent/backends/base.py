@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import re
-import time
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Sequence
 from typing import Any
 
 from ..errors import ContextOverflowError
 from ..types import Completion, GenerationSettings, Message
+from .generation import Generation, Usage
 
 # Marker-like strings in a chat template, e.g. <|im_start|>, that user text must not forge.
 TEMPLATE_MARKER = re.compile(r"<\|[^|\s<>]+\|>")
@@ -33,7 +33,6 @@ class Backend(ABC):
     def __init__(self, model_name: str, context_size: int) -> None:
         self.model_name = model_name
         self.context_size = context_size
-        self.last_completion: Completion | None = None
 
     # -- what a subclass provides -------------------------------------------------
     @abstractmethod
@@ -42,9 +41,10 @@ class Backend(ABC):
         messages: Sequence[Message],
         settings: GenerationSettings,
         json_schema: dict[str, Any] | None,
-        usage: Completion,
+        usage: Usage,
     ) -> Iterator[str]:
-        """Yield text chunks; set usage.prompt_tokens/completion_tokens/finish_reason."""
+        """Yield text chunks; set usage.prompt_tokens/completion_tokens/finish_reason.
+        Runs only as far as it is consumed: a consumer that stops early closes it."""
 
     @abstractmethod
     def count_tokens(self, text: str) -> int:
@@ -75,20 +75,12 @@ class Backend(ABC):
         messages: Sequence[Message],
         settings: GenerationSettings,
         json_schema: dict[str, Any] | None = None,
-    ) -> Iterator[str]:
-        """Stream the answer chunk by chunk; afterwards `last_completion` holds the counts
-        and timings. With `json_schema`, decoding is constrained to that schema."""
-        usage = Completion(text="")
-        self.last_completion = usage
-        start = time.perf_counter()
-        parts: list[str] = []
-        for chunk in self._stream(messages, settings, json_schema, usage):
-            if not parts:
-                usage.first_token_s = time.perf_counter() - start
-            parts.append(chunk)
-            yield chunk
-        usage.text = "".join(parts)
-        usage.total_s = time.perf_counter() - start
+    ) -> Generation:
+        """One call, streamed: iterate the Generation for the answer's chunks, then read its
+        `result()` for the counts and timings. With `json_schema`, decoding is constrained to
+        that schema. Nothing runs until the first chunk is asked for."""
+        usage = Usage()
+        return Generation(self._stream(messages, settings, json_schema, usage), usage)
 
     def generate(
         self,
@@ -96,10 +88,8 @@ class Backend(ABC):
         settings: GenerationSettings,
         json_schema: dict[str, Any] | None = None,
     ) -> Completion:
-        for _ in self.stream(messages, settings, json_schema):
-            pass
-        assert self.last_completion is not None
-        return self.last_completion
+        """One call, run to the end."""
+        return self.stream(messages, settings, json_schema).result()
 
     def __enter__(self) -> "Backend":
         return self

@@ -16,8 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import BackendError, ModelError
-from ..types import Completion, GenerationSettings, Message
+from ..types import GenerationSettings, Message
 from .base import TEMPLATE_MARKER, Backend, check_context
+from .generation import Usage
 
 _OOM_HINT = ("CUDA ran out of memory; try --backend transformers-4bit, a smaller --ctx-size, "
              "or --device cpu")
@@ -157,7 +158,7 @@ class _TransformersBackend(Backend):
         messages: Sequence[Message],
         settings: GenerationSettings,
         json_schema: dict[str, Any] | None,
-        usage: Completion,
+        usage: Usage,
     ) -> Iterator[str]:
         from transformers import TextIteratorStreamer
 
@@ -225,7 +226,7 @@ class _TransformersBackend(Backend):
             result["error"] = exc
             streamer.end()
 
-    def _finish(self, result: dict[str, Any], usage: Completion, stopped_by_string: bool) -> None:
+    def _finish(self, result: dict[str, Any], usage: Usage, stopped_by_string: bool) -> None:
         error = result.get("error")
         if isinstance(error, self._torch.cuda.OutOfMemoryError):
             raise BackendError(_OOM_HINT) from None

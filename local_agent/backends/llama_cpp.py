@@ -17,8 +17,9 @@ from typing import Any
 import numpy as np
 
 from ..errors import BackendError, ModelError
-from ..types import Completion, GenerationSettings, Message
+from ..types import GenerationSettings, Message
 from .base import TEMPLATE_MARKER, Backend, check_context
+from .generation import Usage
 from .llama_grammar import GrammarGreedy, canonical_spacing
 from .probe import physical_cores
 
@@ -132,7 +133,7 @@ class LlamaCppBackend(Backend):
         messages: Sequence[Message],
         settings: GenerationSettings,
         json_schema: dict[str, Any] | None,
-        usage: Completion,
+        usage: Usage,
     ) -> Iterator[str]:
         tokens = self._prompt_tokens(self.format_prompt(messages))
         usage.prompt_tokens = len(tokens)
@@ -168,7 +169,7 @@ class LlamaCppBackend(Backend):
         usage.completion_tokens = self.count_tokens("".join(parts)) + int(ended_on_eog)
 
     def _stream_constrained(self, tokens: list[int], settings: GenerationSettings, grammar: Any,
-                            usage: Completion) -> Iterator[str]:
+                            usage: Usage) -> Iterator[str]:
         """Greedy decoding under the grammar (llama_grammar.py): the model picks the tokens the
         grammar leaves a choice about; forced text is read in one batch with what precedes it,
         all but its last token, which the model writes itself so that it reads its usual tokens;

@@ -17,8 +17,8 @@ from typing import Any
 
 from ..errors import BackendError
 from ..models import ModelSpec
+from ..types import BACKEND_NAMES
 
-BACKENDS = ("llama-cpp", "transformers", "transformers-4bit")
 DEVICES = ("cpu", "cuda")
 
 
@@ -127,8 +127,8 @@ def _installed(module: str) -> bool:
 def choose_backend(hw: HardwareInfo, model: ModelSpec, backend: str = "auto", device: str = "auto") -> BackendChoice:
     """Pick the runtime and device for `model`: honour explicit requests or reject them with
     a BackendError, and for `auto` take the fastest option this machine supports."""
-    if backend not in ("auto", *BACKENDS):
-        raise BackendError(f"unknown backend {backend!r} (choose auto, {', '.join(BACKENDS)})")
+    if backend not in ("auto", *BACKEND_NAMES):
+        raise BackendError(f"unknown backend {backend!r} (choose auto, {', '.join(BACKEND_NAMES)})")
     if device not in ("auto", *DEVICES):
         raise BackendError(f"unknown device {device!r} (choose auto, cpu, cuda)")
     if device == "cuda" and not hw.cuda_available:

@@ -67,10 +67,12 @@ def measure_backend(settings: Settings, backend: str, device: str, reps: int, ma
 
 
 def backend_run(model: "Backend", messages: list[Message], generation: GenerationSettings) -> dict[str, float]:
+    stream = model.stream(messages, generation)
+
     def generated() -> int:
         # A run cut at max_tokens generated exactly that many; the count is exact either way.
-        usage = model.last_completion
+        usage = stream.result()
         return generation.max_tokens if usage.finish_reason == "length" else usage.completion_tokens
 
-    timing = timed_stream(lambda: model.stream(messages, generation), generated)
-    return {**timing, "prompt_tokens": model.last_completion.prompt_tokens}
+    timing = timed_stream(stream, generated)
+    return {**timing, "prompt_tokens": stream.result().prompt_tokens}

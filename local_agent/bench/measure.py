@@ -6,7 +6,7 @@ import multiprocessing
 import resource
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 
@@ -46,12 +46,13 @@ class GpuMemory:
         return allocated if allocated > 0 else self._device_used() - self.start_used
 
 
-def timed_stream(stream_factory: Callable[[], Any], count_completion: Callable[[], int]) -> dict[str, float]:
-    """One streamed generation: time to first chunk, then decode rate over the rest."""
+def timed_stream(chunks: Iterable[Any], count_completion: Callable[[], int]) -> dict[str, float]:
+    """One streamed generation, started by the first chunk asked for: time to first chunk,
+    then decode rate over the rest; `count_completion` is asked once the stream has ended."""
     cuda_sync()
     start = time.perf_counter()
     first = None
-    for _ in stream_factory():
+    for _ in chunks:
         if first is None:
             first = time.perf_counter() - start
     cuda_sync()

@@ -7,6 +7,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError
+from ..types import BACKEND_NAMES
 
 if TYPE_CHECKING:
     from ..backends.probe import HardwareInfo
@@ -72,11 +73,11 @@ def select_rows(rows: list[BackendRow], selectors: tuple[str, ...]) -> list[Back
     """Rows matching `selectors` ("llama-cpp" for every device, or "llama-cpp/cpu")."""
     if not selectors:
         return rows
-    from ..backends.probe import BACKENDS, DEVICES
+    from ..backends.probe import DEVICES
 
     for selector in selectors:
         backend, _, device = selector.partition("/")
-        if backend not in BACKENDS or (device and device not in DEVICES):
+        if backend not in BACKEND_NAMES or (device and device not in DEVICES):
             raise InputError(f"unknown backend row {selector!r} "
                              "(e.g. llama-cpp, transformers/cpu, transformers-4bit/cuda)")
     return [row for row in rows if row.backend in selectors or row.name in selectors]

@@ -51,7 +51,7 @@ def _load_raw_llama(settings: Settings, gguf: Path, device: str) -> Any:
 
 def _raw_run(llm: Any, prompt: str, generation: GenerationSettings) -> dict[str, float]:
     completion = _RawCompletion(llm, prompt, generation)
-    return {**timed_stream(completion.stream, completion.generated), "prompt_tokens": len(completion.tokens)}
+    return {**timed_stream(completion.stream(), completion.generated), "prompt_tokens": len(completion.tokens)}
 
 
 PAIRED_RUNS_FROM = 1000  # run numbers of the paired runs: prompts that no earlier run processed

@@ -50,9 +50,9 @@ def measure_turns(runtime: "Runtime", settings: Settings, plan: BenchPlan) -> di
 
 def _bare_turns(backend: "Backend", messages: list[str], generation: GenerationSettings) -> dict[str, Any]:
     def run(message: str) -> dict[str, float]:
-        timing = timed_stream(lambda: backend.stream([Message("user", message)], generation),
-                               lambda: backend.last_completion.completion_tokens)
-        return {**timing, "prompt_tokens": backend.last_completion.prompt_tokens}
+        stream = backend.stream([Message("user", message)], generation)
+        timing = timed_stream(stream, lambda: stream.result().completion_tokens)
+        return {**timing, "prompt_tokens": stream.result().prompt_tokens}
 
     run(TURN_WARMUP)
     runs = [run(message) for message in messages]

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from ..errors import InputError
+from ..types import BACKEND_NAMES
 from . import cli
 from .options import common_options, echo_err, settings_from
 
@@ -45,7 +46,7 @@ def _plan(quick: bool, backends: str | None, sections: str | None, reps: int | N
               help="Fewer runs (2 after the warm-up), 32 tokens a run, one cold start each, one pass over "
                    "the recall queries: a few minutes on 2 CPU cores.")
 @click.option("--backends", metavar="ROWS",
-              help="Comma-separated rows to measure: llama-cpp, transformers, transformers-4bit, each "
+              help=f"Comma-separated rows to measure: {', '.join(BACKEND_NAMES)}, each "
                    "optionally with /cpu or /cuda (e.g. llama-cpp/cpu,transformers-4bit/cuda). "
                    "Default: every row this machine can run.")
 @click.option("--sections", metavar="NAMES",

@@ -15,11 +15,12 @@ from typing import Any
 import click
 
 from ..config import Settings, load_settings
+from ..types import BACKEND_NAMES
 
 COMMON_OPTIONS: list[tuple[tuple[str, ...], dict[str, Any]]] = [
     (("--model", "-m"), dict(help="Registry name, path to a .gguf file, or path to a Hugging Face model folder.")),
     (("--distill-model",), dict(help="A separate model for distilling memories (default: the chat model).")),
-    (("--backend",), dict(type=click.Choice(["auto", "llama-cpp", "transformers", "transformers-4bit"]),
+    (("--backend",), dict(type=click.Choice(["auto", *BACKEND_NAMES]),
                           help="Runtime; auto picks by hardware (see `local-agent info`).")),
     (("--device",), dict(type=click.Choice(["auto", "cpu", "cuda"]), help="Where the model runs.")),
     (("--ctx-size",), dict(type=int, help="Context window in tokens [2048].")),
