@@ -28,6 +28,7 @@ if TYPE_CHECKING:  # heavy modules are only needed when memory is on
 
 log = logging.getLogger(__name__)
 TURN_MEMORY_CHARS = 200  # a recalled past message is quoted up to this length
+FORGOTTEN_NOTICE = "everything was forgotten (`memory forget --all`) while this chat was open: starting afresh"
 
 
 @dataclass
@@ -104,6 +105,7 @@ class Agent:
         self.today = today
         self.last: TurnResult | None = None
         self._background: threading.Thread | None = None
+        self._notices: list[str] = []  # for the next turn's result, from work done in between
 
     # -- the turn -----------------------------------------------------------------
     def respond(
@@ -115,12 +117,15 @@ class Agent:
         """Answer `message`, streaming chunks to `on_token`. Ctrl-C during generation stops
         the answer and keeps what was said so far."""
         self.wait()
+        if self.sessions.check_forgotten(self.session):
+            self._notices.append(FORGOTTEN_NOTICE)
         start = time.perf_counter()
         settings = generation or self.generation
         result = TurnResult(session=self.session.name, turn_index=len(self.session.turns), message=message)
         result.recalled = self._recall(message, result)
         composed = self._compose(message, result.recalled, settings)
-        result.prompt, result.notices = composed, list(composed.notices)
+        result.prompt, result.notices = composed, [*self._notices, *composed.notices]
+        self._notices.clear()
         result.prompt_text = self.backend.format_prompt(composed.messages)
         result.timings["compose_s"] = time.perf_counter() - start - result.timings.get("recall_s", 0.0)
         self._generate(composed.messages, settings, on_token, result, start)
@@ -202,10 +207,14 @@ class Agent:
         result.timings["answer_s"] = time.perf_counter() - start
 
     def _record_dialogue(self, result: TurnResult) -> None:
-        self.session.turns.append(Turn("user", result.message))
-        self.session.turns.append(Turn("assistant", result.answer))
-        if not self.options.incognito:
-            self.sessions.save(self.session)
+        private = self.options.incognito  # kept for the live dialogue only, never written
+        self.session.turns.append(Turn("user", result.message, private=private))
+        self.session.turns.append(Turn("assistant", result.answer, private=private))
+        if private:
+            return
+        if self.sessions.save(self.session):
+            result.notices.append(FORGOTTEN_NOTICE)
+        result.turn_index = len(self.session.turns) - 2  # other processes' turns may come first
 
     # -- background memory work ---------------------------------------------------------
     def _start_background(self, result: TurnResult) -> None:
@@ -261,10 +270,11 @@ class Agent:
             return
         start = time.perf_counter()
         keep_from = self._keep_from(session)
-        folded = [turn.message() for turn in session.turns[session.summarized_upto : keep_from]]
+        folded = [turn.message() for turn in session.turns[session.summarized_upto : keep_from] if not turn.private]
         session.summary = summarizer.fold(session.summary, folded)
         session.summarized_upto = keep_from
-        self.sessions.save(session)
+        if self.sessions.save(session):
+            self._notices.append(FORGOTTEN_NOTICE)
         result.timings["summary_s"] = time.perf_counter() - start
 
     def _keep_from(self, session: Session) -> int:

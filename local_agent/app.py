@@ -10,6 +10,7 @@ from .agent import Agent, AgentOptions, MemoryParts
 from .backends import create_backend
 from .backends.base import Backend
 from .config import Settings
+from .memory.epoch import bump_epoch
 from .memory.sessions import Session, SessionStore
 from .prompt import DEFAULT_SYSTEM
 
@@ -74,10 +75,11 @@ def build_runtime(
     memory: bool = True,
     status: Status = _quiet,
 ) -> Runtime:
+    sessions = SessionStore(settings.data_dir)
+    dialogue = load_session(sessions, session)  # a bad session file fails before the model loads
     status(f"loading {settings.model} ...")
     backend, choice = create_backend(settings)
     status(f"loaded {backend.model_name} with {choice.backend} on {choice.device}: {choice.reason}")
-    sessions = SessionStore(settings.data_dir)
     options = AgentOptions(
         recall_k=settings.recall_k,
         memory_tokens=settings.memory_tokens,
@@ -92,7 +94,7 @@ def build_runtime(
         with _closing_on_error(backend):
             parts = _memory_parts(settings, backend, choice, runtime, status)
     runtime.agent = Agent(
-        backend, sessions, load_session(sessions, session), settings.generation(),
+        backend, sessions, dialogue, settings.generation(),
         memory=parts, options=options,
     )
     return runtime
@@ -127,6 +129,7 @@ def _closing_on_error(backend: Backend):
 def forget_everything(settings: Settings) -> None:
     """Remove all memory: facts, turns, vectors, journal, backups, sessions (with their
     summaries) and the chat's line-editing history."""
+    bump_epoch(settings.data_dir)  # open chats must not write back what they hold (epoch.py)
     store = open_store(settings)
     try:
         store.forget_all()
@@ -134,3 +137,4 @@ def forget_everything(settings: Settings) -> None:
         store.close()
     SessionStore(settings.data_dir).delete_all()
     (settings.data_dir / "chat_history").unlink(missing_ok=True)
+    bump_epoch(settings.data_dir)  # again: a chat that read the old files meanwhile sees it too

@@ -122,6 +122,10 @@ def test_damaged_session_file_is_a_one_line_error(isolated_dirs: Path, capsys, m
     sessions = isolated_dirs / "sessions"
     sessions.mkdir(parents=True)
     (sessions / "s1.json").write_text('{"version": 1, "name": "s1", "turns": [tr')
+    # Listing skips it with one warning (issue 11, item 12); opening it is a one-line error.
     code, _, err = run_main(["sessions"], capsys, monkeypatch)
+    assert code == 0 and [line for line in err.splitlines() if "s1.json" in line] == err.splitlines()
+    assert len(err.splitlines()) == 1 and err.startswith("warning: ")
+    code, _, err = run_main(["ask", "--no-memory", "--session", "s1", "hello"], capsys, monkeypatch)
     assert code == 1 and "s1.json" in error_line(err)
     assert (sessions / "s1.json").read_text().endswith("[tr")

@@ -62,8 +62,10 @@ def chat(session: str | None, new_session: bool, system: str | None, incognito: 
 def _latest_session(settings: Settings) -> str | None:
     from ..memory.sessions import SessionStore
 
-    latest = SessionStore(settings.data_dir).latest()
-    return latest.name if latest else None
+    found, skipped = SessionStore(settings.data_dir).scan()
+    for line in skipped:
+        echo_err(f"warning: {line}")
+    return found[0].name if found else None
 
 
 @cli.command()

@@ -12,7 +12,7 @@ from ..errors import LocalAgentError
 from ..memory.sessions import SessionStore
 from ..models import list_models, resolve_model
 from . import cli, print_json
-from .options import common_options, settings_from
+from .options import common_options, echo_err, settings_from
 
 LIBRARIES = ["llama-cpp-python", "torch", "transformers", "bitsandbytes", "sentence-transformers",
              "faiss-cpu", "bm25s", "numpy"]
@@ -101,10 +101,13 @@ def models(as_json: bool) -> None:
 def sessions(as_json: bool) -> None:
     """Saved chat sessions, most recent first (resume one with `chat --session NAME`)."""
     settings = settings_from(click.get_current_context())
+    found, skipped = SessionStore(settings.data_dir).scan()
+    for line in skipped:
+        echo_err(f"warning: {line}")
     rows = [
         {"name": s.name, "updated": dt.datetime.fromtimestamp(s.updated).isoformat(timespec="seconds"),
          "turns": len(s.turns), "summary": bool(s.summary)}
-        for s in SessionStore(settings.data_dir).list()
+        for s in found
     ]
     if as_json:
         print_json(rows)

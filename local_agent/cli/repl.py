@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import os
 import sys
 import threading
 from collections.abc import Callable
-from pathlib import Path
 
 import click
 
@@ -14,7 +12,7 @@ from .. import __version__
 from ..app import Runtime
 from ..config import Settings
 from ..errors import LocalAgentError
-from ..files import PRIVATE_FILE, ensure_private_dir
+from .history import ChatHistory
 
 HELP = """Commands:
   /memories            what I remember about you (facts)
@@ -31,27 +29,6 @@ Ctrl-C stops the current answer. End a line with \\ to continue it; wrap pasted 
 STATUS_WAIT_S = 2.0
 
 
-def _setup_readline(history: Path | None) -> None:
-    try:
-        import readline
-    except ImportError:  # not available on every platform: plain input() still works
-        return
-    readline.parse_and_bind("tab: complete")
-    if history is None:
-        return
-    ensure_private_dir(history.parent)
-    if history.is_file():
-        readline.read_history_file(history)
-    readline.set_history_length(1000)
-    import atexit
-
-    def save() -> None:
-        readline.write_history_file(history)
-        os.chmod(history, PRIVATE_FILE)
-
-    atexit.register(save)
-
-
 class ChatRepl:
     def __init__(self, runtime: Runtime, settings: Settings, reader: Callable[[str], str] = input) -> None:
         self.runtime = runtime
@@ -59,13 +36,12 @@ class ChatRepl:
         self.settings = settings
         self.read = reader
         self.pending_status: object | None = None  # a TurnResult whose memory work is unfinished
+        self.history = ChatHistory(None if settings.incognito else settings.data_dir / "chat_history")
 
     # -- loop ---------------------------------------------------------------------
     def run(self) -> None:
-        interactive = sys.stdin.isatty()
-        if interactive:
-            history = None if self.settings.incognito else self.settings.data_dir / "chat_history"
-            _setup_readline(history)
+        if sys.stdin.isatty():
+            self.history.start()
         self._banner()
         if self.agent.memory is not None:
             # Load the embedding model while the user types the first message.
@@ -101,6 +77,14 @@ class ChatRepl:
         click.echo("Type /help for commands, Ctrl-D to exit.", err=True)
 
     def _read_message(self) -> str:
+        mark = self.history.mark()
+        try:
+            return self._read_lines()
+        finally:
+            if self.agent.options.incognito:  # what is said in incognito stays off the history file
+                self.history.drop_since(mark)
+
+    def _read_lines(self) -> str:
         first = self.read(">>> ")
         if first.strip().startswith('"""'):
             return self._read_block(first.strip()[3:])
