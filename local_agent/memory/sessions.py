@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import re
 import secrets
-import shutil
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -116,4 +115,9 @@ class SessionStore:
         return sessions[0] if sessions else None
 
     def delete_all(self) -> None:
-        shutil.rmtree(self.folder, ignore_errors=True)
+        """Delete every session file (found by name; files local-agent did not make stay), and
+        the folder when that leaves it empty. DataDirError for a link (nothing is deleted then);
+        StoreError naming each session file that could not be deleted."""
+        from .datadir import delete_session_files
+
+        delete_session_files(self.folder)
