@@ -10,12 +10,15 @@ from .agent import Agent, AgentOptions, MemoryParts
 from .backends import create_backend
 from .backends.base import Backend
 from .config import Settings
+from .memory.datadir import HISTORY_NAME, claim_data_dir
 from .memory.epoch import bump_epoch
 from .memory.sessions import Session, SessionStore
+from .memory.transcripts import find_messages, remove_from_history, remove_messages
 from .prompt import DEFAULT_SYSTEM
 
 if TYPE_CHECKING:
     from .backends.probe import BackendChoice
+    from .memory.forgetting import Origin
     from .memory.store import MemoryStore
 
 Status = Callable[[str], None]
@@ -75,7 +78,7 @@ def build_runtime(
     memory: bool = True,
     status: Status = _quiet,
 ) -> Runtime:
-    sessions = SessionStore(settings.data_dir)
+    sessions = SessionStore(claim_data_dir(settings.data_dir))
     dialogue = load_session(sessions, session)  # a bad session file fails before the model loads
     status(f"loading {settings.model} ...")
     backend, choice = create_backend(settings)
@@ -128,13 +131,45 @@ def _closing_on_error(backend: Backend):
 
 def forget_everything(settings: Settings) -> None:
     """Remove all memory: facts, turns, vectors, journal, backups, sessions (with their
-    summaries) and the chat's line-editing history."""
-    bump_epoch(settings.data_dir)  # open chats must not write back what they hold (epoch.py)
+    summaries) and the chat's line-editing history; only files local-agent made. Raises
+    rather than return when any of it could not be deleted."""
+    data_dir = claim_data_dir(settings.data_dir)
+    bump_epoch(data_dir)  # open chats must not write back what they hold (epoch.py)
+    SessionStore(data_dir).delete_all()  # first: it refuses links before deleting anything
     store = open_store(settings)
     try:
         store.forget_all()
     finally:
         store.close()
-    SessionStore(settings.data_dir).delete_all()
-    (settings.data_dir / "chat_history").unlink(missing_ok=True)
-    bump_epoch(settings.data_dir)  # again: a chat that read the old files meanwhile sees it too
+    (data_dir / HISTORY_NAME).unlink(missing_ok=True)
+    bump_epoch(data_dir)  # again: a chat that read the old files meanwhile sees it too
+
+
+def memory_origin(settings: Settings, ident: str) -> "tuple[Origin, list[tuple[str, int]]]":
+    """Where a memory came from: its origin in the store, and the (session, message index)
+    of each transcript message that holds one of its sources."""
+    store = open_store(settings)
+    try:
+        origin = store.origin(ident)
+    finally:
+        store.close()
+    return origin, find_messages(SessionStore(settings.data_dir), origin)
+
+
+def forget_memory(settings: Settings, ident: str, *, with_source: bool) -> "tuple[Origin, list[str]]":
+    """Forget a memory; `with_source` also forgets the messages it was made from: their turn
+    memories, the messages (with the answers to them) in the session transcripts, and their
+    lines in the chat's line-editing history. Returns
+    the origin and the sessions whose transcript changed. Transcripts go first, so a failure
+    leaves the memory in place to forget again."""
+    store = open_store(settings)
+    try:
+        origin = store.origin(ident)
+        if not with_source:
+            store.forget(origin.record.id)
+            return origin, []
+        edited = remove_messages(SessionStore(settings.data_dir), origin)
+        remove_from_history(settings.data_dir / HISTORY_NAME, origin)
+        return store.forget_with_source(origin.record.id), edited
+    finally:
+        store.close()

@@ -29,6 +29,10 @@ class StoreBusyError(StoreError):
     """Another process holds the store's write lock for too long."""
 
 
+class DataDirError(StoreError):
+    """The data dir is not local-agent's (a folder it did not make), or holds a link it refuses."""
+
+
 class StoreCorruptError(StoreError):
     """A file in the data dir is damaged; the message names the file and the problem."""
 

@@ -10,6 +10,8 @@ import tempfile
 from pathlib import Path
 from typing import IO, Any
 
+from .errors import DataDirError
+
 PRIVATE_FILE = 0o600
 PRIVATE_DIR = 0o700
 
@@ -25,6 +27,14 @@ def ensure_private_dir(path: Path) -> Path:
     return path
 
 
+def refuse_symlink(path: Path) -> None:
+    """DataDirError when `path` is a symbolic link: what the data dir holds is written and
+    deleted in place, never through a link to somewhere else."""
+    if path.is_symlink():
+        raise DataDirError(f"{path} is a symbolic link; local-agent does not follow links inside its data dir "
+                           "(replace it with the real file or folder)")
+
+
 def fsync_dir(path: Path) -> None:
     fd = os.open(path, os.O_RDONLY)
     try:
@@ -36,9 +46,10 @@ def fsync_dir(path: Path) -> None:
 def atomic_write_stream(path: Path, source: IO[bytes], *, mode: int = PRIVATE_FILE, private_folder: bool = True) -> str:
     """Copy `source` to `path` via a temp file in the same folder, fsync, rename: readers see
     the old file or the new one, never a half-written one, even if the process dies mid-write.
-    `private_folder` makes the folder 0700 (our data dir); leave it off for a user's folder.
-    Returns the sha256 of what was written."""
+    `private_folder` makes the folder 0700 (our data dir), and refuses to replace a link there;
+    leave it off for a user's folder. Returns the sha256 of what was written."""
     if private_folder:
+        refuse_symlink(path)
         ensure_private_dir(path.parent)
     digest = hashlib.sha256()
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")

@@ -10,11 +10,11 @@ from typing import Any
 
 import click
 
-from ..app import forget_everything, open_store
+from ..app import forget_everything, forget_memory, memory_origin, open_store
 from ..errors import InputError
 from ..types import MemoryRecord
 from . import cli, print_json
-from .options import common_options, settings_from
+from .options import common_options, echo_err, is_terminal, settings_from
 
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 
@@ -52,6 +52,7 @@ def list_command(kind: str, limit: int, all_versions: bool, as_json: bool) -> No
     """Active memories, newest first: id, date, text."""
     with _store() as store:
         records = store.records(kind=None if kind == "all" else kind, include_inactive=all_versions)
+        turns = len(store.records(kind="turn")) if kind == "fact" else 0
     records.sort(key=lambda r: r.updated, reverse=True)
     records = records[:limit] if limit > 0 else records
     if as_json:
@@ -61,6 +62,9 @@ def list_command(kind: str, limit: int, all_versions: bool, as_json: bool) -> No
         click.echo(_row(record))
     if not records:
         click.echo("no memories", err=True)
+    if turns:  # they hold what was said, word for word: say that they exist
+        echo_err(f"{turns} conversation turn{'s are' if turns > 1 else ' is'} also stored; "
+                 "see `local-agent memory list --kind turn`")
 
 
 @memory.command()
@@ -146,19 +150,51 @@ def edit(ident: str, text: str, as_json: bool) -> None:
 @memory.command()
 @click.argument("ident", required=False)
 @click.option("--all", "everything", is_flag=True, help="Forget everything: facts, turns, summaries, sessions.")
+@click.option("--with-source/--without-source", default=None,
+              help="Also forget the message the memory was made from: its turn memory, and the message "
+                   "with its answer in the session transcript. On a terminal you are asked.")
 @click.option("--yes", "-y", is_flag=True, help="Do not ask for confirmation.")
 @json_option
 @common_options
-def forget(ident: str | None, everything: bool, yes: bool, as_json: bool) -> None:
+def forget(ident: str | None, everything: bool, with_source: bool | None, yes: bool, as_json: bool) -> None:
     """Forget one memory (ID or a unique prefix), or everything with --all."""
     if everything == bool(ident):
         raise click.UsageError("give either an ID or --all")
     if everything:
         _forget_all(yes, as_json)
         return
-    with _store() as store:
-        record = store.forget(ident)
-    print_json({"forgotten": record.id}) if as_json else click.echo(f"forgot {record.id}  {record.text}")
+    settings = settings_from(click.get_current_context())
+    origin, messages = memory_origin(settings, ident)
+    held = _still_held(origin, messages)
+    if with_source is None:
+        with_source = bool(held) and not yes and not as_json and is_terminal() and click.confirm(
+            f"It was made from your message {origin.sources[0].text!r} ({held}). Forget that too?", default=True)
+    origin, edited = forget_memory(settings, origin.record.id, with_source=with_source)
+    if as_json:
+        turns = [turn.id for turn in origin.turns] if with_source else []
+        print_json({"forgotten": origin.record.id, "turns_forgotten": turns, "sessions_edited": edited})
+        return
+    click.echo(f"forgot {origin.record.id}  {origin.record.text}")
+    if with_source:
+        for turn in origin.turns:
+            click.echo(f"forgot {turn.id}  {turn.text}")
+        for name in edited:
+            click.echo(f"removed the message from session {name}")
+    elif held:
+        echo_err(f"note: the message it was made from is still stored ({held}); "
+                 + (f"`local-agent memory forget {origin.turns[0].id} --with-source` forgets it" if origin.turns
+                    else "it stays in the session transcript"))
+
+
+def _still_held(origin: Any, messages: list[tuple[str, int]]) -> str:
+    """Where the source of a memory is still stored, in words ('' when nowhere)."""
+    parts = []
+    if origin.turns:
+        parts.append(f"{len(origin.turns)} conversation turn memor{'ies' if len(origin.turns) > 1 else 'y'}")
+    sessions = sorted({name for name, _ in messages})
+    if sessions:
+        parts.append(f"{len(messages)} message{'s' if len(messages) > 1 else ''} in session {', '.join(sessions)}")
+    return " and ".join(parts)
 
 
 def _forget_all(yes: bool, as_json: bool) -> None:

@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 
 from .journal import create_journal
-from .layout import LOCK_NAME, VECTORS_PREFIX, StorePaths
+from .layout import TEMP_FILE, VECTORS_PREFIX, StorePaths
 from .snapshot import Snapshot, VectorMeta, ids_checksum, write_snapshot, write_vectors
 from .state import MemoryState
 
@@ -48,8 +48,7 @@ def write_generation(paths: StorePaths, state: MemoryState, generation: int, emb
 def remove_leftovers(paths: StorePaths, keep: Path) -> None:
     """Old vector files and temp files of writes that never finished (callers hold the lock,
     so no write is in progress)."""
-    for path in paths.root.iterdir():
+    for path in paths.own_files():
         stale_vectors = VECTOR_FILE.fullmatch(path.name) is not None and path != keep
-        temp = path.name.startswith(".") and path.name.endswith(".tmp")
-        if (stale_vectors or temp) and path.name != LOCK_NAME and path.is_file():
+        if stale_vectors or TEMP_FILE.fullmatch(path.name):
             path.unlink(missing_ok=True)

@@ -18,12 +18,14 @@ from pathlib import Path
 import filelock
 
 from ..errors import StoreBusyError
-from ..files import PRIVATE_FILE
+from ..files import PRIVATE_FILE, refuse_symlink
 from ..types import MemoryRecord
 from .compaction import write_generation
 from .embedder import Embedder, embed_with_progress
 from .journal import JournalOp, parse_header, decode_op
 from .layout import CORRUPT_MARK, FileDamage, NewerFormat, StorePaths
+from .datadir import claim_data_dir
+from .privacy import data_dir_problems, repair_modes
 from .records import record_from_json
 from .render import dense_text, embedding_id
 from .snapshot import Snapshot, load_vectors, read_snapshot
@@ -48,8 +50,15 @@ class _Findings:
 
 def doctor(data_dir: Path, repair: bool = False, *, embedder: Embedder | None = None,
            lock_timeout: float = 5.0) -> list[str]:
-    """What is wrong with the store in `data_dir` (empty: healthy), each line naming a file.
-    With `repair`, also what was done about it."""
+    """What is wrong with the data dir and the store in it (empty: healthy), each line naming a
+    file. With `repair`, also what was done about it."""
+    problems = data_dir_problems(Path(data_dir))
+    if repair and problems:
+        problems += repair_modes(Path(data_dir))
+    return problems + _check_store(Path(data_dir), repair, embedder, lock_timeout)
+
+
+def _check_store(data_dir: Path, repair: bool, embedder: Embedder | None, lock_timeout: float) -> list[str]:
     paths = StorePaths.for_data_dir(Path(data_dir))
     if not paths.root.is_dir():
         return []
@@ -58,6 +67,9 @@ def doctor(data_dir: Path, repair: bool = False, *, embedder: Embedder | None = 
         return findings.problems
     if findings.newer_format:
         return findings.problems + [f"{paths.snapshot}: not repaired; upgrade local-agent to read it"]
+    claim_data_dir(data_dir)  # never repair in a folder that is not local-agent's
+    for path in paths.root.iterdir():
+        refuse_symlink(path)  # nor through a link to somewhere else
     lock = filelock.FileLock(paths.lock, timeout=lock_timeout, mode=PRIVATE_FILE, thread_local=False)
     try:
         with lock:

@@ -14,15 +14,17 @@ float32) so that a reload never re-embeds.
 from __future__ import annotations
 
 import base64
+import errno
 import json
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from ..files import PRIVATE_FILE, atomic_write_bytes
+from ..files import PRIVATE_FILE, atomic_write_bytes, refuse_symlink
 from ..types import MemoryRecord
 from .layout import FileDamage
 from .records import record_from_json
@@ -162,9 +164,11 @@ def _parse_lines(path: Path, data: bytes, start: int, generation: int, lines_bef
 
 
 def append_lines(path: Path, lines: bytes) -> None:
-    """Append whole lines with one write() (looping only if the kernel writes less) and fsync."""
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, PRIVATE_FILE)
+    """Append whole lines with one write() (looping only if the kernel writes less) and fsync.
+    The journal is never a link (DataDirError), and stays readable by the user only."""
+    fd = _open_own(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
     try:
+        _keep_private(fd)
         size = os.fstat(fd).st_size
         try:
             view = memoryview(lines)
@@ -188,9 +192,26 @@ def _cut_back(fd: int, size: int) -> None:
 
 def truncate_tail(path: Path, size: int) -> None:
     """Cut a torn tail left by a writer that crashed, so the next line starts clean."""
-    fd = os.open(path, os.O_WRONLY)
+    fd = _open_own(path, os.O_WRONLY)
     try:
+        _keep_private(fd)
         os.ftruncate(fd, size)
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def _open_own(path: Path, flags: int) -> int:
+    """Open a file of the store for writing without following a link to somewhere else."""
+    try:
+        return os.open(path, flags | os.O_NOFOLLOW, PRIVATE_FILE)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            refuse_symlink(path)
+        raise
+
+
+def _keep_private(fd: int) -> None:
+    """Re-assert 0600 on a file we write to, whatever its mode was."""
+    if stat.S_IMODE(os.fstat(fd).st_mode) != PRIVATE_FILE:
+        os.fchmod(fd, PRIVATE_FILE)

@@ -6,11 +6,17 @@
                              so a compaction never overwrites the vectors a reader is loading)
         journal.jsonl        operations since the snapshot, one JSON object a line
         write.lock           serializes writers across processes (always empty)
+        <name>.corrupt-<t>   a damaged file doctor kept aside; memories.json.v<N>.bak: a
+                             snapshot in its old format, kept when it was migrated
+        .<name>.<x>.tmp      an atomic write in progress (or cut short by a crash)
+
+Only files with these names are ever deleted: anything else in the folder is not ours.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +30,14 @@ LOCK_NAME = "write.lock"
 VECTORS_PREFIX = "vectors-"
 CORRUPT_MARK = ".corrupt-"
 DOCTOR_HINT = "run `local-agent memory doctor --repair`"
+
+_LIVE = rf"(?:{re.escape(SNAPSHOT_NAME)}|{re.escape(JOURNAL_NAME)}|{re.escape(VECTORS_PREFIX)}\d+\.npy)"
+LIVE_FILE = re.compile(rf"{_LIVE}|{re.escape(LOCK_NAME)}")
+BACKUP_FILE = re.compile(
+    rf"{re.escape(SNAPSHOT_NAME)}\.v\d+\.bak|{_LIVE}{re.escape(CORRUPT_MARK)}\d{{8}}T\d{{6}}(?:-\d+)?"
+)
+# atomic writes use tempfile.mkstemp(prefix=".<name>.", suffix=".tmp")
+TEMP_FILE = re.compile(rf"\.(?:{LIVE_FILE.pattern}|{BACKUP_FILE.pattern})\.[a-z0-9_]+\.tmp")
 
 FileIdentity = tuple[int, int, int, int]  # (device, inode, size, mtime_ns)
 
@@ -67,11 +81,30 @@ class StorePaths:
     def create(self) -> None:
         ensure_private_dir(self.root)
 
+    def own_files(self) -> list[Path]:
+        """The files of the memory folder that local-agent makes, found by their names (sorted):
+        never a subfolder, a link, or a file someone else put there."""
+        if not self.root.is_dir():
+            return []
+        return sorted(path for path in self.root.iterdir() if is_own_file(path))
+
     def files(self) -> list[Path]:
         """Every file under the memory folder (sorted), or [] when there is no folder."""
         if not self.root.is_dir():
             return []
         return sorted(path for path in self.root.rglob("*") if path.is_file())
+
+
+def is_own_file(path: Path) -> bool:
+    """A regular file (not a link) named like one local-agent writes in the memory folder."""
+    name = path.name
+    ours = any(pattern.fullmatch(name) for pattern in (LIVE_FILE, BACKUP_FILE, TEMP_FILE))
+    return ours and path.is_file() and not path.is_symlink()
+
+
+def is_kept_copy(path: Path) -> bool:
+    """A backup or a leftover temp file: not rewritten by compaction, so forget checks them."""
+    return (BACKUP_FILE.fullmatch(path.name) or TEMP_FILE.fullmatch(path.name)) is not None
 
 
 def identity(path: Path) -> FileIdentity | None:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import secrets
-import shutil
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -165,7 +164,12 @@ class SessionStore:
         return sessions[0] if sessions else None
 
     def delete_all(self) -> None:
-        shutil.rmtree(self.folder, ignore_errors=True)
+        """Delete every session file (found by name; files local-agent did not make stay), and
+        the folder when that leaves it empty. DataDirError for a link (nothing is deleted then);
+        StoreError naming each session file that could not be deleted."""
+        from .datadir import delete_session_files
+
+        delete_session_files(self.folder)
 
     def _read(self, name: str) -> Session | None:
         """The session in its file (named after the file), None when there is none."""

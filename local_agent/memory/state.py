@@ -118,11 +118,11 @@ class MemoryState:
                 self.next_seq = max(self.next_seq, op.seq + 1)
         self.journal_ops += len(ops)
 
-    def without(self, record_id: str) -> tuple[list[MemoryRecord], np.ndarray]:
-        """Records and vectors as if `record_id` and the earlier versions it replaced had never
+    def without(self, *record_ids: str) -> tuple[list[MemoryRecord], np.ndarray]:
+        """Records and vectors as if `record_ids` and the earlier versions they replaced had never
         been stored: forgetting a corrected memory never brings the old text back. A newer
-        version that replaced it stays, and now replaces nothing."""
-        gone = {record_id, *(record.id for record in self.versions_before(record_id))}
+        version that replaced one stays, and now replaces nothing."""
+        gone = {ident for record_id in record_ids for ident in self.versions_of(record_id)}
         kept_rows = [row for row, record in enumerate(self.records) if record.id not in gone]
         records = []
         for row in kept_rows:
@@ -131,6 +131,10 @@ class MemoryState:
                 record = replace(record, supersedes=None)
             records.append(record)
         return records, self.dense.vectors(kept_rows)
+
+    def versions_of(self, record_id: str) -> list[str]:
+        """`record_id` and the ids of the records it replaced."""
+        return [record_id, *(record.id for record in self.versions_before(record_id))]
 
     def versions_before(self, record_id: str) -> list[MemoryRecord]:
         """The records `record_id` replaced, newest first."""

@@ -9,7 +9,6 @@ compacted. Scores follow one convention: higher means closer (see recall.py).
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 from collections.abc import Iterator
@@ -21,23 +20,24 @@ from typing import Any
 import filelock
 
 from ..errors import InputError, StoreBusyError, StoreError
-from ..files import PRIVATE_FILE, atomic_write_bytes
+from ..files import PRIVATE_FILE, atomic_write_bytes, refuse_symlink
 from ..types import MemoryRecord, RecallHit
 from . import recall as recall_module
 from .compaction import compaction_due, write_generation
+from .datadir import claim_data_dir
 from .doctor import doctor
+from .drafts import as_input, check_kinds, claim_id, make_draft
 from .embedder import Embedder, embed_with_progress
+from .forgetting import Origin, delete_copies_holding, scrubbed, sources_of, turns_holding
 from .journal import JournalOp, append_lines, create_journal, encode_op, read_journal, truncate_tail
 from .layout import LOCK_NAME, SNAPSHOT_NAME, FileDamage, StorePaths, identity, notice
 from .loading import Loaded, corrupt, load, replay
-from .records import KINDS, check_key, check_kind, make_record_id
+from .records import KINDS, check_key, check_kind
 from .render import dense_text, embedding_id
 from .state import MemoryState
 from .transfer import export_bytes, read_export, write_private_file
 
 __all__ = ["MemoryStore", "doctor"]
-
-ITEM_FIELDS = frozenset({"text", "kind", "provenance", "decision", "key", "record_id"})
 
 
 class MemoryStore:
@@ -56,13 +56,16 @@ class MemoryStore:
     @classmethod
     def open(cls, data_dir: Path, embedder: Embedder, *, lock_timeout: float = 5.0) -> "MemoryStore":
         """Open (creating if needed) the store in `data_dir`/memory. Raises StoreCorruptError
-        naming a damaged file, StoreError when the folder cannot be read or created."""
+        naming a damaged file, DataDirError for a folder local-agent did not make or a link in
+        the store, StoreError when the folder cannot be read or created."""
         if lock_timeout < 0:
             raise ValueError("lock_timeout must be 0 or more seconds")
-        paths = StorePaths.for_data_dir(Path(data_dir))
+        paths = StorePaths.for_data_dir(claim_data_dir(Path(data_dir)))
         store = cls(paths, embedder, lock_timeout)
         with store._mutex, _os_errors_as_store_errors(paths):
             paths.create()
+            for path in paths.root.iterdir():
+                refuse_symlink(path)
             store._reload()
             if store._loaded.needs_persist:
                 store._persist_rebuilt()
@@ -77,13 +80,13 @@ class MemoryStore:
     def records(self, kind: str | None = None, include_inactive: bool = False) -> list[MemoryRecord]:
         """Records in the order they were stored; superseded ones only on request."""
         if kind is not None:
-            _as_input(check_kind, kind)
+            as_input(check_kind, kind)
         with self._reading() as state:
             return [r for r in state.records if (kind is None or r.kind == kind) and (include_inactive or r.active)]
 
     def find_by_key(self, key: tuple[str, str]) -> MemoryRecord | None:
         """The active fact with this (subject, attribute) key, if any (case-insensitive)."""
-        key = _as_input(check_key, key)
+        key = as_input(check_key, key)
         with self._reading() as state:
             return state.by_key(key) if key else None
 
@@ -92,7 +95,7 @@ class MemoryStore:
     ) -> list[RecallHit]:
         """The k memories closest to `query` (hybrid dense + BM25, see recall.py), best first.
         `min_score` None uses the product default threshold."""
-        kinds = _check_kinds(kinds)
+        kinds = check_kinds(kinds)
         if k <= 0 or not query.strip():
             return []
         with self._reading() as state:
@@ -105,7 +108,7 @@ class MemoryStore:
 
     def nearest(self, text: str, k: int = 3, *, kinds: tuple[str, ...] = ("fact",)) -> list[RecallHit]:
         """The k active records most similar to `text` by cosine alone (for duplicate checks)."""
-        kinds = _check_kinds(kinds)
+        kinds = check_kinds(kinds)
         if k <= 0 or not text.strip():
             return []
         vector = self.embedder.embed([text])[0]
@@ -153,7 +156,7 @@ class MemoryStore:
     def add_many(self, items: list[dict[str, Any]]) -> list[MemoryRecord]:
         """Store several records with one embedding batch, one lock and one journal write.
         Each item has add()'s keyword names (text and kind required)."""
-        drafts = [_draft(item) for item in items]
+        drafts = [make_draft(item) for item in items]
         if not drafts:
             return []
         vectors = embed_with_progress(self.embedder, [dense_text(d) for d, _ in drafts], "embedding memories")
@@ -161,7 +164,7 @@ class MemoryStore:
             taken = set(state.row_of)
             ops = []
             for seq, ((draft, wanted_id), vector) in enumerate(zip(drafts, vectors), start=state.next_seq):
-                record = replace(draft, id=_claim_id(wanted_id, seq, draft, taken))
+                record = replace(draft, id=claim_id(wanted_id, seq, draft, taken))
                 ops.append(JournalOp("add", record, seq=seq, vector=vector, embedding_id=self.embedding_id))
             self._append(ops)
         return [op.record for op in ops]
@@ -194,7 +197,7 @@ class MemoryStore:
         the new one with `superseded_by` and leaves recall."""
         old = self.get(old_id)
         item = dict(text=text, kind=old.kind, provenance=provenance, decision=decision, key=key or old.key)
-        draft, _ = _draft(item)
+        draft, _ = make_draft(item)
         draft = replace(draft, supersedes=old.id)
         vector = self.embedder.embed([dense_text(draft)])[0]
         with self._writing() as state:
@@ -202,29 +205,39 @@ class MemoryStore:
             if not old.active:
                 raise InputError(f"memory {old.id} was already replaced by {old.superseded_by}")
             seq = state.next_seq
-            record = replace(draft, id=_claim_id(None, seq, draft, set(state.row_of)))
+            record = replace(draft, id=claim_id(None, seq, draft, set(state.row_of)))
             op = JournalOp("supersede", record, seq=seq, vector=vector, embedding_id=self.embedding_id, old_id=old.id)
             self._append([op])
         return record
 
+    def origin(self, id_or_prefix: str) -> Origin:
+        """A memory with the messages it was made from and the turn memories that hold them."""
+        with self._reading() as state:
+            return _origin(state, state.get(id_or_prefix))
+
     def forget(self, id_or_prefix: str) -> MemoryRecord:
         """Remove a memory, and the earlier versions it replaced, from recall and their text from
         every file of the store: the journal, snapshot and vectors are rewritten without them,
-        and backups holding them are deleted."""
+        and kept copies holding them are deleted."""
         with self._writing() as state:
             record = state.get(id_or_prefix)
-            gone = [record, *state.versions_before(record.id)]
-            records, vectors = state.without(record.id)
-            self._loaded.state = MemoryState.build(records, vectors, state.next_seq, self.embedder.dimension)
-            self._compact_locked()
-            for each in gone:
-                self._delete_backups_holding(each)
+            self._forget_locked(state, [record.id], keep_source=True)
         return record
 
+    def forget_with_source(self, id_or_prefix: str) -> Origin:
+        """forget(), and the messages the memory was made from: the turn memories holding them
+        go too, and their words leave every other record's provenance. (The session
+        transcripts are not the store's: see app.forget_memory.)"""
+        with self._writing() as state:
+            origin = _origin(state, state.get(id_or_prefix))
+            self._forget_locked(state, [origin.record.id, *(turn.id for turn in origin.turns)], keep_source=False)
+        return origin
+
     def forget_all(self) -> None:
-        """Delete every file of the memory folder (the empty lock file stays) and start empty."""
+        """Delete every file local-agent made in the memory folder (the empty lock file stays;
+        files it did not make are left alone) and start empty."""
         with self._writing():
-            for path in self.paths.files():
+            for path in self.paths.own_files():
                 if path.name != LOCK_NAME:
                     path.unlink(missing_ok=True)
             self._loaded.state = MemoryState(self.embedder.dimension)
@@ -297,6 +310,7 @@ class MemoryStore:
 
     @contextmanager
     def _locked(self) -> Iterator[None]:
+        refuse_symlink(self.paths.lock)  # opening the lock file truncates what it points to
         try:
             self._lock.acquire(timeout=self.lock_timeout)
         except filelock.Timeout:
@@ -390,15 +404,18 @@ class MemoryStore:
         if self.paths.snapshot.is_file() and not backup.exists():
             atomic_write_bytes(backup, self.paths.snapshot.read_bytes())
 
-    def _delete_backups_holding(self, record: MemoryRecord) -> None:
-        """Backups (damaged files kept by doctor, migration originals) are not rewritten, so any
-        that holds the forgotten text is deleted."""
-        live = {self.paths.snapshot, self.paths.journal, self.paths.lock, self.paths.vectors(self._loaded.generation)}
-        needles = _needles(record)
-        for path in self.paths.files():
-            if path not in live and any(needle in path.read_bytes() for needle in needles):
-                path.unlink(missing_ok=True)
-                notice(f"deleted {path.name}: it held the forgotten memory")
+    def _forget_locked(self, state: MemoryState, ids: list[str], *, keep_source: bool) -> None:
+        """Rewrite the store without `ids` (and the versions they replaced) and with their words
+        scrubbed from the records kept; then delete kept copies holding them."""
+        gone = [state.get(ident) for ident in dict.fromkeys(v for i in ids for v in state.versions_of(i))]
+        texts = {record.text for record in gone}
+        if not keep_source:
+            texts |= {source.text for source in sources_of(gone)}
+        records, vectors = state.without(*ids)
+        records = scrubbed(records, texts)
+        self._loaded.state = MemoryState.build(records, vectors, state.next_seq, self.embedder.dimension)
+        self._compact_locked()
+        delete_copies_holding(self.paths, texts | {source.text for source in sources_of(gone)})
 
 
 # -- helpers -------------------------------------------------------------------------------------
@@ -413,63 +430,9 @@ def _os_errors_as_store_errors(paths: StorePaths) -> Iterator[None]:
         raise StoreError(f"cannot use the memory store in {paths.root}: {exc.strerror or exc}") from exc
 
 
-def _as_input(check, value):  # type: ignore[no-untyped-def]
-    try:
-        return check(value)
-    except ValueError as exc:
-        raise InputError(str(exc)) from None
-
-
-def _check_kinds(kinds: tuple[str, ...]) -> tuple[str, ...]:
-    if isinstance(kinds, str):
-        kinds = (kinds,)
-    return tuple(_as_input(check_kind, kind) for kind in kinds)
-
-
-def _draft(item: dict[str, Any]) -> tuple[MemoryRecord, str | None]:
-    """A record without its id yet (and the id the caller asked for). InputError if invalid."""
-    if not isinstance(item, dict):
-        raise InputError(f"a memory to add must be a dict, got {type(item).__name__}")
-    unknown = set(item) - ITEM_FIELDS
-    if unknown:
-        raise InputError(f"unknown field(s) for a memory: {', '.join(sorted(unknown))}")
-    text, kind = item.get("text"), item.get("kind")
-    if not isinstance(text, str) or not text.strip():
-        raise InputError("a memory needs a non-empty text")
-    kind = _as_input(check_kind, kind)
-    for name in ("provenance", "decision"):
-        if item.get(name) is not None and not isinstance(item[name], dict):
-            raise InputError(f"{name} must be a dict")
-    wanted = item.get("record_id")
-    if wanted is not None and (not isinstance(wanted, str) or not wanted.strip() or wanted != wanted.strip()):
-        raise InputError(f"record_id must be a non-empty string without surrounding spaces, got {wanted!r}")
-    now = time.time()
-    record = MemoryRecord(
-        id="", kind=kind, text=text, created=now, updated=now,
-        provenance=dict(item.get("provenance") or {}), decision=dict(item.get("decision") or {}),
-        key=_as_input(check_key, item.get("key")),
-    )
-    return record, wanted
-
-
-def _claim_id(wanted: str | None, seq: int, draft: MemoryRecord, taken: set[str]) -> str:
-    if wanted is not None:
-        if wanted in taken:
-            raise InputError(f"a memory with id {wanted!r} already exists")
-        ident = wanted
-    else:
-        ident = make_record_id(seq, draft.kind, draft.text, taken)
-    taken.add(ident)
-    return ident
-
-
-def _needles(record: MemoryRecord) -> list[bytes]:
-    """The forgotten text as it may appear in a file: raw, and JSON-escaped both ways."""
-    texts = {record.text, str(record.provenance.get("source_text") or "")}
-    needles = set()
-    for text in filter(None, texts):
-        needles.add(text.encode("utf-8"))
-        needles.add(json.dumps(text, ensure_ascii=False)[1:-1].encode("utf-8"))
-        needles.add(json.dumps(text)[1:-1].encode("ascii"))
-    return [needle for needle in needles if needle]
-
+def _origin(state: MemoryState, record: MemoryRecord) -> Origin:
+    """Where `record` (and the versions it replaced) came from, and the turns holding that."""
+    versions = [record, *state.versions_before(record.id)]
+    sources = sources_of(versions)
+    turns = turns_holding((r for r in state.records if r.id != record.id), sources)
+    return Origin(record=record, sources=sources, turns=turns)
