@@ -170,6 +170,8 @@ def forget_memory(settings: Settings, ident: str, *, with_source: bool) -> "tupl
             return origin, []
         edited = remove_messages(SessionStore(settings.data_dir), origin)
         remove_from_history(settings.data_dir / HISTORY_NAME, origin)
+        if edited:  # an open chat may still hold the message (or a summary of it): it drops them
+            bump_epoch(settings.data_dir)
         return store.forget_with_source(origin.record.id), edited
     finally:
         store.close()

@@ -282,6 +282,9 @@ BAD_VARIANTS = {
 
 
 def _write_session(data_dir: Path, file_stem: str, data) -> Path:
+    from local_agent.memory.datadir import claim_data_dir
+
+    claim_data_dir(data_dir)  # a data dir local-agent made, that a bad file appeared in later
     folder = data_dir / "sessions"
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{file_stem}.json"

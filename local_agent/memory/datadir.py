@@ -30,7 +30,7 @@ OWN_TOP_FILES = frozenset({HISTORY_NAME, "epoch", "sessions.lock"})  # the last 
 # a session file (the name rule of sessions.py) or an atomic write of one
 SESSION_FILE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}\.json")
 SESSION_TEMP = re.compile(r"\.[A-Za-z0-9][A-Za-z0-9_.-]{0,63}\.json\.[a-z0-9_]+\.tmp")
-MARKER_TEMP = re.compile(re.escape(MARKER_NAME) + r"\.[a-z0-9_]+\.tmp")
+MARKER_TEMP = re.compile(r"\.?" + re.escape(MARKER_NAME) + r"\.[a-z0-9_]+\.tmp")  # files.atomic_write_stream
 SHOWN = 4  # foreign entries named in the error
 
 

@@ -8,6 +8,7 @@ is dropped, and the transcript is summarized again from its turns on a later exc
 
 from __future__ import annotations
 
+import secrets
 from pathlib import Path
 
 from ..errors import InputError, NotFoundError
@@ -35,11 +36,13 @@ def remove_messages(sessions: SessionStore, origin: Origin) -> list[str]:
     """Remove the source messages (and the answers to them) from their transcripts; returns
     the names of the sessions changed."""
     changed = []
-    for name, texts in _by_session(all_sources(origin)).items():
-        session = _load(sessions, name)
-        if session is not None and _remove(session, _indices(session, texts)):
-            atomic_write_json(sessions.path(name), session.to_dict())
-            changed.append(name)
+    with sessions.guard.locked():  # the lock every session save takes (epoch.py)
+        for name, texts in _by_session(all_sources(origin)).items():
+            session = _load(sessions, name)
+            if session is not None and _remove(session, _indices(session, texts)):
+                session.revision = secrets.token_hex(8)  # an open chat merges, never overwrites
+                atomic_write_json(sessions.path(name), session.to_dict())
+                changed.append(name)
     return changed
 
 
