@@ -30,10 +30,10 @@ from .embedder import Embedder, embed_with_progress
 from .journal import JournalOp, append_lines, create_journal, encode_op, read_journal, truncate_tail
 from .layout import LOCK_NAME, SNAPSHOT_NAME, FileDamage, StorePaths, identity, notice
 from .loading import Loaded, corrupt, load, replay
-from .records import KINDS, check_key, check_kind, make_record_id
+from .records import KINDS, check_id, check_key, check_kind, make_record_id, text_problem
 from .render import dense_text, embedding_id
 from .state import MemoryState
-from .transfer import export_bytes, read_export, write_private_file
+from .transfer import check_links, export_bytes, read_export, refuse_store_folders, write_private_file
 
 __all__ = ["MemoryStore", "doctor"]
 
@@ -130,7 +130,9 @@ class MemoryStore:
             }
 
     def export(self, path: Path) -> int:
-        """Write every record (superseded ones too) to a JSON file; returns how many."""
+        """Write every record (superseded ones too) to a JSON file; returns how many. InputError
+        for a path inside the data dir's own folders."""
+        refuse_store_folders(Path(path), self.paths.root.parent)
         with self._reading() as state:
             records = list(state.records)
         write_private_file(Path(path), export_bytes(records, self.embedding_id))
@@ -231,13 +233,12 @@ class MemoryStore:
             self._compact_locked()
 
     def import_file(self, path: Path) -> int:
-        """Add the records of an export file (validated first; InputError if it is bad).
-        Records whose id is already stored are skipped. Returns how many were added."""
+        """Add the records of an export file (validated first, their version links against the
+        store too; InputError if it is bad). Records whose id is already stored are skipped.
+        Returns how many were added."""
         records = read_export(Path(path))
-        ids = [record.id for record in records]
-        if len(set(ids)) != len(ids):
-            raise InputError(f"{path}: the same record id appears twice")
         with self._reading() as state:
+            check_links(Path(path), records, {record.id: record.superseded_by for record in state.records})
             records = [record for record in records if record.id not in state.row_of]
         vectors = embed_with_progress(self.embedder, [dense_text(r) for r in records], "embedding imported memories")
         with self._writing() as state:
@@ -437,12 +438,14 @@ def _draft(item: dict[str, Any]) -> tuple[MemoryRecord, str | None]:
     if not isinstance(text, str) or not text.strip():
         raise InputError("a memory needs a non-empty text")
     kind = _as_input(check_kind, kind)
+    if text_problem(kind, text):
+        raise InputError(text_problem(kind, text))
     for name in ("provenance", "decision"):
         if item.get(name) is not None and not isinstance(item[name], dict):
             raise InputError(f"{name} must be a dict")
     wanted = item.get("record_id")
-    if wanted is not None and (not isinstance(wanted, str) or not wanted.strip() or wanted != wanted.strip()):
-        raise InputError(f"record_id must be a non-empty string without surrounding spaces, got {wanted!r}")
+    if wanted is not None:
+        _as_input(check_id, wanted)
     now = time.time()
     record = MemoryRecord(
         id="", kind=kind, text=text, created=now, updated=now,
