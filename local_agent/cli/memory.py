@@ -12,8 +12,10 @@ import click
 
 from ..app import forget_everything, forget_memory, memory_origin, open_store
 from ..errors import InputError
+from ..memory.records import MAX_FACT_CHARS
 from ..types import MemoryRecord
 from . import cli, print_json
+from .display import printable
 from .options import common_options, echo_err, is_terminal, settings_from
 
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON.")
@@ -39,7 +41,7 @@ def _day(timestamp: float) -> str:
 
 
 def _row(record: MemoryRecord) -> str:
-    return f"{record.id}  {_day(record.updated)}  {record.text}"
+    return printable(f"{record.id}  {_day(record.updated)}  {record.text}")
 
 
 @memory.command("list")
@@ -95,27 +97,32 @@ def show(ident: str, as_json: bool) -> None:
     if as_json:
         print_json({**record.to_dict(), "supersedes_record": previous.to_dict() if previous else None})
         return
-    click.echo(f"id          {record.id}\nkind        {record.kind}\ntext        {record.text}")
-    click.echo(f"created     {dt.datetime.fromtimestamp(record.created).isoformat(timespec='seconds')}")
-    click.echo(f"updated     {dt.datetime.fromtimestamp(record.updated).isoformat(timespec='seconds')}")
+    for label, value in _shown_fields(record, previous):
+        click.echo(f"{label:<11} {printable(value)}")
+
+
+def _shown_fields(record: MemoryRecord, previous: MemoryRecord | None) -> list[tuple[str, str]]:
+    """What `memory show` prints, as (label, value) lines."""
+    fields = [("id", record.id), ("kind", record.kind), ("text", record.text),
+              ("created", dt.datetime.fromtimestamp(record.created).isoformat(timespec="seconds")),
+              ("updated", dt.datetime.fromtimestamp(record.updated).isoformat(timespec="seconds"))]
     if record.key:
-        click.echo(f"key         {record.key[0]} / {record.key[1]}")
-    for name, value in record.provenance.items():
-        click.echo(f"source      {name}: {value}")
-    for name, value in record.decision.items():
-        click.echo(f"decision    {name}: {value}")
+        fields.append(("key", f"{record.key[0]} / {record.key[1]}"))
+    fields += [("source", f"{name}: {value}") for name, value in record.provenance.items()]
+    fields += [("decision", f"{name}: {value}") for name, value in record.decision.items()]
     if record.superseded_by:
-        click.echo(f"superseded  by {record.superseded_by}")
+        fields.append(("superseded", f"by {record.superseded_by}"))
     if previous:
-        click.echo(f"replaces    [{previous.id}] {previous.text}")
+        fields.append(("replaces", f"[{previous.id}] {previous.text}"))
+    return fields
 
 
 def _require_text(text: str) -> str:
     text = " ".join(text.split())
     if not text:
         raise InputError("the memory text is empty")
-    if len(text) > 2000:
-        raise InputError("a memory is at most 2000 characters")
+    if len(text) > MAX_FACT_CHARS:
+        raise InputError(f"a memory is at most {MAX_FACT_CHARS} characters")
     return text
 
 
@@ -247,7 +254,7 @@ def doctor(repair: bool, as_json: bool) -> None:
         print_json({"problems": problems, "repaired": repair})
     else:
         for line in problems:
-            click.echo(line)
+            click.echo(printable(line))
         click.echo("memory store is healthy" if not problems else ("repaired" if repair else
                    "run `local-agent memory doctor --repair` to recover"))
     if problems and not repair:

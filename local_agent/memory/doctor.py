@@ -1,14 +1,15 @@
 """`local-agent memory doctor`: check every file of the store, and repair what can be repaired.
 
-A check names each file and what is wrong with it. A repair never destroys evidence: a damaged
-file is kept beside the store as `<name>.corrupt-<timestamp>` (never overwriting another), the
-records that can still be read are recovered (from the damaged snapshot too, record by record),
-and the vectors are rebuilt from the text into a new, consistent generation.
+A check names each file and what is wrong with it, then each record a user could not manage
+(fixes.py), then records that are only in a copy of a damaged file kept earlier. A repair never
+destroys evidence: a damaged file is kept beside the store as `<name>.corrupt-<timestamp>` (never
+overwriting another), the records that can still be read are recovered (from the damaged
+snapshot or journal too, record by record, and from the kept copies), unmanageable records are
+fixed, and the vectors are rebuilt from the text into a new, consistent generation.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import time
@@ -17,17 +18,19 @@ from pathlib import Path
 
 import filelock
 
-from ..errors import StoreBusyError
+from ..errors import StoreBusyError, StoreError
 from ..files import PRIVATE_FILE, refuse_symlink
 from ..types import MemoryRecord
 from .compaction import write_generation
 from .embedder import Embedder, embed_with_progress
-from .journal import JournalOp, parse_header, decode_op
+from .fixes import fix_records
+from .journal import JournalOp, UnreadableLine, decode_op, parse_header
 from .layout import CORRUPT_MARK, FileDamage, NewerFormat, StorePaths
 from .datadir import claim_data_dir
 from .privacy import data_dir_problems, repair_modes
 from .records import record_from_json
 from .render import dense_text, embedding_id
+from .salvage import apply_ops, kept_copies, salvage
 from .snapshot import Snapshot, load_vectors, read_snapshot
 from .state import MemoryState
 
@@ -42,16 +45,28 @@ class _Findings:
     journal_ops: list[JournalOp] = field(default_factory=list)
     journal_damaged: bool = False
     vectors_bad: bool = False
+    records_bad: bool = False  # records a user could not manage
+    in_copies_only: bool = False  # records only a kept copy of a damaged file still holds
+
+    @property
+    def damaged(self) -> bool:
+        return self.snapshot_damaged or self.journal_damaged
 
     @property
     def repairable(self) -> bool:
-        return self.snapshot_damaged or self.journal_damaged or self.vectors_bad
+        return self.damaged or self.vectors_bad or self.records_bad or self.in_copies_only
 
 
 def doctor(data_dir: Path, repair: bool = False, *, embedder: Embedder | None = None,
            lock_timeout: float = 5.0) -> list[str]:
     """What is wrong with the data dir and the store in it (empty: healthy), each line naming a
-    file. With `repair`, also what was done about it."""
+    file. With `repair`, also what was done about it. StoreError when the data dir or its memory
+    folder is not a folder: nothing there can be checked or repaired."""
+    paths = StorePaths.for_data_dir(Path(data_dir))
+    for folder in (paths.root.parent, paths.root):
+        if folder.exists() and not folder.is_dir():
+            raise StoreError(f"{folder} is not a folder: local-agent cannot keep memories there; "
+                             f"move it away or choose another data dir (LOCAL_AGENT_DATA_DIR)")
     problems = data_dir_problems(Path(data_dir))
     if repair and problems:
         problems += repair_modes(Path(data_dir))
@@ -87,6 +102,8 @@ def _inspect(paths: StorePaths) -> _Findings:
     _check_snapshot(paths, findings)
     _check_vectors(paths, findings)
     _check_journal(paths, findings)
+    if not findings.damaged and not findings.newer_format:
+        _check_records(paths, findings)
     return findings
 
 
@@ -134,7 +151,7 @@ def _check_journal(paths: StorePaths, findings: _Findings) -> None:
         try:
             op = decode_op(line)
         except ValueError as exc:
-            if number - 2 == len(complete) - 1 and not lines[-1]:
+            if number - 2 == len(complete) - 1 and not lines[-1] and isinstance(exc, UnreadableLine):
                 break  # an unreadable last line is a torn write, not damage
             findings.problems.append(f"{paths.journal}: line {number}: {exc}")
             findings.journal_damaged = True
@@ -153,17 +170,58 @@ def _check_generations(paths: StorePaths, findings: _Findings) -> None:
         findings.journal_damaged = True
 
 
+def _check_records(paths: StorePaths, findings: _Findings) -> None:
+    """Records that cannot be managed, and records that only a kept copy holds."""
+    snapshot = findings.snapshot
+    records = list(snapshot.records) if snapshot else []
+    if _journal_applies(findings, snapshot.generation if snapshot else 0):
+        records = apply_ops(records, findings.journal_ops)
+    _, fixes = fix_records(records, snapshot.next_seq if snapshot else 0)
+    findings.problems += [f"{paths.root}: {fix.problem}" for fix in fixes]
+    findings.records_bad = bool(fixes)
+    for copy, missing in _missing_from_copies(paths, records):
+        findings.problems.append(f"{copy}: holds {len(missing)} memories that are not in the store")
+        findings.in_copies_only = True
+
+
+def _missing_from_copies(paths: StorePaths, records: list[MemoryRecord]) -> list[tuple[Path, list[MemoryRecord]]]:
+    """For each kept copy of a damaged file, the records in it that the store lacks: by id, and
+    by text (a repair may have given a record a new id, or cut its text). A memory the user
+    forgot is never among them: `forget` deletes every copy that holds its text."""
+    ids = {record.id for record in records}
+    texts = {(r.kind, t) for r in records for t in (r.text, r.provenance.get("full_text")) if isinstance(t, str)}
+    found = []
+    for copy in kept_copies(paths):
+        ops, _ = salvage(copy.read_bytes())
+        missing = [r for r in apply_ops([], ops) if r.id not in ids and (r.kind, r.text) not in texts]
+        ids.update(record.id for record in missing)
+        texts.update((record.kind, record.text) for record in missing)
+        if missing:
+            found.append((copy, missing))
+    return found
+
+
 # -- repair ------------------------------------------------------------------------------------
 
 
 def _repair(paths: StorePaths, findings: _Findings, embedder: Embedder) -> list[str]:
     actions: list[str] = []
     records, generation, next_seq = _recover_snapshot(paths, findings, actions)
+    ops = findings.journal_ops
     if findings.journal_damaged:
-        actions.append(f"{paths.journal}: kept the damaged file as {_keep_damaged(paths.journal).name}")
-    if _journal_applies(findings, generation):
-        records = _apply_ops(records, findings.journal_ops)
-        next_seq = max([next_seq] + [op.seq + 1 for op in findings.journal_ops if op.seq is not None])
+        kept = _keep_damaged(paths.journal)
+        ops, notes = salvage(kept.read_bytes())
+        actions.append(f"{paths.journal}: kept the damaged file as {kept.name}")
+        actions += [f"{paths.journal}: {note}" for note in notes]
+    if _journal_applies(findings, generation, ops):
+        records = apply_ops(records, ops)
+        next_seq = max([next_seq] + [op.seq + 1 for op in ops if op.seq is not None])
+    for copy, missing in _missing_from_copies(paths, records):
+        records += missing
+        actions.append(f"{copy}: recovered {len(missing)} memories that were only in this copy")
+    records, fixes = fix_records(records, max(next_seq, len(records)))
+    next_seq = max(next_seq, len(records)) + len(fixes)
+    actions += [f"{paths.root}: {fix.action}" for fix in fixes]
     if findings.vectors_bad and findings.snapshot and findings.snapshot.vectors:
         vectors_path = paths.root / findings.snapshot.vectors.file
         if vectors_path.is_file():
@@ -185,48 +243,20 @@ def _recover_snapshot(paths: StorePaths, findings: _Findings, actions: list[str]
         return list(snapshot.records), snapshot.generation, snapshot.next_seq
     raw = paths.snapshot.read_bytes()
     kept = _keep_damaged(paths.snapshot)
-    records = _salvage_records(raw)
+    ops, notes = salvage(raw)
+    records = apply_ops([], ops)
     generation = max(_header_int(raw, "generation"), findings.journal_generation or 0)
     next_seq = max(_header_int(raw, "next_seq"), len(records))
     actions.append(f"{paths.snapshot}: kept the damaged file as {kept.name}; recovered {len(records)} records from it")
+    actions += [f"{paths.snapshot}: {note}" for note in notes]
     return records, generation, next_seq
 
 
-def _journal_applies(findings: _Findings, generation: int) -> bool:
+def _journal_applies(findings: _Findings, generation: int, ops: list[JournalOp] | None = None) -> bool:
     """A journal older than the snapshot is already folded into it."""
     if findings.journal_generation is None:
-        return bool(findings.journal_ops)  # header lost: its operations are all we have
+        return bool(findings.journal_ops if ops is None else ops)  # header lost: its records are all we have
     return findings.journal_generation >= generation or findings.snapshot_damaged
-
-
-def _apply_ops(records: list[MemoryRecord], ops: list[JournalOp]) -> list[MemoryRecord]:
-    """Replay readable journal operations onto recovered records, skipping what no longer fits."""
-    by_id = {record.id: record for record in records}
-    for op in ops:
-        if op.op == "update":
-            if op.record.id in by_id:
-                by_id[op.record.id] = op.record
-            continue
-        by_id.setdefault(op.record.id, op.record)
-        if op.op == "supersede" and op.old_id in by_id:
-            old = by_id[op.old_id]
-            by_id[op.old_id] = MemoryRecord.from_dict({**old.to_dict(), "superseded_by": op.record.id})
-    return list(by_id.values())
-
-
-def _salvage_records(raw: bytes) -> list[MemoryRecord]:
-    """Every record object that still parses, found wherever one starts."""
-    text = raw.decode("utf-8", errors="replace")
-    decoder = json.JSONDecoder()
-    found: dict[str, MemoryRecord] = {}
-    for match in re.finditer(r'\{\s*"id"\s*:', text):
-        try:
-            item, _ = decoder.raw_decode(text, match.start())
-            record = record_from_json(item)
-        except ValueError:
-            continue
-        found.setdefault(record.id, record)
-    return list(found.values())
 
 
 def _header_int(raw: bytes, name: str) -> int:

@@ -7,7 +7,7 @@ from typing import Any
 
 from ..errors import InputError
 from ..types import MemoryRecord
-from .records import check_key, check_kind, make_record_id
+from .records import check_id, check_key, check_kind, make_record_id, text_problem
 
 ITEM_FIELDS = frozenset({"text", "kind", "provenance", "decision", "key", "record_id"})
 
@@ -36,12 +36,14 @@ def make_draft(item: dict[str, Any]) -> tuple[MemoryRecord, str | None]:
     if not isinstance(text, str) or not text.strip():
         raise InputError("a memory needs a non-empty text")
     kind = as_input(check_kind, kind)
+    if text_problem(kind, text):
+        raise InputError(text_problem(kind, text))
     for name in ("provenance", "decision"):
         if item.get(name) is not None and not isinstance(item[name], dict):
             raise InputError(f"{name} must be a dict")
     wanted = item.get("record_id")
-    if wanted is not None and (not isinstance(wanted, str) or not wanted.strip() or wanted != wanted.strip()):
-        raise InputError(f"record_id must be a non-empty string without surrounding spaces, got {wanted!r}")
+    if wanted is not None:
+        as_input(check_id, wanted)
     now = time.time()
     record = MemoryRecord(
         id="", kind=kind, text=text, created=now, updated=now,

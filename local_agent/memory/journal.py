@@ -66,12 +66,17 @@ def encode_op(op: JournalOp) -> bytes:
     return json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
 
 
+class UnreadableLine(ValueError):
+    """A line that is not JSON at all, as a write cut short leaves it. A complete JSON line
+    that is not a valid operation was written whole: that is damage, never a torn write."""
+
+
 def decode_op(line: bytes) -> JournalOp:
     """One operation from its line; ValueError says what is wrong with it."""
     try:
         data = json.loads(line)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ValueError(f"not JSON ({exc})") from None
+    except (ValueError, RecursionError) as exc:  # bad JSON or UTF-8, a number too long, too deep
+        raise UnreadableLine(f"not JSON ({exc})") from None
     if not isinstance(data, dict) or data.get("op") not in ("add", "update", "supersede"):
         raise ValueError("not a known operation")
     op = JournalOp(op=data["op"], record=record_from_json(data.get("record")))
@@ -152,7 +157,7 @@ def _parse_lines(path: Path, data: bytes, start: int, generation: int, lines_bef
         try:
             op = decode_op(line)
         except ValueError as exc:
-            if index == len(complete) - 1 and not partial:
+            if index == len(complete) - 1 and not partial and isinstance(exc, UnreadableLine):
                 chunk.torn = len(line) + 1  # an unreadable last line counts as torn
                 break
             raise FileDamage(path, f"line {chunk.lines + 1}: {exc}") from None

@@ -102,7 +102,7 @@ def read_snapshot(path: Path) -> Snapshot | None:
         return None
     try:
         data = json.loads(raw)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except (ValueError, RecursionError) as exc:  # bad JSON or UTF-8, a number too long, too deep
         raise FileDamage(path, f"not valid JSON ({exc})") from None
     if not isinstance(data, dict):
         raise FileDamage(path, "not a JSON object")

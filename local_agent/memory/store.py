@@ -35,7 +35,7 @@ from .loading import Loaded, corrupt, load, replay
 from .records import KINDS, check_key, check_kind
 from .render import dense_text, embedding_id
 from .state import MemoryState
-from .transfer import export_bytes, read_export, write_private_file
+from .transfer import check_links, export_bytes, read_export, refuse_store_folders, write_private_file
 
 __all__ = ["MemoryStore", "doctor"]
 
@@ -133,7 +133,9 @@ class MemoryStore:
             }
 
     def export(self, path: Path) -> int:
-        """Write every record (superseded ones too) to a JSON file; returns how many."""
+        """Write every record (superseded ones too) to a JSON file; returns how many. InputError
+        for a path inside the data dir's own folders."""
+        refuse_store_folders(Path(path), self.paths.root.parent)
         with self._reading() as state:
             records = list(state.records)
         write_private_file(Path(path), export_bytes(records, self.embedding_id))
@@ -244,13 +246,12 @@ class MemoryStore:
             self._compact_locked()
 
     def import_file(self, path: Path) -> int:
-        """Add the records of an export file (validated first; InputError if it is bad).
-        Records whose id is already stored are skipped. Returns how many were added."""
+        """Add the records of an export file (validated first, their version links against the
+        store too; InputError if it is bad). Records whose id is already stored are skipped.
+        Returns how many were added."""
         records = read_export(Path(path))
-        ids = [record.id for record in records]
-        if len(set(ids)) != len(ids):
-            raise InputError(f"{path}: the same record id appears twice")
         with self._reading() as state:
+            check_links(Path(path), records, {record.id: record.superseded_by for record in state.records})
             records = [record for record in records if record.id not in state.row_of]
         vectors = embed_with_progress(self.embedder, [dense_text(r) for r in records], "embedding imported memories")
         with self._writing() as state:

@@ -4,13 +4,16 @@ Vectors are not exported; an import re-embeds with the importing store's model."
 from __future__ import annotations
 
 import json
+import os
 import time
+from collections.abc import Mapping
 from pathlib import Path
 
 from ..errors import InputError
 from ..files import atomic_write_bytes
 from ..types import MemoryRecord
-from .records import record_from_json
+from .layout import MEMORY_DIR_NAME, SESSIONS_DIR_NAME
+from .records import link_problem, record_from_json, record_problem
 
 EXPORT_FORMAT = "local-agent memory export"
 EXPORT_VERSION = 1
@@ -25,6 +28,24 @@ def export_bytes(records: list[MemoryRecord], embedding_id: str) -> bytes:
         "records": [record.to_dict() for record in records],
     }
     return (json.dumps(document, ensure_ascii=False, indent=1) + "\n").encode("utf-8")
+
+
+def refuse_store_folders(path: Path, data_dir: Path) -> None:
+    """InputError when `path` lies in the data dir's memory or sessions folder, however it is
+    spelled (relative, with '..', through a symbolic link): writing there breaks the store."""
+    target = Path(path).expanduser().resolve()
+    folders = [Path(data_dir).expanduser() / name for name in (MEMORY_DIR_NAME, SESSIONS_DIR_NAME)]
+    for folder in folders:
+        if any(_same_place(place, folder) for place in [target, *target.parents]):
+            raise InputError(f"cannot export to {path}: it is inside {folder}, where local-agent keeps "
+                             f"its own files; choose a path outside that folder")
+
+
+def _same_place(place: Path, folder: Path) -> bool:
+    try:
+        return os.path.samefile(place, folder)
+    except OSError:
+        return place == folder.resolve()
 
 
 def write_private_file(path: Path, data: bytes) -> None:
@@ -46,7 +67,9 @@ def read_export(path: Path) -> list[MemoryRecord]:
         document = json.loads(path.read_bytes())
     except FileNotFoundError:
         raise InputError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except RecursionError:
+        raise InputError(f"{path}: not a memory export (its JSON is nested too deeply)") from None
+    except (OSError, ValueError) as exc:  # ValueError: bad JSON, bad UTF-8, a number too long
         raise InputError(f"{path}: not a JSON file ({exc})") from None
     if not isinstance(document, dict) or document.get("format") != EXPORT_FORMAT:
         raise InputError(f"{path}: not a local-agent memory export")
@@ -66,4 +89,23 @@ def _record(path: Path, index: int, item: object) -> MemoryRecord:
         raise InputError(f"{path}: record {index + 1}: {exc}") from None
     if not record.text.strip():
         raise InputError(f"{path}: record {index + 1}: text is empty")
+    problem = record_problem(record)
+    if problem:
+        raise InputError(f"{path}: record {index + 1}: {problem}")
     return record
+
+
+def check_links(path: Path, records: list[MemoryRecord], stored: Mapping[str, str | None]) -> None:
+    """InputError naming the first record whose id repeats, or whose version links lead nowhere
+    or in a circle, among the imported records and the `stored` ones (id -> superseded_by)."""
+    successors = dict(stored)
+    seen: set[str] = set()
+    for record in records:
+        if record.id in seen:
+            raise InputError(f"{path}: the same record id appears twice ({record.id})")
+        seen.add(record.id)
+        successors.setdefault(record.id, record.superseded_by)
+    for index, record in enumerate(records):
+        problem = link_problem(record, successors, successors)
+        if problem:
+            raise InputError(f"{path}: record {index + 1} ({record.id}): {problem}")
