@@ -354,3 +354,14 @@ def test_item17_control_characters_in_memory_text_are_escaped_on_the_terminal(
     assert code == 0 and json.loads(out)[0]["text"] == NASTY  # --json stays exact
     code, out, _ = _run(capsys, monkeypatch, "memory", "show", record.id, "--json")
     assert json.loads(out)["provenance"]["source_text"] == NASTY
+
+
+@pytest.mark.parametrize("name", [".local-agent", "epoch", "sessions.lock", "chat_history"])
+def test_item05_export_over_the_data_dirs_own_top_files_is_refused(isolated_dirs, name):
+    from local_agent.errors import InputError
+    from local_agent.memory.transfer import refuse_store_folders
+
+    isolated_dirs.mkdir(parents=True, exist_ok=True)
+    with pytest.raises(InputError, match="keeps its own"):
+        refuse_store_folders(isolated_dirs / name, isolated_dirs)
+    refuse_store_folders(isolated_dirs.parent / name, isolated_dirs)  # elsewhere: fine

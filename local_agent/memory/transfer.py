@@ -30,6 +30,10 @@ def export_bytes(records: list[MemoryRecord], embedding_id: str) -> bytes:
     return (json.dumps(document, ensure_ascii=False, indent=1) + "\n").encode("utf-8")
 
 
+# Files at the top of the data dir that are local-agent's own (datadir.py, epoch.py).
+OWN_TOP_NAMES = frozenset({".local-agent", "epoch", "sessions.lock", "chat_history"})
+
+
 def refuse_store_folders(path: Path, data_dir: Path) -> None:
     """InputError when `path` lies in the data dir's memory or sessions folder, however it is
     spelled (relative, with '..', through a symbolic link): writing there breaks the store."""
@@ -39,6 +43,10 @@ def refuse_store_folders(path: Path, data_dir: Path) -> None:
         if any(_same_place(place, folder) for place in [target, *target.parents]):
             raise InputError(f"cannot export to {path}: it is inside {folder}, where local-agent keeps "
                              f"its own files; choose a path outside that folder")
+    top = Path(data_dir).expanduser()
+    if _same_place(target.parent, top) and target.name in OWN_TOP_NAMES:
+        raise InputError(f"cannot export to {path}: local-agent keeps its own {target.name} there; "
+                         "choose another name or folder")
 
 
 def _same_place(place: Path, folder: Path) -> bool:
