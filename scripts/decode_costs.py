@@ -27,6 +27,7 @@ import time
 
 from local_agent.backends import create_backend
 from local_agent.backends.hf import without_patterns
+from local_agent.backends.llama_cpp import LlamaCppBackend
 from local_agent.config import CHECKOUT_MODELS_DIR, Settings
 from local_agent.memory.distill import DEFAULT_MAX_TOKENS, distill_schema, load_prompt
 from local_agent.models import resolve_model
@@ -56,13 +57,24 @@ def cpu_settings(backend: str) -> Settings:
     return Settings(backend=backend, device="cpu", models_dir=CHECKOUT_MODELS_DIR, ctx_size=2048)
 
 
+def common_prefix(sequences: list[list[int]]) -> list[int]:
+    """The longest list every sequence starts with."""
+    shortest = min(sequences, key=len)
+    for index, item in enumerate(shortest):
+        if any(sequence[index] != item for sequence in sequences):
+            return shortest[:index]
+    return shortest
+
+
 def constrained() -> dict:
     """The library's sampler chain against the product's decoder, on the same grammar."""
     backend, _ = create_backend(cpu_settings("llama-cpp"))
+    if not isinstance(backend, LlamaCppBackend):  # reaches into its runtime below
+        raise SystemExit(f"expected the llama-cpp backend, got {backend.name}")
     schema, generation = distill_schema(), GenerationSettings(max_tokens=DEFAULT_MAX_TOKENS)
     prompts = [load_prompt().messages(message) for message in MESSAGES]
     tokens = [backend._prompt_tokens(backend.format_prompt(p)) for p in prompts]
-    prefix = os.path.commonprefix(tokens)
+    prefix = common_prefix(tokens)
     library_s, ours_s, library_tokens, ours_tokens, same = [], [], [], [], 0
     try:
         for messages, prompt in zip(prompts, tokens):

@@ -15,7 +15,7 @@ def make_agent(tmp_path, backend=None, **kwargs):
 
 def test_streams_and_keeps_history(tmp_path):
     agent, backend = make_agent(tmp_path, ScriptedBackend(["Hello there friend", "Second answer"]))
-    chunks = []
+    chunks: list[str] = []
     first = agent.respond("Hi", on_token=chunks.append)
     assert first.answer == "Hello there friend" and len(chunks) == 3
     agent.respond("And again?")

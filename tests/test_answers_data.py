@@ -84,7 +84,7 @@ def test_session_dates(text: str, moment: datetime) -> None:
 
 @pytest.mark.parametrize("text", ["8 May 2023", "13:56 pm on 8 May, 2023", "1:56 pm on 31 February, 2023", ""])
 def test_bad_session_dates(text: str) -> None:
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="not a LoCoMo session date"):
         parse_session_date(text)
 
 

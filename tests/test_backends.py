@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterator
+from typing import Any
 
 import jsonschema
 import pytest
@@ -143,7 +144,7 @@ def test_gpu_backends_answer(name: str) -> None:
 
 
 def test_patterns_with_a_length_bound_are_left_to_validation_for_lm_format_enforcer():
-    schema = {"type": "object", "properties": {
+    schema: dict[str, Any] = {"type": "object", "properties": {
         "a": {"type": "string", "pattern": "^x+$", "maxLength": 5},
         "b": {"type": "array", "items": {"type": "string", "pattern": "^y$"}},
     }}

@@ -45,7 +45,7 @@ def test_runner_writes_error_records_and_counts(tmp_path):
     with out.open("w") as sink:
         runner = BatchRunner(lambda item: (None, {"answer": item.input.upper()}), sink)
         runner.run(items)
-    records = [json.loads(l) for l in out.read_text().splitlines()]
+    records = [json.loads(line) for line in out.read_text().splitlines()]
     assert records[0]["answer"] == "OK" and records[0]["error"] is None
     assert records[1]["error"].startswith("invalid JSON")
     assert runner.failed == 1

@@ -33,7 +33,7 @@ def row(name: str, decode: float, baseline: bool = False, gpu: float | None = No
     return measured
 
 
-@pytest.fixture()
+@pytest.fixture
 def results() -> dict:
     """A small results dict shaped like run_benchmark's."""
     backends = [row("llama-cpp/cpu", 48.0), row("raw/cpu", 50.0, baseline=True), row("transformers/cpu", 20.0),
@@ -172,7 +172,7 @@ def test_cold_start_command_puts_no_memory_on_ask():
 def test_random_weights_config_folder_needs_a_config(tmp_path: Path):
     folder = tmp_path / "model"
     folder.mkdir()
-    with pytest.raises(InputError, match="no config.json"):
+    with pytest.raises(InputError, match=r"no config\.json"):
         bench.config_folder(Settings(model=str(folder), models_dir=tmp_path))
     (folder / "config.json").write_text("{}")
     assert bench.config_folder(Settings(model=str(folder), models_dir=tmp_path)) == folder

@@ -8,6 +8,7 @@ import copy
 import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -23,7 +24,8 @@ def lines(*items: object) -> str:
     return "\n".join(item if isinstance(item, str) else json.dumps(item) for item in items) + "\n"
 
 
-def msg(session: str = "trip", role: str = "user", content: str = "hello", **extra: object) -> dict[str, object]:
+def msg(session: object = "trip", role: object = "user", content: object = "hello",
+        **extra: object) -> dict[str, object]:
     return {"session": session, "role": role, "content": content, **extra}
 
 
@@ -133,7 +135,7 @@ def test_chatgpt_dates_from_messages_else_the_conversation() -> None:
     assert dates[4] == dates[5] == datetime.fromtimestamp(1712000000.0)
 
 
-def export() -> list[dict[str, object]]:
+def export() -> list[Any]:
     return json.loads(EXPORT.read_text(encoding="utf-8"))
 
 

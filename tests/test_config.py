@@ -22,7 +22,7 @@ def test_data_dir_from_env(tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize(
-    "flags, message",
+    ("flags", "message"),
     [
         ({"max_tokens": 0}, "max_tokens"),
         ({"backend": "nope"}, "unknown backend"),

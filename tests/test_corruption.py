@@ -66,7 +66,7 @@ def test_truncated_snapshot(isolated_dirs: Path, embedder, capsys, monkeypatch) 
     snapshot = folder / "memories.json"
     raw = snapshot.read_bytes()
     snapshot.write_bytes(raw[: len(raw) * 2 // 3])
-    with pytest.raises(StoreCorruptError, match="memories.json"):
+    with pytest.raises(StoreCorruptError, match=r"memories\.json"):
         MemoryStore.open(isolated_dirs, embedder)
     recovered = _check_refused_then_repaired(folder, snapshot, capsys, monkeypatch)
     assert 1 <= len(recovered) < len(FACTS) and set(recovered) < set(FACTS)

@@ -40,7 +40,8 @@ def test_valid_model_json_becomes_model_candidates():
     result = d.distill("Fixing up old bicycles keeps me busy most evenings.")
     assert backend.schemas == [d.schema]
     assert result.model_called and result.valid_json is True and result.raw_json == reply
-    assert [(c.text, c.route) for c in result.candidates] == [("The user fixes up old bicycles most evenings.", "model")]
+    candidates = [(c.text, c.route) for c in result.candidates]
+    assert candidates == [("The user fixes up old bicycles most evenings.", "model")]
 
 
 @pytest.mark.parametrize("reply", ["not json at all", "", '{"memories": ["The user', answer(save=False)])
@@ -178,7 +179,7 @@ def test_generation_is_greedy_and_max_tokens_cannot_be_below_the_bound():
     d, backend = distiller(answer("The user carves wooden spoons."))
     d.distill("I carve wooden spoons in my spare time.")
     assert d.settings.temperature == 0.0 and d.settings.max_tokens == DEFAULT_MAX_TOKENS
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="max_tokens must be at least"):
         Distiller(backend, max_tokens=DEFAULT_MAX_TOKENS - 1)
 
 
@@ -260,6 +261,7 @@ def test_constrained_default_model_answers_valid_json(default_gguf):
                         "We have three kids and they really wanted a dog, so now we have a beagle."]:
             result = d.distill(message)
             assert result.model_called and result.valid_json is True, result.raw_json
+            assert result.raw_json is not None
             data = json.loads(result.raw_json)
             jsonschema.validate(data, d.schema)
             assert all(c.route in {"model", "rule"} for c in result.candidates)

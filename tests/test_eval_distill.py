@@ -48,7 +48,7 @@ def test_limit_and_bad_lines(tmp_path: Path) -> None:
     assert len(load_examples(TINY, limit=3)) == 3
     broken = tmp_path / "broken.jsonl"
     broken.write_text('{"text": "hi", "save": true}\n{"text": "no label"}\n')
-    with pytest.raises(InputError, match="broken.jsonl:2"):
+    with pytest.raises(InputError, match=r"broken\.jsonl:2"):
         load_examples(broken)
 
 
@@ -57,7 +57,7 @@ def test_eval_script_with_the_default_model(tmp_path: Path, default_gguf: Path) 
     output = tmp_path / "out.json"
     done = subprocess.run(
         [sys.executable, str(ROOT / "scripts" / "eval_distill.py"), str(TINY), "--output", str(output)],
-        capture_output=True, text=True, timeout=600, cwd=ROOT,
+        capture_output=True, text=True, timeout=600, cwd=ROOT, check=False,
     )
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)

@@ -41,7 +41,8 @@ def test_same_key_new_content_supersedes(store: MemoryStore) -> None:
     assert new.action == "superseded"
     assert new.previous is not None and new.previous.id == old.record.id
     assert [r.text for r in store.records("fact")] == ["The user lives in Berlin now."]
-    assert store.find_by_key(("user", "home city")).id == new.record.id
+    found = store.find_by_key(("user", "home city"))
+    assert found is not None and found.id == new.record.id
     assert store.get(old.record.id).superseded_by == new.record.id
 
 
@@ -59,6 +60,6 @@ def test_rule_name_is_recorded_in_decision(store: MemoryStore) -> None:
 
 
 def test_threshold_must_be_a_similarity(store: MemoryStore) -> None:
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="duplicate_threshold"):
         save_fact(store, FactCandidate("The user likes tea.", "rule"), provenance={}, decision={},
                   duplicate_threshold=0.0)

@@ -30,7 +30,7 @@ REFERENCE = [
 def cli(*args: str, data_dir: Path, stdin: str | None = None) -> subprocess.CompletedProcess:
     env = {**os.environ, "LOCAL_AGENT_DATA_DIR": str(data_dir)}
     return subprocess.run([sys.executable, "-m", "local_agent", *args], input=stdin, env=env,
-                          capture_output=True, text=True, timeout=600)
+                          capture_output=True, text=True, timeout=600, check=False)
 
 
 def write_batch(path: Path, messages: list[str], session: str = "reference") -> Path:
@@ -60,6 +60,7 @@ def test_reference_scenario_remembers_across_processes(tmp_path, isolated_dirs):
     finally:
         runtime.close()
     assert result.session != "reference"
+    assert result.prompt is not None
     memory_part = result.prompt.messages[-1].content
     assert "Alex" in memory_part and "2025" in memory_part
 

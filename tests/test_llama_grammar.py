@@ -21,7 +21,8 @@ from local_agent.types import GenerationSettings, Message
 
 SCHEMA = {
     "type": "object",
-    "properties": {"save": {"type": "boolean"}, "memories": {"type": "array", "items": {"type": "string"}, "maxItems": 2}},
+    "properties": {"save": {"type": "boolean"},
+                   "memories": {"type": "array", "items": {"type": "string"}, "maxItems": 2}},
     "required": ["save", "memories"],
     "additionalProperties": False,
 }
@@ -117,6 +118,7 @@ def test_free_text_after_a_constrained_answer_matches_a_fresh_model(llama: Llama
 
 def test_canonical_spacing_puts_one_space_after_colons_and_commas():
     gbnf = 'root ::= "{" space "\\"a\\"" space ":" space x ("," space x)* "}" space\nspace ::= " "?\n'
-    assert canonical_spacing(gbnf) == 'root ::= "{" space "\\"a\\"" space ": " space x (", " space x)* "}" space\nspace ::= ""\n'
+    assert canonical_spacing(gbnf) == ('root ::= "{" space "\\"a\\"" space ": " space x (", " space x)* "}" space\n'
+                                       'space ::= ""\n')
     with pytest.raises(BackendError):
         canonical_spacing('root ::= "x"\n')

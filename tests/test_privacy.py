@@ -45,8 +45,8 @@ def no_network(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 
 def _run(*args: str, input: str | None = None):
-    result = CliRunner().invoke(cli, [*args, "--max-tokens", "8"] if args[0] in ("ask", "batch", "chat") else list(args),
-                                input=input, catch_exceptions=False)
+    arguments = [*args, "--max-tokens", "8"] if args[0] in ("ask", "batch", "chat") else list(args)
+    result = CliRunner().invoke(cli, arguments, input=input, catch_exceptions=False)
     assert result.exit_code == 0, result.output
     return result
 

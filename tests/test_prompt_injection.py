@@ -52,6 +52,7 @@ def test_forged_markers_cannot_break_the_prompt(llama, tmp_path: Path, embedder)
         agent.wait()
     finally:
         store.close()
+    assert result.prompt is not None
     messages = result.prompt.messages
     assert [m.role for m in messages] == ["system", "user", "assistant", "user"]
     assert result.recalled and result.prompt_text.count("<|im_start|>system") == 1

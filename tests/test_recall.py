@@ -59,7 +59,7 @@ def test_scores_are_fused_higher_is_closer_and_sorted(facts: MemoryStore) -> Non
     scores = [hit.score for hit in hits]
     assert scores == sorted(scores, reverse=True)
     for hit in hits:
-        expected = fused_score(np.float32(hit.dense), np.float32(hit.lexical))
+        expected = fused_score(np.asarray(hit.dense, dtype=np.float32), np.asarray(hit.lexical, dtype=np.float32))
         assert hit.score == pytest.approx(float(expected), abs=1e-5)
     assert hits[0].record.text == FACTS[0]
 
@@ -177,8 +177,8 @@ def _median_ms(run, repeats: int) -> float:
 def test_search_at_100k_memories_is_fast() -> None:
     state = _synthetic_state(100_000)
     rng = np.random.default_rng(1)
-    queries = [(f"word{rng.integers(20000)} word{rng.integers(20000)} user", rng.standard_normal(384).astype(np.float32))
-               for _ in range(40)]
+    queries = [(f"word{rng.integers(20000)} word{rng.integers(20000)} user",
+                rng.standard_normal(384).astype(np.float32)) for _ in range(40)]
     queries = [(text, vector / np.linalg.norm(vector)) for text, vector in queries]
     iterator = iter(queries * 2)
 

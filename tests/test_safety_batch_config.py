@@ -32,7 +32,7 @@ def _batch(args: list[str], capsys, monkeypatch, stdin: bytes | None = None) -> 
 def test_item03_output_same_as_input_is_refused(scripted, tmp_path, capsys, monkeypatch, resume):
     source = tmp_path / "in.jsonl"
     source.write_bytes(GOOD * 2)
-    code, out, err = _batch([str(source), "-o", str(source), *(["--resume"] if resume else [])],
+    code, _out, err = _batch([str(source), "-o", str(source), *(["--resume"] if resume else [])],
                             capsys, monkeypatch)
     assert code == 1 and "same file" in error_line(err)
     assert source.read_bytes() == GOOD * 2
@@ -165,7 +165,7 @@ BAD_LINES = [
 ]
 
 
-@pytest.mark.parametrize("line, message", BAD_LINES, ids=[m for _, m in BAD_LINES])
+@pytest.mark.parametrize(("line", "message"), BAD_LINES, ids=[m for _, m in BAD_LINES])
 def test_item16_bad_line_settings_are_error_records(line, message):
     (item,) = parse_lines([line], plain_text=False)
     assert item.error is not None and message in item.error
@@ -204,7 +204,7 @@ def test_item17_plain_text_file_with_a_space_in_its_name(scripted, tmp_path, cap
     assert [(r["session"], r["error"]) for r in records] == [("my-notes", None)] * 2
 
 
-@pytest.mark.parametrize("stem, name", [
+@pytest.mark.parametrize(("stem", "name"), [
     ("my notes", "my-notes"), ("Café du jour", "Cafe-du-jour"), ("--x--", "x"), ("日本", "batch"),
     ("a" * 100, "a" * 64), ("ok_name.v2", "ok_name.v2"),
 ])
@@ -230,7 +230,7 @@ def test_item17_empty_data_dir_is_an_error(tmp_path, capsys, monkeypatch):
         load_settings()
 
 
-@pytest.mark.parametrize("line, message", [
+@pytest.mark.parametrize(("line", "message"), [
     ("ctx_size = 2048.9", "ctx_size must be int"),
     ("threads = true", "threads must be int"),
     ("temperature = inf", "temperature must be a finite number"),
@@ -248,7 +248,7 @@ def test_item17_config_file_values_are_not_coerced(tmp_path, monkeypatch, line, 
         load_settings()
 
 
-@pytest.mark.parametrize("name, value", [
+@pytest.mark.parametrize(("name", "value"), [
     ("TEMPERATURE", "inf"), ("TEMPERATURE", "nan"), ("TOP_P", "NaN"), ("CTX_SIZE", "2048.9"),
     ("THREADS", "true"),
 ])

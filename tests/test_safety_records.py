@@ -117,7 +117,7 @@ def test_item05_repair_recovers_the_records_of_an_export_written_over_the_journa
     journal = _old_export_over_journal(isolated_dirs, tmp_path, capsys, monkeypatch)
     code, _, err = _run(capsys, monkeypatch, "memory", "list")
     assert code == 1 and str(journal) in error_line(err)
-    code, out, err = _run(capsys, monkeypatch, "memory", "doctor", "--repair")
+    code, _out, err = _run(capsys, monkeypatch, "memory", "doctor", "--repair")
     assert code == 0, err
     assert _listed(capsys, monkeypatch) == sorted(FACTS)
     assert _run(capsys, monkeypatch, "memory", "doctor")[0] == 0
@@ -148,7 +148,7 @@ def test_item05_repair_recovers_records_that_are_only_in_a_kept_copy(
 # -- item 11: timestamps out of range --------------------------------------------------------------
 
 
-@pytest.mark.parametrize("field, raw", [("created", "1e20"), ("created", "-1e13"), ("updated", "1e20"),
+@pytest.mark.parametrize(("field", "raw"), [("created", "1e20"), ("created", "-1e13"), ("updated", "1e20"),
                                         ("updated", "-1"), ("created", "1" + "0" * 400)])
 def test_item11_import_refuses_timestamps_out_of_range(
         isolated_dirs: Path, tmp_path: Path, capsys, monkeypatch, field: str, raw: str) -> None:

@@ -9,13 +9,14 @@ import json
 import multiprocessing
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
 
 from local_agent.agent import Agent, AgentOptions, MemoryParts
 from local_agent.errors import InputError, StoreCorruptError
-from local_agent.memory.sessions import Session, SessionStore, Turn, validate_session_name
+from local_agent.memory.sessions import SessionStore, Turn, validate_session_name
 from local_agent.types import GenerationSettings
 from tests.cli_helpers import error_line, run_main
 from tests.fakes import ScriptedBackend
@@ -47,11 +48,15 @@ def _append_turns(data_dir: str, who: int, start) -> None:
 
 
 def _ask_shared(data_dir: str, who: int, start) -> None:
-    from local_agent.backends.probe import BackendChoice
     import local_agent.app as app
+    from local_agent.backends.probe import BackendChoice
 
     backend = ScriptedBackend(default=f"answer {who}")
-    app.create_backend = lambda settings, model=None: (backend, BackendChoice("scripted", "cpu", "test"))
+
+    def create_backend(settings, model=None):
+        return backend, BackendChoice("scripted", "cpu", "test")
+
+    app.create_backend = create_backend
     start.wait()
     from local_agent.cli import cli
 
@@ -265,8 +270,9 @@ def test_item07_open_store_in_another_process_keeps_forget_all(tmp_path):
 
 # -- item 12: bad session files ----------------------------------------------------------------
 GOOD = {"version": 1, "name": "good", "created": 1.0, "updated": 2.0, "summary": "", "summarized_upto": 0,
-        "turns": [{"role": "user", "content": "hi", "time": 1.0}, {"role": "assistant", "content": "hello", "time": 1.5}]}
-BAD_VARIANTS = {
+        "turns": [{"role": "user", "content": "hi", "time": 1.0},
+                  {"role": "assistant", "content": "hello", "time": 1.5}]}
+BAD_VARIANTS: dict[str, dict[str, Any]] = {
     "role5": {"turns": [{"role": 5, "content": "hi", "time": 1.0}]},
     "summary42": {"summary": 42},
     "updatednull": {"updated": None},

@@ -33,5 +33,5 @@ def test_damaged_session_file_named(tmp_path):
     store = SessionStore(tmp_path)
     store.save(Session(name="s"))
     store.path("s").write_text("{not json")
-    with pytest.raises(StoreCorruptError, match="s.json"):
+    with pytest.raises(StoreCorruptError, match=r"s\.json"):
         store.load("s")

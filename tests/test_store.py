@@ -71,7 +71,7 @@ def test_same_inputs_give_same_ids_on_a_fresh_store(tmp_path: Path, embedder: Em
     runs = []
     for name in ("a", "b"):
         with MemoryStore.open(tmp_path / name, embedder) as fresh:
-            items = [{"text": text, "kind": "fact"} for text in FACTS + [FACTS[0]]]
+            items = [{"text": text, "kind": "fact"} for text in [*FACTS, FACTS[0]]]
             runs.append([record.id for record in fresh.add_many(items)])
     assert runs[0] == runs[1]
     assert len(set(runs[0])) == len(runs[0])  # the repeated text still gets its own id
@@ -208,7 +208,8 @@ def test_supersede_keeps_the_old_record_out_of_recall(store: MemoryStore) -> Non
     new = store.supersede(old.id, "User lives in Porto", provenance={"source_text": "I moved to Porto"})
     assert new.supersedes == old.id and new.key == ("user", "home city")
     assert store.get(old.id).superseded_by == new.id and store.get(old.id).text == FACTS[0]
-    assert store.find_by_key(("User", "Home City")).id == new.id
+    found = store.find_by_key(("User", "Home City"))
+    assert found is not None and found.id == new.id
     hits = store.recall("which city does the user live in?", k=5, min_score=-1.0)
     assert new.id in hit_ids(hits) and old.id not in hit_ids(hits)
     assert old.id not in [r.id for r in store.records()]
@@ -240,7 +241,7 @@ def test_forget_removes_the_text_from_every_file(data_dir: Path, store: MemorySt
 
     assert forgotten.id == doomed.id
     everything = all_bytes(data_dir)
-    for form in forms + ["4711"]:
+    for form in [*forms, "4711"]:
         assert form.encode("utf-8") not in everything
     assert not backup.exists()
     assert doomed.id not in hit_ids(store.recall("what is my PIN?", k=10, min_score=-1.0))
@@ -275,7 +276,7 @@ def test_forget_all_leaves_nothing(data_dir: Path, store: MemoryStore) -> None:
     store.forget_all()
     assert store.records(include_inactive=True) == []
     everything = all_bytes(data_dir)
-    assert all(text.encode() not in everything for text in FACTS + ["cello"])
+    assert all(text.encode() not in everything for text in [*FACTS, "cello"])
     assert store.recall("dog", min_score=-1.0) == []
     store.add("a new beginning", "fact")
     assert [r.text for r in store.records()] == ["a new beginning"]
@@ -485,11 +486,12 @@ def test_export_then_import_into_another_store(store: MemoryStore, tmp_path: Pat
         assert other.import_file(target) == 0  # the same ids are not imported twice
         assert {r.text for r in other.records()} == {"User lives in Porto", FACTS[1]}
         assert other.get(old.id).provenance == {"session": "s1"} and not other.get(old.id).active
-        assert other.find_by_key(("user", "home city")).text == "User lives in Porto"
+        found = other.find_by_key(("user", "home city"))
+        assert found is not None and found.text == "User lives in Porto"
 
 
 @pytest.mark.parametrize(
-    "content, message",
+    ("content", "message"),
     [
         ("not json at all", "not a JSON file"),
         ('{"format": "something else", "version": 1, "records": []}', "not a local-agent memory export"),

@@ -14,7 +14,7 @@ from local_agent.tools.dates import make_date, shift
 TODAY = dt.date(2025, 3, 14)  # a Friday
 
 
-@pytest.mark.parametrize("expression, value", [
+@pytest.mark.parametrize(("expression", "value"), [
     ("17 * 23", 391), ("2^10", 1024), ("(3 + 4) * 2", 14), ("10 / 4", 2.5), ("7 // 2", 3), ("7 % 3", 1),
     ("sqrt(16)", 4.0), ("12 / 100 * 250", 30.0), ("2 ** -2", 0.25), ("round(2.567, 2)", 2.57),
     ("max(3, 9, 4)", 9), ("-5 + +2", -3), ("3 × 4 ÷ 2", 6.0), ("1e3 + 1", 1001.0),
@@ -29,7 +29,7 @@ def test_result_text():
     assert calculator("2.5 * 2") == "2.5 * 2 = 5"
 
 
-@pytest.mark.parametrize("expression, message", [
+@pytest.mark.parametrize(("expression", "message"), [
     ("9" * (MAX_DIGITS + 1), "more than 30 digits"),
     ("2 ** 5000", "exponents above"),
     ("2 ** 999", "reaches 10\\^100"),
@@ -95,7 +95,7 @@ def test_months_land_on_the_last_day_when_needed():
     assert shift(dt.date(2025, 3, 14), -15, "months") == dt.date(2023, 12, 14)
 
 
-@pytest.mark.parametrize("arguments, message", [
+@pytest.mark.parametrize(("arguments", "message"), [
     ({"operation": "weekday", "date": "2025-02-30"}, "not a date"),
     ({"operation": "weekday", "date": "next friday"}, "bad arguments"),
     ({"operation": "add", "amount": 100_000, "unit": "years"}, "outside the years"),

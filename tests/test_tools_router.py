@@ -17,7 +17,7 @@ ROUTER = Router(TOOL_NAMES)
 TODAY = dt.date(2025, 3, 14)
 
 
-@pytest.mark.parametrize("message, value", [
+@pytest.mark.parametrize(("message", "value"), [
     ("what is 17 * 23", 391), ("What is 17*23?", 391), ("what's 17 times 23?", 391), ("Calculate 39 x 58", 2262),
     ("12% of 250", 30), ("What is 12 percent of 250?", 30), ("how much is 1,250 + 750?", 2000),
     ("What is 4666 divided by 2?", 2333), ("what is 5 to the power of 3", 125), ("What is 2^10?", 1024),
@@ -38,7 +38,7 @@ def test_not_plain_arithmetic(message: str):
     assert arithmetic(message) is None
 
 
-@pytest.mark.parametrize("message, result", [
+@pytest.mark.parametrize(("message", "result"), [
     ("What day is it?", "Today is Friday, 14 March 2025 (2025-03-14)."),
     ("what's the date today", "Today is Friday, 14 March 2025 (2025-03-14)."),
     ("What is today's date?", "Today is Friday, 14 March 2025 (2025-03-14)."),
@@ -63,7 +63,7 @@ def test_month_steps_from_tomorrow_are_left_to_the_model():
     assert date_question("what date is 1 month after tomorrow") is None
 
 
-@pytest.mark.parametrize("message, tools", [
+@pytest.mark.parametrize(("message", "tools"), [
     ("How much flour do my pancake notes say?", ("notes_search",)),
     ("What does my note about the dentist say?", ("notes_search",)),
     ("How many users signed up in 2023, according to the database?", ("sql_schema", "sql_query")),

@@ -42,8 +42,8 @@ def _count(path: Path) -> int:
 
 def test_schema_lists_tables_columns_and_counts(db: Path):
     text = make_sql_schema(db)({})
-    assert "users(id INTEGER, email TEXT, age INTEGER, location TEXT, signup_date TEXT, last_login TEXT, " \
-           "job_industry TEXT): 60 rows" in text
+    assert ("users(id INTEGER, email TEXT, age INTEGER, location TEXT, signup_date TEXT, last_login TEXT, "
+            "job_industry TEXT): 60 rows") in text
     assert "user_activity(id INTEGER, user_id INTEGER, activity_date TEXT, activity_type TEXT): 0 rows" in text
 
 
@@ -107,12 +107,12 @@ def test_schema_pragmas_that_only_read_are_allowed(db: Path):
 
 def test_a_long_query_stops_at_the_time_limit(db: Path):
     endless = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT count(*) FROM n"
-    with pytest.raises(ToolError, match="longer than 0.2 s"):
+    with pytest.raises(ToolError, match=r"longer than 0\.2 s"):
         SqlDatabase(db, time_limit=0.2).query(endless)
 
 
 def test_a_huge_value_is_refused_by_sqlite_limits(db: Path):
-    with pytest.raises(ToolError, match="too big|string or blob"):
+    with pytest.raises(ToolError, match=r"too big|string or blob"):
         SqlDatabase(db).query("SELECT length(zeroblob(100000000))")
 
 
@@ -162,7 +162,7 @@ def test_the_authorizer_alone_refuses_writes_on_a_writable_connection(db: Path, 
     connection = sqlite3.connect(db)
     try:
         connection.set_authorizer(authorize)
-        with pytest.raises(sqlite3.DatabaseError, match="not authorized|prohibited"):
+        with pytest.raises(sqlite3.DatabaseError, match=r"not authorized|prohibited"):
             connection.execute(statement)
         assert connection.execute("SELECT count(*) FROM users").fetchone()[0] == 60
     finally:

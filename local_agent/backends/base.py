@@ -91,7 +91,7 @@ class Backend(ABC):
         """One call, run to the end."""
         return self.stream(messages, settings, json_schema).result()
 
-    def __enter__(self) -> "Backend":
+    def __enter__(self) -> Backend:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -62,7 +62,9 @@ class Generation(Iterator[str]):
 
     def close(self) -> None:
         """Stop generating now. Safe to call at any point, and twice."""
-        self._chunks.close()
+        close = getattr(self._chunks, "close", None)  # a generator stops and releases what it holds
+        if close is not None:
+            close()
         self._finish()
 
     def result(self) -> Completion:

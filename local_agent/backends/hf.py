@@ -8,6 +8,7 @@ Weights load from a local folder of safetensors (never pickles, never a hub).
 
 from __future__ import annotations
 
+import importlib
 import logging
 import threading
 from abc import abstractmethod
@@ -29,7 +30,8 @@ def _import_torch_transformers() -> tuple[Any, Any]:
         import torch
         import transformers
     except ImportError as exc:
-        raise BackendError(f"the transformers backends need {exc.name}: pip install torch transformers accelerate") from None
+        raise BackendError(f"the transformers backends need {exc.name}: "
+                           "pip install torch transformers accelerate") from None
     transformers.logging.set_verbosity_error()  # load reports and generation-flag warnings
     transformers.logging.disable_progress_bar()
     return torch, transformers
@@ -169,7 +171,8 @@ class _TransformersBackend(Backend):
         consumer_gone = threading.Event()
         kwargs = self._generate_kwargs(input_ids, settings, json_schema, streamer, consumer_gone)
         result: dict[str, Any] = {}
-        worker = threading.Thread(target=self._generate_into, args=(kwargs, streamer, result, settings.seed), daemon=True)
+        worker = threading.Thread(target=self._generate_into, args=(kwargs, streamer, result, settings.seed),
+                                  daemon=True)
         worker.start()
         stops = _StopStrings(settings.stop)
         try:
@@ -253,7 +256,8 @@ class _TransformersBackend(Backend):
                 build_transformers_prefix_allowed_tokens_fn,
             )
         except ImportError:
-            raise BackendError("JSON-constrained output needs lm-format-enforcer: pip install lm-format-enforcer") from None
+            raise BackendError("JSON-constrained output needs lm-format-enforcer: "
+                               "pip install lm-format-enforcer") from None
         if self._enforcer_data is None:
             self._enforcer_data = build_token_enforcer_tokenizer_data(self.tokenizer)
         # Fields in the schema's order, as llama.cpp's grammar writes them.
@@ -289,14 +293,16 @@ class Transformers4BitBackend(_TransformersBackend):
 
     def _load_options(self, torch: Any, transformers: Any) -> dict[str, Any]:
         logging.getLogger("bitsandbytes").setLevel(logging.ERROR)  # optional-kernel notices
-        try:
-            import bitsandbytes  # noqa: F401  (fail here with a clear message, not deep in loading)
+        try:  # fail here with a clear message, not deep in loading
+            importlib.import_module("bitsandbytes")
         except ImportError:
-            raise BackendError("the transformers-4bit backend needs bitsandbytes: pip install 'bitsandbytes>=0.45'") from None
+            raise BackendError("the transformers-4bit backend needs bitsandbytes: "
+                               "pip install 'local-agent[gpu]'") from None
         quantization = transformers.BitsAndBytesConfig(
             load_in_4bit=True, bnb_4bit_quant_type="nf4", bnb_4bit_compute_dtype=torch.bfloat16
         )
-        return {"quantization_config": quantization, "dtype": torch.bfloat16 if self.device == "cuda" else torch.float32}
+        dtype = torch.bfloat16 if self.device == "cuda" else torch.float32
+        return {"quantization_config": quantization, "dtype": dtype}
 
 
 def without_patterns(schema: Any) -> Any:

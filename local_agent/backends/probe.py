@@ -145,7 +145,8 @@ def _auto_backend(hw: HardwareInfo, model: ModelSpec, device: str) -> BackendCho
                              f"{gpu} found and bitsandbytes usable: 4-bit NF4 with bfloat16 compute")
     if device != "cpu" and hw.cuda_available and model.gguf_path and hw.llama_gpu_offload:
         return BackendChoice("llama-cpp", "cuda",
-                             f"{gpu} found but bitsandbytes is not usable: llama.cpp runs the GGUF with all layers offloaded to the GPU")
+                             f"{gpu} found but bitsandbytes is not usable: "
+                             "llama.cpp runs the GGUF with all layers offloaded to the GPU")
     if device != "cpu" and hw.cuda_available:
         return BackendChoice("transformers", "cuda",
                              f"{gpu} found but bitsandbytes is not usable: transformers in bfloat16 on the GPU")
@@ -158,9 +159,11 @@ def _auto_backend(hw: HardwareInfo, model: ModelSpec, device: str) -> BackendCho
 def _explicit_backend(hw: HardwareInfo, model: ModelSpec, backend: str, device: str) -> BackendChoice:
     if backend == "llama-cpp":
         if model.gguf_path is None:
-            raise BackendError(f"the llama-cpp backend needs a .gguf file and model {model.name} has none (use --backend transformers)")
+            raise BackendError(f"the llama-cpp backend needs a .gguf file and model {model.name} has none "
+                               "(use --backend transformers)")
         if device == "cuda" and not hw.llama_gpu_offload:
-            raise BackendError("this llama-cpp-python build has no GPU offload; rebuild it with CUDA or use --device cpu")
+            raise BackendError("this llama-cpp-python build has no GPU offload; "
+                               "rebuild it with CUDA or use --device cpu")
         chosen = device if device != "auto" else ("cuda" if hw.cuda_available and hw.llama_gpu_offload else "cpu")
         where = "all layers offloaded to the GPU" if chosen == "cuda" else "on CPU"
         return BackendChoice("llama-cpp", chosen, f"llama-cpp requested: the GGUF runs {where}")
@@ -169,9 +172,11 @@ def _explicit_backend(hw: HardwareInfo, model: ModelSpec, backend: str, device: 
     chosen = device if device != "auto" else ("cuda" if hw.cuda_available else "cpu")
     if backend == "transformers-4bit":
         if chosen == "cuda" and not hw.bitsandbytes_ok:
-            raise BackendError("transformers-4bit on cuda needs a working bitsandbytes CUDA build: pip install -U bitsandbytes")
+            raise BackendError("transformers-4bit on cuda needs a working bitsandbytes CUDA build: "
+                               "pip install -U bitsandbytes")
         if chosen == "cpu" and not hw.bitsandbytes_ok:
-            raise BackendError("transformers-4bit needs bitsandbytes: pip install 'bitsandbytes>=0.45'")
-        return BackendChoice(backend, chosen, f"transformers-4bit requested: 4-bit NF4 with bfloat16 compute on {chosen}")
+            raise BackendError("transformers-4bit needs bitsandbytes: pip install 'local-agent[gpu]'")
+        return BackendChoice(backend, chosen,
+                             f"transformers-4bit requested: 4-bit NF4 with bfloat16 compute on {chosen}")
     dtype = "bfloat16" if chosen == "cuda" else "float32"
     return BackendChoice(backend, chosen, f"transformers requested: {dtype} on {chosen}")

@@ -27,8 +27,8 @@ from .synthetic import RECALL_QUERIES, synthetic_record, synthetic_state, unit_v
 from .targets import targets
 
 __all__ = [
-    "RECALL_QUERIES", "RESULTS_VERSION", "SECTIONS", "BackendRow", "BenchPlan", "add_ratios", "ask_command",
-    "answer_settings", "bench_messages", "candidate_rows", "config_folder", "machine_description",
+    "RECALL_QUERIES", "RESULTS_VERSION", "SECTIONS", "BackendRow", "BenchPlan", "add_ratios", "answer_settings",
+    "ask_command", "bench_messages", "candidate_rows", "config_folder", "machine_description",
     "measure_backend", "measure_cold_start", "measure_pipeline", "measure_raw_llama", "measure_recall",
     "random_weight_model", "render_markdown", "run_benchmark", "select_rows", "spread", "synthetic_record",
     "synthetic_state", "targets", "unit_vectors", "write_chart", "write_json", "write_synthetic_store",

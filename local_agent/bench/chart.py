@@ -7,7 +7,6 @@ from typing import Any
 
 from .targets import RECALL_P50_GOAL_MS
 
-
 _DEVICE_COLORS = {"cpu": "#4C72B0", "cuda": "#55A868"}
 _BASELINE_COLOR = "#8C8C8C"
 
@@ -129,7 +128,7 @@ def _legend(axis: Any, rows: list[dict[str, Any]]) -> None:
 
     shown = {("raw llama-cpp-python" if row["baseline"] else row["device"].upper()): color
              for row, color in zip(rows, _colors(rows))}
-    axis.legend(handles=[Patch(color=c, label=l) for l, c in shown.items()], fontsize=8)
+    axis.legend(handles=[Patch(color=color, label=label) for label, color in shown.items()], fontsize=8)
 
 
 def _empty(axis: Any) -> None:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..config import Settings
 from ..types import GenerationSettings, Message
-from .measure import cuda_sync, GpuMemory, peak_rss_mb, timed_stream
+from .measure import GpuMemory, cuda_sync, peak_rss_mb, timed_stream
 from .stats import spread
 
 if TYPE_CHECKING:
@@ -66,7 +66,7 @@ def measure_backend(settings: Settings, backend: str, device: str, reps: int, ma
             "prompts": prompts}
 
 
-def backend_run(model: "Backend", messages: list[Message], generation: GenerationSettings) -> dict[str, float]:
+def backend_run(model: Backend, messages: list[Message], generation: GenerationSettings) -> dict[str, float]:
     stream = model.stream(messages, generation)
 
     def generated() -> int:

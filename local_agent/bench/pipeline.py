@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..config import Settings
+from ..errors import InputError
 from ..types import Message
 from .measure import peak_rss_mb
 from .plan import BenchPlan
@@ -18,6 +19,7 @@ from .synthetic import write_synthetic_store
 from .turns import measure_turns
 
 if TYPE_CHECKING:
+    from ..agent import MemoryParts
     from ..app import Runtime
 
 
@@ -63,10 +65,18 @@ def measure_pipeline(settings: Settings, plan: BenchPlan) -> dict[str, Any]:
             runtime.close()
 
 
-def _measure_distill(runtime: "Runtime", reps: int) -> dict[str, Any]:
-    distiller = runtime.agent.memory.distiller
+def _memory(runtime: Runtime) -> MemoryParts:
+    if runtime.agent.memory is None:
+        raise InputError("the memory pipeline benchmark needs a runtime with memory on")
+    return runtime.agent.memory
+
+
+def _measure_distill(runtime: Runtime, reps: int) -> dict[str, Any]:
+    distiller = _memory(runtime).distiller
+    if distiller is None:
+        raise InputError("the memory pipeline benchmark needs a distiller")
     distiller.distill(DISTILL_WARMUP)  # compiles the grammar, caches the fixed prompt prefix
-    runs = []
+    runs: list[dict[str, Any]] = []
     for message in DISTILL_MESSAGES * reps:
         result = distiller.distill(message)
         runs.append({"message": message, "seconds": result.seconds, "model_called": result.model_called,
@@ -77,8 +87,10 @@ def _measure_distill(runtime: "Runtime", reps: int) -> dict[str, Any]:
             "runs": runs[: len(DISTILL_MESSAGES)]}
 
 
-def _measure_summary(runtime: "Runtime", reps: int) -> dict[str, Any]:
-    summarizer = runtime.agent.memory.summarizer
+def _measure_summary(runtime: Runtime, reps: int) -> dict[str, Any]:
+    summarizer = _memory(runtime).summarizer
+    if summarizer is None:
+        raise InputError("the memory pipeline benchmark needs a summarizer")
     seconds = []
     for index in range(reps + 1):  # run 0 warms up (compiles the schema's grammar)
         start = time.perf_counter()

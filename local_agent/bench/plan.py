@@ -33,7 +33,7 @@ class BenchPlan:
     random_weights: bool = False
 
     @classmethod
-    def quick_plan(cls, **overrides: Any) -> "BenchPlan":
+    def quick_plan(cls, **overrides: Any) -> BenchPlan:
         return replace(cls(quick=True, reps=2, tokens=32, cold_reps=1, recall_passes=1), **overrides)
 
 
@@ -47,7 +47,7 @@ class BackendRow:
         return f"{self.backend}/{self.device}"
 
 
-def candidate_rows(hw: "HardwareInfo", random_weights: bool = False) -> tuple[list[BackendRow], dict[str, str]]:
+def candidate_rows(hw: HardwareInfo, random_weights: bool = False) -> tuple[list[BackendRow], dict[str, str]]:
     """The (backend, device) rows this machine can run, and why the others are left out."""
     has_llama = importlib.util.find_spec("llama_cpp") is not None
     wanted = {

@@ -5,12 +5,13 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from ..config import Settings
 from ..types import GenerationSettings
-from .generation import backend_run, repeat_runs, summarize_runs, answer_settings, bench_messages
+from .generation import answer_settings, backend_run, bench_messages, repeat_runs, summarize_runs
 from .measure import GpuMemory, peak_rss_mb, timed_stream
 from .stats import spread
 
@@ -70,8 +71,8 @@ def _paired_runs(settings: Settings, llm: Any, device: str, pairs: int,
     try:
         for index in range(pairs + 1):
             messages = bench_messages(PAIRED_RUNS_FROM + index)
-            turns = [("agent", lambda: backend_run(model, messages, generation)),
-                     ("raw", lambda: _raw_run(llm, model.format_prompt(messages), generation))]
+            turns = [("agent", partial(backend_run, model, messages, generation)),
+                     ("raw", partial(_raw_run, llm, model.format_prompt(messages), generation))]
             result = {name: run() for name, run in (turns if index % 2 == 0 else turns[::-1])}
             if index:
                 decode.append(result["agent"]["decode_tok_s"] / result["raw"]["decode_tok_s"])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from functools import partial
 from typing import Any
 
 from .measure import peak_rss_mb, timed_ms
@@ -19,7 +20,7 @@ def measure_recall(sizes: tuple[int, ...], passes: int, k: int) -> dict[str, Any
     embedder = Embedder()
     queries = list(RECALL_QUERIES)
     embedder.embed(queries[:1])  # loads the model; the first call is slow
-    embed_ms = [timed_ms(lambda q=q: embedder.embed([q])) for q in queries * passes]
+    embed_ms = [timed_ms(partial(embedder.embed, [q])) for q in queries * passes]
     vectors = embedder.embed(queries)
     scales = [_recall_at(size, queries, vectors, embedder.dimension, passes, k, recall) for size in sizes]
     return {"query_embedding_ms": spread(embed_ms), "recall": scales, "k": k, "queries": len(queries),
@@ -37,6 +38,6 @@ def _recall_at(size: int, queries: list[str], vectors: Any, dimension: int, pass
                                     min_score=recall.DEFAULT_MIN_SCORE)
 
     search(0)  # warm-up
-    times = [timed_ms(lambda i=i: search(i)) for _ in range(passes) for i in range(len(queries))]
+    times = [timed_ms(partial(search, i)) for _ in range(passes) for i in range(len(queries))]
     hits = [len(search(i)) for i in range(len(queries))]
     return {"memories": size, "build_s": build_s, "recall_ms": spread(times), "hits": spread(hits)}

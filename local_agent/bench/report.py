@@ -112,10 +112,10 @@ def _heading(results: dict[str, Any]) -> list[str]:
     weights = " (random weights)" if plan["random_weights"] else ""
     load = f"load average {machine.get('load_average_at_start')} → {machine.get('load_average_at_end')}"
     return [f"## local-agent benchmark ({'quick' if plan['quick'] else 'full'}, {results['created']})",
-            f"{machine['processor']}, {machine['cpu_cores']} cores, {machine['ram_gb']} GB RAM{gpu}; {load}. "
-            f"Model {plan['model']}{weights}, {plan['threads']} threads, {plan['tokens']} tokens per run, "
-            f"greedy (repeat penalty {plan.get('repeat_penalty', 1.0):g}), {plan['reps']} runs after a warm-up; "
-            "cells are median (min–max)."]
+            (f"{machine['processor']}, {machine['cpu_cores']} cores, {machine['ram_gb']} GB RAM{gpu}; {load}. "
+             f"Model {plan['model']}{weights}, {plan['threads']} threads, {plan['tokens']} tokens per run, "
+             f"greedy (repeat penalty {plan.get('repeat_penalty', 1.0):g}), {plan['reps']} runs after a warm-up; "
+             "cells are median (min–max).")]
 
 
 def _notes(results: dict[str, Any]) -> list[str]:

@@ -7,6 +7,7 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from ..config import Settings
@@ -42,7 +43,7 @@ class _Run:
     results: dict[str, Any] = field(default_factory=dict)
     prompts: dict[str, list[str]] = field(default_factory=dict)  # per llama-cpp row, for the raw baseline
 
-    def steps(self, hw: "HardwareInfo") -> list[Step]:
+    def steps(self, hw: HardwareInfo) -> list[Step]:
         steps: list[Step] = []
         if "backends" in self.plan.sections:
             steps += self._backend_steps(hw)
@@ -53,18 +54,19 @@ class _Run:
             steps += [("recall", self._recall), ("memory pipeline", self._pipeline)]
         return steps
 
-    def _backend_steps(self, hw: "HardwareInfo") -> list[Step]:
+    def _backend_steps(self, hw: HardwareInfo) -> list[Step]:
         rows, skipped = candidate_rows(hw, self.plan.random_weights)
         self.results["backends"], self.results["backends_skipped"] = [], skipped
         steps: list[Step] = []
         for row in select_rows(rows, self.plan.backends):
-            steps.append((row.name, lambda row=row: self._backend(row)))
+            steps.append((row.name, partial(self._backend, row)))
             if row.backend == "llama-cpp":
-                steps.append((f"raw llama-cpp-python/{row.device}", lambda row=row: self._raw(row)))
+                steps.append((f"raw llama-cpp-python/{row.device}", partial(self._raw, row)))
         return steps
 
     def _backend(self, row: BackendRow) -> None:
-        measured = run_in_child(measure_backend, self.settings, row.backend, row.device, self.plan.reps, self.plan.tokens)
+        measured = run_in_child(measure_backend, self.settings, row.backend, row.device, self.plan.reps,
+                                self.plan.tokens)
         self.prompts[row.name] = measured.pop("prompts")
         self.results["backends"].append({"name": row.name, "baseline": False, **measured})
 

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import statistics
+from collections.abc import Sequence
 from typing import Any
 
 
-def spread(values: list[float]) -> dict[str, float]:
+def spread(values: Sequence[float]) -> dict[str, float]:
     return {
         "median": statistics.median(values),
         "min": min(values),
@@ -15,7 +16,7 @@ def spread(values: list[float]) -> dict[str, float]:
     }
 
 
-def scaled(values: list[float], factor: float) -> dict[str, float]:
+def scaled(values: Sequence[float], factor: float) -> dict[str, float]:
     return spread([value * factor for value in values])
 
 

@@ -86,7 +86,7 @@ def synthetic_record(seq: int, rng: random.Random) -> MemoryRecord:
                         provenance=provenance, created=created, updated=created)
 
 
-def unit_vectors(count: int, dimension: int, seed: int = 0) -> "np.ndarray":
+def unit_vectors(count: int, dimension: int, seed: int = 0) -> np.ndarray:
     """Random L2-normalized float32 vectors: a flat inner-product search costs the same
     whatever the vectors hold, and embedding 100k texts would take minutes here."""
     import numpy as np
@@ -95,7 +95,7 @@ def unit_vectors(count: int, dimension: int, seed: int = 0) -> "np.ndarray":
     return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
 
 
-def synthetic_state(count: int, dimension: int, seed: int = 0) -> "MemoryState":
+def synthetic_state(count: int, dimension: int, seed: int = 0) -> MemoryState:
     """The store's own in-memory state (FAISS + BM25 indexes) over `count` synthetic memories."""
     from ..memory.state import MemoryState
 

@@ -6,7 +6,6 @@ from typing import Any
 
 from .stats import median_of
 
-
 # Targets from issue 4 (value must be >= or <= the limit).
 DECODE_RATIO_GOAL = 0.95
 MEMORY_OVERHEAD_GOAL_MS = 50.0
@@ -18,7 +17,7 @@ def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
     """The issue's targets with the measured value (None: not measured in this run)."""
     memory = results.get("memory", {})
     turn = memory.get("pipeline", {}).get("turn", {})
-    ratios = [median_of(r, "decode_vs_raw") for r in results.get("backends", []) if "decode_vs_raw" in r]
+    ratios = [ratio for r in results.get("backends", []) if (ratio := median_of(r, "decode_vs_raw")) is not None]
     recall_top = max(memory.get("recall", []), key=lambda r: r["memories"], default=None)
     store_size = memory.get("pipeline", {}).get("store_memories")
     checks = [

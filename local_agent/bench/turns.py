@@ -28,7 +28,7 @@ TURN_MESSAGES = (
 )
 
 
-def measure_turns(runtime: "Runtime", settings: Settings, plan: BenchPlan) -> dict[str, Any]:
+def measure_turns(runtime: Runtime, settings: Settings, plan: BenchPlan) -> dict[str, Any]:
     """Time to first token of the same messages three ways, each in a block with its own
     warm-up (llama.cpp keeps the previous prompt's prefix cached, as in a chat): the bare
     backend on the message alone, the agent without memory, the agent with memory. Every
@@ -42,13 +42,20 @@ def measure_turns(runtime: "Runtime", settings: Settings, plan: BenchPlan) -> di
     # included) and composing. The longer prompt that recalled memories make is the model's
     # prompt processing, reported apart as the TTFT difference.
     pipeline_ms = median_of(with_memory, "before_model_ms")
-    delta = median_of(with_memory, "ttft_ms") - median_of(bare, "ttft_ms")
+    ttft_memory, ttft_bare = _measured(with_memory, "ttft_ms"), _measured(bare, "ttft_ms")
     return {"messages": len(messages), "tokens": plan.tokens, "bare": bare, "agent_no_memory": without,
-            "agent_memory": with_memory, "memory_overhead_ms": pipeline_ms, "ttft_delta_ms": delta,
-            "ttft_delta_ratio": median_of(with_memory, "ttft_ms") / median_of(bare, "ttft_ms")}
+            "agent_memory": with_memory, "memory_overhead_ms": pipeline_ms, "ttft_delta_ms": ttft_memory - ttft_bare,
+            "ttft_delta_ratio": ttft_memory / ttft_bare}
 
 
-def _bare_turns(backend: "Backend", messages: list[str], generation: GenerationSettings) -> dict[str, Any]:
+def _measured(entry: dict[str, Any], key: str) -> float:
+    value = median_of(entry, key)
+    if value is None:
+        raise ValueError(f"{key} was not measured")
+    return value
+
+
+def _bare_turns(backend: Backend, messages: list[str], generation: GenerationSettings) -> dict[str, Any]:
     def run(message: str) -> dict[str, float]:
         stream = backend.stream([Message("user", message)], generation)
         timing = timed_stream(stream, lambda: stream.result().completion_tokens)
@@ -61,13 +68,13 @@ def _bare_turns(backend: "Backend", messages: list[str], generation: GenerationS
             "prompt_tokens": spread([r["prompt_tokens"] for r in runs])}
 
 
-def _agent_turns(runtime: "Runtime", memory: "MemoryParts | None", messages: list[str],
+def _agent_turns(runtime: Runtime, memory: MemoryParts | None, messages: list[str],
                  generation: GenerationSettings) -> dict[str, Any]:
     from ..agent import Agent
 
     sessions = runtime.agent.sessions
 
-    def turn(message: str) -> tuple["TurnResult", float]:
+    def turn(message: str) -> tuple[TurnResult, float]:
         agent = Agent(runtime.backend, sessions, sessions.new(), generation, memory=memory,
                       options=runtime.agent.options)
         result = agent.respond(message)

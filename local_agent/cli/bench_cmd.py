@@ -25,7 +25,7 @@ def _names(value: str | None) -> tuple[str, ...]:
 
 
 def _plan(quick: bool, backends: str | None, sections: str | None, reps: int | None, tokens: int | None,
-          random_weights: bool) -> "BenchPlan":
+          random_weights: bool) -> BenchPlan:
     from ..bench import BenchPlan
 
     plan = BenchPlan.quick_plan() if quick else BenchPlan()

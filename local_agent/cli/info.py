@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import importlib.metadata
 import platform
+from typing import Any
 
 import click
 
@@ -37,7 +38,7 @@ def info(as_json: bool) -> None:
 
     settings = settings_from(click.get_current_context())
     hardware = probe_hardware()
-    report = {
+    report: dict[str, Any] = {
         "python": platform.python_version(),
         "hardware": hardware.to_dict(),
         "settings": {"model": settings.model, "backend": settings.backend, "device": settings.device,
@@ -91,7 +92,8 @@ def models(as_json: bool) -> None:
         return
     click.echo(f"models folder: {settings.models_dir}")
     for row in rows:
-        state = "missing" if not row["present"] else f"{row['size_mb']} MB, sha256 {'ok' if row['checksum_ok'] else 'MISMATCH'}"
+        checksum = "ok" if row["checksum_ok"] else "MISMATCH"
+        state = f"{row['size_mb']} MB, sha256 {checksum}" if row["present"] else "missing"
         click.echo(f"{row['name']:<32} {state}")
 
 

@@ -167,7 +167,7 @@ def forget(ident: str | None, everything: bool, with_source: bool | None, yes: b
     """Forget one memory (ID or a unique prefix), or everything with --all."""
     if everything == bool(ident):
         raise click.UsageError("give either an ID or --all")
-    if everything:
+    if not ident:  # hence --all
         _forget_all(yes, as_json)
         return
     settings = settings_from(click.get_current_context())

@@ -75,7 +75,7 @@ class History:
     def evidence(self, ids: tuple[str, ...] | list[str]) -> list[str]:
         """The evidence turns as dated lines ("(8 May 2023) Caroline: ..."), for pasting into a
         question to measure the model's ceiling."""
-        index = {dia_id: record for dia_id, record in zip(self.dia_ids, self.records, strict=True)}
+        index = dict(zip(self.dia_ids, self.records, strict=True))
         return [f"({_spoken(index[ident]['date'])}) {index[ident]['content']}" for ident in ids if ident in index]
 
 
@@ -105,7 +105,10 @@ def parse_session_date(text: str) -> datetime:
     if match is None:
         raise ValueError(f"not a LoCoMo session date: {text!r}")
     hour, minute, half, day, month, year = match.groups()
-    return datetime.strptime(f"{day} {month[:3]} {year} {hour}:{minute} {half.upper()}", "%d %b %Y %I:%M %p")
+    try:  # the right shape with an impossible value: 13 pm, 31 February
+        return datetime.strptime(f"{day} {month[:3]} {year} {hour}:{minute} {half.upper()}", "%d %b %Y %I:%M %p")
+    except ValueError:
+        raise ValueError(f"not a LoCoMo session date: {text!r}") from None
 
 
 def sample_questions(questions: list[AnswerQuestion], size: int, seed: int) -> list[AnswerQuestion]:
@@ -200,7 +203,7 @@ def _questions(item: dict[str, Any], history: History) -> list[AnswerQuestion]:
 def _balanced_shares(counts: dict[int, int], size: int) -> dict[int, int]:
     """Split `size` as evenly as possible; a category with too few gives its rest to the others
     (the first categories get one more when it does not divide)."""
-    shares = {category: 0 for category in counts}
+    shares = dict.fromkeys(counts, 0)
     left = min(size, sum(counts.values()))
     while left:
         open_ = [category for category in sorted(counts) if shares[category] < counts[category]]

@@ -136,7 +136,7 @@ def _cell(value: Any) -> str:
 
 def print_table(report: dict[str, Any], out: TextIO) -> None:
     columns = ["n", "positives", "saved", "precision", "recall", "tail_rate", "model_calls", "valid_json_rate"]
-    rows = [("ALL", report)] + list(report["by_source"].items())
+    rows = [("ALL", report), *report["by_source"].items()]
     width = max(len(name) for name, _ in rows)
     print(f"{'source':<{width}}  " + "  ".join(f"{c:>15}" for c in columns), file=out)
     for name, metrics in rows:
@@ -170,7 +170,8 @@ def evaluate_file(path: Path, *, limit: int | None = None, model: str | None = N
     if distiller is None:
         distiller, config = product_distiller(model)
     else:
-        config = {**(distiller.backend.describe() if distiller.backend else {}), "gate_threshold": distiller.gate.threshold}
+        described = distiller.backend.describe() if distiller.backend else {}
+        config = {**described, "gate_threshold": distiller.gate.threshold}
     try:
         outcomes = run(distiller, examples, progress=progress)
     finally:

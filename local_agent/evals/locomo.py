@@ -193,7 +193,8 @@ def _run_conversation(conversation: Conversation, embedder: Any, tally: Tally, b
                 hits = store.recall(question.text, k=max(tally.ks))
                 tally.recall_seconds.append(time.perf_counter() - start)
                 recalled = [str(hit.record.provenance.get("dia_id")) for hit in hits]
-                tally.add(conversation.sample_id, question.category, question_recall(question.evidence, recalled, tally.ks))
+                found = question_recall(question.evidence, recalled, tally.ks)
+                tally.add(conversation.sample_id, question.category, found)
                 start = time.perf_counter()
                 embedder.embed([question.text])  # timed apart, to show what the search itself costs
                 tally.embed_seconds.append(time.perf_counter() - start)
@@ -240,7 +241,7 @@ def _latency_ms(latencies: list[float]) -> dict[str, float]:
     if not latencies:
         return {"p50": 0.0, "p95": 0.0}
     ordered = sorted(latencies)
-    p95 = ordered[min(len(ordered) - 1, int(round(0.95 * (len(ordered) - 1))))]
+    p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
     return {"p50": round(statistics.median(ordered) * 1000, 2), "p95": round(p95 * 1000, 2)}
 
 

@@ -65,6 +65,6 @@ def arithmetic_tasks(rng: random.Random, count: int, today: str) -> list[Task]:
     for index in range(count):
         message, value = MAKERS[index % len(MAKERS)](rng)
         answer = number_text(float(value))
-        accept = (f"{float(value):.2f}",) if not value.denominator == 1 else ()
+        accept = (f"{float(value):.2f}",) if value.denominator != 1 else ()
         tasks.append(Task(f"arithmetic-{index:03d}", "arithmetic", message, answer, ("calculator",), today, accept))
     return tasks

@@ -47,14 +47,14 @@ TEMPLATES: tuple[Template, ...] = (
     lambda r: ("How many users are in the database?", "SELECT count(*) FROM users"),
     lambda r: (f"How many users in the database live in {(c := r.choice(LOCATIONS))}?",
                f"SELECT count(*) FROM users WHERE location = '{c}'"),
-    lambda r: (f"What is the average age of users in the {(i := r.choice(INDUSTRIES))} industry in the database? "
-               "Round to one decimal.", f"SELECT round(avg(age), 1) FROM users WHERE job_industry = '{i}'"),
+    lambda r: ((f"What is the average age of users in the {(i := r.choice(INDUSTRIES))} industry in the database? "
+                "Round to one decimal."), f"SELECT round(avg(age), 1) FROM users WHERE job_industry = '{i}'"),
     lambda r: ("Which location has the most users in the database?",
                "SELECT location FROM users GROUP BY location ORDER BY count(*) DESC, location LIMIT 1"),
     lambda r: (f"How many users signed up in {(y := r.choice([2021, 2022, 2023]))}, according to the database?",
                f"SELECT count(*) FROM users WHERE signup_date LIKE '{y}-%'"),
-    lambda r: (f"How many {(a := r.choice(ACTIVITIES))} activities are recorded in the database for "
-               f"{(y := r.choice([2021, 2022, 2023, 2024]))}?",
+    lambda r: ((f"How many {(a := r.choice(ACTIVITIES))} activities are recorded in the database for "
+                f"{(y := r.choice([2021, 2022, 2023, 2024]))}?"),
                f"SELECT count(*) FROM user_activity WHERE activity_type = '{a}' AND activity_date LIKE '{y}-%'"),
     lambda r: ("What is the email of the oldest user in the database? If several, the lowest id.",
                "SELECT email FROM users ORDER BY age DESC, id LIMIT 1"),
