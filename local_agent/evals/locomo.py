@@ -167,10 +167,11 @@ def evaluate(
     """Run the evaluation; `embedder` defaults to the product's (a loaded one can be shared)."""
     from tqdm import tqdm
 
-    from ..memory.embedder import Embedder
+    from ..config import load_settings
+    from ..memory.gguf_embedder import memory_embedder
 
     conversations = load_conversations(path)[:limit_conversations]
-    embedder = embedder or Embedder()
+    embedder = embedder or memory_embedder(load_settings().models_dir)
     embedder.embed(["warm up"])  # load the model before anything is timed
     tally = Tally(ks)
     with tqdm(total=sum(len(c.questions) for c in conversations), desc="LoCoMo questions", unit="q") as bar:
