@@ -20,10 +20,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from .agent import TurnResult
 from .config import Settings, with_overrides
 from .errors import LocalAgentError
 from .memory.sessions import validate_session_name
+from .turn_result import TurnResult
 
 MAX_LINE_BYTES = 1_000_000
 DEFAULT_SESSION = "batch"

@@ -38,6 +38,8 @@ class Settings:
     distill_model: str = ""  # empty: the chat model distills too
     recall_k: int = 6
     memory_tokens: int = 160  # prompt budget for recalled memories
+    # A turn here is one exchange (the user's message and the answer): past this many unsummarized,
+    # the older ones are folded into the rolling summary and the newest few stay verbatim.
     summary_after_turns: int = 8
     keep_recent_turns: int = 4
     incognito: bool = False

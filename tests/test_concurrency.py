@@ -47,20 +47,20 @@ def _forgetter(data_dir: str, start, results) -> None:
 
 def _agent(data_dir: str, start, results) -> None:
     from local_agent.agent import Agent, MemoryParts
+    from local_agent.config import Settings
     from local_agent.memory.sessions import Session, SessionStore
-    from local_agent.types import GenerationSettings
     from tests.fakes import ScriptedBackend
 
     _small_compactions()
     store = MemoryStore.open(Path(data_dir), Embedder())
     agent = Agent(ScriptedBackend(default="Noted."), SessionStore(Path(data_dir)), Session(name="kitchen"),
-                  GenerationSettings(max_tokens=8), memory=MemoryParts(store=store))
+                  Settings(max_tokens=8), memory=MemoryParts(store=store))
     start.wait()
     errors = []
     for n in range(TURNS):
         result = agent.respond(f"turn {n} in the kitchen")
-        agent.wait()
-        errors.append(result.background_error)
+        errors.append(result.memory_work().error)
+    agent.close()
     store.close()
     results["agent"] = errors
 

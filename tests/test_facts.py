@@ -9,8 +9,6 @@ from local_agent.memory.facts import save_fact
 from local_agent.memory.store import MemoryStore
 from local_agent.types import FactCandidate
 
-from .memory_fixtures import data_dir, embedder, store  # noqa: F401  (fixtures)
-
 PROVENANCE = {"session": "s1", "turn_index": 0, "role": "user"}
 
 

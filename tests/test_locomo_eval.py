@@ -20,8 +20,6 @@ from local_agent.evals.locomo import (
 )
 from local_agent.memory.embedder import Embedder
 
-from .memory_fixtures import embedder  # noqa: F401  (fixture)
-
 REPO = Path(__file__).resolve().parent.parent
 TINY = REPO / "tests" / "data" / "locomo_tiny.json"
 DEV = Path("/work/shared/data/locomo-dev.json")

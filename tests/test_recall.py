@@ -20,8 +20,6 @@ from local_agent.memory.state import MemoryState
 from local_agent.memory.store import MemoryStore
 from local_agent.types import MemoryRecord
 
-from .memory_fixtures import data_dir, embedder, store  # noqa: F401  (fixtures)
-
 FACTS = [
     "User's dog is called Biscuit",
     "User works as a nurse at the city hospital",

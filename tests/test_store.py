@@ -21,7 +21,7 @@ from local_agent.memory.embedder import Embedder, default_model_path
 from local_agent.memory.layout import StorePaths
 from local_agent.memory.store import MemoryStore, doctor
 
-from .memory_fixtures import all_bytes, data_dir, embedder, store  # noqa: F401  (fixtures)
+from .file_helpers import all_bytes
 
 FACTS = [
     "User lives in Lisbon",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from typing import Any
 
 import click
 
@@ -30,10 +31,11 @@ def cli() -> None:
     """
 
 
-def main() -> None:
-    """Console entry point: errors become one line and a non-zero exit code."""
+def main(obj: dict[str, Any] | None = None) -> None:
+    """Console entry point: errors become one line and a non-zero exit code. `obj` starts the
+    commands' context object (see options.backend_factory)."""
     try:
-        cli.main(standalone_mode=False, prog_name="local-agent")
+        cli.main(standalone_mode=False, prog_name="local-agent", obj=obj)
     except click.exceptions.Abort:
         echo_err("aborted")
         sys.exit(130)
