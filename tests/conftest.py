@@ -24,7 +24,8 @@ def isolated_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     data_dir = tmp_path / "data"
     monkeypatch.setenv("LOCAL_AGENT_DATA_DIR", str(data_dir))
     monkeypatch.setenv("LOCAL_AGENT_CONFIG", str(tmp_path / "no-config.toml"))
-    for name in ("MODEL", "BACKEND", "DEVICE", "MAX_TOKENS", "TEMPERATURE", "CTX_SIZE", "MODELS_DIR"):
+    for name in ("MODEL", "BACKEND", "DEVICE", "MAX_TOKENS", "TEMPERATURE", "CTX_SIZE", "MODELS_DIR",
+                 "SERVER", "API_KEY"):  # a user's running server must not answer a test's `ask`
         monkeypatch.delenv("LOCAL_AGENT_" + name, raising=False)
     return data_dir
 

@@ -66,4 +66,4 @@ def print_json(data: object) -> None:
 
 
 # Commands register themselves on `cli` when imported.
-from . import batch_cmd, bench_cmd, chat, info, memory  # noqa: E402,F401
+from . import batch_cmd, bench_cmd, chat, info, memory, serve_cmd  # noqa: E402,F401

@@ -9,6 +9,7 @@ import click
 from ..app import build_runtime
 from ..config import Settings
 from ..errors import InputError
+from ..server.client import warm_ask
 from . import cli, print_json
 from .options import backend_factory, common_options, echo_err, settings_from
 from .repl import ChatRepl
@@ -68,20 +69,33 @@ def _latest_session(settings: Settings) -> str | None:
 @cli.command()
 @click.argument("question", nargs=-1)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (answer, backend, timings, tokens, memories).")
+@click.option("--no-server", is_flag=True, help="Answer in this process even when `local-agent serve` is running.")
 @session_options
 @common_options
-def ask(question: tuple[str, ...], as_json: bool, session: str | None,
+def ask(question: tuple[str, ...], as_json: bool, no_server: bool, session: str | None,
         system: str | None, incognito: bool | None, no_memory: bool) -> None:
     """Answer one QUESTION (or the text on stdin) and exit.
 
     Memory works as in chat: what you say can be remembered, and the answer uses what
     was remembered before. Each ask is a new session unless --session names one.
+    A running `local-agent serve` with the same model and data dir answers it warm.
     """
     ctx = click.get_current_context()
     settings = settings_from(ctx, incognito=incognito)
     text = " ".join(question) if question else read_stdin_message()
     if not text.strip():
         raise InputError("nothing to ask: give a question as an argument or on stdin")
+    if not no_server:  # a warm server (local_agent/server/client.py), else in-process below
+        warm = warm_ask(settings, text, session=session, system=system, memory=not no_memory,
+                        on_token=None if as_json else _stream_to_stdout, wait_for_memory=as_json)
+        if warm is not None:
+            if as_json:
+                print_json(warm.record)
+            else:
+                click.echo()
+            if warm.memory_error:
+                echo_err(f"warning: memory was not updated: {warm.memory_error}")
+            return
     runtime = build_runtime(settings, session=session, system=system, memory=not no_memory,
                             status=_status_printer(settings, show_loading=False), backend_factory=backend_factory(ctx))
     with runtime:

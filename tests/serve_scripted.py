@@ -1,0 +1,36 @@
+"""`python -m tests.serve_scripted [--hash-embedder] serve ...`: the real CLI's `serve` on the
+scripted model, for tests that need a server process of their own (signals, SIGKILL)."""
+
+from __future__ import annotations
+
+import sys
+
+import local_agent.app as app
+from local_agent.backends.probe import BackendChoice
+
+from .fakes import ScriptedBackend
+
+
+def main() -> None:
+    backend = ScriptedBackend(default="Scripted answer.")
+    choice = BackendChoice(backend="scripted", device="cpu", reason="test")
+    app.create_backend = lambda settings, model=None: (backend, choice)  # type: ignore[assignment]
+    if "--hash-embedder" in sys.argv:
+        sys.argv.remove("--hash-embedder")
+        from local_agent.memory.store import MemoryStore
+
+        from .reliability import HashEmbedder
+
+        class WarmHashEmbedder(HashEmbedder):
+            def warm_up(self) -> None:
+                pass
+
+        app.open_store = lambda settings: MemoryStore.open(settings.data_dir, WarmHashEmbedder())  # type: ignore
+    sys.argv[0] = "local-agent"
+    from local_agent.cli import main as cli_main
+
+    cli_main()
+
+
+if __name__ == "__main__":
+    main()
