@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import secrets
 import statistics
 import subprocess
 import sys
@@ -67,7 +68,7 @@ class InProcess:
 
     def first_token_s(self, question: str) -> float:
         agent = self.runtime.agent
-        agent.switch_session(agent.sessions.new())
+        agent.use_session(f"bench-{secrets.token_hex(4)}")  # a fresh dialogue
         result = agent.respond(question, generation=self.settings.generation(max_tokens=8))
         return result.timings["first_token_s"]
 

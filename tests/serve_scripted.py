@@ -6,15 +6,12 @@ from __future__ import annotations
 import sys
 
 import local_agent.app as app
-from local_agent.backends.probe import BackendChoice
 
-from .fakes import ScriptedBackend
+from .fakes import ScriptedBackend, scripted_cli_obj
 
 
 def main() -> None:
     backend = ScriptedBackend(default="Scripted answer.")
-    choice = BackendChoice(backend="scripted", device="cpu", reason="test")
-    app.create_backend = lambda settings, model=None: (backend, choice)  # type: ignore[assignment]
     if "--hash-embedder" in sys.argv:
         sys.argv.remove("--hash-embedder")
         from local_agent.memory.store import MemoryStore
@@ -25,11 +22,11 @@ def main() -> None:
             def warm_up(self) -> None:
                 pass
 
-        app.open_store = lambda settings: MemoryStore.open(settings.data_dir, WarmHashEmbedder())  # type: ignore
+        app.open_store = lambda settings: MemoryStore.open(settings.data_dir, WarmHashEmbedder())  # type: ignore[arg-type]
     sys.argv[0] = "local-agent"
     from local_agent.cli import main as cli_main
 
-    cli_main()
+    cli_main(scripted_cli_obj(backend))
 
 
 if __name__ == "__main__":

@@ -15,14 +15,13 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import pytest
 
-from local_agent.backends.probe import BackendChoice
+from local_agent.backends.base import Backend
 from local_agent.config import CHECKOUT_MODELS_DIR, Settings
 from local_agent.server.options import ServerOptions
 from local_agent.server.run import LocalServer
 
-from .fakes import ScriptedBackend
+from .fakes import ScriptedBackend, ScriptedFactory
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -40,7 +39,7 @@ class SlowBackend(ScriptedBackend):
         self.runs: list[int] = []
         self.started = threading.Event()
 
-    def _stream(self, messages, settings, json_schema, usage):  # type: ignore[no-untyped-def]
+    def _stream(self, messages, settings, json_schema, usage):
         self.prompts.append(list(messages))
         usage.prompt_tokens = self.count_prompt_tokens(messages)
         produced = 0
@@ -60,12 +59,6 @@ def server_settings(data_dir: Path, **overrides: Any) -> Settings:
     return replace(Settings(data_dir=data_dir, models_dir=CHECKOUT_MODELS_DIR), **overrides)
 
 
-def use_backend(monkeypatch: pytest.MonkeyPatch, backend: Any) -> Any:
-    choice = BackendChoice(backend=backend.name, device="cpu", reason="test")
-    monkeypatch.setattr("local_agent.app.create_backend", lambda settings, model=None: (backend, choice))
-    return backend
-
-
 def wait_ready(url: str, headers: dict[str, str] | None = None, timeout: float = 120.0) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -78,9 +71,9 @@ def wait_ready(url: str, headers: dict[str, str] | None = None, timeout: float =
 
 
 @contextlib.contextmanager
-def running_server(settings: Settings, **options: Any) -> Iterator[LocalServer]:
-    """A LocalServer on 127.0.0.1 and a free port, served from a thread, ready."""
-    server = LocalServer(settings, ServerOptions(**{"port": 0, **options}))
+def running_server(settings: Settings, backend: Backend, **options: Any) -> Iterator[LocalServer]:
+    """A LocalServer on `backend`, 127.0.0.1 and a free port, served from a thread, ready."""
+    server = LocalServer(settings, ServerOptions(**{"port": 0, **options}), backend_factory=ScriptedFactory(backend))
     server.bind()
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

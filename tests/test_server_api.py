@@ -5,15 +5,17 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import openai
 import pytest
+from openai.types.chat import ChatCompletionMessageParam
 
 from local_agent.server.run import LocalServer
 
 from .fakes import ScriptedBackend
-from .server_helpers import chat_body, running_server, server_settings, use_backend
+from .server_helpers import chat_body, running_server, server_settings
 
 DIRECTIVE = "You are a test directive."
 
@@ -21,11 +23,9 @@ DIRECTIVE = "You are a test directive."
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[LocalServer, ScriptedBackend]]:
     backend = ScriptedBackend(default="Scripted answer.")
-    with pytest.MonkeyPatch.context() as patch:
-        use_backend(patch, backend)
-        data_dir = tmp_path_factory.mktemp("served") / "data"
-        with running_server(server_settings(data_dir)) as server:
-            yield server, backend
+    data_dir = tmp_path_factory.mktemp("served") / "data"
+    with running_server(server_settings(data_dir), backend) as server:
+        yield server, backend
 
 
 @pytest.fixture
@@ -43,7 +43,7 @@ def client(server: LocalServer) -> openai.OpenAI:
     return openai.OpenAI(base_url=server.url + "/v1", api_key="unused", max_retries=0)
 
 
-def ask(client: openai.OpenAI, text: str, user: str, **extra: object) -> dict:
+def ask(client: openai.OpenAI, text: str, user: str, **extra: Any) -> dict[str, Any]:
     completion = client.chat.completions.create(
         model="scripted", messages=[{"role": "user", "content": text}],
         extra_headers={"X-Local-Agent-User": user}, **extra)
@@ -62,6 +62,7 @@ def test_non_streamed_completion(client: openai.OpenAI, backend: ScriptedBackend
         extra_headers={"X-Local-Agent-User": "plain"})
     assert completion.choices[0].message.content == "Scripted answer."
     assert completion.choices[0].finish_reason == "stop"
+    assert completion.usage is not None
     assert completion.usage.completion_tokens == 2 and completion.usage.prompt_tokens > 0
     prompt = backend.prompts[-1] if "Hello there" in backend.prompts[-1][-1].content else backend.prompts[-2]
     assert prompt[0].role == "system" and prompt[0].content.startswith(DIRECTIVE)
@@ -76,7 +77,8 @@ def test_streamed_completion_with_usage(client: openai.OpenAI) -> None:
     text = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
     assert text == "Scripted answer."
     assert [c.choices[0].finish_reason for c in chunks if c.choices][-1] == "stop"
-    assert chunks[-1].choices == [] and chunks[-1].usage.total_tokens > 0
+    usage = chunks[-1].usage
+    assert chunks[-1].choices == [] and usage is not None and usage.total_tokens > 0
 
 
 def test_raw_sse_ends_with_done(server: LocalServer) -> None:
@@ -97,8 +99,9 @@ def test_a_fact_told_once_is_recalled_with_a_fresh_message_list(client: openai.O
 
 
 def test_only_the_last_user_message_is_stored(server: LocalServer, client: openai.OpenAI) -> None:
-    history = [{"role": "user", "content": "My name is Bob."}, {"role": "assistant", "content": "Hi Bob."},
-               {"role": "user", "content": "I live in Porto."}]
+    history: list[ChatCompletionMessageParam] = [
+        {"role": "user", "content": "My name is Bob."}, {"role": "assistant", "content": "Hi Bob."},
+        {"role": "user", "content": "I live in Porto."}]
     body = client.chat.completions.create(model="scripted", messages=history,
                                           extra_headers={"X-Local-Agent-User": "history"}).model_dump()
     assert [s["text"] for s in body["local_agent"]["saved"]] == ["The user lives in Porto."]
@@ -174,7 +177,7 @@ def test_embeddings_are_the_memory_embedder(client: openai.OpenAI) -> None:
 def test_unknown_model_is_404(client: openai.OpenAI) -> None:
     with pytest.raises(openai.NotFoundError) as caught:
         client.chat.completions.create(model="gpt-4o", messages=[{"role": "user", "content": "hi"}])
-    assert caught.value.body["code"] == "model_not_found"
+    assert isinstance(caught.value.body, dict) and caught.value.body["code"] == "model_not_found"
 
 
 @pytest.mark.parametrize("extra", [{"n": 2}, {"logprobs": True}, {"response_format": {"type": "json_object"}},

@@ -9,6 +9,7 @@ import signal
 import threading
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING, cast
 
 import httpx
 import pytest
@@ -18,7 +19,14 @@ from local_agent.memory.store import MemoryStore, doctor
 from .reliability import HashEmbedder
 from .server_helpers import start_process
 
+if TYPE_CHECKING:
+    from local_agent.memory.embedder import Embedder
+
 ROUNDS = 3
+
+
+def _hash_embedder() -> Embedder:
+    return cast("Embedder", HashEmbedder())  # the file layer is under test, not recall
 
 
 def _writer(url: str, round_number: int, kind: str, acked: set[str], stop: threading.Event) -> None:
@@ -43,7 +51,7 @@ def _writer(url: str, round_number: int, kind: str, acked: set[str], stop: threa
 
 def _check(data_dir: Path, acked: set[str]) -> None:
     assert doctor(data_dir) == []
-    with MemoryStore.open(data_dir, HashEmbedder()) as store:
+    with MemoryStore.open(data_dir, _hash_embedder()) as store:
         ids = {record.id for record in store.records(kind=None, include_inactive=True)}
     missing = acked - ids
     assert not missing, f"acknowledged memories lost: {sorted(missing)[:5]}"
@@ -74,5 +82,5 @@ def test_sigkill_during_memory_writes_loses_no_acknowledged_memory(tmp_path: Pat
 
 
 def _superseded(data_dir: Path) -> set[str]:
-    with MemoryStore.open(data_dir, HashEmbedder()) as store:
+    with MemoryStore.open(data_dir, _hash_embedder()) as store:
         return {record.id for record in store.records(kind=None, include_inactive=True) if not record.active}

@@ -16,17 +16,16 @@ from local_agent.memory.store import doctor
 from local_agent.server.run import LocalServer
 
 from .fakes import ScriptedBackend
-from .server_helpers import running_server, server_settings, use_backend
+from .server_helpers import running_server, server_settings
 
 HEADERS = {"Content-Type": "application/json"}
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalServer]:
-    with pytest.MonkeyPatch.context() as patch:
-        use_backend(patch, ScriptedBackend(default="Fuzzed answer."))
-        with running_server(server_settings(tmp_path_factory.mktemp("fuzz") / "data")) as running:
-            yield running
+    data_dir = tmp_path_factory.mktemp("fuzz") / "data"
+    with running_server(server_settings(data_dir), ScriptedBackend(default="Fuzzed answer.")) as running:
+        yield running
 
 
 def post(server: LocalServer, body: bytes, path: str = "/v1/chat/completions") -> httpx.Response:
@@ -82,7 +81,7 @@ def test_bad_input_is_a_4xx_json_error(server: LocalServer, name: str) -> None:
     check_answer(response)
 
 
-@pytest.mark.parametrize("path,body", [
+@pytest.mark.parametrize(("path", "body"), [
     ("/v1/embeddings", {"input": []}), ("/v1/embeddings", {"input": [1, 2]}), ("/v1/embeddings", {"input": ""}),
     ("/v1/memories", {"text": ""}), ("/v1/memories", {"text": 5}), ("/v1/memories", {"text": "x" * 20_000}),
     ("/v1/memories/search", {"query": ""}), ("/v1/memories/search", {"query": "a", "limit": -1}),

@@ -31,7 +31,8 @@ def test_non_streamed(client: openai.OpenAI) -> None:
     completion = client.chat.completions.create(
         model=model, max_tokens=16, messages=[{"role": "user", "content": "What is the capital of France?"}],
         extra_body={"memory": False})
-    assert completion.choices[0].message.content.strip()
+    assert (completion.choices[0].message.content or "").strip()
+    assert completion.usage is not None
     assert completion.usage.completion_tokens <= 16 and completion.usage.prompt_tokens > 10
 
 

@@ -6,20 +6,21 @@ from __future__ import annotations
 import signal
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import httpx
 import pytest
 
-from .server_helpers import SlowBackend, chat_body, running_server, server_settings, start_process, use_backend
+from .server_helpers import SlowBackend, chat_body, running_server, server_settings, start_process
 
 
 @pytest.fixture
-def slow(monkeypatch: pytest.MonkeyPatch) -> SlowBackend:
-    return use_backend(monkeypatch, SlowBackend(words=200, delay=0.05))  # 10 s when not stopped
+def slow() -> SlowBackend:
+    return SlowBackend(words=200, delay=0.05)  # 10 s when not stopped
 
 
-def _wait_for(condition, timeout: float = 10.0) -> None:  # type: ignore[no-untyped-def]
+def _wait_for(condition: Callable[[], bool], timeout: float = 10.0) -> None:
     deadline = time.monotonic() + timeout
     while not condition():
         assert time.monotonic() < deadline, "timed out"
@@ -27,7 +28,7 @@ def _wait_for(condition, timeout: float = 10.0) -> None:  # type: ignore[no-unty
 
 
 def test_a_client_that_disconnects_stops_its_generation(slow: SlowBackend, tmp_path: Path) -> None:
-    with running_server(server_settings(tmp_path / "data"), memory=False) as server:
+    with running_server(server_settings(tmp_path / "data"), slow, memory=False) as server:
         with httpx.stream("POST", server.url + "/v1/chat/completions", json=chat_body("long", stream=True)) as stream:
             seen = 0
             for line in stream.iter_lines():
@@ -44,7 +45,7 @@ def test_a_client_that_disconnects_stops_its_generation(slow: SlowBackend, tmp_p
 
 
 def test_a_non_streamed_request_whose_client_leaves_stops_too(slow: SlowBackend, tmp_path: Path) -> None:
-    with running_server(server_settings(tmp_path / "data"), memory=False) as server:
+    with running_server(server_settings(tmp_path / "data"), slow, memory=False) as server:
         with pytest.raises(httpx.ReadTimeout):
             httpx.post(server.url + "/v1/chat/completions", json=chat_body("long"), timeout=0.8)
         _wait_for(lambda: len(slow.runs) == 1)
@@ -52,7 +53,7 @@ def test_a_non_streamed_request_whose_client_leaves_stops_too(slow: SlowBackend,
 
 
 def test_a_full_queue_gives_429(slow: SlowBackend, tmp_path: Path) -> None:
-    with running_server(server_settings(tmp_path / "data"), memory=False, max_queue=1) as server:
+    with running_server(server_settings(tmp_path / "data"), slow, memory=False, max_queue=1) as server:
         url = server.url + "/v1/chat/completions"
         with httpx.stream("POST", url, json=chat_body("first", stream=True)) as first:
             lines = first.iter_lines()  # kept: dropping the iterator closes the connection
@@ -69,20 +70,22 @@ def test_a_full_queue_gives_429(slow: SlowBackend, tmp_path: Path) -> None:
         assert waiting and waiting[0].status_code == 200  # the waiting request was served, in turn
 
 
-def test_503_while_the_model_loads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_503_while_the_model_loads(tmp_path: Path) -> None:
+    from local_agent.backends.base import Backend
+    from local_agent.backends.probe import BackendChoice
+    from local_agent.config import Settings
     from local_agent.server.options import ServerOptions
     from local_agent.server.run import LocalServer
 
     gate = threading.Event()
     backend = SlowBackend(words=1, delay=0)
-    from local_agent.backends.probe import BackendChoice
 
-    def slow_load(settings, model=None):  # type: ignore[no-untyped-def]
+    def slow_load(settings: Settings, *, model: str | None = None) -> tuple[Backend, BackendChoice]:
         gate.wait(30)
         return backend, BackendChoice(backend="slow", device="cpu", reason="test")
 
-    monkeypatch.setattr("local_agent.app.create_backend", slow_load)
-    server = LocalServer(server_settings(tmp_path / "data"), ServerOptions(port=0, memory=False))
+    server = LocalServer(server_settings(tmp_path / "data"), ServerOptions(port=0, memory=False),
+                         backend_factory=slow_load)
     server.bind()
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

@@ -12,6 +12,7 @@ import httpx
 import openai
 import pytest
 
+from local_agent.config import Settings
 from local_agent.errors import ConfigError
 from local_agent.server.discovery import socket_path
 from local_agent.server.options import ServerOptions
@@ -19,15 +20,19 @@ from local_agent.server.run import LocalServer
 
 from .cli_helpers import error_line, run_main
 from .fakes import ScriptedBackend
-from .server_helpers import chat_body, running_server, server_settings, use_backend
+from .server_helpers import chat_body, running_server, server_settings
 
 KEY = "test-key-0123456789"
 
 
 @pytest.fixture
-def settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    use_backend(monkeypatch, ScriptedBackend(default="Guarded answer."))
+def settings(tmp_path: Path) -> Settings:
     return server_settings(tmp_path / "data")
+
+
+@pytest.fixture
+def guarded() -> ScriptedBackend:
+    return ScriptedBackend(default="Guarded answer.")
 
 
 def raw(server: LocalServer, method: str, path: str, body: bytes = b"", headers: dict | None = None):
@@ -41,7 +46,7 @@ def raw(server: LocalServer, method: str, path: str, body: bytes = b"", headers:
 
 
 @pytest.mark.parametrize("host", ["0.0.0.0", "::", "192.168.1.10"])
-def test_a_non_loopback_bind_without_a_key_is_refused(settings, host: str) -> None:
+def test_a_non_loopback_bind_without_a_key_is_refused(settings, guarded, host: str) -> None:
     with pytest.raises(ConfigError, match="without an API key"):
         LocalServer(settings, ServerOptions(host=host, port=0))
 
@@ -54,8 +59,8 @@ def test_the_cli_refuses_it_with_one_line(capsys, monkeypatch, tmp_path: Path) -
     assert "listening" not in out
 
 
-def test_wrong_or_missing_key_is_401_and_the_right_key_works(settings) -> None:
-    with running_server(settings, api_key=KEY, memory=False) as server:
+def test_wrong_or_missing_key_is_401_and_the_right_key_works(settings, guarded) -> None:
+    with running_server(settings, guarded, api_key=KEY, memory=False) as server:
         wrong = openai.OpenAI(base_url=server.url + "/v1", api_key="not-the-key", max_retries=0)
         with pytest.raises(openai.AuthenticationError):
             wrong.models.list()
@@ -66,8 +71,8 @@ def test_wrong_or_missing_key_is_401_and_the_right_key_works(settings) -> None:
         assert reply.choices[0].message.content == "Guarded answer."
 
 
-def test_the_unix_socket_needs_no_key(settings) -> None:
-    with running_server(settings, api_key=KEY, memory=False) as server:
+def test_the_unix_socket_needs_no_key(settings, guarded) -> None:
+    with running_server(settings, guarded, api_key=KEY, memory=False) as server:
         path = socket_path(settings.data_dir)
         assert server.socket_path == path and oct(path.stat().st_mode & 0o777) == "0o600"
         transport = httpx.HTTPTransport(uds=str(path))
@@ -77,8 +82,8 @@ def test_the_unix_socket_needs_no_key(settings) -> None:
 
 
 @pytest.mark.parametrize("host", ["evil.example", "evil.example:8765", "127.0.0.1.nip.io", "[::2]:1", ""])
-def test_a_foreign_host_header_is_refused(settings, host: str) -> None:
-    with running_server(settings, memory=False) as server:
+def test_a_foreign_host_header_is_refused(settings, guarded, host: str) -> None:
+    with running_server(settings, guarded, memory=False) as server:
         status, body, _ = raw(server, "POST", "/v1/chat/completions", json.dumps(chat_body("hi")).encode(),
                               {"Host": host, "Content-Type": "application/json"})
         assert status == 403 and body["error"]["code"] == "forbidden_host"
@@ -86,22 +91,22 @@ def test_a_foreign_host_header_is_refused(settings, host: str) -> None:
             assert raw(server, "GET", "/v1/models", headers={"Host": allowed})[0] == 200
 
 
-def test_allowed_host_option(settings) -> None:
-    with running_server(settings, memory=False, allowed_hosts=("box.lan",)) as server:
+def test_allowed_host_option(settings, guarded) -> None:
+    with running_server(settings, guarded, memory=False, allowed_hosts=("box.lan",)) as server:
         assert raw(server, "GET", "/v1/models", headers={"Host": "box.lan:80"})[0] == 200
 
 
 @pytest.mark.parametrize("content_type", [None, "text/plain", "application/x-www-form-urlencoded",
                                           "multipart/form-data; boundary=x"])
-def test_posts_must_be_json(settings, content_type: str | None) -> None:
-    with running_server(settings, memory=False) as server:
+def test_posts_must_be_json(settings, guarded, content_type: str | None) -> None:
+    with running_server(settings, guarded, memory=False) as server:
         headers = {"Host": "localhost", **({"Content-Type": content_type} if content_type else {})}
         status, body, _ = raw(server, "POST", "/v1/chat/completions", json.dumps(chat_body("hi")).encode(), headers)
         assert status == 415 and body["error"]["code"] == "unsupported_media_type"
 
 
-def test_bodies_over_the_limit_are_413(settings) -> None:
-    with running_server(settings, memory=False, max_body=4096) as server:
+def test_bodies_over_the_limit_are_413(settings, guarded) -> None:
+    with running_server(settings, guarded, memory=False, max_body=4096) as server:
         big = json.dumps(chat_body("x" * 5000)).encode()
         status, body, _ = raw(server, "POST", "/v1/chat/completions", big,
                               {"Host": "localhost", "Content-Type": "application/json"})
@@ -121,13 +126,13 @@ def _send_chunked(port: int, body: bytes) -> bytes:
         return sock.recv(65536)
 
 
-def test_no_cors_unless_asked(settings) -> None:
+def test_no_cors_unless_asked(settings, guarded) -> None:
     preflight = {"Host": "localhost", "Origin": "http://ui.example", "Access-Control-Request-Method": "POST",
                  "Access-Control-Request-Headers": "content-type"}
-    with running_server(settings, memory=False) as server:
+    with running_server(settings, guarded, memory=False) as server:
         status, _, response = raw(server, "OPTIONS", "/v1/chat/completions", headers=preflight)
         assert response.getheader("access-control-allow-origin") is None and status >= 400
-    with running_server(settings, memory=False, cors_origins=("http://ui.example",)) as server:
+    with running_server(settings, guarded, memory=False, cors_origins=("http://ui.example",)) as server:
         status, _, response = raw(server, "OPTIONS", "/v1/chat/completions", headers=preflight)
         assert status == 200 and response.getheader("access-control-allow-origin") == "http://ui.example"
         _, _, response = raw(server, "GET", "/v1/models", headers={"Host": "localhost", "Origin": "http://evil.example"})

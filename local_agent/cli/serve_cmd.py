@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from . import cli
-from .options import common_options, echo_err, settings_from
+from .options import backend_factory, common_options, echo_err, settings_from
 
 DEFAULTS = {"port": 8765, "max_queue": 16, "max_body": 1_000_000}  # as in server/options.py
 
@@ -50,7 +50,8 @@ def serve(host: str, port: int, api_key: str | None, api_key_file: Path | None, 
     from ..server.options import ServerOptions, resolve_api_key
     from ..server.run import serve as run_server
 
-    settings = settings_from(click.get_current_context(), incognito=incognito)
+    ctx = click.get_current_context()
+    settings = settings_from(ctx, incognito=incognito)
     options = ServerOptions(
         host=host, port=port, api_key=resolve_api_key(api_key, api_key_file), max_queue=max_queue,
         max_body=max_body, cors_origins=cors_origin, allowed_hosts=allowed_host, socket=not no_socket,
@@ -61,4 +62,4 @@ def serve(host: str, port: int, api_key: str | None, api_key_file: Path | None, 
         if settings.verbose or message.startswith(("loading", "ready", "another", "not publishing")):
             echo_err(f"· {message}")
 
-    run_server(settings, options, announce=lambda line: click.echo(line, nl=True), status=status)
+    run_server(settings, options, announce=click.echo, status=status, backend_factory=backend_factory(ctx))

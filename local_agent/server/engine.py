@@ -3,13 +3,16 @@
 Everything the server needs from the rest of local-agent goes through `Engine`, in plain data
 (turns.py) and dicts, so a change to the agent's shape is an edit here only. What it uses:
 
-- `app.build_runtime(settings, system=, memory=, status=)` -> Runtime (backend, choice, store,
-  agent.memory with the distiller and summarizer), `app.load_session`, `Runtime.close()`;
-- `agent.Agent(backend, sessions, session, generation, memory=, options=)`, `.respond(message,
-  on_token=, generation=)` -> TurnResult, `.wait()`; `AgentOptions`, `MemoryParts`;
-  `Agent._in_window` is overridden (see `_ClientDialogueAgent`);
+- `app.build_runtime(settings, system=, memory=, status=, backend_factory=)` -> Runtime
+  (backend, choice, agent.memory: the store, distiller and summarizer), `Runtime.turn_json`,
+  `Runtime.close()`, `app.load_session`;
+- `agent.Agent(backend, sessions, session, settings, memory=, directive=)`, `.respond(message,
+  on_token=, generation=)` -> TurnResult (`.memory_work()` waits for the memory work),
+  `.set_incognito`, `.close()`; `MemoryParts`; `Agent._in_window` is overridden (see
+  `_ClientDialogueAgent`);
 - `memory.sessions.Session/Turn/SessionStore`, `memory.datadir.claim_data_dir`;
-- `MemoryStore.open/records/add/recall/forget/close` and `Embedder.embed/warm_up`;
+- `MemoryStore.open/records/add/recall/forget/close`, the store's embedder (`embed`,
+  `warm_up`), `memory.gguf_embedder.memory_embedder` when memory is off;
 - `config.with_overrides` for a warm `ask`'s own settings.
 
 Every method except `info` runs on the worker thread (worker.py): one at a time.
@@ -26,13 +29,15 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..agent import Agent, AgentOptions, MemoryParts, TurnResult
-from ..app import Runtime, build_runtime, load_session
+from ..agent import Agent, MemoryParts
+from ..app import BackendFactory, Runtime, build_runtime, load_session
+from ..backends import create_backend
 from ..config import Settings, with_overrides
 from ..errors import InputError, StoreError
 from ..memory.datadir import claim_data_dir
 from ..memory.sessions import Session, SessionStore, Turn
 from ..prompt import DEFAULT_SYSTEM
+from ..turn_result import TurnResult
 from ..types import MemoryRecord
 from .discovery import CALL_SETTINGS
 from .namespaces import namespace_dir
@@ -99,19 +104,11 @@ def conversation_name(turn: ChatTurn) -> str:
     return f"api-{digest}"
 
 
-def agent_options(settings: Settings, directive: str | None) -> AgentOptions:
-    return AgentOptions(
-        recall_k=settings.recall_k, memory_tokens=settings.memory_tokens,
-        summary_after_exchanges=settings.summary_after_turns, keep_recent_exchanges=settings.keep_recent_turns,
-        incognito=settings.incognito, directive=directive or DEFAULT_SYSTEM,
-    )
-
-
 def _relay(agent: Agent, on_token: OnToken, *, keep_on_disconnect: bool) -> Callable[[str], None]:
     def relay(chunk: str) -> None:
         if not on_token(chunk):
             if not keep_on_disconnect:
-                agent.options.incognito = True  # the client never got the answer: remember nothing
+                agent.set_incognito(True)  # the client never got the answer: remember nothing
             raise Disconnected()
     return relay
 
@@ -131,12 +128,14 @@ def record_dict(record: MemoryRecord) -> dict[str, Any]:
 
 
 def _outcome(result: TurnResult, max_tokens: int) -> ChatOutcome:
+    """The turn as the routes see it, once its memory work is done."""
+    work = result.memory_work()
     completion = result.tokens.get("completion", 0)
     return ChatOutcome(
         answer=result.answer, finish_reason="length" if completion >= max_tokens else "stop",
         prompt_tokens=result.tokens.get("prompt", 0), completion_tokens=completion,
-        recalled=[hit_dict(hit) for hit in result.recalled], saved=[saved_dict(o) for o in result.saved],
-        memory_error=result.background_error, cancelled=result.interrupted,
+        recalled=[hit_dict(hit) for hit in result.recalled], saved=[saved_dict(o) for o in work.saved],
+        memory_error=work.error, cancelled=result.interrupted,
     )
 
 
@@ -144,23 +143,25 @@ class Engine:
     """The loaded model and the memory of each namespace."""
 
     def __init__(self, settings: Settings, *, memory: bool = True, system: str | None = None,
-                 status: Callable[[str], None] = lambda _: None) -> None:
+                 status: Callable[[str], None] = lambda _: None,
+                 backend_factory: BackendFactory = create_backend) -> None:
         self.settings = settings
         self.memory_on = memory
         self.default_system = system
         self.info: EngineInfo | None = None
         self._status = status
+        self._backend_factory = backend_factory
         self._runtime: Runtime | None = None
-        self._stores: OrderedDict[str, MemoryStore] = OrderedDict()
+        self._stores: OrderedDict[str, MemoryStore] = OrderedDict()  # named namespaces
         self._spare_embedder: Embedder | None = None
 
     # -- life ------------------------------------------------------------------------------
     def load(self) -> EngineInfo:
         runtime = build_runtime(self.settings, system=self.default_system, memory=self.memory_on,
-                                status=self._status)
+                                status=self._status, backend_factory=self._backend_factory)
         self._runtime = runtime
-        if runtime.store is not None:
-            runtime.store.embedder.warm_up()  # the first request should not wait for MiniLM
+        if runtime.agent.memory is not None:
+            runtime.agent.memory.store.embedder.warm_up()  # the first request should not wait for it
         backend = runtime.backend
         self.info = EngineInfo(
             model=backend.model_name, aliases=(self.settings.model,), backend=runtime.choice.backend,
@@ -187,45 +188,37 @@ class Engine:
         session = Session(name=conversation_name(turn), turns=[Turn(role, text) for role, text in turn.history])
         visible = {_plain(text) for role, text in turn.history if role == "user"}
         agent = _ClientDialogueAgent(
-            runtime.backend, _NoSessionFiles(), session, generation,
+            runtime.backend, _NoSessionFiles(), session, self.settings,
             memory=self._chat_memory(turn.namespace) if turn.memory and self.memory_on else None,
-            options=agent_options(self.settings, turn.system or self.default_system), visible=visible,
+            directive=turn.system or self.default_system or DEFAULT_SYSTEM, visible=visible,
         )
-        result = agent.respond(turn.message, on_token=_relay(agent, on_token, keep_on_disconnect=False))
-        agent.wait()
-        return _outcome(result, generation.max_tokens)
+        try:
+            relay = _relay(agent, on_token, keep_on_disconnect=False)
+            return _outcome(agent.respond(turn.message, on_token=relay, generation=generation),
+                            generation.max_tokens)
+        finally:
+            agent.close()
 
     def ask(self, turn: AskTurn, on_token: OnToken,
             on_answer: Callable[[dict[str, Any]], None] | None = None) -> tuple[dict[str, Any], str | None]:
         """What `ask` does in-process, on the loaded model: the same session file, memory and
-        output record (`cli.chat.turn_json`'s shape). Returns (record, memory error) once the
-        memory work is done; `on_answer` gets the record before that, as soon as the answer is."""
+        output record (`Runtime.turn_json`). Returns (record, memory error) once the memory work
+        is done; `on_answer` gets the answer before that, as soon as it is written."""
         runtime = self._loaded()
         unknown = sorted(set(turn.settings) - set(CALL_SETTINGS))
         if unknown:
             raise InputError(f"ask request: unknown settings {', '.join(unknown)}")
         settings = replace(self.settings, **with_overrides(self.settings, turn.settings, "ask request"))
         sessions = SessionStore(claim_data_dir(settings.data_dir))
-        session = load_session(sessions, turn.session)
-        parts = runtime.agent.memory if turn.memory else None
-        agent = Agent(runtime.backend, sessions, session, settings.generation(), memory=parts,
-                      options=agent_options(settings, turn.system))
-        result = agent.respond(turn.message, on_token=_relay(agent, on_token, keep_on_disconnect=True))
-        if on_answer is not None:
-            on_answer(self._ask_record(result))
-        agent.wait()
-        return self._ask_record(result), result.background_error
-
-    def _ask_record(self, result: TurnResult) -> dict[str, Any]:
-        info = self._info()
-        return {
-            "answer": result.answer, "session": result.session, "backend": info.backend,
-            "device": info.device, "model": info.model, "interrupted": result.interrupted,
-            "memories_saved": [saved_dict(o) for o in result.saved],
-            "memories_recalled": [hit_dict(hit) for hit in result.recalled],
-            "timings": {k: round(v, 4) for k, v in result.timings.items()},
-            "tokens": result.tokens, "notices": result.notices,
-        }
+        agent = Agent(runtime.backend, sessions, load_session(sessions, turn.session), settings,
+                      memory=runtime.agent.memory if turn.memory else None, directive=turn.system or DEFAULT_SYSTEM)
+        try:
+            result = agent.respond(turn.message, on_token=_relay(agent, on_token, keep_on_disconnect=True))
+            if on_answer is not None:
+                on_answer({"answer": result.answer, "session": result.session, "interrupted": result.interrupted})
+            return runtime.turn_json(result), result.memory_work().error
+        finally:
+            agent.close()
 
     # -- memory REST -------------------------------------------------------------------------
     def memories(self, namespace: str | None, kind: str | None, limit: int) -> list[dict[str, Any]]:
@@ -260,34 +253,36 @@ class Engine:
             raise StoreError("the model is not loaded")
         return self.info
 
+    def _memory(self) -> MemoryParts:
+        parts = self._loaded().agent.memory
+        if not self.memory_on or parts is None:
+            raise InputError("memory is off on this server (it was started with --no-memory)")
+        return parts
+
     def _chat_memory(self, namespace: str | None) -> MemoryParts:
         """Recall and distillation, without the rolling summary: the client owns the dialogue."""
-        parts = self._loaded().agent.memory
-        distiller = parts.distiller if parts is not None else None
-        return MemoryParts(store=self._store(namespace), distiller=distiller, summarizer=None)
+        return MemoryParts(store=self._store(namespace), distiller=self._memory().distiller, summarizer=None)
 
-    def _store(self, namespace: str | None) -> "MemoryStore":
-        runtime = self._loaded()
-        if not self.memory_on or runtime.store is None:
-            raise InputError("memory is off on this server (it was started with --no-memory)")
+    def _store(self, namespace: str | None) -> MemoryStore:
+        own = self._memory().store
         if namespace is None:
-            return runtime.store
+            return own
         store = self._stores.pop(namespace, None)
         if store is None:
             from ..memory.store import MemoryStore
 
-            store = MemoryStore.open(namespace_dir(self.settings.data_dir, namespace), runtime.store.embedder)
+            store = MemoryStore.open(namespace_dir(self.settings.data_dir, namespace), own.embedder)
         self._stores[namespace] = store  # most recently used last
         while len(self._stores) > MAX_OPEN_NAMESPACES:
             self._stores.popitem(last=False)[1].close()
         return store
 
-    def _embedder(self) -> "Embedder":
-        runtime = self._loaded()
-        if runtime.store is not None:
-            return runtime.store.embedder
+    def _embedder(self) -> Embedder:
+        parts = self._loaded().agent.memory
+        if parts is not None:
+            return parts.store.embedder
         if self._spare_embedder is None:
-            from ..memory.embedder import Embedder
+            from ..memory.gguf_embedder import memory_embedder
 
-            self._spare_embedder = Embedder()
+            self._spare_embedder = memory_embedder(self.settings.models_dir, self.settings.device)
         return self._spare_embedder

@@ -20,6 +20,8 @@ from pathlib import Path
 import uvicorn
 from sse_starlette.sse import AppStatus
 
+from ..app import BackendFactory
+from ..backends import create_backend
 from ..config import Settings
 from ..errors import ConfigError
 from ..files import ensure_private_dir
@@ -109,12 +111,14 @@ class _Uvicorn(uvicorn.Server):
 class LocalServer:
     """One server: `bind()`, then `run()` (blocking) until `stop()` or a signal."""
 
-    def __init__(self, settings: Settings, options: ServerOptions, *, status: Status = _quiet) -> None:
+    def __init__(self, settings: Settings, options: ServerOptions, *, status: Status = _quiet,
+                 backend_factory: BackendFactory = create_backend) -> None:
         check_options(options)
         self.settings = settings
         self.options = options
         self.status = status
-        self.engine = Engine(settings, memory=options.memory, system=options.system, status=status)
+        self.engine = Engine(settings, memory=options.memory, system=options.system, status=status,
+                             backend_factory=backend_factory)
         self.worker = Worker(options.max_queue)
         self.sockets: list[socket.socket] = []
         self.socket_path: Path | None = None
@@ -183,11 +187,11 @@ class LocalServer:
 
 
 def serve(settings: Settings, options: ServerOptions, *, announce: Callable[[str], None],
-          status: Status = _quiet) -> None:
+          status: Status = _quiet, backend_factory: BackendFactory = create_backend) -> None:
     """`local-agent serve`: runs in the foreground until Ctrl-C or SIGTERM."""
     if not options.verbose:
         logging.getLogger("uvicorn.error").setLevel(logging.WARNING)
-    server = LocalServer(settings, options, status=status)
+    server = LocalServer(settings, options, status=status, backend_factory=backend_factory)
     server.bind()
     announce(f"listening on {server.url}")
     server.run()

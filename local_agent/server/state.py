@@ -33,7 +33,7 @@ class ServerState:
                            headers={"Retry-After": "1"})
         return info
 
-    def submit(self, job: Callable[[], T]) -> "Future[T]":
+    def submit(self, job: Callable[[], T]) -> Future[T]:
         """Queue a job for the model's thread; APIError 429 when the queue is full."""
         try:
             return self.worker.submit(job)

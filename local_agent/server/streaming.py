@@ -53,7 +53,7 @@ class Channel:
     def early(self, result: Any) -> None:
         self._put(Early(result))
 
-    def run(self, job: Callable[["Channel"], T]) -> Callable[[], T]:
+    def run(self, job: Callable[[Channel], T]) -> Callable[[], T]:
         """`job` wrapped so that its end is always written to the channel."""
         def wrapped() -> T:
             try:
