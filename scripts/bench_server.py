@@ -114,14 +114,17 @@ def http_first_token_s(client: httpx.Client, question: str) -> float:
     return first
 
 
-def paired_ttft(local: InProcess, url: str, reps: int) -> tuple[dict[str, float], dict[str, float]]:
-    """The same questions in-process and over HTTP, alternating, so both see the same load."""
+def paired_ttft(local: InProcess, url: str, reps: int) -> dict[str, dict[str, float]]:
+    """The same questions in-process and over HTTP, alternating, so both see the same load;
+    the first pair warms up."""
     inside, over_http = [], []
     with httpx.Client(base_url=url, timeout=120) as client:
         for question in QUESTIONS[: reps + 1]:
             inside.append(local.first_token_s(question))
             over_http.append(http_first_token_s(client, question))
-    return _summary(inside[1:]), _summary(over_http[1:])  # the first pair warms up
+    differences = [h - i for h, i in zip(over_http[1:], inside[1:], strict=True)]
+    return {"in_process_ttft_s": _summary(inside[1:]), "http_ttft_s": _summary(over_http[1:]),
+            "http_minus_in_process_s": _summary(differences)}
 
 
 def load_test(server: Server, clients: int, requests: int, max_tokens: int) -> dict[str, Any]:
@@ -171,7 +174,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         try:
             time.sleep(1.0)
             results["idle_rss_mb"] = server.rss_mb()
-            results["in_process_ttft_s"], results["http_ttft_s"] = paired_ttft(local, server.url, args.reps)
+            results.update(paired_ttft(local, server.url, args.reps))
             local.close()
             _cli(env, "ask", "--max-tokens", "8", "hi")  # warm-up
             results["warm_ask_s"] = _summary([_cli(env, "ask", "--max-tokens", "8", "hi") for _ in range(args.reps)])
@@ -191,6 +194,7 @@ def markdown(results: dict[str, Any]) -> str:
         ("  the CLI's floor: `local-agent --version`", ms(results["cli_floor_s"])),
         ("TTFT streamed over HTTP", ms(results["http_ttft_s"])),
         ("TTFT in-process, same turns", ms(results["in_process_ttft_s"])),
+        ("  HTTP − in-process, paired", ms(results["http_minus_in_process_s"])),
         (f"{load['clients']} clients × {load['requests'] // load['clients']} requests: errors", str(load["errors"])),
         ("  latency p50 / p95", f"{load['latency_s']['median']:.2f} s / {load['latency_s']['p95']:.2f} s"),
         ("  aggregate tokens/s", f"{load['tokens_per_s']:.1f}"),

@@ -150,3 +150,32 @@ def test_the_key_comes_from_a_file_or_the_environment(tmp_path: Path) -> None:
     key_file.write_text("")
     with pytest.raises(ConfigError):
         resolve_api_key(None, key_file, {})
+
+
+def test_nothing_a_user_said_is_logged_at_info_level(settings, guarded) -> None:
+    import logging
+
+    secret = "my-secret-phrase-4711"
+    records: list[str] = []
+
+    class Collect(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            records.append(self.format(record))
+
+    handler = Collect(level=logging.INFO)
+    loggers = [logging.getLogger(name) for name in ("uvicorn", "uvicorn.access", "uvicorn.error", "local_agent", "")]
+    with running_server(settings, guarded, verbose=True) as server:
+        for logger in loggers:  # after the start: uvicorn sets its loggers' handlers when it starts
+            logger.addHandler(handler)
+        try:
+            url = server.url
+            assert httpx.post(url + "/v1/chat/completions", json=chat_body(f"I am {secret}.")).status_code == 200
+            assert httpx.post(url + "/v1/memories/search", json={"query": secret}).status_code == 200
+            bad = {"messages": [{"role": "wizard", "content": secret}], "max_tokens": secret}
+            response = httpx.post(url + "/v1/chat/completions", json=bad)
+            assert response.status_code == 400 and secret not in response.text
+        finally:
+            for logger in loggers:
+                logger.removeHandler(handler)
+    assert any("POST /v1/chat/completions" in line for line in records), "the access log was on"
+    assert not [line for line in records if secret in line]

@@ -9,7 +9,6 @@ import click
 from ..app import build_runtime
 from ..config import Settings
 from ..errors import InputError
-from ..server.client import warm_ask
 from . import cli, print_json
 from .options import backend_factory, common_options, echo_err, settings_from
 from .repl import ChatRepl
@@ -86,6 +85,8 @@ def ask(question: tuple[str, ...], as_json: bool, no_server: bool, session: str 
     if not text.strip():
         raise InputError("nothing to ask: give a question as an argument or on stdin")
     if not no_server:  # a warm server (local_agent/server/client.py), else in-process below
+        from ..server.client import warm_ask
+
         warm = warm_ask(settings, text, session=session, system=system, memory=not no_memory,
                         on_token=None if as_json else _stream_to_stdout, wait_for_memory=as_json)
         if warm is not None:
