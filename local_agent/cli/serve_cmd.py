@@ -6,23 +6,22 @@ from pathlib import Path
 
 import click
 
+from ..server.options import DEFAULT_MAX_BODY, DEFAULT_MAX_QUEUE, DEFAULT_PORT
 from . import cli
 from .options import backend_factory, common_options, echo_err, settings_from
-
-DEFAULTS = {"port": 8765, "max_queue": 16, "max_body": 1_000_000}  # as in server/options.py
 
 
 @cli.command()
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="Address to listen on. Anything but loopback needs an API key.")
-@click.option("--port", type=int, default=DEFAULTS["port"], show_default=True, help="TCP port; 0 picks a free one.")
+@click.option("--port", type=int, default=DEFAULT_PORT, show_default=True, help="TCP port; 0 picks a free one.")
 @click.option("--api-key", help="Require this key (Authorization: Bearer KEY). Visible in `ps`: prefer "
                                 "LOCAL_AGENT_API_KEY or --api-key-file.")
 @click.option("--api-key-file", type=click.Path(dir_okay=False, path_type=Path),
               help="Read the API key from this file.")
-@click.option("--max-queue", type=int, default=DEFAULTS["max_queue"], show_default=True,
+@click.option("--max-queue", type=int, default=DEFAULT_MAX_QUEUE, show_default=True,
               help="Requests that may wait while one is served; more get 429.")
-@click.option("--max-body", type=int, default=DEFAULTS["max_body"], show_default=True,
+@click.option("--max-body", type=int, default=DEFAULT_MAX_BODY, show_default=True,
               help="Largest request body in bytes; larger get 413.")
 @click.option("--cors-origin", multiple=True,
               help="Allow browser pages from this origin (repeatable). No CORS by default.")

@@ -6,6 +6,7 @@ One job per module, imports flowing down the list:
     run.py         binds the sockets, runs uvicorn, loads the model, drains on exit
     app.py         the FastAPI application: routes, guard, error handlers
     routes_*.py    the endpoints: OpenAI chat/models/embeddings, memory REST, warm ask
+    state.py       what the routes share: the engine, the worker, the options (503, 429)
     streaming.py   hands a worker thread's tokens to the event loop; waits, watching for disconnects
     security.py    Host check, API key, content type, body limit (one ASGI guard)
     schemas.py     request bodies (pydantic) and what the server cannot honour
