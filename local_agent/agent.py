@@ -22,7 +22,7 @@ from .types import GenerationSettings, MemoryRecord, RecallHit
 
 if TYPE_CHECKING:  # heavy modules are only needed when memory is on
     from .memory.distill import Distiller
-    from .memory.facts import SaveOutcome
+    from .memory.distill.saving import SaveOutcome
     from .memory.store import MemoryStore
     from .memory.summary import Summarizer
 
@@ -250,7 +250,7 @@ class Agent:
         distiller = self.memory.distiller
         if distiller is None:
             return
-        from .memory.facts import save_fact
+        from .memory.distill.saving import save_fact
 
         start = time.perf_counter()
         judged = distiller.distill(result.message)

@@ -10,15 +10,15 @@ from .agent import Agent, AgentOptions, MemoryParts
 from .backends import create_backend
 from .backends.base import Backend
 from .config import Settings
-from .memory.datadir import HISTORY_NAME, claim_data_dir
-from .memory.epoch import bump_epoch
+from .memory.store.datadir import HISTORY_NAME, claim_data_dir
+from .memory.sessions.epoch import bump_epoch
 from .memory.sessions import Session, SessionStore
-from .memory.transcripts import find_messages, remove_from_history, remove_messages
+from .memory.sessions.transcripts import find_messages, remove_from_history, remove_messages
 from .prompt import DEFAULT_SYSTEM
 
 if TYPE_CHECKING:
     from .backends.probe import BackendChoice
-    from .memory.forgetting import Origin
+    from .memory.store.forgetting import Origin
     from .memory.store import MemoryStore
 
 Status = Callable[[str], None]
@@ -29,7 +29,7 @@ def _quiet(_: str) -> None:
 
 
 def open_store(settings: Settings) -> "MemoryStore":
-    from .memory.embedder import Embedder
+    from .memory.index.embedder import Embedder
     from .memory.store import MemoryStore
 
     return MemoryStore.open(settings.data_dir, Embedder())

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from local_agent.memory.embedder import Embedder
+from local_agent.memory.index.embedder import Embedder
 from local_agent.memory.store import MemoryStore
 
 

@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 import tqdm
 
-from local_agent.memory import compaction
+from local_agent.memory.store import compaction
 from local_agent.memory.store import MemoryStore, doctor
 
 from .reliability import HashEmbedder

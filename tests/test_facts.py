@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from local_agent.memory.facts import save_fact
+from local_agent.memory.distill.saving import save_fact
 from local_agent.memory.store import MemoryStore
 from local_agent.types import FactCandidate
 

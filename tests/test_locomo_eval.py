@@ -18,7 +18,7 @@ from local_agent.evals.locomo import (
     question_recall,
     turn_items,
 )
-from local_agent.memory.embedder import Embedder
+from local_agent.memory.index.embedder import Embedder
 
 from .memory_fixtures import embedder  # noqa: F401  (fixture)
 

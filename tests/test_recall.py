@@ -9,14 +9,14 @@ import time
 import numpy as np
 import pytest
 
-from local_agent.memory import lexical
-from local_agent.memory.compaction import write_generation
-from local_agent.memory.embedder import Embedder
-from local_agent.memory.layout import StorePaths
-from local_agent.memory.lexical import LexicalIndex
-from local_agent.memory.recall import DEFAULT_MIN_SCORE, fused_score, hybrid_recall, lexical_query
-from local_agent.memory.render import embedding_id
-from local_agent.memory.state import MemoryState
+from local_agent.memory.index import lexical
+from local_agent.memory.store.compaction import write_generation
+from local_agent.memory.index.embedder import Embedder
+from local_agent.memory.store.layout import StorePaths
+from local_agent.memory.index.lexical import LexicalIndex
+from local_agent.memory.index.recall import DEFAULT_MIN_SCORE, fused_score, hybrid_recall, lexical_query
+from local_agent.memory.index.render import embedding_id
+from local_agent.memory.index.state import MemoryState
 from local_agent.memory.store import MemoryStore
 from local_agent.types import MemoryRecord
 

@@ -12,12 +12,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from local_agent.memory.compaction import write_generation
-from local_agent.memory.layout import StorePaths
-from local_agent.memory.render import dense_text, embedding_id
-from local_agent.memory.state import MemoryState
+from local_agent.memory.store.compaction import write_generation
+from local_agent.memory.store.layout import StorePaths
+from local_agent.memory.index.render import dense_text, embedding_id
+from local_agent.memory.index.state import MemoryState
 from local_agent.memory.store import MemoryStore
-from local_agent.memory.transfer import EXPORT_FORMAT, EXPORT_VERSION
+from local_agent.memory.store.transfer import EXPORT_FORMAT, EXPORT_VERSION
 from local_agent.types import MemoryRecord
 
 from .cli_helpers import error_line, run_main
@@ -359,7 +359,7 @@ def test_item17_control_characters_in_memory_text_are_escaped_on_the_terminal(
 @pytest.mark.parametrize("name", [".local-agent", "epoch", "sessions.lock", "chat_history"])
 def test_item05_export_over_the_data_dirs_own_top_files_is_refused(isolated_dirs, name):
     from local_agent.errors import InputError
-    from local_agent.memory.transfer import refuse_store_folders
+    from local_agent.memory.store.transfer import refuse_store_folders
 
     isolated_dirs.mkdir(parents=True, exist_ok=True)
     with pytest.raises(InputError, match="keeps its own"):

@@ -16,9 +16,9 @@ import numpy as np
 import pytest
 
 from local_agent.errors import InputError, NotFoundError, StoreBusyError, StoreCorruptError, StoreError
-from local_agent.memory import compaction
-from local_agent.memory.embedder import Embedder, default_model_path
-from local_agent.memory.layout import StorePaths
+from local_agent.memory.store import compaction
+from local_agent.memory.index.embedder import Embedder, default_model_path
+from local_agent.memory.store.layout import StorePaths
 from local_agent.memory.store import MemoryStore, doctor
 
 from .memory_fixtures import all_bytes, data_dir, embedder, store  # noqa: F401  (fixtures)

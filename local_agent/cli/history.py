@@ -16,7 +16,7 @@ import click
 
 from ..errors import LocalAgentError
 from ..files import PRIVATE_FILE, ensure_private_dir
-from ..memory.epoch import ForgetGuard
+from ..memory.sessions.epoch import ForgetGuard
 
 HISTORY_LENGTH = 1000
 

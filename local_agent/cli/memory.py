@@ -12,7 +12,7 @@ import click
 
 from ..app import forget_everything, forget_memory, memory_origin, open_store
 from ..errors import InputError
-from ..memory.records import MAX_FACT_CHARS
+from ..memory.store.records import MAX_FACT_CHARS
 from ..types import MemoryRecord
 from . import cli, print_json
 from .display import printable

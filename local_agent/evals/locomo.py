@@ -167,7 +167,7 @@ def evaluate(
     """Run the evaluation; `embedder` defaults to the product's (a loaded one can be shared)."""
     from tqdm import tqdm
 
-    from ..memory.embedder import Embedder
+    from ..memory.index.embedder import Embedder
 
     conversations = load_conversations(path)[:limit_conversations]
     embedder = embedder or Embedder()
@@ -203,7 +203,7 @@ def _run_conversation(conversation: Conversation, embedder: Any, tally: Tally, b
 
 
 def _report(path: Path, conversations: list[Conversation], tally: Tally) -> dict[str, Any]:
-    from ..memory import recall
+    from ..memory.index import recall
 
     report: dict[str, Any] = {f"recall@{k}": _mean(tally.overall.get(k, [])) for k in tally.ks}
     report["per_category"] = {

@@ -15,7 +15,7 @@ import re
 from collections.abc import Container, Mapping
 from typing import Any, get_args
 
-from ..types import MemoryKind, MemoryRecord
+from ...types import MemoryKind, MemoryRecord
 
 KINDS: tuple[str, ...] = get_args(MemoryKind)
 ID_LENGTH = 10

@@ -8,11 +8,11 @@ from dataclasses import replace
 
 import numpy as np
 
-from ..errors import NotFoundError
-from ..types import MemoryRecord
-from .journal import JournalOp
+from ...errors import NotFoundError
+from ...types import MemoryRecord
+from ..store.journal import JournalOp
 from .lexical import LexicalIndex
-from .records import MIN_PREFIX
+from ..store.records import MIN_PREFIX
 from .render import context_session, lexical_text
 from .vectors import DenseIndex
 

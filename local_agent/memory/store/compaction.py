@@ -15,7 +15,7 @@ from pathlib import Path
 from .journal import create_journal
 from .layout import TEMP_FILE, VECTORS_PREFIX, StorePaths
 from .snapshot import Snapshot, VectorMeta, ids_checksum, write_snapshot, write_vectors
-from .state import MemoryState
+from ..index.state import MemoryState
 
 VECTOR_FILE = re.compile(re.escape(VECTORS_PREFIX) + r"\d+\.npy")
 JOURNAL_MIN_OPS = 1000

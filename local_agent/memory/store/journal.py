@@ -24,8 +24,8 @@ from typing import Any
 
 import numpy as np
 
-from ..files import PRIVATE_FILE, atomic_write_bytes, refuse_symlink
-from ..types import MemoryRecord
+from ...files import PRIVATE_FILE, atomic_write_bytes, refuse_symlink
+from ...types import MemoryRecord
 from .layout import FileDamage
 from .records import record_from_json
 

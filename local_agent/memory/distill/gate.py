@@ -21,7 +21,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from ..errors import ModelError
+from ...errors import ModelError
 from .clauses import Clause, split_clauses
 
 log = logging.getLogger(__name__)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from ..types import MemoryRecord
+from ...types import MemoryRecord
 from .records import MAX_FACT_CHARS, check_id, make_record_id, text_problem
 
 

@@ -26,8 +26,8 @@ from typing import Any
 
 import jsonschema
 
-from ..backends.base import Backend
-from ..types import DistillResult, FactCandidate, GenerationSettings, Message
+from ...backends.base import Backend
+from ...types import DistillResult, FactCandidate, GenerationSettings, Message
 from .clauses import Clause
 from .gate import Embeds, Gate, GateDecision
 from .person import third_person

@@ -5,8 +5,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from ..errors import InputError
-from ..types import MemoryRecord
+from ...errors import InputError
+from ...types import MemoryRecord
 from .records import check_id, check_key, check_kind, make_record_id, text_problem
 
 ITEM_FIELDS = frozenset({"text", "kind", "provenance", "decision", "key", "record_id"})

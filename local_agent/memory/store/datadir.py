@@ -16,8 +16,8 @@ import os
 import re
 from pathlib import Path
 
-from ..errors import DataDirError, StoreError
-from ..files import atomic_write_json, ensure_private_dir, refuse_symlink
+from ...errors import DataDirError, StoreError
+from ...files import atomic_write_json, ensure_private_dir, refuse_symlink
 from .layout import MEMORY_DIR_NAME, is_own_file, notice
 
 MARKER_NAME = ".local-agent"

@@ -11,10 +11,10 @@ from __future__ import annotations
 import secrets
 from pathlib import Path
 
-from ..errors import InputError, NotFoundError
-from ..files import atomic_write_bytes, atomic_write_json
-from .forgetting import Origin, Source, sources_of
-from .sessions import Session, SessionStore
+from ...errors import InputError, NotFoundError
+from ...files import atomic_write_bytes, atomic_write_json
+from ..store.forgetting import Origin, Source, sources_of
+from .session import Session, SessionStore
 
 
 def all_sources(origin: Origin) -> tuple[Source, ...]:

@@ -19,8 +19,8 @@ from pathlib import Path
 
 import filelock
 
-from ..errors import StoreBusyError, StoreError
-from ..files import PRIVATE_FILE, atomic_write_text, ensure_private_dir
+from ...errors import StoreBusyError, StoreError
+from ...files import PRIVATE_FILE, atomic_write_text, ensure_private_dir
 
 EPOCH_NAME = "epoch"
 LOCK_NAME = "sessions.lock"

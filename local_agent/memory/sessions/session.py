@@ -15,13 +15,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import InputError, NotFoundError, StoreCorruptError
-from ..files import atomic_write_json, ensure_private_dir
-from ..types import Message
+from ...errors import InputError, NotFoundError, StoreCorruptError
+from ...files import atomic_write_json, ensure_private_dir
+from ...types import Message
 from .epoch import ForgetGuard
-from .session_format import SESSION_FORMAT_VERSION, check_session_data, validate_session_name
+from .format import SESSION_FORMAT_VERSION, check_session_data, validate_session_name
 
-__all__ = ["SESSION_FORMAT_VERSION", "Session", "SessionStore", "Turn", "validate_session_name"]
+__all__ = ["Session", "SessionStore", "Turn"]
 
 
 @dataclass
@@ -167,7 +167,7 @@ class SessionStore:
         """Delete every session file (found by name; files local-agent did not make stay), and
         the folder when that leaves it empty. DataDirError for a link (nothing is deleted then);
         StoreError naming each session file that could not be deleted."""
-        from .datadir import delete_session_files
+        from ..store.datadir import delete_session_files
 
         delete_session_files(self.folder)
 

@@ -18,21 +18,21 @@ from pathlib import Path
 
 import filelock
 
-from ..errors import StoreBusyError, StoreError
-from ..files import PRIVATE_FILE, refuse_symlink
-from ..types import MemoryRecord
+from ...errors import StoreBusyError, StoreError
+from ...files import PRIVATE_FILE, refuse_symlink
+from ...types import MemoryRecord
 from .compaction import write_generation
-from .embedder import Embedder, embed_with_progress
+from ..index.embedder import Embedder, embed_with_progress
 from .fixes import fix_records
 from .journal import JournalOp, UnreadableLine, decode_op, parse_header
 from .layout import CORRUPT_MARK, FileDamage, NewerFormat, StorePaths
 from .datadir import claim_data_dir
 from .privacy import data_dir_problems, repair_modes
 from .records import record_from_json
-from .render import dense_text, embedding_id
+from ..index.render import dense_text, embedding_id
 from .salvage import apply_ops, kept_copies, salvage
 from .snapshot import Snapshot, load_vectors, read_snapshot
-from .state import MemoryState
+from ..index.state import MemoryState
 
 
 @dataclass

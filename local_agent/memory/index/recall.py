@@ -20,7 +20,7 @@ import re
 
 import numpy as np
 
-from ..types import RecallHit
+from ...types import RecallHit
 from .state import MemoryState
 
 DENSE_WEIGHT = 0.3

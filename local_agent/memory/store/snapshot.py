@@ -21,8 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from ..files import atomic_write_bytes
-from ..types import MemoryRecord
+from ...files import atomic_write_bytes
+from ...types import MemoryRecord
 from .layout import FileDamage, NewerFormat
 from .records import record_from_json
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import faiss
 import numpy as np
 
-from .records import KINDS
+from ..store.records import KINDS
 
 KIND_CODES = {kind: code for code, kind in enumerate(KINDS)}
 

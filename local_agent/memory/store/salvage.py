@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ..types import MemoryRecord
+from ...types import MemoryRecord
 from .journal import JournalOp, decode_op
 from .layout import CORRUPT_MARK, JOURNAL_NAME, SNAPSHOT_NAME, StorePaths
 from .records import record_from_json, time_problem

@@ -13,13 +13,13 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import StoreCorruptError, StoreError
-from .embedder import Embedder, embed_with_progress
+from ...errors import StoreCorruptError, StoreError
+from ..index.embedder import Embedder, embed_with_progress
 from .journal import JournalChunk, JournalOp, read_journal
 from .layout import DOCTOR_HINT, FileDamage, FileIdentity, NewerFormat, StorePaths, identity, notice
-from .render import dense_text
+from ..index.render import dense_text
 from .snapshot import Snapshot, load_vectors, read_snapshot
-from .state import MemoryState
+from ..index.state import MemoryState
 
 LOAD_ATTEMPTS = 5
 

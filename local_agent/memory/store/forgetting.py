@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from ..types import MemoryRecord
+from ...types import MemoryRecord
 from .layout import StorePaths, is_kept_copy, notice
 
 FORGOTTEN = "(forgotten)"

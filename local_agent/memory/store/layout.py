@@ -21,7 +21,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..files import PRIVATE_FILE, ensure_private_dir
+from ...files import PRIVATE_FILE, ensure_private_dir
 
 MEMORY_DIR_NAME = "memory"
 SESSIONS_DIR_NAME = "sessions"  # beside memory/ in the data dir (sessions.py)

@@ -19,25 +19,23 @@ from typing import Any
 
 import filelock
 
-from ..errors import InputError, StoreBusyError, StoreError
-from ..files import PRIVATE_FILE, atomic_write_bytes, refuse_symlink
-from ..types import MemoryRecord, RecallHit
-from . import recall as recall_module
+from ...errors import InputError, StoreBusyError, StoreError
+from ...files import PRIVATE_FILE, atomic_write_bytes, refuse_symlink
+from ...types import MemoryRecord, RecallHit
+from ..index import recall as recall_module
 from .compaction import compaction_due, write_generation
 from .datadir import claim_data_dir
-from .doctor import doctor
 from .drafts import as_input, check_kinds, claim_id, make_draft
-from .embedder import Embedder, embed_with_progress
+from ..index.embedder import Embedder, embed_with_progress
 from .forgetting import Origin, delete_copies_holding, scrubbed, sources_of, turns_holding
 from .journal import JournalOp, append_lines, create_journal, encode_op, read_journal, truncate_tail
 from .layout import LOCK_NAME, SNAPSHOT_NAME, FileDamage, StorePaths, identity, notice
 from .loading import Loaded, corrupt, load, replay
 from .records import KINDS, check_key, check_kind
-from .render import dense_text, embedding_id
-from .state import MemoryState
+from ..index.render import dense_text, embedding_id
+from ..index.state import MemoryState
 from .transfer import check_links, export_bytes, read_export, refuse_store_folders, write_private_file
 
-__all__ = ["MemoryStore", "doctor"]
 
 
 class MemoryStore:
