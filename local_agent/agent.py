@@ -13,12 +13,13 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .backends.base import Backend
+from .memory.index.render import prompt_text
 from .memory.sessions import Session, SessionStore, Turn
 from .prompt import DEFAULT_SYSTEM, Budget, ComposedPrompt, compose
-from .types import GenerationSettings, MemoryRecord, RecallHit
+from .types import GenerationSettings, MemoryRecord, Provenance, RecallHit
 
 if TYPE_CHECKING:  # heavy modules are only needed when memory is on
     from .memory.distill import Distiller
@@ -27,7 +28,6 @@ if TYPE_CHECKING:  # heavy modules are only needed when memory is on
     from .memory.summary import Summarizer
 
 log = logging.getLogger(__name__)
-TURN_MEMORY_CHARS = 200  # a recalled past message is quoted up to this length
 FORGOTTEN_NOTICE = "everything was forgotten (`memory forget --all`) while this chat was open: starting afresh"
 
 
@@ -71,17 +71,6 @@ class AgentOptions:
 
 def _today() -> str:
     return dt.date.today().isoformat()
-
-
-def memory_text(record: MemoryRecord) -> str:
-    """How a recalled record reads in the prompt."""
-    if record.kind == "fact":
-        return record.text
-    day = record.provenance.get("date") or dt.date.fromtimestamp(record.created).isoformat()
-    text = " ".join(record.text.split())
-    if len(text) > TURN_MEMORY_CHARS:
-        text = text[:TURN_MEMORY_CHARS].rsplit(" ", 1)[0] + " ..."
-    return f"On {day} the user said: {text}"
 
 
 class Agent:
@@ -160,8 +149,9 @@ class Agent:
         origin = record.provenance
         return (
             record.kind == "turn"
-            and origin.get("session") == self.session.name
-            and int(origin.get("turn_index", -1)) >= self.session.summarized_upto
+            and origin.session == self.session.name
+            and origin.turn_index is not None
+            and origin.turn_index >= self.session.summarized_upto
         )
 
     def _compose(self, message: str, hits: list[RecallHit], settings: GenerationSettings) -> ComposedPrompt:
@@ -175,7 +165,7 @@ class Agent:
                 directive=self.options.directive,
                 summary=self.session.summary,
                 history=[turn.message() for turn in self.session.recent],
-                memories=[memory_text(hit.record) for hit in hits],
+                memories=[prompt_text(hit.record) for hit in hits],
                 special_tokens=self.backend.special_tokens,
             )
             overshoot = self.backend.count_prompt_tokens(composed.messages) + settings.max_tokens - self.backend.context_size
@@ -237,14 +227,9 @@ class Agent:
         self.memory.store.add(result.message, "turn", provenance=self._provenance(result, role="user"))
         result.timings["store_s"] = time.perf_counter() - start
 
-    def _provenance(self, result: TurnResult, role: str) -> dict[str, Any]:
-        return {
-            "session": result.session,
-            "turn_index": result.turn_index,
-            "role": role,
-            "source_text": result.message,
-            "date": self.today(),
-        }
+    def _provenance(self, result: TurnResult, role: str) -> Provenance:
+        return Provenance(session=result.session, turn_index=result.turn_index, role=role,
+                          source_text=result.message, date=self.today())
 
     def _distill(self, result: TurnResult) -> None:
         distiller = self.memory.distiller
@@ -292,7 +277,7 @@ class Agent:
         """Store `text` as a fact the user stated explicitly (/remember)."""
         if not self.memory:
             raise RuntimeError("memory is off")
-        provenance = {"session": self.session.name, "source_text": text, "date": self.today(), "role": "user"}
+        provenance = Provenance(session=self.session.name, source_text=text, date=self.today(), role="user")
         return self.memory.store.add(text, "fact", provenance=provenance, decision={"route": "user"})
 
     def switch_session(self, session: Session) -> None:

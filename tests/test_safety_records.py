@@ -18,7 +18,7 @@ from local_agent.memory.index.render import dense_text, embedding_id
 from local_agent.memory.index.state import MemoryState
 from local_agent.memory.store import MemoryStore
 from local_agent.memory.store.transfer import EXPORT_FORMAT, EXPORT_VERSION
-from local_agent.types import MemoryRecord
+from local_agent.types import MemoryDraft, MemoryRecord, Provenance
 
 from .cli_helpers import error_line, run_main
 from .memory_fixtures import embedder  # noqa: F401  (fixture)
@@ -32,7 +32,7 @@ def _seed(data_dir: Path, embedder, in_snapshot: int = 0) -> None:  # noqa: F811
     """FACTS in a store: the first `in_snapshot` of them folded into the snapshot, the rest
     only in the journal."""
     with MemoryStore.open(data_dir, embedder) as store:
-        store.add_many([{"text": fact, "kind": "fact"} for fact in FACTS[:in_snapshot]])
+        store.add_many([MemoryDraft(fact, "fact") for fact in FACTS[:in_snapshot]])
         if in_snapshot:
             store.compact()
         for fact in FACTS[in_snapshot:]:
@@ -343,7 +343,7 @@ NASTY = "Pay rent \x1b[2J\x1b]0;owned\x07 on the 1st\nsecond line\r\x9b31m \u202
 def test_item17_control_characters_in_memory_text_are_escaped_on_the_terminal(
         isolated_dirs: Path, embedder, capsys, monkeypatch) -> None:  # noqa: F811
     with MemoryStore.open(isolated_dirs, embedder) as store:
-        record = store.add(NASTY, "fact", provenance={"source_text": NASTY}, key=("user", "rent\x1b[0m"))
+        record = store.add(NASTY, "fact", provenance=Provenance(source_text=NASTY), key=("user", "rent\x1b[0m"))
     for command in (["list"], ["search", "pay rent"], ["show", record.id]):
         code, out, err = _run(capsys, monkeypatch, "memory", *command)
         assert code == 0, err

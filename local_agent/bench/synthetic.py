@@ -7,7 +7,7 @@ import random
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..types import MemoryRecord
+from ..types import MemoryRecord, Provenance
 
 if TYPE_CHECKING:
     import numpy as np
@@ -80,8 +80,8 @@ def synthetic_record(seq: int, rng: random.Random) -> MemoryRecord:
         template, key = rng.choice(_FACT_TEMPLATES)
         return MemoryRecord(id=f"syn{seq:07d}", kind="fact", text=template.format(**words), key=key,
                             created=created, updated=created)
-    provenance = {"session": f"synthetic-{seq // 20}", "turn_index": seq % 20 * 2, "role": "user",
-                  "date": dt.date.fromtimestamp(created).isoformat()}
+    provenance = Provenance(session=f"synthetic-{seq // 20}", turn_index=seq % 20 * 2, role="user",
+                            date=dt.date.fromtimestamp(created).isoformat())
     return MemoryRecord(id=f"syn{seq:07d}", kind="turn", text=rng.choice(_TURN_TEMPLATES).format(**words),
                         provenance=provenance, created=created, updated=created)
 

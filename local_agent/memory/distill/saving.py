@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from ...types import FactCandidate, MemoryRecord
+from ...types import FactCandidate, MemoryDraft, MemoryRecord, Provenance
 
 if TYPE_CHECKING:
     from ..store.memory_store import MemoryStore
@@ -29,7 +29,7 @@ def save_fact(
     store: "MemoryStore",
     candidate: FactCandidate,
     *,
-    provenance: dict[str, Any],
+    provenance: Provenance,
     decision: dict[str, Any],
     duplicate_threshold: float = DUPLICATE_THRESHOLD,
 ) -> SaveOutcome:
@@ -48,7 +48,7 @@ def save_fact(
         record = store.supersede(same_key.id, candidate.text, provenance=provenance, decision=decision,
                                  key=candidate.key)
         return SaveOutcome("superseded", record, previous=same_key)
-    record = store.add(candidate.text, "fact", provenance=provenance, decision=decision, key=candidate.key)
+    (record,) = store.add_many([MemoryDraft(candidate.text, "fact", provenance, decision, candidate.key)])
     return SaveOutcome("added", record)
 
 

@@ -1,14 +1,12 @@
-"""The text that is indexed for a record, which is not always the record's own text.
+"""A record's three renderings: the line the prompt shows, the text the dense index embeds, and
+the text BM25 indexes. They are rarely the record's bare text.
 
-A chat turn is indexed with who said it and when ("[8 May 2023] Caroline: I went to a support
+A chat turn is embedded with who said it and when ("[8 May 2023] Caroline: I went to a support
 group yesterday"), so that questions naming a person or a time find it. Lexically a turn is also
 indexed with the turns it answers (see `state.py`): a reply such as "Yes, the adoption agencies!"
 only makes sense next to the question it answers. A fact with a key is indexed lexically with
 the key's words too. These are general properties of conversational memory, not of one
-benchmark; on LoCoMo dev (recall@5/@10): dense alone over bare turn text 0.243/0.328, with
-speaker and date 0.386/0.472; hybrid without context 0.570/0.659, with the previous turn as
-context 0.669/0.763; with question words also dropped from the query (recall.py): previous
-turn 0.679/0.781, two previous turns 0.705/0.801, three 0.689/0.795.
+benchmark (the measurements behind them are in the README).
 
 Changing what `dense_text` returns changes the vectors: bump RENDER_VERSION so that stored
 vectors made from the old text are detected and re-made.
@@ -16,17 +14,23 @@ vectors made from the old text are detected and re-made.
 
 from __future__ import annotations
 
+import datetime as dt
+
 from ...types import MemoryRecord
 
 RENDER_VERSION = 1
+TURN_MEMORY_CHARS = 200  # a recalled past message is quoted up to this length in the prompt
 
 
-def speaker_of(record: MemoryRecord) -> str:
-    """The name a turn is attributed to: its speaker, else its role ("User")."""
-    origin = record.provenance
-    if origin.get("speaker"):
-        return str(origin["speaker"]).strip()
-    return str(origin.get("role") or "").strip().title()
+def prompt_text(record: MemoryRecord) -> str:
+    """How a recalled record reads in the prompt."""
+    if record.kind == "fact":
+        return record.text
+    day = record.provenance.date or dt.date.fromtimestamp(record.created).isoformat()
+    text = " ".join(record.text.split())
+    if len(text) > TURN_MEMORY_CHARS:
+        text = text[:TURN_MEMORY_CHARS].rsplit(" ", 1)[0] + " ..."
+    return f"On {day} the user said: {text}"
 
 
 def dense_text(record: MemoryRecord) -> str:
@@ -34,7 +38,7 @@ def dense_text(record: MemoryRecord) -> str:
     if record.kind != "turn":
         return record.text
     parts = []
-    date = str(record.provenance.get("date") or "").strip()
+    date = (record.provenance.date or "").strip()
     if date:
         parts.append(f"[{date}]")
     speaker = speaker_of(record)
@@ -49,12 +53,19 @@ def lexical_text(record: MemoryRecord) -> str:
     return dense_text(record)
 
 
+def speaker_of(record: MemoryRecord) -> str:
+    """The name a turn is attributed to: its speaker, else its role ("User")."""
+    origin = record.provenance
+    if origin.speaker:
+        return origin.speaker.strip()
+    return (origin.role or "").strip().title()
+
+
 def context_session(record: MemoryRecord) -> str | None:
     """The conversation a turn belongs to, whose earlier turns give it context."""
     if record.kind != "turn":
         return None
-    session = record.provenance.get("session")
-    return None if session is None else str(session)
+    return record.provenance.session
 
 
 def embedding_id(model_id: str) -> str:

@@ -1,5 +1,6 @@
-"""The store's in-memory state: records in order, the dense and lexical indexes over them, and
-the lookups (id, id prefix, key). It applies journal operations; it never touches files."""
+"""The in-memory state a store searches: records in order, the dense and lexical indexes over
+them, and the lookups (id, id prefix, key). It never touches files; the store applies its
+journal's operations to it (store/replay.py)."""
 
 from __future__ import annotations
 
@@ -10,12 +11,11 @@ import numpy as np
 
 from ...errors import NotFoundError
 from ...types import MemoryRecord
-from ..store.journal import JournalOp
 from .lexical import LexicalIndex
-from ..store.records import MIN_PREFIX
 from .render import context_session, lexical_text
 from .vectors import DenseIndex
 
+MIN_PREFIX = 4  # characters of an id that may stand for it
 CONTEXT_TURNS = 2  # a turn is indexed with up to this many earlier turns of its session
 
 
@@ -25,8 +25,8 @@ class MemoryState:
         self.row_of: dict[str, int] = {}
         self.dense = DenseIndex(dimension)
         self.lexical = LexicalIndex()
-        self.next_seq = next_seq
-        self.journal_ops = 0  # operations applied since the snapshot
+        self.next_seq = next_seq  # the sequence number the next new record gets
+        self.journal_ops = 0  # journal operations applied since the snapshot
         self._by_key: dict[tuple[str, str], str] = {}
         self._recent_turns: dict[str, deque[int]] = {}
 
@@ -82,41 +82,6 @@ class MemoryState:
         self.records[row] = record
         self.dense.set_active(row, record.active)
         self._index_key(record)
-
-    def apply(self, ops: list[JournalOp]) -> None:
-        """Apply journal operations in order (each add or supersede carries its vector). Runs
-        of adds are indexed as one batch: one lexical rebuild, not one per record."""
-        run: list[JournalOp] = []
-        for op in ops:
-            if op.op == "add":
-                run.append(op)
-                continue
-            self._add_run(run)
-            run = []
-            self._apply_one(op)
-        self._add_run(run)
-
-    def _add_run(self, ops: list[JournalOp]) -> None:
-        if not ops:
-            return
-        self.add([op.record for op in ops], np.stack([np.asarray(op.vector, dtype=np.float32) for op in ops]))
-        self._count(ops)
-
-    def _apply_one(self, op: JournalOp) -> None:
-        if op.op == "update":
-            self.update(op.record)
-        else:  # supersede
-            self.add([op.record], np.asarray(op.vector, dtype=np.float32).reshape(1, -1))
-            if op.old_id in self.row_of:
-                old = self.records[self.row_of[op.old_id]]
-                self.update(replace(old, superseded_by=op.record.id))
-        self._count([op])
-
-    def _count(self, ops: list[JournalOp]) -> None:
-        for op in ops:
-            if op.seq is not None:
-                self.next_seq = max(self.next_seq, op.seq + 1)
-        self.journal_ops += len(ops)
 
     def without(self, *record_ids: str) -> tuple[list[MemoryRecord], np.ndarray]:
         """Records and vectors as if `record_ids` and the earlier versions they replaced had never

@@ -11,9 +11,9 @@ from __future__ import annotations
 import faiss
 import numpy as np
 
-from ..store.records import KINDS
+from ...types import MEMORY_KINDS
 
-KIND_CODES = {kind: code for code, kind in enumerate(KINDS)}
+KIND_CODES = {kind: code for code, kind in enumerate(MEMORY_KINDS)}
 
 
 class DenseIndex:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .doctor import doctor
+    from .health import doctor
     from .memory_store import MemoryStore
 
 __all__ = ["MemoryStore", "doctor"]
@@ -26,7 +26,7 @@ def __getattr__(name: str) -> Any:
 
         return MemoryStore
     if name == "doctor":
-        from .doctor import doctor
+        from .health import doctor
 
         return doctor
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import time
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
 
 from ...errors import InputError
-from ...types import MemoryRecord
+from ...types import MemoryDraft, MemoryKind, MemoryRecord, Provenance
 from .records import check_id, check_key, check_kind, make_record_id, text_problem
 
-ITEM_FIELDS = frozenset({"text", "kind", "provenance", "decision", "key", "record_id"})
+T = TypeVar("T")
 
 
-def as_input(check, value):  # type: ignore[no-untyped-def]
+def as_input(check: Callable[[object], T], value: object) -> T:
+    """`check(value)`, its ValueError turned into an InputError (the caller's mistake)."""
     try:
         return check(value)
     except ValueError as exc:
@@ -25,32 +27,35 @@ def check_kinds(kinds: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(as_input(check_kind, kind) for kind in kinds)
 
 
-def make_draft(item: dict[str, Any]) -> tuple[MemoryRecord, str | None]:
-    """A record without its id yet (and the id the caller asked for). InputError if invalid."""
-    if not isinstance(item, dict):
-        raise InputError(f"a memory to add must be a dict, got {type(item).__name__}")
-    unknown = set(item) - ITEM_FIELDS
-    if unknown:
-        raise InputError(f"unknown field(s) for a memory: {', '.join(sorted(unknown))}")
-    text, kind = item.get("text"), item.get("kind")
+def new_draft(text: str, kind: MemoryKind, provenance: Provenance | None = None,
+              decision: Mapping[str, Any] | None = None, key: tuple[str, str] | None = None,
+              record_id: str | None = None) -> MemoryDraft:
+    """A draft from keyword arguments (what `MemoryStore.add` takes), None meaning empty."""
+    return MemoryDraft(text=text, kind=kind, provenance=Provenance() if provenance is None else provenance,
+                       decision={} if decision is None else decision, key=key, record_id=record_id)
+
+
+def draft_record(draft: MemoryDraft) -> MemoryRecord:
+    """The record a draft becomes, without its id yet. InputError if invalid."""
+    if not isinstance(draft, MemoryDraft):
+        raise InputError(f"a memory to add must be a MemoryDraft, got {type(draft).__name__}")
+    text = draft.text
     if not isinstance(text, str) or not text.strip():
         raise InputError("a memory needs a non-empty text")
-    kind = as_input(check_kind, kind)
+    kind = as_input(check_kind, draft.kind)
     if text_problem(kind, text):
         raise InputError(text_problem(kind, text))
-    for name in ("provenance", "decision"):
-        if item.get(name) is not None and not isinstance(item[name], dict):
-            raise InputError(f"{name} must be a dict")
-    wanted = item.get("record_id")
-    if wanted is not None:
-        as_input(check_id, wanted)
+    if not isinstance(draft.provenance, Provenance):
+        raise InputError(f"provenance must be a Provenance, got {type(draft.provenance).__name__}")
+    if not isinstance(draft.decision, Mapping):
+        raise InputError("decision must be a dict")
+    if draft.record_id is not None:
+        as_input(check_id, draft.record_id)
     now = time.time()
-    record = MemoryRecord(
+    return MemoryRecord(
         id="", kind=kind, text=text, created=now, updated=now,
-        provenance=dict(item.get("provenance") or {}), decision=dict(item.get("decision") or {}),
-        key=as_input(check_key, item.get("key")),
+        provenance=draft.provenance, decision=dict(draft.decision), key=as_input(check_key, draft.key),
     )
-    return record, wanted
 
 
 def claim_id(wanted: str | None, seq: int, draft: MemoryRecord, taken: set[str]) -> str:

@@ -10,7 +10,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from ...types import MemoryRecord
+from ...types import MemoryRecord, Provenance
+from ..index.state import MemoryState
 from .layout import StorePaths, is_kept_copy, notice
 
 FORGOTTEN = "(forgotten)"
@@ -38,26 +39,23 @@ def sources_of(records: Iterable[MemoryRecord]) -> tuple[Source, ...]:
     """The messages `records` were made from (a fact said again keeps its last mention too)."""
     found: dict[Source, None] = {}
     for record in records:
-        origin = record.provenance
-        for mention in (origin, origin.get("last_seen")):
-            source = _source(mention, record)
+        last_seen = record.provenance.extra.get("last_seen")
+        mentions = [(record.provenance, record.kind == "turn")]
+        if isinstance(last_seen, dict):
+            mentions.append((Provenance.from_dict(last_seen), False))
+        for mention, is_the_turn in mentions:
+            source = _source(mention, record.text if is_the_turn else None)
             if source is not None:
                 found.setdefault(source)
     return tuple(found)
 
 
-def _source(mention: Any, record: MemoryRecord) -> Source | None:
-    if not isinstance(mention, dict):
+def _source(mention: Provenance, own_text: str | None) -> Source | None:
+    """The message `mention` names; a turn memory is its own message (`own_text`)."""
+    text = mention.source_text or own_text
+    if text is None or not text.strip():
         return None
-    text = mention.get("source_text")
-    if record.kind == "turn" and mention is record.provenance:
-        text = text or record.text
-    if not isinstance(text, str) or not text.strip():
-        return None
-    session = mention.get("session")
-    index = mention.get("turn_index")
-    return Source(session if isinstance(session, str) else None,
-                  index if isinstance(index, int) and not isinstance(index, bool) else None, text)
+    return Source(mention.session, mention.turn_index, text)
 
 
 def turns_holding(records: Iterable[MemoryRecord], sources: tuple[Source, ...]) -> tuple[MemoryRecord, ...]:
@@ -70,8 +68,8 @@ def turns_holding(records: Iterable[MemoryRecord], sources: tuple[Source, ...]) 
     )
 
 
-def _place(record: MemoryRecord) -> tuple[Any, Any]:
-    return record.provenance.get("session"), record.provenance.get("turn_index")
+def _place(record: MemoryRecord) -> tuple[str | None, int | None]:
+    return record.provenance.session, record.provenance.turn_index
 
 
 def scrubbed(records: list[MemoryRecord], texts: set[str]) -> list[MemoryRecord]:
@@ -80,7 +78,8 @@ def scrubbed(records: list[MemoryRecord], texts: set[str]) -> list[MemoryRecord]
     texts = {text for text in texts if text.strip()}
     kept = []
     for record in records:
-        provenance, decision = _scrub(record.provenance, texts), _scrub(record.decision, texts)
+        provenance = Provenance.from_dict(_scrub(record.provenance.to_dict(), texts))
+        decision = _scrub(record.decision, texts)
         changed = provenance != record.provenance or decision != record.decision
         kept.append(replace(record, provenance=provenance, decision=decision) if changed else record)
     return kept
@@ -117,3 +116,25 @@ def delete_copies_holding(paths: StorePaths, texts: Iterable[str]) -> list[Path]
             notice(f"deleted {path.name}: it held the forgotten memory")
             deleted.append(path)
     return deleted
+
+
+def origin_of(state: MemoryState, record: MemoryRecord) -> Origin:
+    """Where `record` (and the versions it replaced) came from, and the turns holding that."""
+    versions = [record, *state.versions_before(record.id)]
+    sources = sources_of(versions)
+    turns = turns_holding((r for r in state.records if r.id != record.id), sources)
+    return Origin(record=record, sources=sources, turns=turns)
+
+
+def state_without(state: MemoryState, ids: list[str], *, keep_source: bool) -> tuple[MemoryState, set[str]]:
+    """`state` rebuilt without the records `ids` and the versions they replaced, their words
+    scrubbed from the records kept (and the words of the messages they came from, unless
+    `keep_source`); and every text that the store's kept copies must no longer hold."""
+    gone = [state.get(ident) for ident in dict.fromkeys(v for i in ids for v in state.versions_of(i))]
+    texts = {record.text for record in gone}
+    source_texts = {source.text for source in sources_of(gone)}
+    if not keep_source:
+        texts |= source_texts
+    records, vectors = state.without(*ids)
+    kept = MemoryState.build(scrubbed(records, texts), vectors, state.next_seq, state.dense.dimension)
+    return kept, texts | source_texts

@@ -18,10 +18,13 @@ from __future__ import annotations
 import os
 import re
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from ...files import PRIVATE_FILE, ensure_private_dir
+from ...errors import StoreCorruptError, StoreError
+from ...files import ensure_private_dir
 
 MEMORY_DIR_NAME = "memory"
 SESSIONS_DIR_NAME = "sessions"  # beside memory/ in the data dir (sessions.py)
@@ -54,6 +57,13 @@ class FileDamage(ValueError):
 
 class NewerFormat(FileDamage):
     """A file written by a newer local-agent: not damaged, and not ours to repair."""
+
+
+def corrupt(damage: FileDamage) -> StoreError:
+    """The error a command reports for a damaged file: it names the repair."""
+    if isinstance(damage, NewerFormat):
+        return StoreError(str(damage))
+    return StoreCorruptError(f"{damage}; {DOCTOR_HINT}")
 
 
 @dataclass(frozen=True)
@@ -117,8 +127,13 @@ def identity(path: Path) -> FileIdentity | None:
     return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
 
 
-def make_private(path: Path) -> None:
-    os.chmod(path, PRIVATE_FILE)
+@contextmanager
+def os_errors_as_store_errors(paths: StorePaths) -> Iterator[None]:
+    """A full disk or a permission problem becomes one StoreError line, not a traceback."""
+    try:
+        yield
+    except OSError as exc:
+        raise StoreError(f"cannot use the memory store in {paths.root}: {exc.strerror or exc}") from exc
 
 
 def notice(message: str) -> None:

@@ -13,11 +13,12 @@ from pathlib import Path
 
 import numpy as np
 
-from ...errors import StoreCorruptError, StoreError
+from ...errors import StoreError
 from ..index.embedder import Embedder, embed_with_progress
-from .journal import JournalChunk, JournalOp, read_journal
-from .layout import DOCTOR_HINT, FileDamage, FileIdentity, NewerFormat, StorePaths, identity, notice
+from .journal import JournalChunk, read_journal
+from .layout import FileDamage, FileIdentity, StorePaths, corrupt, identity, notice
 from ..index.render import dense_text
+from .replay import replay
 from .snapshot import Snapshot, load_vectors, read_snapshot
 from ..index.state import MemoryState
 
@@ -39,12 +40,6 @@ class Loaded:
 
 class _Moved(Exception):
     """Another process replaced files while we were reading them."""
-
-
-def corrupt(damage: FileDamage) -> StoreError:
-    if isinstance(damage, NewerFormat):
-        return StoreError(str(damage))
-    return StoreCorruptError(f"{damage}; {DOCTOR_HINT}")
 
 
 def load(paths: StorePaths, embedder: Embedder, embedding_id: str) -> Loaded:
@@ -127,39 +122,3 @@ def _journal_is_stale(
         raise _Moved
     raise corrupt(FileDamage(paths.journal, f"continues generation {chunk.generation}, but "
                                             f"{paths.snapshot.name} is generation {snapshot.generation}"))
-
-
-def replay(state: MemoryState, ops: list[JournalOp], embedder: Embedder, embedding_id: str, path: Path) -> bool:
-    """Apply journal operations in order; returns whether some vectors had to be re-made
-    (written by another embedding model). Raises StoreCorruptError for an inconsistent op."""
-    remade = _remake_vectors(ops, embedder, embedding_id)
-    ids = set(state.row_of)
-    for op in ops:
-        problem = _inconsistency(ids, op)
-        if problem:
-            raise corrupt(FileDamage(path, f"line {op.line}: {problem}"))
-        ids.add(op.record.id)
-    state.apply(ops)
-    return remade
-
-
-def _remake_vectors(ops: list[JournalOp], embedder: Embedder, embedding_id: str) -> bool:
-    foreign = [op for op in ops if op.vector is not None and
-               (op.embedding_id != embedding_id or len(op.vector) != embedder.dimension)]
-    if foreign:
-        notice(f"re-embedding {len(foreign)} journal entries made by another embedding model")
-        vectors = embed_with_progress(embedder, [dense_text(op.record) for op in foreign], "re-embedding")
-        for op, vector in zip(foreign, vectors):
-            op.vector, op.embedding_id = vector, embedding_id
-    return bool(foreign)
-
-
-def _inconsistency(ids: set[str], op: JournalOp) -> str:
-    """What makes `op` impossible after records `ids` exist ('' if nothing)."""
-    if op.op in ("add", "supersede") and op.record.id in ids:
-        return f"adds record {op.record.id} a second time"
-    if op.op == "update" and op.record.id not in ids:
-        return f"updates record {op.record.id}, which does not exist"
-    if op.op == "supersede" and op.old_id not in ids:
-        return f"replaces record {op.old_id}, which does not exist"
-    return ""

@@ -1,41 +1,36 @@
 """The long-term memory store: records with vectors, a journal, snapshots, and hybrid recall.
 
 Files and their crash safety are described in layout.py, journal.py, snapshot.py and
-compaction.py. Several processes may share one data dir: writes take a file lock (held only
-for the write), and before every write and recall a store picks up what others appended to
-the journal (a cheap stat and a read of the new bytes), or reloads if another process
-compacted. Scores follow one convention: higher means closer (see recall.py).
+compaction.py; keeping up with other processes that share the data dir, in sync.py. Writes take
+a file lock, held only for the write. Scores follow one convention: higher means closer (see
+index/recall.py).
 """
 
 from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-import filelock
-
-from ...errors import InputError, StoreBusyError, StoreError
-from ...files import PRIVATE_FILE, atomic_write_bytes, refuse_symlink
-from ...types import MemoryRecord, RecallHit
+from ...errors import InputError, StoreBusyError
+from ...files import refuse_symlink
+from ...types import MemoryDraft, MemoryKind, MemoryRecord, Provenance, RecallHit
 from ..index import recall as recall_module
-from .compaction import compaction_due, write_generation
-from .datadir import claim_data_dir
-from .drafts import as_input, check_kinds, claim_id, make_draft
 from ..index.embedder import Embedder, embed_with_progress
-from .forgetting import Origin, delete_copies_holding, scrubbed, sources_of, turns_holding
-from .journal import JournalOp, append_lines, create_journal, encode_op, read_journal, truncate_tail
-from .layout import LOCK_NAME, SNAPSHOT_NAME, FileDamage, StorePaths, identity, notice
-from .loading import Loaded, corrupt, load, replay
-from .records import KINDS, check_key, check_kind
 from ..index.render import dense_text, embedding_id
 from ..index.state import MemoryState
+from .datadir import claim_data_dir
+from .drafts import as_input, check_kinds, claim_id, draft_record, new_draft
+from .forgetting import Origin, delete_copies_holding, origin_of, state_without
+from .journal import JournalOp
+from .layout import LOCK_NAME, StorePaths, notice, os_errors_as_store_errors
+from .records import KINDS, check_key, check_kind
+from .sync import JournalSync
 from .transfer import check_links, export_bytes, read_export, refuse_store_folders, write_private_file
-
 
 
 class MemoryStore:
@@ -46,10 +41,8 @@ class MemoryStore:
         self.embedder = embedder
         self.lock_timeout = lock_timeout
         self.embedding_id = embedding_id(embedder.model_id)
-        self._lock = filelock.FileLock(paths.lock, timeout=lock_timeout, mode=PRIVATE_FILE, thread_local=False)
+        self._files = JournalSync(paths, embedder, self.embedding_id, lock_timeout)
         self._mutex = threading.RLock()
-        self._closed = False
-        self._view: Loaded | None = None
 
     @classmethod
     def open(cls, data_dir: Path, embedder: Embedder, *, lock_timeout: float = 5.0) -> "MemoryStore":
@@ -60,12 +53,12 @@ class MemoryStore:
             raise ValueError("lock_timeout must be 0 or more seconds")
         paths = StorePaths.for_data_dir(claim_data_dir(Path(data_dir)))
         store = cls(paths, embedder, lock_timeout)
-        with store._mutex, _os_errors_as_store_errors(paths):
+        with store._mutex, os_errors_as_store_errors(paths):
             paths.create()
             for path in paths.root.iterdir():
                 refuse_symlink(path)
-            store._reload()
-            if store._loaded.needs_persist:
+            store._files.load()
+            if store._files.view.needs_persist:
                 store._persist_rebuilt()
         return store
 
@@ -84,9 +77,9 @@ class MemoryStore:
 
     def find_by_key(self, key: tuple[str, str]) -> MemoryRecord | None:
         """The active fact with this (subject, attribute) key, if any (case-insensitive)."""
-        key = as_input(check_key, key)
+        checked = as_input(check_key, key)
         with self._reading() as state:
-            return state.by_key(key) if key else None
+            return state.by_key(checked) if checked else None
 
     def recall(
         self, query: str, k: int = 6, *, kinds: tuple[str, ...] = ("fact", "turn"), min_score: float | None = None
@@ -122,13 +115,18 @@ class MemoryStore:
                 "active": len(active),
                 "superseded": len(state) - len(active),
                 "by_kind": {kind: sum(r.kind == kind for r in active) for kind in KINDS},
-                "generation": self._loaded.generation,
+                "generation": self._files.view.generation,
                 "journal_operations": state.journal_ops,
                 "embedding": self.embedding_id,
                 "folder": str(self.paths.root),
                 "files": files,
                 "bytes": sum(files.values()),
             }
+
+    def origin(self, id_or_prefix: str) -> Origin:
+        """A memory with the messages it was made from and the turn memories that hold them."""
+        with self._reading() as state:
+            return origin_of(state, state.get(id_or_prefix))
 
     def export(self, path: Path) -> int:
         """Write every record (superseded ones too) to a JSON file; returns how many. InputError
@@ -140,64 +138,48 @@ class MemoryStore:
         return len(records)
 
     # -- writing ---------------------------------------------------------------------------------
-    def add(
-        self,
-        text: str,
-        kind: str,
-        *,
-        provenance: dict[str, Any] | None = None,
-        decision: dict[str, Any] | None = None,
-        key: tuple[str, str] | None = None,
-        record_id: str | None = None,
-    ) -> MemoryRecord:
-        item = dict(text=text, kind=kind, provenance=provenance, decision=decision, key=key, record_id=record_id)
-        return self.add_many([item])[0]
+    def add(self, text: str, kind: MemoryKind, *, provenance: Provenance | None = None,
+            decision: Mapping[str, Any] | None = None, key: tuple[str, str] | None = None,
+            record_id: str | None = None) -> MemoryRecord:
+        """Store one memory (see add_many)."""
+        return self.add_many([new_draft(text, kind, provenance, decision, key, record_id)])[0]
 
-    def add_many(self, items: list[dict[str, Any]]) -> list[MemoryRecord]:
-        """Store several records with one embedding batch, one lock and one journal write.
-        Each item has add()'s keyword names (text and kind required)."""
-        drafts = [make_draft(item) for item in items]
-        if not drafts:
+    def add_many(self, drafts: Sequence[MemoryDraft]) -> list[MemoryRecord]:
+        """Store several memories with one embedding batch, one lock and one journal write.
+        InputError for an invalid draft (nothing is stored then)."""
+        records = [(draft_record(draft), draft.record_id) for draft in drafts]
+        if not records:
             return []
-        vectors = embed_with_progress(self.embedder, [dense_text(d) for d, _ in drafts], "embedding memories")
+        vectors = embed_with_progress(self.embedder, [dense_text(r) for r, _ in records], "embedding memories")
         with self._writing() as state:
             taken = set(state.row_of)
             ops = []
-            for seq, ((draft, wanted_id), vector) in enumerate(zip(drafts, vectors), start=state.next_seq):
-                record = replace(draft, id=claim_id(wanted_id, seq, draft, taken))
+            for seq, ((record, wanted_id), vector) in enumerate(zip(records, vectors), start=state.next_seq):
+                record = replace(record, id=claim_id(wanted_id, seq, record, taken))
                 ops.append(JournalOp("add", record, seq=seq, vector=vector, embedding_id=self.embedding_id))
-            self._append(ops)
+            self._files.append(ops)
         return [op.record for op in ops]
 
-    def touch(self, record_id: str, *, provenance: dict[str, Any] | None = None) -> MemoryRecord:
-        """Note that a memory was said again: refresh `updated`, count it in provenance["seen"]
-        and keep the latest mention's provenance as provenance["last_seen"]."""
-        if provenance is not None and not isinstance(provenance, dict):
-            raise InputError("provenance must be a dict")
+    def touch(self, record_id: str, *, provenance: Provenance | None = None) -> MemoryRecord:
+        """Note that a memory was said again: refresh `updated`, count it in provenance `seen`
+        and keep the latest mention's provenance as `last_seen`."""
+        if provenance is not None and not isinstance(provenance, Provenance):
+            raise InputError(f"provenance must be a Provenance, got {type(provenance).__name__}")
+        mention = provenance.to_dict() if provenance is not None else {}
         with self._writing() as state:
             record = state.get(record_id)
-            origin = dict(record.provenance)
-            origin["seen"] = int(origin.get("seen", 1)) + 1
-            if provenance:
-                origin["last_seen"] = provenance
+            seen = {"seen": int(record.provenance.extra.get("seen", 1)) + 1}
+            origin = record.provenance.with_extra(**seen, **({"last_seen": mention} if mention else {}))
             updated = replace(record, updated=time.time(), provenance=origin)
-            self._append([JournalOp("update", updated)])
+            self._files.append([JournalOp("update", updated)])
         return updated
 
-    def supersede(
-        self,
-        old_id: str,
-        text: str,
-        *,
-        provenance: dict[str, Any] | None = None,
-        decision: dict[str, Any] | None = None,
-        key: tuple[str, str] | None = None,
-    ) -> MemoryRecord:
+    def supersede(self, old_id: str, text: str, *, provenance: Provenance | None = None,
+                  decision: Mapping[str, Any] | None = None, key: tuple[str, str] | None = None) -> MemoryRecord:
         """Store `text` as the new version of `old_id`. The old record keeps its text, points to
         the new one with `superseded_by` and leaves recall."""
         old = self.get(old_id)
-        item = dict(text=text, kind=old.kind, provenance=provenance, decision=decision, key=key or old.key)
-        draft, _ = make_draft(item)
+        draft = draft_record(new_draft(text, old.kind, provenance, decision, key or old.key, None))
         draft = replace(draft, supersedes=old.id)
         vector = self.embedder.embed([dense_text(draft)])[0]
         with self._writing() as state:
@@ -207,13 +189,8 @@ class MemoryStore:
             seq = state.next_seq
             record = replace(draft, id=claim_id(None, seq, draft, set(state.row_of)))
             op = JournalOp("supersede", record, seq=seq, vector=vector, embedding_id=self.embedding_id, old_id=old.id)
-            self._append([op])
+            self._files.append([op])
         return record
-
-    def origin(self, id_or_prefix: str) -> Origin:
-        """A memory with the messages it was made from and the turn memories that hold them."""
-        with self._reading() as state:
-            return _origin(state, state.get(id_or_prefix))
 
     def forget(self, id_or_prefix: str) -> MemoryRecord:
         """Remove a memory, and the earlier versions it replaced, from recall and their text from
@@ -229,7 +206,7 @@ class MemoryStore:
         go too, and their words leave every other record's provenance. (The session
         transcripts are not the store's: see app.forget_memory.)"""
         with self._writing() as state:
-            origin = _origin(state, state.get(id_or_prefix))
+            origin = origin_of(state, state.get(id_or_prefix))
             self._forget_locked(state, [origin.record.id, *(turn.id for turn in origin.turns)], keep_source=False)
         return origin
 
@@ -240,8 +217,7 @@ class MemoryStore:
             for path in self.paths.own_files():
                 if path.name != LOCK_NAME:
                     path.unlink(missing_ok=True)
-            self._loaded.state = MemoryState(self.embedder.dimension)
-            self._compact_locked()
+            self._files.replace_state(MemoryState(self.embedder.dimension))
 
     def import_file(self, path: Path) -> int:
         """Add the records of an export file (validated first, their version links against the
@@ -258,19 +234,18 @@ class MemoryStore:
                 JournalOp("add", record, seq=seq, vector=vector, embedding_id=self.embedding_id)
                 for seq, (record, vector) in enumerate(fresh, start=state.next_seq)
             ]
-            self._append(ops)
+            self._files.append(ops)
         return len(ops)
 
     def compact(self) -> None:
         """Fold the journal into a new snapshot now (it also happens on its own)."""
         with self._writing():
-            self._compact_locked()
+            self._files.compact()
 
     def close(self) -> None:
         """Drop the in-memory indexes. Safe to call twice."""
         with self._mutex:
-            self._closed = True
-            self._view = None
+            self._files.close()
 
     def __enter__(self) -> "MemoryStore":
         return self
@@ -278,116 +253,22 @@ class MemoryStore:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    # -- internals: state, sync, lock --------------------------------------------------------------
-    @property
-    def _loaded(self) -> Loaded:
-        if self._view is None:
-            raise StoreError("the memory store is closed")
-        return self._view
-
-    def _reload(self) -> None:
-        self._view = load(self.paths, self.embedder, self.embedding_id)
-
+    # -- internals -------------------------------------------------------------------------------
     @contextmanager
     def _reading(self) -> Iterator[MemoryState]:
         with self._mutex:
-            self._check_open()
-            self._sync()
-            yield self._loaded.state
+            self._files.catch_up()
+            yield self._files.state
 
     @contextmanager
     def _writing(self) -> Iterator[MemoryState]:
-        with self._mutex, _os_errors_as_store_errors(self.paths):
-            self._check_open()
-            with self._locked():
-                self._sync()
-                self._prepare_journal()
-                yield self._loaded.state
-                view = self._loaded
-                if view.needs_persist or compaction_due(view.state.journal_ops, len(view.state)):
-                    self._compact_locked()
-
-    @contextmanager
-    def _locked(self) -> Iterator[None]:
-        refuse_symlink(self.paths.lock)  # opening the lock file truncates what it points to
-        try:
-            self._lock.acquire(timeout=self.lock_timeout)
-        except filelock.Timeout:
-            raise StoreBusyError(
-                f"memory store is busy: another local-agent process is writing to {self.paths.root} "
-                f"(waited {self.lock_timeout:g} s); try again"
-            ) from None
-        try:
-            yield
-        finally:
-            self._lock.release()
-
-    def _check_open(self) -> None:
-        if self._closed:
-            raise StoreError("the memory store is closed")
-
-    def _sync(self) -> None:
-        """Catch up with other processes: new journal lines are applied; a replaced snapshot or
-        journal (another process compacted) means a full reload."""
-        view = self._loaded
-        if identity(self.paths.snapshot) != view.snapshot_id:
-            return self._reload()
-        now = identity(self.paths.journal)
-        if now is None or view.journal_id is None:
-            if now != view.journal_id:
-                self._reload()
-            return None
-        if now[:2] != view.journal_id or now[2] < view.offset:
-            return self._reload()
-        if now[2] > view.offset and not view.journal_stale:
-            self._read_new_lines(view)
-        return None
-
-    def _read_new_lines(self, view: Loaded) -> None:
-        try:
-            chunk = read_journal(self.paths.journal, view.offset, view.lines)
-        except FileDamage as damage:
-            raise corrupt(damage) from None
-        if chunk is None or chunk.generation != view.generation:
-            return self._reload()
-        replay(view.state, chunk.ops, self.embedder, self.embedding_id, self.paths.journal)
-        view.offset, view.lines = chunk.end, chunk.lines
-
-    def _prepare_journal(self) -> None:
-        """Under the lock: make sure the journal continues our generation and ends on a whole
-        line (cutting a torn line a crashed writer left)."""
-        view = self._loaded
-        now = identity(self.paths.journal)
-        if now is None or view.journal_stale:
-            view.offset = create_journal(self.paths.journal, view.generation)
-            view.lines, view.journal_stale = 1, False
-            view.journal_id = identity(self.paths.journal)[:2]
-        elif now[2] > view.offset:
-            notice(f"dropped a torn last line of {self.paths.journal} ({now[2] - view.offset} bytes)")
-            truncate_tail(self.paths.journal, view.offset)
-
-    def _append(self, ops: list[JournalOp]) -> None:
-        """Write the operations to the journal (one write, one fsync), then apply them."""
-        if not ops:
-            return
-        view = self._loaded
-        data = b"".join(encode_op(op) for op in ops)
-        append_lines(self.paths.journal, data)
-        view.offset += len(data)
-        view.lines += len(ops)
-        view.state.apply(ops)
-
-    def _compact_locked(self) -> None:
-        view = self._loaded
-        if view.migrated_from is not None:
-            self._keep_migrated_original(view.migrated_from)
-        generation = view.generation + 1
-        view.offset = write_generation(self.paths, view.state, generation, self.embedding_id)
-        view.generation, view.lines, view.journal_stale = generation, 1, False
-        view.snapshot_id = identity(self.paths.snapshot)
-        view.journal_id = identity(self.paths.journal)[:2]
-        view.state.journal_ops = 0
-        view.needs_persist, view.migrated_from = False, None
+        with self._mutex, os_errors_as_store_errors(self.paths):
+            self._files.check_open()  # before the lock is taken
+            with self._files.locked():
+                self._files.catch_up()
+                self._files.prepare_journal()
+                yield self._files.state
+                self._files.compact_if_due()
 
     def _persist_rebuilt(self) -> None:
         try:
@@ -397,41 +278,10 @@ class MemoryStore:
             notice("could not save the rebuilt vectors now (another process is writing); "
                    "they will be rebuilt again next time")
 
-    def _keep_migrated_original(self, version: int) -> None:
-        """Keep the file in its old format beside the new one, in case the user wants it."""
-        backup = self.paths.root / f"{SNAPSHOT_NAME}.v{version}.bak"
-        if self.paths.snapshot.is_file() and not backup.exists():
-            atomic_write_bytes(backup, self.paths.snapshot.read_bytes())
-
     def _forget_locked(self, state: MemoryState, ids: list[str], *, keep_source: bool) -> None:
         """Rewrite the store without `ids` (and the versions they replaced) and with their words
         scrubbed from the records kept; then delete kept copies holding them."""
-        gone = [state.get(ident) for ident in dict.fromkeys(v for i in ids for v in state.versions_of(i))]
-        texts = {record.text for record in gone}
-        if not keep_source:
-            texts |= {source.text for source in sources_of(gone)}
-        records, vectors = state.without(*ids)
-        records = scrubbed(records, texts)
-        self._loaded.state = MemoryState.build(records, vectors, state.next_seq, self.embedder.dimension)
-        self._compact_locked()
-        delete_copies_holding(self.paths, texts | {source.text for source in sources_of(gone)})
+        kept, texts = state_without(state, ids, keep_source=keep_source)
+        self._files.replace_state(kept)
+        delete_copies_holding(self.paths, texts)
 
-
-# -- helpers -------------------------------------------------------------------------------------
-
-
-@contextmanager
-def _os_errors_as_store_errors(paths: StorePaths) -> Iterator[None]:
-    """A full disk or a permission problem becomes one StoreError line, not a traceback."""
-    try:
-        yield
-    except OSError as exc:
-        raise StoreError(f"cannot use the memory store in {paths.root}: {exc.strerror or exc}") from exc
-
-
-def _origin(state: MemoryState, record: MemoryRecord) -> Origin:
-    """Where `record` (and the versions it replaced) came from, and the turns holding that."""
-    versions = [record, *state.versions_before(record.id)]
-    sources = sources_of(versions)
-    turns = turns_holding((r for r in state.records if r.id != record.id), sources)
-    return Origin(record=record, sources=sources, turns=turns)

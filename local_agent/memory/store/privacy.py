@@ -1,6 +1,6 @@
 """`memory doctor`'s checks of the data dir itself: who owns it, who may write in it, links
 inside it, and files or folders others could read. The store's own files are checked in
-doctor.py; models/ holds no personal data and is not checked."""
+health.py; models/ holds no personal data and is not checked."""
 
 from __future__ import annotations
 

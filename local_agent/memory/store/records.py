@@ -13,13 +13,12 @@ import hashlib
 import math
 import re
 from collections.abc import Container, Mapping
-from typing import Any, get_args
+from typing import Any, cast
 
-from ...types import MemoryKind, MemoryRecord
+from ...types import MEMORY_KINDS, MemoryKind, MemoryRecord
 
-KINDS: tuple[str, ...] = get_args(MemoryKind)
+KINDS = MEMORY_KINDS
 ID_LENGTH = 10
-MIN_PREFIX = 4
 # Our own ids are lowercase hex; a caller may choose one from lowercase letters, digits, "-" and
 # "_", never starting with "-" (it would read as an option on the command line).
 ID_PATTERN = re.compile(r"[0-9a-z_][0-9a-z_-]{0,63}\Z")
@@ -42,10 +41,10 @@ def make_record_id(seq: int, kind: str, text: str, taken: set[str] | dict[str, A
         salt += 1
 
 
-def check_kind(kind: object) -> str:
+def check_kind(kind: object) -> MemoryKind:
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {', '.join(KINDS)}, got {kind!r}")
-    return str(kind)
+    return cast(MemoryKind, kind)
 
 
 def check_key(key: object) -> tuple[str, str] | None:

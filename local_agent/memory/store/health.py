@@ -189,7 +189,7 @@ def _missing_from_copies(paths: StorePaths, records: list[MemoryRecord]) -> list
     by text (a repair may have given a record a new id, or cut its text). A memory the user
     forgot is never among them: `forget` deletes every copy that holds its text."""
     ids = {record.id for record in records}
-    texts = {(r.kind, t) for r in records for t in (r.text, r.provenance.get("full_text")) if isinstance(t, str)}
+    texts = {(r.kind, t) for r in records for t in (r.text, r.provenance.extra.get("full_text")) if isinstance(t, str)}
     found = []
     for copy in kept_copies(paths):
         ops, _ = salvage(copy.read_bytes())
