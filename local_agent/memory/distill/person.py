@@ -5,12 +5,9 @@ from __future__ import annotations
 
 import re
 
-_ADVERBS = (
-    r"(?:(?:really|also|just|still|usually|always|often|actually|mostly|totally|absolutely|"
-    r"definitely|currently|now|sometimes|recently|only|truly|kind of|kinda|sort of|pretty much|"
-    r"especially|even|already|generally|honestly|personally|certainly|seriously|mainly|"
-    r"occasionally|rarely|never|normally|typically)\s+)*"
-)
+from .words import ADVERBS, adverb_run
+
+_ADVERBS = adverb_run(ADVERBS)
 # Subject + auxiliary at the start of the clause -> the user's form of it.
 _LEADS = [
     (re.compile(r"^my (\w+) and I\b", re.I), r"The user and their \1"),

@@ -10,15 +10,13 @@ from dataclasses import dataclass, replace
 
 from .clauses import Clause, split_clauses
 from .person import third_person
+from .words import ADVERBS, FUNCTION_WORDS, adverb_run
 
 Key = tuple[str, str]
 
-ADV = (
-    r"(?:(?:really|also|just|still|usually|always|often|actually|mostly|totally|absolutely|"
-    r"definitely|currently|now|sometimes|recently|only|truly|kind of|kinda|sort of|pretty much|"
-    r"especially|even|already|generally|honestly|personally|certainly|seriously|mainly|"
-    r"occasionally|rarely|normally|typically|genuinely|secretly|strongly|so|very much)\s+)*"
-)
+# "never" is left out: "I never like X" must reach the "dislikes" rule, not "likes".
+ADV = adverb_run([word for word in ADVERBS if word != "never"]
+                 + ["genuinely", "secretly", "strongly", "so", "very much"])
 I_AM = r"I(?:'m| am)"
 _NOT_NAME = (r"(?!(?:later|tomorrow|back|when|if|anytime|at|on|sometime|whenever|now|soon|tonight|today|"
              r"crazy|old|a|an|the|maybe|please|again|whatever|anything|not|that|it|by|in|out|up|so|too|"
@@ -51,13 +49,6 @@ _LEADING_ADVERBIAL = re.compile(
     r"outside of|besides|apart from)\b(?:(?:(?! I\b)[^,]){0,40}?,? (?=I\b)|[^,]{0,40}, (?=my\b))",
     re.I,
 )
-_STOPWORDS = frozenset(
-    """a an the and or but of to in on at for with from by as is are was were be been it its this
-    that these those so very really just too also then than there here my your our their his her
-    i me we you they them he she one some any all more most much many lot lots""".split()
-)
-
-
 @dataclass(frozen=True)
 class RuleFact:
     """A fact a rule produced from one clause."""
@@ -96,7 +87,7 @@ def _object_ok(match: re.Match[str], reject: re.Pattern[str] | None) -> bool:
     if _DEICTIC.match(value) or _PARTNER.search(value) or (reject is not None and reject.match(value)):
         return False
     words = re.findall(r"[\w'-]+", value.lower())
-    return any(w not in _STOPWORDS for w in words) and len(words) <= 30
+    return any(w not in FUNCTION_WORDS for w in words) and len(words) <= 30
 
 
 def _tidy(value: str) -> str:

@@ -12,19 +12,8 @@ import Stemmer
 
 from .clauses import split_clauses
 from .person import later_pronouns, third_person
+from .words import STOPWORDS
 
-# Words that carry no content of their own; a fact's remaining words must come from the message.
-STOPWORDS = frozenset(
-    """a about above after again against all also am an and any are as at be because been before
-    being below between both but by can could did do does doing down during each few for from
-    further had has have having he her here hers herself him himself his how i if in into is it its
-    itself just me more most my myself no nor not now of off on once only or other our ours out over
-    own same she should so some such than that the their theirs them themselves then there these they
-    this those through to too under until up very was we were what when where which while who whom
-    why will with would you your yours yourself user users user's s t don't doesn't didn't i'm i've
-    i'd i'll im ive really like likes liked love loves loved enjoy enjoys one lot lots thing things
-    get gets got go goes going went much many every always never still""".split()
-)
 _WORD = re.compile(r"[\w']+")
 _ABOUT_USER = re.compile(r"\b(?:the user|user's|user)\b", re.I)
 _FIRST_PERSON_START = re.compile(r"^(?:I|I'm|I've|my)\b", re.I)

@@ -21,9 +21,8 @@ import filelock
 
 from ...errors import StoreBusyError, StoreError
 from ...files import PRIVATE_FILE, atomic_write_text, ensure_private_dir
+from ..store.datadir import EPOCH_NAME, SESSIONS_LOCK_NAME
 
-EPOCH_NAME = "epoch"
-LOCK_NAME = "sessions.lock"
 LOCK_TIMEOUT_S = 10.0
 
 
@@ -33,7 +32,7 @@ class ForgetGuard:
     def __init__(self, data_dir: Path, timeout: float = LOCK_TIMEOUT_S) -> None:
         self.data_dir = Path(data_dir)
         self.timeout = timeout
-        self._lock = filelock.FileLock(self.data_dir / LOCK_NAME, timeout=timeout, mode=PRIVATE_FILE,
+        self._lock = filelock.FileLock(self.data_dir / SESSIONS_LOCK_NAME, timeout=timeout, mode=PRIVATE_FILE,
                                        thread_local=False)
         self._threads = threading.RLock()  # the file lock is shared by this process's threads
 

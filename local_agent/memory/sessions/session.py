@@ -18,6 +18,7 @@ from typing import Any
 from ...errors import InputError, NotFoundError, StoreCorruptError
 from ...files import atomic_write_json, ensure_private_dir
 from ...types import Message
+from ..store.datadir import SESSIONS_DIR_NAME
 from .epoch import ForgetGuard
 from .format import SESSION_FORMAT_VERSION, check_session_data, validate_session_name
 
@@ -85,7 +86,7 @@ class SessionStore:
     """Sessions live in `<data_dir>/sessions/<name>.json`, written atomically."""
 
     def __init__(self, data_dir: Path) -> None:
-        self.folder = data_dir / "sessions"
+        self.folder = data_dir / SESSIONS_DIR_NAME
         self.guard = ForgetGuard(data_dir)
 
     def path(self, name: str) -> Path:

@@ -26,8 +26,10 @@ MARKER_VERSION = 1
 SESSIONS_DIR_NAME = "sessions"
 HISTORY_NAME = "chat_history"
 MODELS_DIR_NAME = "models"  # model files fetched into the default data dir: never deleted
-OWN_TOP_FILES = frozenset({HISTORY_NAME, "epoch", "sessions.lock"})  # the last two: see epoch.py
-# a session file (the name rule of sessions.py) or an atomic write of one
+EPOCH_NAME = "epoch"  # the forget epoch and the lock of session writes: see sessions/epoch.py
+SESSIONS_LOCK_NAME = "sessions.lock"
+OWN_TOP_FILES = frozenset({HISTORY_NAME, EPOCH_NAME, SESSIONS_LOCK_NAME})
+# a session file (the name rule of sessions/format.py) or an atomic write of one
 SESSION_FILE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}\.json")
 SESSION_TEMP = re.compile(r"\.[A-Za-z0-9][A-Za-z0-9_.-]{0,63}\.json\.[a-z0-9_]+\.tmp")
 MARKER_TEMP = re.compile(r"\.?" + re.escape(MARKER_NAME) + r"\.[a-z0-9_]+\.tmp")  # files.atomic_write_stream

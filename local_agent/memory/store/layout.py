@@ -27,7 +27,6 @@ from ...errors import StoreCorruptError, StoreError
 from ...files import ensure_private_dir
 
 MEMORY_DIR_NAME = "memory"
-SESSIONS_DIR_NAME = "sessions"  # beside memory/ in the data dir (sessions.py)
 SNAPSHOT_NAME = "memories.json"
 JOURNAL_NAME = "journal.jsonl"
 LOCK_NAME = "write.lock"

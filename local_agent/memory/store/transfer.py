@@ -12,7 +12,8 @@ from pathlib import Path
 from ...errors import InputError
 from ...files import atomic_write_bytes
 from ...types import MemoryRecord
-from .layout import MEMORY_DIR_NAME, SESSIONS_DIR_NAME
+from .datadir import MARKER_NAME, OWN_TOP_FILES, SESSIONS_DIR_NAME
+from .layout import MEMORY_DIR_NAME
 from .records import link_problem, record_from_json, record_problem
 
 EXPORT_FORMAT = "local-agent memory export"
@@ -30,8 +31,7 @@ def export_bytes(records: list[MemoryRecord], embedding_id: str) -> bytes:
     return (json.dumps(document, ensure_ascii=False, indent=1) + "\n").encode("utf-8")
 
 
-# Files at the top of the data dir that are local-agent's own (datadir.py, epoch.py).
-OWN_TOP_NAMES = frozenset({".local-agent", "epoch", "sessions.lock", "chat_history"})
+OWN_TOP_NAMES = OWN_TOP_FILES | {MARKER_NAME}  # local-agent's own files at the top of the data dir
 
 
 def refuse_store_folders(path: Path, data_dir: Path) -> None:
