@@ -5,21 +5,23 @@ format migration, vector rebuilds and the doctor."""
 from __future__ import annotations
 
 import json
+import logging
 import multiprocessing
 import os
 import shutil
 import stat
+from collections.abc import Iterator
 from pathlib import Path
 
 import filelock
 import numpy as np
 import pytest
 
+from local_agent.cli.notices import LOGGER, install_notice_printer
 from local_agent.errors import InputError, NotFoundError, StoreBusyError, StoreCorruptError, StoreError
-from local_agent.memory.store import compaction
 from local_agent.memory.index.embedder import Embedder, default_model_path
+from local_agent.memory.store import MemoryStore, compaction, doctor
 from local_agent.memory.store.layout import StorePaths
-from local_agent.memory.store import MemoryStore, doctor
 from local_agent.types import MemoryDraft, Provenance
 
 from .memory_fixtures import all_bytes, data_dir, embedder, store  # noqa: F401  (fixtures)
@@ -30,6 +32,16 @@ FACTS = [
     "User works as a nurse at the city hospital",
     "User is allergic to peanuts",
 ]
+
+
+@pytest.fixture(autouse=True)
+def printed_notices() -> Iterator[None]:
+    """The store logs its notices; they are printed as the CLI prints them, where tests read them."""
+    logger = logging.getLogger(LOGGER)
+    before = list(logger.handlers)
+    install_notice_printer()
+    yield
+    logger.handlers = before
 
 
 def paths_of(data_dir: Path) -> StorePaths:

@@ -9,6 +9,7 @@ import click
 
 from .. import __version__
 from ..errors import LocalAgentError
+from .notices import install_notice_printer
 from .options import common_options, debug_enabled, echo_err
 
 
@@ -32,6 +33,7 @@ def cli() -> None:
 
 def main() -> None:
     """Console entry point: errors become one line and a non-zero exit code."""
+    install_notice_printer()
     try:
         cli.main(standalone_mode=False, prog_name="local-agent")
     except click.exceptions.Abort:

@@ -23,6 +23,7 @@ from ..memory.sessions import SessionStore
 from ..types import GenerationSettings
 from . import cli
 from .chat import turn_json
+from .notices import install_notice_printer
 from .options import common_options, echo_err, settings_from
 
 
@@ -81,6 +82,7 @@ def _session_groups(items: list[BatchItem]) -> list[list[BatchItem]]:
 
 
 def _worker_start(settings: Settings, memory: bool) -> None:
+    install_notice_printer()  # a spawned worker prints the store's notices as the CLI does
     runtime = build_runtime(settings, memory=memory)
     _WORKER["runtime"] = runtime
     _WORKER["generation"] = settings.generation()

@@ -11,6 +11,7 @@ inside the data dir must be what they seem (the data dir itself may be a link).
 
 from __future__ import annotations
 
+import logging
 import json
 import os
 import re
@@ -18,7 +19,9 @@ from pathlib import Path
 
 from ...errors import DataDirError, StoreError
 from ...files import atomic_write_json, ensure_private_dir, refuse_symlink
-from .layout import MEMORY_DIR_NAME, is_own_file, notice
+from .layout import MEMORY_DIR_NAME, is_own_file
+
+log = logging.getLogger(__name__)
 
 MARKER_NAME = ".local-agent"
 MARKER_FORMAT = "local-agent data dir"
@@ -64,7 +67,7 @@ def _claim(data_dir: Path) -> None:
         earlier = any(not MARKER_TEMP.fullmatch(entry.name) for entry in os.scandir(data_dir))
         atomic_write_json(marker, {"format": MARKER_FORMAT, "version": MARKER_VERSION})
         if earlier:
-            notice(f"marked {data_dir} as a local-agent data dir (it was made by an earlier version)")
+            log.warning("marked %s as a local-agent data dir (it was made by an earlier version)", data_dir)
     for name in (MEMORY_DIR_NAME, SESSIONS_DIR_NAME, HISTORY_NAME):
         refuse_symlink(data_dir / name)
 
@@ -157,6 +160,7 @@ def delete_session_files(folder: Path) -> None:
         raise StoreError(f"could not delete {len(failed)} session file(s) in {folder}: {', '.join(failed)}")
     left = sorted(path.name for path in folder.iterdir())
     if left:
-        notice(f"left {len(left)} file(s) in {folder} that local-agent did not make: {', '.join(left[:SHOWN])}")
+        log.warning("left %d file(s) in %s that local-agent did not make: %s", len(left), folder,
+                    ", ".join(left[:SHOWN]))
     else:
         folder.rmdir()

@@ -4,6 +4,7 @@ kept copies (backups, leftover temp files) that compaction does not rewrite."""
 
 from __future__ import annotations
 
+import logging
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
@@ -12,7 +13,9 @@ from typing import Any
 
 from ...types import MemoryRecord, Provenance
 from ..index.state import MemoryState
-from .layout import StorePaths, is_kept_copy, notice
+from .layout import StorePaths, is_kept_copy
+
+log = logging.getLogger(__name__)
 
 FORGOTTEN = "(forgotten)"
 
@@ -113,7 +116,7 @@ def delete_copies_holding(paths: StorePaths, texts: Iterable[str]) -> list[Path]
     for path in paths.own_files():
         if is_kept_copy(path) and any(needle in path.read_bytes() for needle in wanted):
             path.unlink(missing_ok=True)
-            notice(f"deleted {path.name}: it held the forgotten memory")
+            log.warning("deleted %s: it held the forgotten memory", path.name)
             deleted.append(path)
     return deleted
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import os
 import re
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -133,8 +132,3 @@ def os_errors_as_store_errors(paths: StorePaths) -> Iterator[None]:
         yield
     except OSError as exc:
         raise StoreError(f"cannot use the memory store in {paths.root}: {exc.strerror or exc}") from exc
-
-
-def notice(message: str) -> None:
-    """A one-line note on stderr about something the store did on its own."""
-    print(f"local-agent: {message}", file=sys.stderr, flush=True)

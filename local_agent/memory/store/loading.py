@@ -2,12 +2,13 @@
 
 Vectors come from the vector file, never from re-embedding, unless that file is missing or does
 not match the records (or was made by another embedding model): then they are rebuilt from the
-text with a notice on stderr, and the caller persists them. Another process may compact while
+text with a logged warning, and the caller persists them. Another process may compact while
 we read; that shows as files changing under us, and the load simply starts again.
 """
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,11 +17,13 @@ import numpy as np
 from ...errors import StoreError
 from ..index.embedder import Embedder, embed_with_progress
 from .journal import JournalChunk, read_journal
-from .layout import FileDamage, FileIdentity, StorePaths, corrupt, identity, notice
+from .layout import FileDamage, FileIdentity, StorePaths, corrupt, identity
 from ..index.render import dense_text
 from .replay import replay
 from .snapshot import Snapshot, load_vectors, read_snapshot
 from ..index.state import MemoryState
+
+log = logging.getLogger(__name__)
 
 LOAD_ATTEMPTS = 5
 
@@ -64,7 +67,7 @@ def _load_once(paths: StorePaths, embedder: Embedder, embedding_id: str) -> Load
     state = MemoryState.build(snapshot.records, vectors, snapshot.next_seq, embedder.dimension)
     replayed = replay(state, [] if chunk is None or stale else chunk.ops, embedder, embedding_id, paths.journal)
     if chunk is not None and chunk.torn and not stale:
-        notice(f"ignored a torn last line in {paths.journal} ({chunk.torn} bytes): a write that did not finish")
+        log.warning("ignored a torn last line in %s (%d bytes): a write that did not finish", paths.journal, chunk.torn)
     return Loaded(
         state=state,
         generation=snapshot.generation,
@@ -106,7 +109,7 @@ def _snapshot_vectors(
             matrix, reason = None, f"{path.name} is missing"
         if matrix is not None:
             return matrix, False
-    notice(f"{reason}: rebuilding the vectors of {len(records)} memories from their text")
+    log.warning("%s: rebuilding the vectors of %d memories from their text", reason, len(records))
     texts = [dense_text(record) for record in records]
     return embed_with_progress(embedder, texts, "re-embedding memories"), True
 

@@ -8,6 +8,7 @@ index/recall.py).
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
@@ -27,10 +28,12 @@ from .datadir import claim_data_dir
 from .drafts import as_input, check_kinds, claim_id, draft_record, new_draft
 from .forgetting import Origin, delete_copies_holding, origin_of, state_without
 from .journal import JournalOp
-from .layout import LOCK_NAME, StorePaths, notice, os_errors_as_store_errors
+from .layout import LOCK_NAME, StorePaths, os_errors_as_store_errors
 from .records import KINDS, check_key, check_kind
 from .sync import JournalSync
 from .transfer import check_links, export_bytes, read_export, refuse_store_folders, write_private_file
+
+log = logging.getLogger(__name__)
 
 
 class MemoryStore:
@@ -275,8 +278,8 @@ class MemoryStore:
             with self._writing():
                 pass  # _writing compacts because needs_persist is set
         except StoreBusyError:
-            notice("could not save the rebuilt vectors now (another process is writing); "
-                   "they will be rebuilt again next time")
+            log.warning("could not save the rebuilt vectors now (another process is writing); "
+                        "they will be rebuilt again next time")
 
     def _forget_locked(self, state: MemoryState, ids: list[str], *, keep_source: bool) -> None:
         """Rewrite the store without `ids` (and the versions they replaced) and with their words

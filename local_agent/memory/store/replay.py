@@ -4,6 +4,7 @@ by another embedding model are made again."""
 
 from __future__ import annotations
 
+import logging
 from dataclasses import replace
 from pathlib import Path
 
@@ -13,7 +14,9 @@ from ..index.embedder import Embedder, embed_with_progress
 from ..index.render import dense_text
 from ..index.state import MemoryState
 from .journal import JournalOp
-from .layout import FileDamage, corrupt, notice
+from .layout import FileDamage, corrupt
+
+log = logging.getLogger(__name__)
 
 
 def apply_ops(state: MemoryState, ops: list[JournalOp]) -> None:
@@ -73,7 +76,7 @@ def _remake_vectors(ops: list[JournalOp], embedder: Embedder, embedding_id: str)
     foreign = [op for op in ops if op.vector is not None and
                (op.embedding_id != embedding_id or len(op.vector) != embedder.dimension)]
     if foreign:
-        notice(f"re-embedding {len(foreign)} journal entries made by another embedding model")
+        log.warning("re-embedding %d journal entries made by another embedding model", len(foreign))
         vectors = embed_with_progress(embedder, [dense_text(op.record) for op in foreign], "re-embedding")
         for op, vector in zip(foreign, vectors):
             op.vector, op.embedding_id = vector, embedding_id

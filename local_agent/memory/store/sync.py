@@ -10,6 +10,7 @@ whole lines in one write, and folds the journal into a new snapshot once it has 
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -21,9 +22,11 @@ from ..index.embedder import Embedder
 from ..index.state import MemoryState
 from .compaction import compaction_due, write_generation
 from .journal import JournalOp, append_lines, create_journal, encode_op, read_journal, truncate_tail
-from .layout import SNAPSHOT_NAME, FileDamage, StorePaths, corrupt, identity, notice
+from .layout import SNAPSHOT_NAME, FileDamage, StorePaths, corrupt, identity
 from .loading import Loaded, load
 from .replay import apply_ops, replay
+
+log = logging.getLogger(__name__)
 
 CLOSED = "the memory store is closed"
 
@@ -113,7 +116,7 @@ class JournalSync:
             view.lines, view.journal_stale = 1, False
             view.journal_id = _device_and_inode(self.paths)
         elif now[2] > view.offset:
-            notice(f"dropped a torn last line of {self.paths.journal} ({now[2] - view.offset} bytes)")
+            log.warning("dropped a torn last line of %s (%d bytes)", self.paths.journal, now[2] - view.offset)
             truncate_tail(self.paths.journal, view.offset)
 
     def append(self, ops: list[JournalOp]) -> None:
