@@ -6,9 +6,8 @@ the newest ones. A write rebuilds only the delta (cost grows with the delta, not
 when the delta outgrows `delta_limit` the main segment is rebuilt over everything, which
 amortizes to a small cost per write. Token ids are kept per row, so no rebuild re-tokenizes.
 The two segments compute their own IDF; their scores are merged as they are, an approximation
-that only affects rows added since the last main rebuild. Measured on LoCoMo dev: storing the
-turns one by one (the chat pattern, so many recent rows sit in a delta) gives recall@5/@10
-0.704/0.796, against 0.714/0.801 for one batch (a single exact index).
+that only affects rows added since the last main rebuild (what it costs in recall is in the
+README).
 
 A row's document is its own tokens followed by the tokens of its context rows (for turns:
 the turns it answers), so a short reply is found by the words of the question it answers.

@@ -7,11 +7,8 @@ Score convention (everywhere in the store): higher means closer.
   in [-0.3, 1). The BM25 part saturates, so the score is absolute (comparable across queries
   and usable with a fixed threshold), unlike rank fusion or per-query min-max scaling.
 
-The fusion and its weights were chosen on LoCoMo dev with the texts of render.py, recall@5/@10
-in a side experiment over the same indexes: this score fusion 0.705/0.801; reciprocal-rank
-fusion 0.584/0.699 with equal weights, 0.673/0.781 at its best lexical weight; BM25 alone
-0.660/0.757; dense alone 0.386/0.472. The result is flat for dense weights 0.2-0.4 and
-half-scores 5-20. The product path (evals/locomo.py) measures 0.714/0.801.
+The fusion and its weights were chosen on LoCoMo dev against rank fusion and either retriever
+alone; the comparison, and the product's recall, are in the README.
 """
 
 from __future__ import annotations
