@@ -21,8 +21,7 @@ import numpy as np
 import pytest
 import tqdm
 
-from local_agent.memory.store import compaction
-from local_agent.memory.store import MemoryStore, doctor
+from local_agent.memory.store import MemoryStore, compaction, doctor
 from local_agent.types import MemoryDraft
 
 from .reliability import HashEmbedder

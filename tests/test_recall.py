@@ -10,14 +10,14 @@ import numpy as np
 import pytest
 
 from local_agent.memory.index import lexical
-from local_agent.memory.store.compaction import write_generation
 from local_agent.memory.index.embedder import Embedder
-from local_agent.memory.store.layout import StorePaths
 from local_agent.memory.index.lexical import LexicalIndex
 from local_agent.memory.index.recall import DEFAULT_MIN_SCORE, fused_score, hybrid_recall, lexical_query
 from local_agent.memory.index.render import embedding_id
 from local_agent.memory.index.state import MemoryState
 from local_agent.memory.store import MemoryStore
+from local_agent.memory.store.compaction import write_generation
+from local_agent.memory.store.layout import StorePaths
 from local_agent.types import MemoryDraft, MemoryRecord, Provenance
 
 from .memory_fixtures import data_dir, embedder, store  # noqa: F401  (fixtures)

@@ -12,11 +12,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from local_agent.memory.store.compaction import write_generation
-from local_agent.memory.store.layout import StorePaths
 from local_agent.memory.index.render import dense_text, embedding_id
 from local_agent.memory.index.state import MemoryState
 from local_agent.memory.store import MemoryStore
+from local_agent.memory.store.compaction import write_generation
+from local_agent.memory.store.layout import StorePaths
 from local_agent.memory.store.transfer import EXPORT_FORMAT, EXPORT_VERSION
 from local_agent.types import MemoryDraft, MemoryRecord, Provenance
 

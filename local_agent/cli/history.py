@@ -2,7 +2,7 @@
 
 Read when the chat starts and written when it exits, but never with a line that must not reach
 a file: lines typed in incognito leave the history as soon as they are read, and after a
-`forget --all` by any process (see memory/epoch.py) the history is not written back at all.
+`forget --all` by any process (see memory/sessions/epoch.py) the history is not written back at all.
 """
 
 from __future__ import annotations

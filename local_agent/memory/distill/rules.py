@@ -145,7 +145,8 @@ RULES: tuple[Rule, ...] = (
     _rule("job", rf"^I {ADV}work(?:ed)? as (?:an? )?(?P<v>.+)", ("user", "job")),
     _rule("job", r"^my (?:job|profession|occupation) is (?P<v>.+)", ("user", "job")),
     _rule("job", rf"^I(?:'ve| have) {ADV}been (?:an?) (?P<v>.+)", ("user", "job")),
-    _rule("job", rf"^I {ADV}(?:started|got|have|found) (?:a |my )?new job (?P<v>(?:at|as|in|with) .+)", ("user", "job")),
+    _rule("job", rf"^I {ADV}(?:started|got|have|found) (?:a |my )?new job (?P<v>(?:at|as|in|with) .+)",
+          ("user", "job")),
     _rule("employer", rf"^I {ADV}work (?:at|for) (?P<v>.+)", ("user", "employer")),
     _rule("employer", rf"^{I_AM} {ADV}(?:employed|working) (?:at|by|for) (?P<v>.+)", ("user", "employer")),
     _rule("work field", rf"^I {ADV}work in (?P<v>.+)", ("user", "work field")),
@@ -202,7 +203,8 @@ RULES: tuple[Rule, ...] = (
                     r"daughters|kids?|children|child|baby|mom|mother|mum|dad|father|parents|brother|sister|"
                     r"brothers|sisters|siblings?|twin|grandma|grandmother|grandpa|grandfather|grandparents|"
                     r"grandkids|grandchildren|family|dog|dogs|cat|cats|pet|pets|puppy|kitten|horse|bird|fish|"
-                    r"hamster|parrot|rabbit|bunny)(?:'s name)?\s+(?:is|are|was|were|works|work|lives|live|loves|love|likes|like|has|"
+                    r"hamster|parrot|rabbit|bunny)(?:'s name)?\s+"
+                    r"(?:is|are|was|were|works|work|lives|live|loves|love|likes|like|has|"
                     r"have|named|called|just|also|and I)\b(?P<v>.*)"),
     _rule("habit", rf"^I {ADV}(?:play|drive|ride|speak|paint|draw|knit|sew|cook|bake|garden|hike|run|swim|surf|"
                    r"ski|snowboard|dance|sing|write|read|watch|listen to|attend|practice|practise|train|"

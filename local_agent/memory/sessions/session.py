@@ -8,6 +8,7 @@ are never written, and a save after `forget --all` (see epoch.py) writes nothing
 
 from __future__ import annotations
 
+import builtins
 import json
 import secrets
 import time
@@ -145,7 +146,7 @@ class SessionStore:
     def list(self) -> list[Session]:
         return self.scan()[0]
 
-    def scan(self) -> tuple[list[Session], list[str]]:
+    def scan(self) -> tuple[builtins.list[Session], builtins.list[str]]:
         """Every readable session, most recent first, and one line for each file skipped."""
         if not self.folder.is_dir():
             return [], []

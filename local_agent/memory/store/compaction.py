@@ -12,10 +12,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from ..index.state import MemoryState
 from .journal import create_journal
 from .layout import TEMP_FILE, VECTORS_PREFIX, StorePaths
 from .snapshot import Snapshot, VectorMeta, ids_checksum, write_snapshot, write_vectors
-from ..index.state import MemoryState
 
 VECTOR_FILE = re.compile(re.escape(VECTORS_PREFIX) + r"\d+\.npy")
 JOURNAL_MIN_OPS = 1000

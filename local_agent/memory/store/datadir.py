@@ -11,8 +11,8 @@ inside the data dir must be what they seem (the data dir itself may be a link).
 
 from __future__ import annotations
 
-import logging
 import json
+import logging
 import os
 import re
 from pathlib import Path

@@ -68,7 +68,10 @@ def _fix_dangling(records: list[MemoryRecord], fixes: list[Fix]) -> list[MemoryR
                 note = " (it is current again)" if name == "superseded_by" else ""
                 fixes.append(Fix(f"memory {record.id}: {name} points to {target!r}, which is not stored",
                                  f"memory {record.id}: cleared {name}{note}"))
-                record = replace(record, **{name: None})
+                if name == "supersedes":
+                    record = replace(record, supersedes=None)
+                else:
+                    record = replace(record, superseded_by=None)
         fixed.append(record)
     return fixed
 

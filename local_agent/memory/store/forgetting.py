@@ -4,8 +4,8 @@ kept copies (backups, leftover temp files) that compaction does not rewrite."""
 
 from __future__ import annotations
 
-import logging
 import json
+import logging
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path

@@ -21,18 +21,17 @@ import filelock
 from ...errors import StoreBusyError, StoreError
 from ...files import PRIVATE_FILE, refuse_symlink
 from ...types import MemoryRecord
-from .compaction import write_generation
 from ..index.embedder import Embedder, embed_with_progress
+from ..index.render import dense_text, embedding_id
+from ..index.state import MemoryState
+from .compaction import write_generation
+from .datadir import claim_data_dir
 from .fixes import fix_records
 from .journal import JournalOp, UnreadableLine, decode_op, parse_header
 from .layout import CORRUPT_MARK, FileDamage, NewerFormat, StorePaths
-from .datadir import claim_data_dir
 from .privacy import data_dir_problems, repair_modes
-from .records import record_from_json
-from ..index.render import dense_text, embedding_id
 from .salvage import apply_ops, kept_copies, salvage
 from .snapshot import Snapshot, load_vectors, read_snapshot
-from ..index.state import MemoryState
 
 
 @dataclass
@@ -234,8 +233,9 @@ def _repair(paths: StorePaths, findings: _Findings, embedder: Embedder) -> list[
     return actions
 
 
-def _recover_snapshot(paths: StorePaths, findings: _Findings, actions: list[str]) -> tuple[list[MemoryRecord], int, int]:
-    """Records, generation and next sequence number from the snapshot, salvaged if damaged."""
+def _recover_snapshot(paths: StorePaths, findings: _Findings,
+                      actions: list[str]) -> tuple[list[MemoryRecord], int, int]:
+    """Records, generation and next sequence number from the snapshot (salvaged if damaged)."""
     if not findings.snapshot_damaged:
         snapshot = findings.snapshot
         if snapshot is None:

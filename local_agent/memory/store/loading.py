@@ -10,18 +10,17 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
 from ...errors import StoreError
 from ..index.embedder import Embedder, embed_with_progress
+from ..index.render import dense_text
+from ..index.state import MemoryState
 from .journal import JournalChunk, read_journal
 from .layout import FileDamage, FileIdentity, StorePaths, corrupt, identity
-from ..index.render import dense_text
 from .replay import replay
 from .snapshot import Snapshot, load_vectors, read_snapshot
-from ..index.state import MemoryState
 
 log = logging.getLogger(__name__)
 

@@ -10,8 +10,15 @@ from pathlib import Path
 
 from ...errors import DataDirError
 from ...files import PRIVATE_DIR, PRIVATE_FILE
-from .datadir import (HISTORY_NAME, MARKER_NAME, MODELS_DIR_NAME, SESSIONS_DIR_NAME, check_marker,
-                      foreign_entries, is_session_file)
+from .datadir import (
+    HISTORY_NAME,
+    MARKER_NAME,
+    MODELS_DIR_NAME,
+    SESSIONS_DIR_NAME,
+    check_marker,
+    foreign_entries,
+    is_session_file,
+)
 from .layout import MEMORY_DIR_NAME, is_own_file
 
 OTHERS = 0o077  # any permission for group or others
