@@ -10,16 +10,16 @@ from .agent import Agent, AgentOptions, MemoryParts
 from .backends import create_backend
 from .backends.base import Backend
 from .config import Settings
-from .memory.store.datadir import HISTORY_NAME, claim_data_dir
-from .memory.sessions.epoch import bump_epoch
 from .memory.sessions import Session, SessionStore
+from .memory.sessions.epoch import bump_epoch
 from .memory.sessions.transcripts import find_messages, remove_from_history, remove_messages
+from .memory.store.datadir import HISTORY_NAME, claim_data_dir
 from .prompt import DEFAULT_SYSTEM
 
 if TYPE_CHECKING:
     from .backends.probe import BackendChoice
-    from .memory.store.forgetting import Origin
     from .memory.store import MemoryStore
+    from .memory.store.forgetting import Origin
 
 Status = Callable[[str], None]
 

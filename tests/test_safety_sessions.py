@@ -229,9 +229,8 @@ def test_item07_chat_exit_does_not_rewrite_history_after_forget(chat_repl, isola
 
 
 def _store_writer(data_dir: str, opened, forgotten) -> None:
-    from local_agent.memory.store import compaction
     from local_agent.memory.index.embedder import Embedder
-    from local_agent.memory.store import MemoryStore
+    from local_agent.memory.store import MemoryStore, compaction
 
     compaction.JOURNAL_MIN_OPS, compaction.JOURNAL_SHARE = 2, 0.0  # compact often, from stale state too
     store = MemoryStore.open(Path(data_dir), Embedder())

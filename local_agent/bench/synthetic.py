@@ -107,9 +107,9 @@ def synthetic_state(count: int, dimension: int, seed: int = 0) -> "MemoryState":
 def write_synthetic_store(data_dir: Path, count: int, embedder: Any) -> None:
     """A memory store on disk in `data_dir` holding `count` synthetic memories, written by the
     store's own compaction code, so that MemoryStore.open reads it as any user's store."""
+    from ..memory.index.render import embedding_id
     from ..memory.store.compaction import write_generation
     from ..memory.store.layout import StorePaths
-    from ..memory.index.render import embedding_id
 
     paths = StorePaths.for_data_dir(data_dir)
     paths.create()
