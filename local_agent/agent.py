@@ -18,14 +18,15 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import wait as wait_for
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from .backends.base import Backend
 from .config import Settings
+from .memory.index.render import prompt_text
 from .memory.sessions import Session, SessionStore, Turn
 from .prompt import DEFAULT_SYSTEM, Budget, ComposedPrompt, compose
 from .turn_result import MemoryWork, TurnResult, WorkInProgress
-from .types import GenerationSettings, MemoryRecord, Message, RecallHit
+from .types import GenerationSettings, MemoryRecord, Message, Provenance, RecallHit
 
 if TYPE_CHECKING:  # heavy modules are only needed when memory is on
     from .memory.distill import Distiller
@@ -33,7 +34,6 @@ if TYPE_CHECKING:  # heavy modules are only needed when memory is on
     from .memory.summary import Summarizer
 
 log = logging.getLogger(__name__)
-TURN_MEMORY_CHARS = 200  # a recalled past message is quoted up to this length
 FORGOTTEN_NOTICE = "everything was forgotten (`memory forget --all`) while this chat was open: starting afresh"
 
 
@@ -55,17 +55,6 @@ class MemoryParts:
 
 def _today() -> str:
     return dt.date.today().isoformat()
-
-
-def memory_text(record: MemoryRecord) -> str:
-    """How a recalled record reads in the prompt."""
-    if record.kind == "fact":
-        return record.text
-    day = record.provenance.get("date") or dt.date.fromtimestamp(record.created).isoformat()
-    text = " ".join(record.text.split())
-    if len(text) > TURN_MEMORY_CHARS:
-        text = text[:TURN_MEMORY_CHARS].rsplit(" ", 1)[0] + " ..."
-    return f"On {day} the user said: {text}"
 
 
 class Agent:
@@ -160,8 +149,9 @@ class Agent:
         origin = record.provenance
         return (
             record.kind == "turn"
-            and origin.get("session") == self.session.name
-            and int(origin.get("turn_index", -1)) >= self.session.summarized_upto
+            and origin.session == self.session.name
+            and origin.turn_index is not None
+            and origin.turn_index >= self.session.summarized_upto
         )
 
     def _compose(self, message: str, hits: list[RecallHit], settings: GenerationSettings) -> ComposedPrompt:
@@ -175,7 +165,7 @@ class Agent:
             directive=self.directive,
             summary=self.session.summary,
             history=[turn.message() for turn in self.session.recent],
-            memories=[memory_text(hit.record) for hit in hits],
+            memories=[prompt_text(hit.record) for hit in hits],
             special_tokens=self.backend.special_tokens,
         )
 
@@ -232,20 +222,15 @@ class Agent:
         store.add(result.message, "turn", provenance=self._provenance(result, role="user"))
         work.timings["store_s"] = time.perf_counter() - start
 
-    def _provenance(self, result: TurnResult, role: str) -> dict[str, Any]:
-        return {
-            "session": result.session,
-            "turn_index": result.turn_index,
-            "role": role,
-            "source_text": result.message,
-            "date": self.today(),
-        }
+    def _provenance(self, result: TurnResult, role: str) -> Provenance:
+        return Provenance(session=result.session, turn_index=result.turn_index, role=role,
+                          source_text=result.message, date=self.today())
 
     def _distill(self, result: TurnResult, memory: MemoryParts, work: WorkInProgress) -> None:
         distiller = memory.distiller
         if distiller is None:
             return
-        from .memory.facts import save_fact
+        from .memory.distill.saving import save_fact
 
         start = time.perf_counter()
         judged = distiller.distill(result.message)
@@ -307,7 +292,7 @@ class Agent:
     def remember(self, text: str) -> MemoryRecord:
         """Store `text` as a fact the user stated explicitly (/remember)."""
         store = self._store()
-        provenance = {"session": self.session.name, "source_text": text, "date": self.today(), "role": "user"}
+        provenance = Provenance(session=self.session.name, source_text=text, date=self.today(), role="user")
         return store.add(text, "fact", provenance=provenance, decision={"route": "user"})
 
     def forget(self, ident: str) -> MemoryRecord:

@@ -11,17 +11,17 @@ from .agent import Agent, MemoryParts
 from .backends import create_backend
 from .backends.base import Backend
 from .config import Settings
-from .memory.datadir import HISTORY_NAME, claim_data_dir
-from .memory.epoch import bump_epoch
 from .memory.sessions import Session, SessionStore
-from .memory.transcripts import find_messages, remove_from_history, remove_messages
+from .memory.sessions.epoch import bump_epoch
+from .memory.sessions.transcripts import find_messages, remove_from_history, remove_messages
+from .memory.store.datadir import HISTORY_NAME, claim_data_dir
 from .prompt import DEFAULT_SYSTEM
 from .turn_result import TurnResult
 
 if TYPE_CHECKING:
     from .backends.probe import BackendChoice
-    from .memory.forgetting import Origin
     from .memory.store import MemoryStore
+    from .memory.store.forgetting import Origin
 
 Status = Callable[[str], None]
 
@@ -38,7 +38,7 @@ def _quiet(_: str) -> None:
 
 
 def open_store(settings: Settings) -> MemoryStore:
-    from .memory.gguf_embedder import memory_embedder
+    from .memory.index.gguf_embedder import memory_embedder
     from .memory.store import MemoryStore
 
     return MemoryStore.open(settings.data_dir, memory_embedder(settings.models_dir, settings.device))

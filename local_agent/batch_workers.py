@@ -56,6 +56,9 @@ class BatchJob:
     workers: int = 1
     progress: Callable[[], None] = lambda: None
     backend_factory: BackendFactory = create_backend
+    # Runs first in each worker process (module-level, so it can be sent): the CLI passes the
+    # printer of the memory layer's notices, which a spawned process does not inherit.
+    worker_setup: Callable[[], object] | None = None
 
     def run(self, items: list[BatchItem]) -> tuple[int, int]:
         """Answer `items`, one record each; returns (failed, written)."""
@@ -77,7 +80,7 @@ class BatchJob:
         ready: dict[int, tuple[str, bool]] = {}
         failed = written = 0
         context = multiprocessing.get_context("spawn")
-        initargs = (self.settings, self.memory, self.backend_factory)
+        initargs = (self.settings, self.memory, self.backend_factory, self.worker_setup)
         with context.Pool(self.workers, initializer=_worker_start, initargs=initargs) as pool:
             run = functools.partial(_worker_run, fail_fast=self.fail_fast)
             for results in pool.imap_unordered(run, session_groups(items)):
@@ -103,7 +106,10 @@ class BatchJob:
 _WORKER: dict[str, Any] = {}
 
 
-def _worker_start(settings: Settings, memory: bool, backend_factory: BackendFactory) -> None:
+def _worker_start(settings: Settings, memory: bool, backend_factory: BackendFactory,
+                  setup: Callable[[], object] | None) -> None:
+    if setup is not None:
+        setup()
     runtime = build_runtime(settings, memory=memory, backend_factory=backend_factory)
     _WORKER["runtime"] = runtime
     _WORKER["generation"] = settings.generation()

@@ -11,7 +11,7 @@ from .prompt import ComposedPrompt
 from .types import RecallHit
 
 if TYPE_CHECKING:
-    from .memory.facts import SaveOutcome
+    from .memory.distill.saving import SaveOutcome
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from local_agent.config import CHECKOUT_MODELS_DIR
 from tests.fakes import ScriptedBackend
 
 if TYPE_CHECKING:
-    from local_agent.memory.embedder import Embedder
+    from local_agent.memory.index.embedder import Embedder
     from local_agent.memory.store import MemoryStore
 
 DEFAULT_GGUF = CHECKOUT_MODELS_DIR / "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -46,7 +46,7 @@ def scripted() -> ScriptedBackend:
 
 @pytest.fixture(scope="session")
 def embedder() -> Embedder:
-    from local_agent.memory.embedder import Embedder
+    from local_agent.memory.index.embedder import Embedder
 
     model = Embedder()
     model.embed(["load the model once"])

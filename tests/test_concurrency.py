@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from local_agent.memory.embedder import Embedder
+from local_agent.memory.index.embedder import Embedder
 from local_agent.memory.store import MemoryStore, doctor
 
 ADDS = 12
@@ -20,7 +20,7 @@ KNOWN = re.compile(r"^(writer [ab] fact \d+ about the garden|scratch \d+ to forg
 
 
 def _small_compactions() -> None:
-    from local_agent.memory import compaction
+    from local_agent.memory.store import compaction
 
     compaction.JOURNAL_MIN_OPS = 5
     compaction.JOURNAL_SHARE = 0.0

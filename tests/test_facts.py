@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from local_agent.memory.facts import save_fact
+from local_agent.memory.distill.saving import save_fact
 from local_agent.memory.store import MemoryStore
-from local_agent.types import FactCandidate
+from local_agent.types import FactCandidate, Provenance
 
-PROVENANCE = {"session": "s1", "turn_index": 0, "role": "user"}
+PROVENANCE = Provenance(session="s1", turn_index=0, role="user")
 
 
 def save(store: MemoryStore, text: str, key=None, route="rule", **decision):
@@ -21,7 +21,7 @@ def test_new_fact_is_added_with_route_and_key(store: MemoryStore) -> None:
     assert outcome.action == "added" and outcome.previous is None
     record = store.get(outcome.record.id)
     assert record.kind == "fact" and record.key == ("user", "home city")
-    assert record.decision["route"] == "rule" and record.provenance["session"] == "s1"
+    assert record.decision["route"] == "rule" and record.provenance.session == "s1"
 
 
 def test_repeated_fact_is_refreshed_not_copied(store: MemoryStore) -> None:
@@ -30,7 +30,7 @@ def test_repeated_fact_is_refreshed_not_copied(store: MemoryStore) -> None:
     assert again.action == "refreshed"
     assert again.record.id == first.record.id
     assert len(store.records("fact")) == 1
-    assert store.get(first.record.id).provenance["seen"] == 2
+    assert store.get(first.record.id).provenance.extra["seen"] == 2
 
 
 def test_same_key_new_content_supersedes(store: MemoryStore) -> None:
@@ -59,5 +59,5 @@ def test_rule_name_is_recorded_in_decision(store: MemoryStore) -> None:
 
 def test_threshold_must_be_a_similarity(store: MemoryStore) -> None:
     with pytest.raises(ValueError, match="duplicate_threshold"):
-        save_fact(store, FactCandidate("The user likes tea.", "rule"), provenance={}, decision={},
+        save_fact(store, FactCandidate("The user likes tea.", "rule"), provenance=Provenance(), decision={},
                   duplicate_threshold=0.0)

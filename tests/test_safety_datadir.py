@@ -13,6 +13,7 @@ import pytest
 
 from local_agent.memory.sessions import Session, SessionStore, Turn
 from local_agent.memory.store import MemoryStore
+from local_agent.types import Provenance
 
 from .cli_helpers import error_line, run_main
 from .file_helpers import all_bytes
@@ -254,7 +255,7 @@ def test_item09_memory_list_says_that_turns_are_stored(isolated_dirs: Path, scri
 def test_item09_with_source_scrubs_the_message_from_other_facts(isolated_dirs: Path, embedder,
                                                                capsys, monkeypatch) -> None:
     message = "My name is Ada and my bank PIN is 7391."
-    where = {"session": "s1", "turn_index": 0, "role": "user", "source_text": message}
+    where = Provenance(session="s1", turn_index=0, role="user", source_text=message)
     with MemoryStore.open(isolated_dirs, embedder) as store:
         store.add(message, "turn", provenance=where)
         pin = store.add("The user's bank PIN is 7391.", "fact", provenance=where,

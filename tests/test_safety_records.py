@@ -12,13 +12,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from local_agent.memory.compaction import write_generation
-from local_agent.memory.layout import StorePaths
-from local_agent.memory.render import dense_text, embedding_id
-from local_agent.memory.state import MemoryState
+from local_agent.memory.index.render import dense_text, embedding_id
+from local_agent.memory.index.state import MemoryState
 from local_agent.memory.store import MemoryStore
-from local_agent.memory.transfer import EXPORT_FORMAT, EXPORT_VERSION
-from local_agent.types import MemoryRecord
+from local_agent.memory.store.compaction import write_generation
+from local_agent.memory.store.layout import StorePaths
+from local_agent.memory.store.transfer import EXPORT_FORMAT, EXPORT_VERSION
+from local_agent.types import MemoryDraft, MemoryRecord, Provenance
 
 from .cli_helpers import error_line, run_main
 
@@ -31,7 +31,7 @@ def _seed(data_dir: Path, embedder, in_snapshot: int = 0) -> None:
     """FACTS in a store: the first `in_snapshot` of them folded into the snapshot, the rest
     only in the journal."""
     with MemoryStore.open(data_dir, embedder) as store:
-        store.add_many([{"text": fact, "kind": "fact"} for fact in FACTS[:in_snapshot]])
+        store.add_many([MemoryDraft(fact, "fact") for fact in FACTS[:in_snapshot]])
         if in_snapshot:
             store.compact()
         for fact in FACTS[in_snapshot:]:
@@ -342,7 +342,7 @@ NASTY = "Pay rent \x1b[2J\x1b]0;owned\x07 on the 1st\nsecond line\r\x9b31m \u202
 def test_item17_control_characters_in_memory_text_are_escaped_on_the_terminal(
         isolated_dirs: Path, embedder, capsys, monkeypatch) -> None:
     with MemoryStore.open(isolated_dirs, embedder) as store:
-        record = store.add(NASTY, "fact", provenance={"source_text": NASTY}, key=("user", "rent\x1b[0m"))
+        record = store.add(NASTY, "fact", provenance=Provenance(source_text=NASTY), key=("user", "rent\x1b[0m"))
     for command in (["list"], ["search", "pay rent"], ["show", record.id]):
         code, out, err = _run(capsys, monkeypatch, "memory", *command)
         assert code == 0, err
@@ -358,7 +358,7 @@ def test_item17_control_characters_in_memory_text_are_escaped_on_the_terminal(
 @pytest.mark.parametrize("name", [".local-agent", "epoch", "sessions.lock", "chat_history"])
 def test_item05_export_over_the_data_dirs_own_top_files_is_refused(isolated_dirs, name):
     from local_agent.errors import InputError
-    from local_agent.memory.transfer import refuse_store_folders
+    from local_agent.memory.store.transfer import refuse_store_folders
 
     isolated_dirs.mkdir(parents=True, exist_ok=True)
     with pytest.raises(InputError, match="keeps its own"):

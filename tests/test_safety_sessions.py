@@ -121,7 +121,7 @@ class EchoBackend(ScriptedBackend):
 
 
 def test_item06_incognito_words_reach_no_file(tmp_path):
-    from local_agent.memory.embedder import Embedder
+    from local_agent.memory.index.embedder import Embedder
     from local_agent.memory.store import MemoryStore
     from local_agent.memory.summary import Summarizer
 
@@ -226,9 +226,8 @@ def test_item07_chat_exit_does_not_rewrite_history_after_forget(chat_repl, isola
 
 
 def _store_writer(data_dir: str, opened, forgotten) -> None:
-    from local_agent.memory import compaction
-    from local_agent.memory.embedder import Embedder
-    from local_agent.memory.store import MemoryStore
+    from local_agent.memory.index.embedder import Embedder
+    from local_agent.memory.store import MemoryStore, compaction
 
     compaction.JOURNAL_MIN_OPS, compaction.JOURNAL_SHARE = 2, 0.0  # compact often, from stale state too
     store = MemoryStore.open(Path(data_dir), Embedder())
@@ -242,7 +241,7 @@ def _store_writer(data_dir: str, opened, forgotten) -> None:
 
 
 def test_item07_open_store_in_another_process_keeps_forget_all(tmp_path):
-    from local_agent.memory.embedder import Embedder
+    from local_agent.memory.index.embedder import Embedder
     from local_agent.memory.store import MemoryStore
 
     context = multiprocessing.get_context("spawn")
@@ -280,7 +279,7 @@ BAD_VARIANTS: dict[str, dict[str, Any]] = {
 
 
 def _write_session(data_dir: Path, file_stem: str, data) -> Path:
-    from local_agent.memory.datadir import claim_data_dir
+    from local_agent.memory.store.datadir import claim_data_dir
 
     claim_data_dir(data_dir)  # a data dir local-agent made, that a bad file appeared in later
     folder = data_dir / "sessions"

@@ -104,7 +104,7 @@ def test_local_agent_server_url_with_a_key(scripted, in_process, monkeypatch: py
 def test_a_stale_socket_is_ignored(scripted, in_process) -> None:
     import socket
 
-    from local_agent.memory.datadir import claim_data_dir
+    from local_agent.memory.store.datadir import claim_data_dir
 
     path = socket_path(claim_data_dir(load_settings().data_dir))  # a server claimed it, then was killed
     stale = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)

@@ -20,7 +20,7 @@ from .reliability import HashEmbedder
 from .server_helpers import start_process
 
 if TYPE_CHECKING:
-    from local_agent.memory.embedder import Embedder
+    from local_agent.memory.index.embedder import Embedder
 
 ROUNDS = 3
 

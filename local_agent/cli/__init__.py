@@ -10,6 +10,7 @@ import click
 
 from .. import __version__
 from ..errors import LocalAgentError
+from .notices import install_notice_printer
 from .options import common_options, debug_enabled, echo_err
 
 
@@ -34,6 +35,7 @@ def cli() -> None:
 def main(obj: dict[str, Any] | None = None) -> None:
     """Console entry point: errors become one line and a non-zero exit code. `obj` starts the
     commands' context object (see options.backend_factory)."""
+    install_notice_printer()
     try:
         cli.main(standalone_mode=False, prog_name="local-agent", obj=obj)
     except click.exceptions.Abort:

@@ -12,6 +12,7 @@ from ..batch import done_lines, looks_like_jsonl, open_output, parse_lines, same
 from ..batch_workers import BatchJob
 from ..errors import InputError
 from . import cli
+from .notices import install_notice_printer
 from .options import backend_factory, common_options, echo_err, settings_from
 
 
@@ -78,7 +79,8 @@ def batch(source: str, output: str | None, resume: bool, fail_fast: bool, quiet:
     sink: IO[str] = open_output(Path(output), append=resume) if output else sys.stdout
     bar = tqdm(total=len(items), unit="line", disable=quiet, file=sys.stderr, dynamic_ncols=True)
     job = BatchJob(settings, sink, memory=not no_memory, fail_fast=fail_fast, workers=workers,
-                   progress=lambda: bar.update(1), backend_factory=backend_factory(click.get_current_context()))
+                   progress=lambda: bar.update(1), backend_factory=backend_factory(click.get_current_context()),
+                   worker_setup=install_notice_printer)
     try:
         failed, written = job.run(items)
     finally:

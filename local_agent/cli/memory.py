@@ -12,8 +12,8 @@ import click
 
 from ..app import forget_everything, forget_memory, memory_origin, open_store
 from ..errors import InputError
-from ..memory.records import MAX_FACT_CHARS
-from ..types import MemoryRecord
+from ..memory.store.records import MAX_FACT_CHARS
+from ..types import MemoryRecord, Provenance
 from . import cli, print_json
 from .display import printable
 from .options import common_options, echo_err, is_terminal, settings_from
@@ -108,7 +108,7 @@ def _shown_fields(record: MemoryRecord, previous: MemoryRecord | None) -> list[t
               ("updated", dt.datetime.fromtimestamp(record.updated).isoformat(timespec="seconds"))]
     if record.key:
         fields.append(("key", f"{record.key[0]} / {record.key[1]}"))
-    fields += [("source", f"{name}: {value}") for name, value in record.provenance.items()]
+    fields += [("source", f"{name}: {value}") for name, value in record.provenance.to_dict().items()]
     fields += [("decision", f"{name}: {value}") for name, value in record.decision.items()]
     if record.superseded_by:
         fields.append(("superseded", f"by {record.superseded_by}"))
@@ -134,7 +134,7 @@ def add(text: str, as_json: bool) -> None:
     """Remember TEXT as a fact about you; prints the new id."""
     text = _require_text(text)
     with _store() as store:
-        record = store.add(text, "fact", provenance={"source_text": text, "via": "memory add"},
+        record = store.add(text, "fact", provenance=Provenance(source_text=text, extra={"via": "memory add"}),
                            decision={"route": "user"})
     print_json(record.to_dict()) if as_json else click.echo(record.id)
 
@@ -149,7 +149,7 @@ def edit(ident: str, text: str, as_json: bool) -> None:
     text = _require_text(text)
     with _store() as store:
         old = store.get(ident)
-        record = store.supersede(old.id, text, provenance={"source_text": text, "via": "memory edit"},
+        record = store.supersede(old.id, text, provenance=Provenance(source_text=text, extra={"via": "memory edit"}),
                                  decision={"route": "user"}, key=old.key)
     print_json(record.to_dict()) if as_json else click.echo(f"{record.id} replaces {old.id}")
 

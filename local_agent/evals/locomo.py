@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
+from ..types import MemoryDraft, Provenance
 
 DEFAULT_KS = (5, 10, 25, 50)
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
@@ -135,22 +136,20 @@ def _turns(conversation: dict[str, Any]) -> list[Turn]:
 # -- running -----------------------------------------------------------------------------------
 
 
-def turn_items(conversation: Conversation) -> list[dict[str, Any]]:
-    """The add_many() items that store a conversation's turns."""
+def turn_items(conversation: Conversation) -> list[MemoryDraft]:
+    """The add_many() drafts that store a conversation's turns."""
     return [
-        {
-            "text": turn.text,
-            "kind": "turn",
-            "provenance": {
-                "source": "locomo",
-                "sample_id": conversation.sample_id,
-                "session": f"{conversation.sample_id}/session_{turn.session}",
-                "turn_index": index,
-                "dia_id": turn.dia_id,
-                "speaker": turn.speaker,
-                "date": turn.date,
-            },
-        }
+        MemoryDraft(
+            text=turn.text,
+            kind="turn",
+            provenance=Provenance(
+                session=f"{conversation.sample_id}/session_{turn.session}",
+                turn_index=index,
+                speaker=turn.speaker,
+                date=turn.date,
+                extra={"source": "locomo", "sample_id": conversation.sample_id, "dia_id": turn.dia_id},
+            ),
+        )
         for index, turn in enumerate(conversation.turns)
     ]
 
@@ -168,7 +167,7 @@ def evaluate(
     from tqdm import tqdm
 
     from ..config import load_settings
-    from ..memory.gguf_embedder import memory_embedder
+    from ..memory.index.gguf_embedder import memory_embedder
 
     conversations = load_conversations(path)[:limit_conversations]
     embedder = embedder or memory_embedder(load_settings().models_dir)
@@ -193,7 +192,7 @@ def _run_conversation(conversation: Conversation, embedder: Any, tally: Tally, b
                 start = time.perf_counter()
                 hits = store.recall(question.text, k=max(tally.ks))
                 tally.recall_seconds.append(time.perf_counter() - start)
-                recalled = [str(hit.record.provenance.get("dia_id")) for hit in hits]
+                recalled = [str(hit.record.provenance.extra.get("dia_id")) for hit in hits]
                 found = question_recall(question.evidence, recalled, tally.ks)
                 tally.add(conversation.sample_id, question.category, found)
                 start = time.perf_counter()
@@ -205,7 +204,7 @@ def _run_conversation(conversation: Conversation, embedder: Any, tally: Tally, b
 
 
 def _report(path: Path, conversations: list[Conversation], tally: Tally) -> dict[str, Any]:
-    from ..memory import recall
+    from ..memory.index import recall
 
     report: dict[str, Any] = {f"recall@{k}": _mean(tally.overall.get(k, [])) for k in tally.ks}
     report["per_category"] = {

@@ -34,8 +34,8 @@ from ..app import BackendFactory, Runtime, build_runtime, load_session
 from ..backends import create_backend
 from ..config import Settings, with_overrides
 from ..errors import InputError, StoreError
-from ..memory.datadir import claim_data_dir
 from ..memory.sessions import Session, SessionStore, Turn
+from ..memory.store.datadir import claim_data_dir
 from ..prompt import DEFAULT_SYSTEM
 from ..turn_result import TurnResult
 from ..types import MemoryRecord
@@ -44,7 +44,7 @@ from .namespaces import namespace_dir
 from .turns import AskTurn, ChatOutcome, ChatTurn
 
 if TYPE_CHECKING:
-    from ..memory.embedder import Embedder
+    from ..memory.index.embedder import Embedder
     from ..memory.store import MemoryStore
 
 OnToken = Callable[[str], bool]  # False: the client has gone, stop
@@ -282,7 +282,7 @@ class Engine:
         if parts is not None:
             return parts.store.embedder
         if self._spare_embedder is None:
-            from ..memory.gguf_embedder import memory_embedder
+            from ..memory.index.gguf_embedder import memory_embedder
 
             self._spare_embedder = memory_embedder(self.settings.models_dir, self.settings.device)
         return self._spare_embedder

@@ -137,7 +137,7 @@ class LocalServer:
     def bind(self) -> None:
         self.sockets.append(bind_tcp(self.options.host, self.options.port))
         if self.options.socket:
-            from ..memory.datadir import claim_data_dir  # the data dir must be ours before a socket goes in
+            from ..memory.store.datadir import claim_data_dir  # the data dir must be ours before a socket goes in
 
             claim_data_dir(self.settings.data_dir)
             path = socket_path(self.settings.data_dir)
