@@ -15,6 +15,7 @@ the turns it answers), so a short reply is found by the words of the question it
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 
 import bm25s
@@ -100,3 +101,69 @@ class LexicalIndex:
         bm25 = bm25s.BM25()
         bm25.index((documents, dict(local)), create_empty_token=False, show_progress=False)
         return _Segment(start=start, stop=stop, local=local, bm25=bm25)
+
+    # -- persistence (the store writes these arrays at compaction, see store/lexical_file.py) ----
+    def to_arrays(self) -> dict[str, np.ndarray]:
+        """Everything a reopen needs, as plain arrays: the tokenizer's vocabulary, each row's
+        tokens and context rows, and one segment over all rows (what a fresh build makes)."""
+        whole = self._main if self._main is not None and self._main.stop == len(self) and self._delta is None else None
+        segment = whole or self._build(0, len(self))
+        vocab = {name: getattr(self._tokenizer, name) for name in _VOCAB_FIELDS}
+        own_tokens, own_offsets = _flatten(self._own)
+        context_rows, context_offsets = _flatten([np.asarray(c, dtype=np.int32) for c in self._context])
+        scores = segment.bm25.scores
+        return {
+            "vocab": np.frombuffer(json.dumps(vocab, ensure_ascii=False).encode("utf-8"), dtype=np.uint8),
+            "own_tokens": own_tokens, "own_offsets": own_offsets,
+            "context_rows": context_rows, "context_offsets": context_offsets,
+            "segment_tokens": np.fromiter(segment.local, dtype=np.int64, count=len(segment.local)),
+            "data": np.asarray(scores["data"]), "indices": np.asarray(scores["indices"]),
+            "indptr": np.asarray(scores["indptr"]), "num_docs": np.asarray([scores["num_docs"]], dtype=np.int64),
+        }
+
+    @classmethod
+    def from_arrays(cls, arrays: dict[str, np.ndarray]) -> LexicalIndex:
+        """The index `to_arrays` saved, laid out as a fresh build of its rows would be (one
+        main segment, or a delta for a small store), so scores are the same as a rebuild's."""
+        index = cls()
+        vocab = json.loads(bytes(arrays["vocab"]).decode("utf-8"))
+        for name in _VOCAB_FIELDS:
+            setattr(index._tokenizer, name, dict(vocab[name]))
+        index._own = _split(arrays["own_tokens"], arrays["own_offsets"])
+        index._context = [tuple(int(row) for row in rows)
+                          for rows in _split(arrays["context_rows"], arrays["context_offsets"])]
+        rows = len(index._own)
+        if len(index._context) != rows or int(arrays["num_docs"][0]) != rows:
+            raise ValueError("the saved lexical index disagrees with itself about its rows")
+        if rows:
+            segment = _loaded_segment(rows, arrays)
+            if rows > delta_limit(rows):
+                index._main = segment
+            else:
+                index._delta = segment
+        return index
+
+
+_VOCAB_FIELDS = ("word_to_stem", "stem_to_sid", "word_to_id")
+
+
+def _flatten(rows: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    offsets = np.zeros(len(rows) + 1, dtype=np.int64)
+    offsets[1:] = np.cumsum([len(row) for row in rows]) if rows else []
+    flat = np.concatenate(rows).astype(np.int32) if rows else np.zeros(0, dtype=np.int32)
+    return flat, offsets
+
+
+def _split(flat: np.ndarray, offsets: np.ndarray) -> list[np.ndarray]:
+    flat = np.asarray(flat, dtype=np.int32)
+    return [flat[offsets[i] : offsets[i + 1]] for i in range(len(offsets) - 1)]
+
+
+def _loaded_segment(rows: int, arrays: dict[str, np.ndarray]) -> _Segment:
+    local = {int(token): position for position, token in enumerate(arrays["segment_tokens"])}
+    bm25 = bm25s.BM25()
+    bm25.scores = {"data": arrays["data"], "indices": arrays["indices"], "indptr": arrays["indptr"], "num_docs": rows}
+    bm25.vocab_dict = dict(local)
+    bm25.unique_token_ids_set = set(local.values())
+    bm25.nonoccurrence_array = None  # the default method ("lucene") has none
+    return _Segment(start=0, stop=rows, local=local, bm25=bm25)

@@ -31,9 +31,13 @@ class MemoryState:
         self._recent_turns: dict[str, deque[int]] = {}
 
     @classmethod
-    def build(cls, records: list[MemoryRecord], vectors: np.ndarray, next_seq: int, dimension: int) -> MemoryState:
+    def build(cls, records: list[MemoryRecord], vectors: np.ndarray, next_seq: int, dimension: int,
+              lexical: LexicalIndex | None = None) -> MemoryState:
+        """A state over `records`; `lexical`, when given, is a saved index of exactly them."""
         state = cls(dimension, next_seq)
-        state.add(records, vectors)
+        if lexical is not None:
+            state.lexical = lexical
+        state.add(records, vectors, index_text=lexical is None)
         return state
 
     # -- lookups ---------------------------------------------------------------------------------
@@ -62,8 +66,9 @@ class MemoryState:
         return self.dense.vectors([self.row_of[record.id] for record in records])
 
     # -- changes ---------------------------------------------------------------------------------
-    def add(self, records: list[MemoryRecord], vectors: np.ndarray) -> None:
-        """Append records with their vectors (one row each, in order)."""
+    def add(self, records: list[MemoryRecord], vectors: np.ndarray, *, index_text: bool = True) -> None:
+        """Append records with their vectors (one row each, in order); `index_text` False when
+        the lexical index already holds them."""
         if len(records) != len(vectors):
             raise ValueError("records and vectors differ in length")
         contexts = []
@@ -74,7 +79,8 @@ class MemoryState:
             contexts.append(self._context_for(record, row))
             self._index_key(record)
         self.dense.add(vectors, [r.kind for r in records], [r.active for r in records])
-        self.lexical.add([lexical_text(r) for r in records], contexts)
+        if index_text:
+            self.lexical.add([lexical_text(r) for r in records], contexts)
 
     def update(self, record: MemoryRecord) -> None:
         """Replace a record's metadata (its text and vector stay)."""

@@ -14,10 +14,12 @@ from pathlib import Path
 
 from ..index.state import MemoryState
 from .journal import create_journal
-from .layout import TEMP_FILE, VECTORS_PREFIX, StorePaths
+from .layout import LEXICAL_PREFIX, TEMP_FILE, VECTORS_PREFIX, StorePaths
+from .lexical_file import stamp_for, write_lexical
 from .snapshot import Snapshot, VectorMeta, ids_checksum, write_snapshot, write_vectors
 
 VECTOR_FILE = re.compile(re.escape(VECTORS_PREFIX) + r"\d+\.npy")
+LEXICAL_FILE = re.compile(re.escape(LEXICAL_PREFIX) + r"\d+\.npz")
 JOURNAL_MIN_OPS = 1000
 JOURNAL_SHARE = 0.25  # compact once the journal holds this share of the store's records
 
@@ -39,16 +41,19 @@ def write_generation(paths: StorePaths, state: MemoryState, generation: int, emb
         ids_sha256=ids_checksum([record.id for record in state.records]),
         sha256=write_vectors(vectors_path, matrix),
     )
+    lexical_path = paths.lexical(generation)
+    if state.records:
+        write_lexical(lexical_path, state.lexical, stamp_for(generation, state.records))
     write_snapshot(paths.snapshot, Snapshot(generation, state.next_seq, state.records, meta))
     header_length = create_journal(paths.journal, generation)
-    remove_leftovers(paths, keep=vectors_path)
+    remove_leftovers(paths, keep={vectors_path, lexical_path})
     return header_length
 
 
-def remove_leftovers(paths: StorePaths, keep: Path) -> None:
-    """Old vector files and temp files of writes that never finished (callers hold the lock,
-    so no write is in progress)."""
+def remove_leftovers(paths: StorePaths, keep: set[Path]) -> None:
+    """Old vector and lexical files and temp files of writes that never finished (callers hold
+    the lock, so no write is in progress)."""
     for path in paths.own_files():
-        stale_vectors = VECTOR_FILE.fullmatch(path.name) is not None and path != keep
-        if stale_vectors or TEMP_FILE.fullmatch(path.name):
+        generational = VECTOR_FILE.fullmatch(path.name) or LEXICAL_FILE.fullmatch(path.name)
+        if (generational and path not in keep) or TEMP_FILE.fullmatch(path.name):
             path.unlink(missing_ok=True)

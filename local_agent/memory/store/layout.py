@@ -4,6 +4,8 @@
         memories.json        snapshot: every record, human-readable, with a format version
         vectors-<gen>.npy    one float32 row per snapshot record (the generation is in the name,
                              so a compaction never overwrites the vectors a reader is loading)
+        lexical-<gen>.npz    the BM25 index over the snapshot's records (derived: rebuilt when it
+                             does not match; see lexical_file.py)
         journal.jsonl        operations since the snapshot, one JSON object a line
         write.lock           serializes writers across processes (always empty)
         <name>.corrupt-<t>   a damaged file doctor kept aside; memories.json.v<N>.bak: a
@@ -30,10 +32,12 @@ SNAPSHOT_NAME = "memories.json"
 JOURNAL_NAME = "journal.jsonl"
 LOCK_NAME = "write.lock"
 VECTORS_PREFIX = "vectors-"
+LEXICAL_PREFIX = "lexical-"
 CORRUPT_MARK = ".corrupt-"
 DOCTOR_HINT = "run `local-agent memory doctor --repair`"
 
-_LIVE = rf"(?:{re.escape(SNAPSHOT_NAME)}|{re.escape(JOURNAL_NAME)}|{re.escape(VECTORS_PREFIX)}\d+\.npy)"
+_GENERATIONAL = rf"{re.escape(VECTORS_PREFIX)}\d+\.npy|{re.escape(LEXICAL_PREFIX)}\d+\.npz"
+_LIVE = rf"(?:{re.escape(SNAPSHOT_NAME)}|{re.escape(JOURNAL_NAME)}|{_GENERATIONAL})"
 LIVE_FILE = re.compile(rf"{_LIVE}|{re.escape(LOCK_NAME)}")
 BACKUP_FILE = re.compile(
     rf"{re.escape(SNAPSHOT_NAME)}\.v\d+\.bak|{_LIVE}{re.escape(CORRUPT_MARK)}\d{{8}}T\d{{6}}(?:-\d+)?"
@@ -86,6 +90,9 @@ class StorePaths:
 
     def vectors(self, generation: int) -> Path:
         return self.root / f"{VECTORS_PREFIX}{generation}.npy"
+
+    def lexical(self, generation: int) -> Path:
+        return self.root / f"{LEXICAL_PREFIX}{generation}.npz"
 
     def create(self) -> None:
         ensure_private_dir(self.root)

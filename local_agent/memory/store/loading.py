@@ -19,6 +19,7 @@ from ..index.render import dense_text
 from ..index.state import MemoryState
 from .journal import JournalChunk, read_journal
 from .layout import FileDamage, FileIdentity, StorePaths, corrupt, identity
+from .lexical_file import load_or_rebuild, save_quietly, stamp_for
 from .replay import replay
 from .snapshot import Snapshot, load_vectors, read_snapshot
 
@@ -63,7 +64,10 @@ def _load_once(paths: StorePaths, embedder: Embedder, embedding_id: str) -> Load
     if journal_id is not None and (identity(paths.journal) or ())[:2] != journal_id[:2]:
         raise _Moved  # replaced while we read it (appends alone are fine)
     stale = _journal_is_stale(paths, chunk, snapshot, snapshot_id)
-    state = MemoryState.build(snapshot.records, vectors, snapshot.next_seq, embedder.dimension)
+    state = _snapshot_state(paths, snapshot, vectors, embedder.dimension)
+    if identity(paths.snapshot) != snapshot_id:
+        paths.lexical(snapshot.generation).unlink(missing_ok=True)  # may hold words since forgotten
+        raise _Moved
     replayed = replay(state, [] if chunk is None or stale else chunk.ops, embedder, embedding_id, paths.journal)
     if chunk is not None and chunk.torn and not stale:
         log.warning("ignored a torn last line in %s (%d bytes): a write that did not finish", paths.journal, chunk.torn)
@@ -78,6 +82,17 @@ def _load_once(paths: StorePaths, embedder: Embedder, embedding_id: str) -> Load
         needs_persist=rebuilt or replayed or snapshot.migrated_from is not None,
         migrated_from=snapshot.migrated_from,
     )
+
+
+def _snapshot_state(paths: StorePaths, snapshot: Snapshot, vectors: np.ndarray, dimension: int) -> MemoryState:
+    """The snapshot's records with the saved lexical index, or one rebuilt (and saved) from them."""
+    stamp = stamp_for(snapshot.generation, snapshot.records)
+    path = paths.lexical(snapshot.generation)
+    lexical = load_or_rebuild(path, stamp, bool(snapshot.records))
+    state = MemoryState.build(snapshot.records, vectors, snapshot.next_seq, dimension, lexical)
+    if lexical is None and snapshot.records:
+        save_quietly(path, state.lexical, stamp)
+    return state
 
 
 def _guarded(read, paths: StorePaths, snapshot_id: FileIdentity | None):  # type: ignore[no-untyped-def]
