@@ -8,9 +8,12 @@ import logging
 import shutil
 from pathlib import Path
 
+import numpy as np
 import pytest
 
+from local_agent.memory.index import vectors
 from local_agent.memory.index.embedder import Embedder
+from local_agent.memory.index.vectors import DenseIndex
 from local_agent.memory.store import MemoryStore
 from local_agent.memory.store.layout import StorePaths
 from local_agent.types import MemoryDraft
@@ -118,3 +121,51 @@ def test_forget_leaves_no_word_in_any_index_file(data_dir: Path, embedder: Embed
         store.forget_all()
     assert not _lexical_files(data_dir)
     assert b"zebrafrangib" not in all_bytes(data_dir)
+
+
+def _clustered(rows: int, dimension: int, seed: int) -> np.ndarray:
+    """Unit vectors around 40 centres: closer to real embeddings than uniform noise."""
+    rng = np.random.default_rng(seed)
+    centres = rng.normal(size=(40, dimension))
+    points = centres[rng.integers(0, 40, rows)] + rng.normal(scale=0.6, size=(rows, dimension))
+    return (points / np.linalg.norm(points, axis=1, keepdims=True)).astype(np.float32)
+
+
+def test_hnsw_agrees_with_exact_search() -> None:
+    dense = DenseIndex(64)
+    vectors = _clustered(4000, 64, seed=1)
+    dense.add(vectors, ["fact"] * len(vectors), [True] * len(vectors))
+    allowed = dense.allowed(("fact",))
+    queries = _clustered(100, 64, seed=2)
+    exact = [set(dense.search(q, 10, allowed)[0].tolist()) for q in queries]
+    dense.build_approximate()
+    dense.add(_clustered(200, 64, seed=3), ["fact"] * 200, [True] * 200)  # appended to both
+    allowed = dense.allowed(("fact",))
+    approx = [dense.search(q, 10, allowed)[0].tolist() for q in queries]
+    agreement = np.mean([len(e & set(a) - set(range(4000, 4200))) / 10 for e, a in zip(exact, approx)])
+    assert agreement >= 0.9
+    narrow = allowed.copy()
+    narrow[100:] = False  # a narrow filter: exact search answers
+    assert set(dense.search(queries[0], 10, narrow)[0].tolist()) <= set(range(100))
+
+
+def test_large_store_keeps_its_hnsw_index_in_step(
+    data_dir: Path, embedder: Embedder, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setattr(vectors, "APPROX_MIN_ROWS", 20)
+    paths = StorePaths.for_data_dir(data_dir)
+    _build(data_dir, embedder, 30, tail=2)
+    assert paths.approx(1).is_file()
+    with caplog.at_level(logging.WARNING), MemoryStore.open(data_dir, embedder) as store:
+        assert store._files.state.dense.approximate
+        hits = _recalled(store)
+        store.add("Kai plays the violin in row 17", "fact")  # an append to the HNSW graph
+        assert len(store._files.state.dense) == 33
+    assert not [r for r in caplog.records if "hnsw" in r.getMessage()]
+    paths.approx(1).unlink()
+    with caplog.at_level(logging.WARNING), MemoryStore.open(data_dir, embedder) as store:
+        assert [hit[0] for hit in _recalled(store)[0]] == [hit[0] for hit in hits[0]]
+        secret = store.add("the vault opens with quokkabrindle", "fact")
+        store.forget(secret.id)
+    assert any("hnsw-1.npz is missing" in r.getMessage() for r in caplog.records)
+    assert [p.name for p in sorted(paths.root.glob("hnsw-*.npz"))] == ["hnsw-3.npz"]  # rebuilt at open, then forget

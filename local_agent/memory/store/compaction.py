@@ -13,13 +13,15 @@ import re
 from pathlib import Path
 
 from ..index.state import MemoryState
+from ..index.vectors import approximate_due
+from .approx_file import approx_stamp, write_approx
 from .journal import create_journal
-from .layout import LEXICAL_PREFIX, TEMP_FILE, VECTORS_PREFIX, StorePaths
+from .layout import APPROX_PREFIX, LEXICAL_PREFIX, TEMP_FILE, VECTORS_PREFIX, StorePaths
 from .lexical_file import stamp_for, write_lexical
 from .snapshot import Snapshot, VectorMeta, ids_checksum, write_snapshot, write_vectors
 
 VECTOR_FILE = re.compile(re.escape(VECTORS_PREFIX) + r"\d+\.npy")
-LEXICAL_FILE = re.compile(re.escape(LEXICAL_PREFIX) + r"\d+\.npz")
+DERIVED_FILE = re.compile(rf"(?:{re.escape(LEXICAL_PREFIX)}|{re.escape(APPROX_PREFIX)})\d+\.npz")
 JOURNAL_MIN_OPS = 1000
 JOURNAL_SHARE = 0.25  # compact once the journal holds this share of the store's records
 
@@ -41,19 +43,21 @@ def write_generation(paths: StorePaths, state: MemoryState, generation: int, emb
         ids_sha256=ids_checksum([record.id for record in state.records]),
         sha256=write_vectors(vectors_path, matrix),
     )
-    lexical_path = paths.lexical(generation)
+    lexical_path, approx_path = paths.lexical(generation), paths.approx(generation)
     if state.records:
         write_lexical(lexical_path, state.lexical, stamp_for(generation, state.records))
+    if approximate_due(len(state)):
+        write_approx(approx_path, state.dense, approx_stamp(generation, len(state), meta.sha256))
     write_snapshot(paths.snapshot, Snapshot(generation, state.next_seq, state.records, meta))
     header_length = create_journal(paths.journal, generation)
-    remove_leftovers(paths, keep={vectors_path, lexical_path})
+    remove_leftovers(paths, keep={vectors_path, lexical_path, approx_path})
     return header_length
 
 
 def remove_leftovers(paths: StorePaths, keep: set[Path]) -> None:
-    """Old vector and lexical files and temp files of writes that never finished (callers hold
-    the lock, so no write is in progress)."""
+    """Old vector, lexical and approximate-index files, and temp files of writes that never
+    finished (callers hold the lock, so no write is in progress)."""
     for path in paths.own_files():
-        generational = VECTOR_FILE.fullmatch(path.name) or LEXICAL_FILE.fullmatch(path.name)
+        generational = VECTOR_FILE.fullmatch(path.name) or DERIVED_FILE.fullmatch(path.name)
         if (generational and path not in keep) or TEMP_FILE.fullmatch(path.name):
             path.unlink(missing_ok=True)

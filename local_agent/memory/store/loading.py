@@ -17,6 +17,8 @@ from ...errors import StoreError
 from ..index.embedder import Embedder, embed_with_progress
 from ..index.render import dense_text
 from ..index.state import MemoryState
+from ..index.vectors import approximate_due
+from .approx_file import approx_stamp, load_approx
 from .journal import JournalChunk, read_journal
 from .layout import FileDamage, FileIdentity, StorePaths, corrupt, identity
 from .lexical_file import load_or_rebuild, save_quietly, stamp_for
@@ -64,7 +66,7 @@ def _load_once(paths: StorePaths, embedder: Embedder, embedding_id: str) -> Load
     if journal_id is not None and (identity(paths.journal) or ())[:2] != journal_id[:2]:
         raise _Moved  # replaced while we read it (appends alone are fine)
     stale = _journal_is_stale(paths, chunk, snapshot, snapshot_id)
-    state = _snapshot_state(paths, snapshot, vectors, embedder.dimension)
+    state, approx_missing = _snapshot_state(paths, snapshot, vectors, embedder.dimension)
     if identity(paths.snapshot) != snapshot_id:
         paths.lexical(snapshot.generation).unlink(missing_ok=True)  # may hold words since forgotten
         raise _Moved
@@ -79,20 +81,26 @@ def _load_once(paths: StorePaths, embedder: Embedder, embedding_id: str) -> Load
         offset=chunk.end if chunk else 0,
         lines=chunk.lines if chunk else 0,
         journal_stale=stale,
-        needs_persist=rebuilt or replayed or snapshot.migrated_from is not None,
+        needs_persist=rebuilt or replayed or approx_missing or snapshot.migrated_from is not None,
         migrated_from=snapshot.migrated_from,
     )
 
 
-def _snapshot_state(paths: StorePaths, snapshot: Snapshot, vectors: np.ndarray, dimension: int) -> MemoryState:
-    """The snapshot's records with the saved lexical index, or one rebuilt (and saved) from them."""
+def _snapshot_state(
+    paths: StorePaths, snapshot: Snapshot, vectors: np.ndarray, dimension: int
+) -> tuple[MemoryState, bool]:
+    """The snapshot's records with the saved lexical index, or one rebuilt (and saved) from them;
+    and whether the approximate index a store of this size keeps has to be rebuilt."""
     stamp = stamp_for(snapshot.generation, snapshot.records)
     path = paths.lexical(snapshot.generation)
     lexical = load_or_rebuild(path, stamp, bool(snapshot.records))
     state = MemoryState.build(snapshot.records, vectors, snapshot.next_seq, dimension, lexical)
     if lexical is None and snapshot.records:
         save_quietly(path, state.lexical, stamp)
-    return state
+    if not approximate_due(len(state)) or snapshot.vectors is None:
+        return state, False
+    saved = approx_stamp(snapshot.generation, len(state), snapshot.vectors.sha256)
+    return state, not load_approx(paths.approx(snapshot.generation), state.dense, saved)
 
 
 def _guarded(read, paths: StorePaths, snapshot_id: FileIdentity | None):  # type: ignore[no-untyped-def]

@@ -176,7 +176,7 @@ def load_vectors(path: Path, meta: VectorMeta, ids: list[str], embedding_id: str
     if meta.count != len(ids) or meta.ids_sha256 != ids_checksum(ids):
         return None, f"{path.name} does not match the records in the snapshot"
     try:
-        matrix = np.load(path, allow_pickle=False)
+        matrix = np.load(path, allow_pickle=False, mmap_mode="r")  # read once, by the checksum and FAISS
     except (ValueError, OSError, EOFError) as exc:
         if isinstance(exc, FileNotFoundError):
             raise
