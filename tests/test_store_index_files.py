@@ -15,7 +15,7 @@ from local_agent.memory.index import vectors
 from local_agent.memory.index.embedder import Embedder
 from local_agent.memory.index.vectors import DenseIndex
 from local_agent.memory.store import MemoryStore
-from local_agent.memory.store.layout import StorePaths
+from local_agent.memory.store.layout import StorePaths, is_own_file
 from local_agent.types import MemoryDraft
 
 from .file_helpers import all_bytes
@@ -169,3 +169,10 @@ def test_large_store_keeps_its_hnsw_index_in_step(
         store.forget(secret.id)
     assert any("hnsw-1.npz is missing" in r.getMessage() for r in caplog.records)
     assert [p.name for p in sorted(paths.root.glob("hnsw-*.npz"))] == ["hnsw-3.npz"]  # rebuilt at open, then forget
+
+
+def test_index_files_are_known_as_ours(tmp_path: Path) -> None:
+    names = ["lexical-3.npz", "hnsw-12.npz", ".lexical-3.npz.k2j4_x.tmp", ".hnsw-4.npz.abcd.tmp"]
+    for name in [*names, "lexical-x.npz", "hnsw-3.npy"]:
+        (tmp_path / name).write_bytes(b"")
+    assert sorted(p.name for p in tmp_path.iterdir() if is_own_file(p)) == sorted(names)

@@ -68,8 +68,11 @@ class DenseIndex:
             self._allowed[key] = self._active & np.isin(self._kind, codes)
         return self._allowed[key]
 
-    def search(self, query: np.ndarray, k: int, allowed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The k allowed rows closest to `query`: (rows, cosines), best first."""
+    def search(
+        self, query: np.ndarray, k: int, allowed: np.ndarray, *, exact: bool = False
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The k allowed rows closest to `query`: (rows, cosines), best first; `exact` True
+        never uses the approximate index (to measure it)."""
         allowed_rows = int(allowed.sum())
         k = min(k, allowed_rows)
         if k <= 0:
@@ -77,7 +80,7 @@ class DenseIndex:
         bitmap = np.packbits(allowed, bitorder="little")
         selector = faiss.IDSelectorBitmap(len(allowed), faiss.swig_ptr(bitmap))
         query = np.ascontiguousarray(query, dtype=np.float32).reshape(1, self.dimension)
-        if self._approx is not None and allowed_rows >= APPROX_MIN_SHARE * len(allowed):
+        if self._approx is not None and not exact and allowed_rows >= APPROX_MIN_SHARE * len(allowed):
             index, params = self._approx, faiss.SearchParametersHNSW(sel=selector, efSearch=max(HNSW_EF_SEARCH, k))
         else:
             index, params = self._index, faiss.SearchParameters(sel=selector)
