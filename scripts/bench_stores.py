@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
 import resource
 import subprocess
 import sys
@@ -27,6 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
+import local_agent
 from local_agent.memory.index.embedder import Embedder
 from local_agent.memory.index.render import embedding_id
 from local_agent.memory.index.state import MemoryState
@@ -139,8 +141,10 @@ def bench_size(size: int, texts: list[str], base: np.ndarray, model_id: str, out
         records, vectors = tiled(texts, base, size)
         built = build_store(folder, records, vectors, model_id)
         print(f"{size}: built in {built:.1f} s", flush=True)
+    package_root = str(Path(local_agent.__file__).resolve().parents[1])  # the child measures this same code
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [package_root, os.environ.get("PYTHONPATH")]))}
     child = subprocess.run([sys.executable, __file__, "--measure", str(folder), "--queries-file", str(queries)],
-                           capture_output=True, text=True, check=True)
+                           capture_output=True, text=True, check=True, env=env)
     result = {"memories": size, **json.loads(child.stdout.strip().splitlines()[-1])}
     print(json.dumps(result), flush=True)
     return result
