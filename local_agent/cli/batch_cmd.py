@@ -71,7 +71,7 @@ def batch(source: str, output: str | None, resume: bool, fail_fast: bool, quiet:
         raise click.UsageError("--resume needs --output")
     _refuse_same_file(source, output)
     lines, path = _read_input(source)
-    plain = not looks_like_jsonl(path, next((l for l in lines if l.strip()), b""))
+    plain = not looks_like_jsonl(path, next((line for line in lines if line.strip()), b""))
     skip = done_lines(Path(output)) if resume and output else set()
     parsed = parse_lines(lines, plain_text=plain, plain_session=session_name_for(path) if path else "batch",
                          settings=settings)

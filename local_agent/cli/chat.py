@@ -67,7 +67,8 @@ def _latest_session(settings: Settings) -> str | None:
 
 @cli.command()
 @click.argument("question", nargs=-1)
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object (answer, backend, timings, tokens, memories).")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print one JSON object (answer, backend, timings, tokens, memories).")
 @click.option("--no-server", is_flag=True, help="Answer in-process even when `local-agent serve` runs.")
 @session_options
 @common_options

@@ -57,7 +57,7 @@ class DenseIndex:
         bitmap = np.packbits(allowed, bitorder="little")
         selector = faiss.IDSelectorBitmap(len(allowed), faiss.swig_ptr(bitmap))
         query = np.ascontiguousarray(query, dtype=np.float32).reshape(1, self.dimension)
-        params = faiss.SearchParameters(sel=selector)  # type: ignore[call-arg]  # faiss's wrapper takes keywords
+        params = faiss.SearchParameters(sel=selector)  # faiss's wrapper takes keywords
         scores, rows = self._index.search(query, k, params=params)
         keep = rows[0] >= 0
         return rows[0][keep], scores[0][keep]
