@@ -11,7 +11,7 @@ import click
 from ..batch import done_lines, looks_like_jsonl, open_output, parse_lines, same_file, session_name_for
 from ..batch_workers import BatchJob
 from ..errors import InputError
-from . import cli
+from .group import cli
 from .notices import install_notice_printer
 from .options import backend_factory, common_options, echo_err, settings_from
 

@@ -9,7 +9,7 @@ import click
 from ..app import build_runtime
 from ..config import Settings
 from ..errors import InputError
-from . import cli, print_json
+from .group import cli, print_json
 from .options import backend_factory, common_options, echo_err, settings_from
 from .repl import ChatRepl
 
