@@ -101,13 +101,14 @@ def parse_lines(lines: Iterable[bytes], *, plain_text: bool, plain_session: str 
     """Parse raw input lines (numbered from 1); blank lines are skipped. A line's settings are
     checked on top of `settings` (the run's; defaults when None)."""
     settings = settings if settings is not None else Settings()
-    for number, raw in enumerate(lines, start=1):
-        raw = raw.rstrip(b"\r\n")
-        decoded = _decode(number, raw)
+    for number, line in enumerate(lines, start=1):
+        decoded = _decode(number, line.rstrip(b"\r\n"))
         if isinstance(decoded, BatchItem):
             yield decoded
+        elif decoded.strip() and plain_text:
+            yield BatchItem(number, session=plain_session, input=decoded)
         elif decoded.strip():
-            yield BatchItem(number, session=plain_session, input=decoded) if plain_text else _from_json(number, decoded, settings)
+            yield _from_json(number, decoded, settings)
 
 
 def looks_like_jsonl(path: Path | None, first_line: bytes) -> bool:
@@ -192,7 +193,8 @@ def done_lines(output: Path) -> set[int]:
     return done
 
 
-def item_record(item: BatchItem, result: TurnResult | None, turn: dict[str, Any] | None, error: str | None) -> dict[str, Any]:
+def item_record(item: BatchItem, result: TurnResult | None, turn: dict[str, Any] | None,
+                error: str | None) -> dict[str, Any]:
     record: dict[str, Any] = {"line": item.line, "session": item.session, "input": item.input}
     if turn is not None:
         record.update(turn)
@@ -204,7 +206,7 @@ def item_record(item: BatchItem, result: TurnResult | None, turn: dict[str, Any]
 class BatchRunner:
     """Runs items through `respond(item) -> (result, turn_json)` and writes one record each."""
 
-    respond: Callable[[BatchItem], tuple[TurnResult, dict[str, Any]]]
+    respond: Callable[[BatchItem], tuple[TurnResult | None, dict[str, Any]]]
     output: IO[str]
     fail_fast: bool = False
     failed: int = 0

@@ -20,6 +20,17 @@ ENV_PREFIX = "LOCAL_AGENT_"
 CHECKOUT_MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
 
 
+def default_data_dir() -> Path:
+    return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
+
+
+def default_models_dir() -> Path:
+    """The checkout's models/ when running from a checkout, else the user's data folder."""
+    if (CHECKOUT_MODELS_DIR / "registry.toml").is_file():
+        return CHECKOUT_MODELS_DIR
+    return default_data_dir() / "models"
+
+
 @dataclass
 class Settings:
     model: str = "smollm2-135m-instruct-q4_1"
@@ -33,8 +44,8 @@ class Settings:
     # Small models loop on their own phrases; llama.cpp's CLI default of 1.1 curbs that.
     repeat_penalty: float = 1.1
     seed: int = 0
-    data_dir: Path = field(default_factory=lambda: default_data_dir())
-    models_dir: Path = field(default_factory=lambda: default_models_dir())
+    data_dir: Path = field(default_factory=default_data_dir)
+    models_dir: Path = field(default_factory=default_models_dir)
     distill_model: str = ""  # empty: the chat model distills too
     recall_k: int = 6
     memory_tokens: int = 160  # prompt budget for recalled memories
@@ -47,23 +58,12 @@ class Settings:
     debug: bool = False
 
     def generation(self, **overrides: Any) -> GenerationSettings:
-        values = dict(
+        values: dict[str, Any] = dict(
             max_tokens=self.max_tokens, temperature=self.temperature, top_p=self.top_p, seed=self.seed,
             repeat_penalty=self.repeat_penalty,
         )
         values.update({k: v for k, v in overrides.items() if v is not None})
         return GenerationSettings(**values)
-
-
-def default_data_dir() -> Path:
-    return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
-
-
-def default_models_dir() -> Path:
-    """The checkout's models/ when running from a checkout, else the user's data folder."""
-    if (CHECKOUT_MODELS_DIR / "registry.toml").is_file():
-        return CHECKOUT_MODELS_DIR
-    return default_data_dir() / "models"
 
 
 def config_file_path() -> Path:

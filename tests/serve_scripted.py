@@ -22,7 +22,7 @@ def main() -> None:
             def warm_up(self) -> None:
                 pass
 
-        app.open_store = lambda settings: MemoryStore.open(settings.data_dir, WarmHashEmbedder())  # type: ignore[arg-type]
+        app.open_store = lambda settings: MemoryStore.open(settings.data_dir, WarmHashEmbedder())
     sys.argv[0] = "local-agent"
     from local_agent.cli import main as cli_main
 

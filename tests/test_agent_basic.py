@@ -70,7 +70,7 @@ def test_result_is_final_and_the_memory_work_is_a_handle(tmp_path):
         work = result.memory_work()
         assert dataclasses.asdict(dataclasses.replace(result, memory=None)) == seen  # nothing changed it
         with pytest.raises(dataclasses.FrozenInstanceError):
-            result.answer = "changed"  # type: ignore[misc]
+            result.answer = "changed"  # type: ignore[misc,unused-ignore]
         assert work.error is None and "store_s" in work.timings and "store_s" not in result.timings
         assert [r.text for r in store.records(kind="turn")] == ["I live in Lisbon"]
         agent.set_incognito(True)

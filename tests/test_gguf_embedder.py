@@ -106,6 +106,7 @@ def test_no_registry_entry_falls_back_too(capsys) -> None:
 
 def test_the_embedding_model_is_not_a_chat_model(gguf) -> None:
     entry = embedding_entry(CHECKOUT_MODELS_DIR)
+    assert entry is not None
     with pytest.raises(ModelError, match="not a chat model"):
         resolve_model(entry.name, CHECKOUT_MODELS_DIR)
 

@@ -38,7 +38,7 @@ def test_new_keys_come_last_as_a_dict_adds_them() -> None:
 
 
 def test_a_field_given_twice_or_of_the_wrong_type_is_refused() -> None:
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="session"):
         Provenance(session="s1", extra={"session": "s2"})
     with pytest.raises(TypeError):
         Provenance(turn_index="3")  # type: ignore[arg-type]

@@ -96,11 +96,13 @@ def test_kinds_filter(store: MemoryStore) -> None:
 
 
 def test_a_reply_is_found_by_the_words_of_the_question_it_answers(store: MemoryStore) -> None:
-    session = {"session": "s1", "date": "8 May 2023"}
+    def said(speaker: str) -> Provenance:
+        return Provenance(session="s1", date="8 May 2023", speaker=speaker)
+
     store.add_many([
-        MemoryDraft("What breed is your new puppy?", "turn", Provenance(**session, speaker="Mel")),
-        MemoryDraft("A corgi! She is so fluffy.", "turn", Provenance(**session, speaker="Caroline")),
-        MemoryDraft("I painted a sunset over the lake.", "turn", Provenance(**session, speaker="Mel")),
+        MemoryDraft("What breed is your new puppy?", "turn", said("Mel")),
+        MemoryDraft("A corgi! She is so fluffy.", "turn", said("Caroline")),
+        MemoryDraft("I painted a sunset over the lake.", "turn", said("Mel")),
     ])
     hits = store.recall("puppy breed", k=3)
     assert "A corgi! She is so fluffy." in texts(hits)

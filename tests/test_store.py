@@ -94,7 +94,7 @@ def test_add_validates_its_input(store: MemoryStore) -> None:
     with pytest.raises(InputError):
         store.add("   ", "fact")
     with pytest.raises(InputError):
-        store.add("text", "opinion")
+        store.add("text", "opinion")  # type: ignore[arg-type]
     with pytest.raises(InputError):
         store.add_many([{"text": "x", "kind": "fact", "colour": "red"}])  # type: ignore[list-item]
     with pytest.raises(InputError):

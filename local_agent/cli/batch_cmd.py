@@ -11,7 +11,7 @@ import click
 from ..batch import done_lines, looks_like_jsonl, open_output, parse_lines, same_file, session_name_for
 from ..batch_workers import BatchJob
 from ..errors import InputError
-from . import cli
+from .group import cli
 from .notices import install_notice_printer
 from .options import backend_factory, common_options, echo_err, settings_from
 
@@ -71,7 +71,7 @@ def batch(source: str, output: str | None, resume: bool, fail_fast: bool, quiet:
         raise click.UsageError("--resume needs --output")
     _refuse_same_file(source, output)
     lines, path = _read_input(source)
-    plain = not looks_like_jsonl(path, next((l for l in lines if l.strip()), b""))
+    plain = not looks_like_jsonl(path, next((line for line in lines if line.strip()), b""))
     skip = done_lines(Path(output)) if resume and output else set()
     parsed = parse_lines(lines, plain_text=plain, plain_session=session_name_for(path) if path else "batch",
                          settings=settings)

@@ -9,7 +9,7 @@ import click
 from ..app import build_runtime
 from ..config import Settings
 from ..errors import InputError
-from . import cli, print_json
+from .group import cli, print_json
 from .options import backend_factory, common_options, echo_err, settings_from
 from .repl import ChatRepl
 
@@ -67,7 +67,8 @@ def _latest_session(settings: Settings) -> str | None:
 
 @cli.command()
 @click.argument("question", nargs=-1)
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object (answer, backend, timings, tokens, memories).")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print one JSON object (answer, backend, timings, tokens, memories).")
 @click.option("--no-server", is_flag=True, help="Answer in-process even when `local-agent serve` runs.")
 @session_options
 @common_options

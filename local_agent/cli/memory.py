@@ -14,8 +14,8 @@ from ..app import forget_everything, forget_memory, memory_origin, open_store
 from ..errors import InputError
 from ..memory.store.records import MAX_FACT_CHARS
 from ..types import MemoryRecord, Provenance
-from . import cli, print_json
 from .display import printable
+from .group import cli, print_json
 from .options import common_options, echo_err, is_terminal, settings_from
 
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON.")

@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from ..server.options import DEFAULT_MAX_BODY, DEFAULT_MAX_QUEUE, DEFAULT_PORT
-from . import cli
+from .group import cli
 from .options import backend_factory, common_options, echo_err, settings_from
 
 

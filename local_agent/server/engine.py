@@ -38,13 +38,13 @@ from ..memory.sessions import Session, SessionStore, Turn
 from ..memory.store.datadir import claim_data_dir
 from ..prompt import DEFAULT_SYSTEM
 from ..turn_result import TurnResult
-from ..types import MemoryRecord
+from ..types import MemoryRecord, Provenance
 from .discovery import CALL_SETTINGS
 from .namespaces import namespace_dir
 from .turns import AskTurn, ChatOutcome, ChatTurn
 
 if TYPE_CHECKING:
-    from ..memory.index.embedder import Embedder
+    from ..memory.index.embedder import Embedder, TextEmbedder
     from ..memory.store import MemoryStore
 
 OnToken = Callable[[str], bool]  # False: the client has gone, stop
@@ -228,7 +228,7 @@ class Engine:
 
     def remember(self, namespace: str | None, text: str) -> dict[str, Any]:
         """Store `text` as a fact the user stated (as the chat's /remember does)."""
-        provenance = {"session": "api", "source_text": text, "date": time.strftime("%Y-%m-%d"), "role": "user"}
+        provenance = Provenance(session="api", source_text=text, date=time.strftime("%Y-%m-%d"), role="user")
         record = self._store(namespace).add(text, "fact", provenance=provenance, decision={"route": "user"})
         return record_dict(record)
 
@@ -277,7 +277,7 @@ class Engine:
             self._stores.popitem(last=False)[1].close()
         return store
 
-    def _embedder(self) -> Embedder:
+    def _embedder(self) -> TextEmbedder:
         parts = self._loaded().agent.memory
         if parts is not None:
             return parts.store.embedder

@@ -138,7 +138,7 @@ def _split_run_on(text: str) -> list[str]:
         if previous not in _SUBORDINATORS:
             pieces.append(text[start:match.start()])
             start = match.end()
-    return pieces + [text[start:]]
+    return [*pieces, text[start:]]
 
 
 def _join_fragments(parts: list[str]) -> list[str]:

@@ -7,7 +7,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -49,6 +49,21 @@ def _declared_dimension(folder: Path) -> int | None:
         return int(json.loads(pooling.read_text())["word_embedding_dimension"])
     except (OSError, ValueError, KeyError, TypeError):
         return None
+
+
+class TextEmbedder(Protocol):
+    """What the store needs of an embedder: an id stored beside every vector, the vector size,
+    and unit-length float32 vectors for texts."""
+
+    @property
+    def model_id(self) -> str: ...
+
+    @property
+    def dimension(self) -> int: ...
+
+    def embed(self, texts: list[str]) -> np.ndarray: ...
+
+    def warm_up(self) -> None: ...
 
 
 class Embedder:
@@ -150,7 +165,7 @@ PROGRESS_MIN_TEXTS = 512  # smaller batches finish before a progress bar would h
 PROGRESS_CHUNK = 256
 
 
-def embed_with_progress(embedder: Embedder, texts: list[str], description: str) -> np.ndarray:
+def embed_with_progress(embedder: TextEmbedder, texts: list[str], description: str) -> np.ndarray:
     """Embed many texts, with a progress bar on stderr when there are enough to wait for."""
     if len(texts) < PROGRESS_MIN_TEXTS:
         return embedder.embed(texts)

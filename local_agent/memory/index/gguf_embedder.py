@@ -165,7 +165,8 @@ class LlamaEmbedder(Embedder):
         if not path.is_file():
             raise ModelError(f"the llama.cpp embedder {path} is missing (run `make install`)")
         if sha256_file(path) != self.sha256:
-            raise ModelError(f"the llama.cpp embedder {path} does not match its checksum (run `make install` to convert it again)")
+            raise ModelError(f"the llama.cpp embedder {path} does not match its checksum "
+                             "(run `make install` to convert it again)")
         return path
 
 

@@ -187,15 +187,20 @@ class SessionStore:
             raise StoreCorruptError(f"session file {path} is damaged: {exc}") from None
 
 
+def _base_turns(session: Session, disk: Session | None, nobody_else: bool) -> list[Turn]:
+    """The turns a save builds on: ours as read or written when nobody else wrote since (never
+    an incognito turn), else the file's (a file deleted by hand keeps only what is new)."""
+    if nobody_else:
+        return session.turns[: session.synced]
+    return disk.turns if disk else []
+
+
 def _merged(session: Session, disk: Session | None) -> Session:
     """What to write: the file's turns (ours as read when nobody else wrote since) followed by
     the turns this process added, and the summary that folds the most of them."""
     mine = [turn for turn in session.turns[session.synced :] if not turn.private]
     nobody_else = (disk.revision if disk else None) == session.revision
-    if nobody_else:
-        base = session.turns[: session.synced]  # what we read or wrote: never an incognito turn
-    else:
-        base = disk.turns if disk else []  # a file deleted by hand keeps only what is new
+    base = _base_turns(session, disk, nobody_else)
     written = Session(name=session.name, created=disk.created if disk else session.created,
                       turns=base + mine, revision=secrets.token_hex(8))
 

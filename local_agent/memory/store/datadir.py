@@ -15,6 +15,7 @@ import json
 import logging
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 from ...errors import DataDirError, StoreError
@@ -114,7 +115,7 @@ def foreign_entries(data_dir: Path) -> list[str]:
     return foreign
 
 
-def _foreign_in(folder: Path, ours) -> list[str]:  # type: ignore[no-untyped-def]
+def _foreign_in(folder: Path, ours: Callable[[Path], bool]) -> list[str]:
     return sorted(path.name + ("/" if path.is_dir() and not path.is_symlink() else "")
                   for path in folder.iterdir() if not ours(path))
 

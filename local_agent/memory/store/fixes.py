@@ -62,17 +62,16 @@ def _fix_dangling(records: list[MemoryRecord], fixes: list[Fix]) -> list[MemoryR
     ids = {record.id for record in records}
     fixed = []
     for record in records:
+        current = record
         for name in ("supersedes", "superseded_by"):
-            target = getattr(record, name)
+            target = getattr(current, name)
             if target is not None and target not in ids:
                 note = " (it is current again)" if name == "superseded_by" else ""
-                fixes.append(Fix(f"memory {record.id}: {name} points to {target!r}, which is not stored",
-                                 f"memory {record.id}: cleared {name}{note}"))
-                if name == "supersedes":
-                    record = replace(record, supersedes=None)
-                else:
-                    record = replace(record, superseded_by=None)
-        fixed.append(record)
+                fixes.append(Fix(f"memory {current.id}: {name} points to {target!r}, which is not stored",
+                                 f"memory {current.id}: cleared {name}{note}"))
+                current = (replace(current, supersedes=None) if name == "supersedes"
+                           else replace(current, superseded_by=None))
+        fixed.append(current)
     return fixed
 
 
@@ -82,7 +81,7 @@ def _fix_cycles(records: list[MemoryRecord], fixes: list[Fix]) -> list[MemoryRec
     by_id = {record.id: record for record in records}
     for cycle in _cycles(by_id):
         newest = max(cycle, key=lambda ident: by_id[ident].updated)
-        fixes.append(Fix(f"memories {' -> '.join(cycle + [cycle[0]])}: superseded_by runs in a circle",
+        fixes.append(Fix(f"memories {' -> '.join([*cycle, cycle[0]])}: superseded_by runs in a circle",
                          f"memory {newest}: made the current version (cleared its superseded_by)"))
         by_id[newest] = replace(by_id[newest], superseded_by=None)
     return list(by_id.values())

@@ -21,7 +21,7 @@ import filelock
 from ...errors import StoreBusyError, StoreError
 from ...files import PRIVATE_FILE, refuse_symlink
 from ...types import MemoryRecord
-from ..index.embedder import Embedder, embed_with_progress
+from ..index.embedder import Embedder, TextEmbedder, embed_with_progress
 from ..index.render import dense_text, embedding_id
 from ..index.state import MemoryState
 from .compaction import write_generation
@@ -56,7 +56,7 @@ class _Findings:
         return self.damaged or self.vectors_bad or self.records_bad or self.in_copies_only
 
 
-def doctor(data_dir: Path, repair: bool = False, *, embedder: Embedder | None = None,
+def doctor(data_dir: Path, repair: bool = False, *, embedder: TextEmbedder | None = None,
            lock_timeout: float = 5.0) -> list[str]:
     """What is wrong with the data dir and the store in it (empty: healthy), each line naming a
     file. With `repair`, also what was done about it. StoreError when the data dir or its memory
@@ -72,7 +72,7 @@ def doctor(data_dir: Path, repair: bool = False, *, embedder: Embedder | None = 
     return problems + _check_store(Path(data_dir), repair, embedder, lock_timeout)
 
 
-def _check_store(data_dir: Path, repair: bool, embedder: Embedder | None, lock_timeout: float) -> list[str]:
+def _check_store(data_dir: Path, repair: bool, embedder: TextEmbedder | None, lock_timeout: float) -> list[str]:
     paths = StorePaths.for_data_dir(Path(data_dir))
     if not paths.root.is_dir():
         return []
@@ -80,7 +80,7 @@ def _check_store(data_dir: Path, repair: bool, embedder: Embedder | None, lock_t
     if not repair or not findings.repairable:
         return findings.problems
     if findings.newer_format:
-        return findings.problems + [f"{paths.snapshot}: not repaired; upgrade local-agent to read it"]
+        return [*findings.problems, f"{paths.snapshot}: not repaired; upgrade local-agent to read it"]
     claim_data_dir(data_dir)  # never repair in a folder that is not local-agent's
     for path in paths.root.iterdir():
         refuse_symlink(path)  # nor through a link to somewhere else
@@ -203,7 +203,7 @@ def _missing_from_copies(paths: StorePaths, records: list[MemoryRecord]) -> list
 # -- repair ------------------------------------------------------------------------------------
 
 
-def _repair(paths: StorePaths, findings: _Findings, embedder: Embedder) -> list[str]:
+def _repair(paths: StorePaths, findings: _Findings, embedder: TextEmbedder) -> list[str]:
     actions: list[str] = []
     records, generation, next_seq = _recover_snapshot(paths, findings, actions)
     ops = findings.journal_ops

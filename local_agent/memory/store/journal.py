@@ -14,6 +14,7 @@ float32) so that a reload never re-embeds.
 from __future__ import annotations
 
 import base64
+import contextlib
 import errno
 import json
 import os
@@ -126,15 +127,14 @@ def read_journal(path: Path, offset: int = 0, lines_before: int = 0) -> JournalC
     None when there is no journal. Raises FileDamage for a bad header or a bad line that
     is not the last one."""
     try:
-        handle = open(path, "rb")
+        with open(path, "rb") as handle:
+            header = handle.readline()
+            generation = parse_header(path, header)
+            start = max(offset, len(header))
+            handle.seek(start)
+            data = handle.read()
     except FileNotFoundError:
         return None
-    with handle:
-        header = handle.readline()
-        generation = parse_header(path, header)
-        start = max(offset, len(header))
-        handle.seek(start)
-        data = handle.read()
     lines_before = lines_before if offset > len(header) else 1
     return _parse_lines(path, data, start, generation, lines_before)
 
@@ -189,10 +189,8 @@ def append_lines(path: Path, lines: bytes) -> None:
 
 
 def _cut_back(fd: int, size: int) -> None:
-    try:
+    with contextlib.suppress(OSError):  # readers skip a torn last line, and the next writer cuts it
         os.ftruncate(fd, size)
-    except OSError:
-        pass  # readers skip a torn last line, and the next writer cuts it
 
 
 def truncate_tail(path: Path, size: int) -> None:

@@ -9,12 +9,14 @@ we read; that shows as files changing under us, and the load simply starts again
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 import numpy as np
 
 from ...errors import StoreError
-from ..index.embedder import Embedder, embed_with_progress
+from ..index.embedder import TextEmbedder, embed_with_progress
 from ..index.render import dense_text
 from ..index.state import MemoryState
 from ..index.vectors import approximate_due
@@ -28,6 +30,8 @@ from .snapshot import Snapshot, load_vectors, read_snapshot
 log = logging.getLogger(__name__)
 
 LOAD_ATTEMPTS = 5
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -47,7 +51,7 @@ class _Moved(Exception):
     """Another process replaced files while we were reading them."""
 
 
-def load(paths: StorePaths, embedder: Embedder, embedding_id: str) -> Loaded:
+def load(paths: StorePaths, embedder: TextEmbedder, embedding_id: str) -> Loaded:
     for _ in range(LOAD_ATTEMPTS):
         try:
             return _load_once(paths, embedder, embedding_id)
@@ -56,7 +60,7 @@ def load(paths: StorePaths, embedder: Embedder, embedding_id: str) -> Loaded:
     raise StoreError(f"{paths.root} kept changing while it was read; try again")
 
 
-def _load_once(paths: StorePaths, embedder: Embedder, embedding_id: str) -> Loaded:
+def _load_once(paths: StorePaths, embedder: TextEmbedder, embedding_id: str) -> Loaded:
     snapshot_id = identity(paths.snapshot)
     snapshot = _guarded(lambda: read_snapshot(paths.snapshot), paths, snapshot_id)
     snapshot = snapshot or Snapshot(generation=0, next_seq=0, records=[], vectors=None)
@@ -103,7 +107,7 @@ def _snapshot_state(
     return state, not load_approx(paths.approx(snapshot.generation), state.dense, saved)
 
 
-def _guarded(read, paths: StorePaths, snapshot_id: FileIdentity | None):  # type: ignore[no-untyped-def]
+def _guarded(read: Callable[[], T], paths: StorePaths, snapshot_id: FileIdentity | None) -> T:
     """Run a read; damage seen while the snapshot was being replaced is a move, not damage."""
     try:
         return read()
@@ -114,7 +118,7 @@ def _guarded(read, paths: StorePaths, snapshot_id: FileIdentity | None):  # type
 
 
 def _snapshot_vectors(
-    paths: StorePaths, snapshot: Snapshot, embedder: Embedder, embedding_id: str, snapshot_id: FileIdentity | None
+    paths: StorePaths, snapshot: Snapshot, embedder: TextEmbedder, embedding_id: str, snapshot_id: FileIdentity | None
 ) -> tuple[np.ndarray, bool]:
     """The snapshot's vectors, and whether they had to be re-made from the text."""
     records = snapshot.records

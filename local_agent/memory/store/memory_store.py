@@ -21,7 +21,7 @@ from ...errors import InputError, StoreBusyError
 from ...files import refuse_symlink
 from ...types import MemoryDraft, MemoryKind, MemoryRecord, Provenance, RecallHit
 from ..index import recall as recall_module
-from ..index.embedder import Embedder, embed_with_progress
+from ..index.embedder import TextEmbedder, embed_with_progress
 from ..index.render import dense_text, embedding_id
 from ..index.state import MemoryState
 from .datadir import claim_data_dir
@@ -39,7 +39,7 @@ log = logging.getLogger(__name__)
 class MemoryStore:
     """Open with `MemoryStore.open(data_dir, embedder)`; close with `close()` (or `with`)."""
 
-    def __init__(self, paths: StorePaths, embedder: Embedder, lock_timeout: float) -> None:
+    def __init__(self, paths: StorePaths, embedder: TextEmbedder, lock_timeout: float) -> None:
         self.paths = paths
         self.embedder = embedder
         self.lock_timeout = lock_timeout
@@ -48,7 +48,7 @@ class MemoryStore:
         self._mutex = threading.RLock()
 
     @classmethod
-    def open(cls, data_dir: Path, embedder: Embedder, *, lock_timeout: float = 5.0) -> MemoryStore:
+    def open(cls, data_dir: Path, embedder: TextEmbedder, *, lock_timeout: float = 5.0) -> MemoryStore:
         """Open (creating if needed) the store in `data_dir`/memory. Raises StoreCorruptError
         naming a damaged file, DataDirError for a folder local-agent did not make or a link in
         the store, StoreError when the folder cannot be read or created."""
@@ -157,8 +157,8 @@ class MemoryStore:
         with self._writing() as state:
             taken = set(state.row_of)
             ops = []
-            for seq, ((record, wanted_id), vector) in enumerate(zip(records, vectors), start=state.next_seq):
-                record = replace(record, id=claim_id(wanted_id, seq, record, taken))
+            for seq, ((draft, wanted_id), vector) in enumerate(zip(records, vectors), start=state.next_seq):
+                record = replace(draft, id=claim_id(wanted_id, seq, draft, taken))
                 ops.append(JournalOp("add", record, seq=seq, vector=vector, embedding_id=self.embedding_id))
             self._files.append(ops)
         return [op.record for op in ops]

@@ -78,8 +78,8 @@ def _marker_problems(data_dir: Path) -> list[str]:
         return []
     foreign = foreign_entries(data_dir)
     if foreign:
-        return [f"{data_dir}: not a local-agent data dir (no {MARKER_NAME}, and files it did not make: "
-                f"{', '.join(foreign[:4])}); local-agent will not use it"]
+        return [(f"{data_dir}: not a local-agent data dir (no {MARKER_NAME}, and files it did not make: "
+                 f"{', '.join(foreign[:4])}); local-agent will not use it")]
     return []
 
 
@@ -120,6 +120,13 @@ def _own_paths(data_dir: Path) -> list[tuple[Path, int]]:
                 own.append((path, PRIVATE_DIR))
             elif path.name in (MARKER_NAME, HISTORY_NAME) and path.is_file():
                 own.append((path, PRIVATE_FILE))
-        elif (path.parent.name == MEMORY_DIR_NAME and is_own_file(path)) or (path.parent.name == SESSIONS_DIR_NAME and is_session_file(path) and path.is_file()):
+        elif _own_in_folder(path):
             own.append((path, PRIVATE_FILE))
     return own
+
+
+def _own_in_folder(path: Path) -> bool:
+    """A file of ours inside memory/ or sessions/."""
+    if path.parent.name == MEMORY_DIR_NAME:
+        return is_own_file(path)
+    return path.parent.name == SESSIONS_DIR_NAME and is_session_file(path) and path.is_file()

@@ -141,7 +141,7 @@ def link_problem(record: MemoryRecord, known: Container[str], successors: Mappin
     chain, current = [record.id], record.superseded_by
     while current is not None:
         if current in chain:
-            return f"superseded_by runs in a circle ({' -> '.join(chain + [current])})"
+            return f"superseded_by runs in a circle ({' -> '.join([*chain, current])})"
         chain.append(current)
         current = successors.get(current)
     return ""

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..index.embedder import Embedder, embed_with_progress
+from ..index.embedder import TextEmbedder, embed_with_progress
 from ..index.render import dense_text
 from ..index.state import MemoryState
 from .journal import JournalOp
@@ -58,7 +58,7 @@ def _count(state: MemoryState, ops: list[JournalOp]) -> None:
     state.journal_ops += len(ops)
 
 
-def replay(state: MemoryState, ops: list[JournalOp], embedder: Embedder, embedding_id: str, path: Path) -> bool:
+def replay(state: MemoryState, ops: list[JournalOp], embedder: TextEmbedder, embedding_id: str, path: Path) -> bool:
     """Apply operations read from the journal at `path`; returns whether some vectors had to be
     re-made (written by another embedding model). StoreCorruptError for an inconsistent op."""
     remade = _remake_vectors(ops, embedder, embedding_id)
@@ -72,7 +72,7 @@ def replay(state: MemoryState, ops: list[JournalOp], embedder: Embedder, embeddi
     return remade
 
 
-def _remake_vectors(ops: list[JournalOp], embedder: Embedder, embedding_id: str) -> bool:
+def _remake_vectors(ops: list[JournalOp], embedder: TextEmbedder, embedding_id: str) -> bool:
     foreign = [op for op in ops if op.vector is not None and
                (op.embedding_id != embedding_id or len(op.vector) != embedder.dimension)]
     if foreign:

@@ -18,7 +18,7 @@ import filelock
 
 from ...errors import StoreBusyError, StoreError
 from ...files import PRIVATE_FILE, atomic_write_bytes, refuse_symlink
-from ..index.embedder import Embedder
+from ..index.embedder import TextEmbedder
 from ..index.state import MemoryState
 from .compaction import compaction_due, write_generation
 from .journal import JournalOp, append_lines, create_journal, encode_op, read_journal, truncate_tail
@@ -34,7 +34,7 @@ CLOSED = "the memory store is closed"
 class JournalSync:
     """One store's loaded view of `paths` and the bookkeeping that keeps it in step."""
 
-    def __init__(self, paths: StorePaths, embedder: Embedder, embedding_id: str, lock_timeout: float) -> None:
+    def __init__(self, paths: StorePaths, embedder: TextEmbedder, embedding_id: str, lock_timeout: float) -> None:
         self.paths = paths
         self.embedder = embedder
         self.embedding_id = embedding_id
@@ -71,7 +71,7 @@ class JournalSync:
             return self.load()
         now = identity(self.paths.journal)
         if now is None or view.journal_id is None:
-            if now != view.journal_id:
+            if (now is None) != (view.journal_id is None):  # the journal appeared or went
                 self.load()
             return None
         if now[:2] != view.journal_id or now[2] < view.offset:
