@@ -21,12 +21,15 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 
 from .backends.base import Backend
+from .clock import now as clock_now
+from .clock import stamp
 from .config import Settings
 from .memory.index.render import prompt_text
+from .memory.passages import passages
 from .memory.sessions import Session, SessionStore, Turn
 from .prompt import DEFAULT_SYSTEM, Budget, ComposedPrompt, compose
 from .turn_result import MemoryWork, TurnResult, WorkInProgress
-from .types import GenerationSettings, MemoryRecord, Message, Provenance, RecallHit
+from .types import GenerationSettings, MemoryDraft, MemoryRecord, Message, Provenance, RecallHit
 
 if TYPE_CHECKING:  # heavy modules are only needed when memory is on
     from .memory.distill import Distiller
@@ -53,10 +56,6 @@ class MemoryParts:
     summarizer: Summarizer | None = None
 
 
-def _today() -> str:
-    return dt.date.today().isoformat()
-
-
 class Agent:
     """A conversation with one model: `settings` (config.Settings) give its recall, budget,
     summary and generation settings and whether it starts incognito."""
@@ -70,7 +69,7 @@ class Agent:
         *,
         memory: MemoryParts | None = None,
         directive: str = DEFAULT_SYSTEM,
-        today: Callable[[], str] = _today,
+        clock: Callable[[], dt.datetime] | None = None,
     ) -> None:
         self.backend = backend
         self.sessions = sessions
@@ -79,7 +78,8 @@ class Agent:
         self.generation = settings.generation()
         self.memory = memory
         self.directive = directive
-        self.today = today
+        self.clock = clock or (lambda: clock_now(settings.today))
+        self._moment: dt.datetime | None = None  # a batch line's own date, for its turn
         self.last: TurnResult | None = None
         self._incognito = settings.incognito
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memory-work")
@@ -92,10 +92,13 @@ class Agent:
         message: str,
         on_token: Callable[[str], None] | None = None,
         generation: GenerationSettings | None = None,
+        today: str | None = None,
     ) -> TurnResult:
         """Answer `message`, streaming chunks to `on_token`. Ctrl-C during generation stops
-        the answer and keeps what was said so far."""
+        the answer and keeps what was said so far. `today` (YYYY-MM-DD[THH:MM]) dates this
+        turn instead of the agent's today."""
         self.wait()
+        self._moment = clock_now(today) if today else None
         if self.sessions.check_forgotten(self.session):
             self._notices.append(FORGOTTEN_NOTICE)
         start = time.perf_counter()
@@ -113,7 +116,9 @@ class Agent:
             session=self.session.name, turn_index=turn_index, message=message, answer=answer.text,
             interrupted=answer.interrupted, recalled=tuple(recalled), prompt=composed, prompt_text=prompt_text,
             tokens=answer.tokens, timings=timings, notices=tuple(notices), first_token_at=answer.first_token_at,
+            date=stamp(self.now()),
         )
+        self._moment = None
         if self.memory and not self._incognito:
             self._pending = self._worker.submit(self._after_turn, result, self.memory)
             result = dataclasses.replace(result, memory=self._pending)
@@ -218,13 +223,19 @@ class Agent:
         return work.finish()
 
     def _store_turn(self, result: TurnResult, store: MemoryStore, work: WorkInProgress) -> None:
+        """The user's message and the answer's passages, as `turn` memories of this exchange
+        (both at the user's turn index, so forgetting the message forgets its answer too)."""
         start = time.perf_counter()
-        store.add(result.message, "turn", provenance=self._provenance(result, role="user"))
+        drafts = [MemoryDraft(result.message, "turn", self._provenance(result, role="user"))]
+        if not result.interrupted:
+            drafts += [MemoryDraft(passage, "turn", self._provenance(result, role="assistant"))
+                       for passage in passages(result.answer)]
+        store.add_many(drafts)
         work.timings["store_s"] = time.perf_counter() - start
 
     def _provenance(self, result: TurnResult, role: str) -> Provenance:
         return Provenance(session=result.session, turn_index=result.turn_index, role=role,
-                          source_text=result.message, date=self.today())
+                          source_text=result.message, date=result.date or self.today())
 
     def _distill(self, result: TurnResult, memory: MemoryParts, work: WorkInProgress) -> None:
         distiller = memory.distiller
@@ -268,6 +279,14 @@ class Agent:
         return session.summarized_upto
 
     # -- what front ends ask of the agent (each waits for the memory work first) ------------
+    def now(self) -> dt.datetime:
+        """The moment the agent lives in: this turn's own date, else --today, else the clock."""
+        return self._moment or self.clock()
+
+    def today(self) -> str:
+        """Today's date, YYYY-MM-DD."""
+        return self.now().date().isoformat()
+
     @property
     def has_memory(self) -> bool:
         return self.memory is not None
@@ -292,7 +311,7 @@ class Agent:
     def remember(self, text: str) -> MemoryRecord:
         """Store `text` as a fact the user stated explicitly (/remember)."""
         store = self._store()
-        provenance = Provenance(session=self.session.name, source_text=text, date=self.today(), role="user")
+        provenance = Provenance(session=self.session.name, source_text=text, date=stamp(self.now()), role="user")
         return store.add(text, "fact", provenance=provenance, decision={"route": "user"})
 
     def forget(self, ident: str) -> MemoryRecord:

@@ -45,7 +45,7 @@ def _row(record: MemoryRecord) -> str:
 
 
 @memory.command("list")
-@click.option("--kind", type=click.Choice(["fact", "turn", "all"]), default="fact", show_default=True)
+@click.option("--kind", type=click.Choice(["fact", "turn", "digest", "all"]), default="fact", show_default=True)
 @click.option("--limit", type=int, default=0, help="Show at most this many, newest first (0: all).")
 @click.option("--all-versions", is_flag=True, help="Include superseded records.")
 @json_option

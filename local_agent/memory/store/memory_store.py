@@ -85,7 +85,7 @@ class MemoryStore:
             return state.by_key(checked) if checked else None
 
     def recall(
-        self, query: str, k: int = 6, *, kinds: tuple[str, ...] = ("fact", "turn"), min_score: float | None = None
+        self, query: str, k: int = 6, *, kinds: tuple[str, ...] = ("fact", "turn", "digest"), min_score: float | None = None
     ) -> list[RecallHit]:
         """The k memories closest to `query` (hybrid dense + BM25, see recall.py), best first.
         `min_score` None uses the product default threshold."""
