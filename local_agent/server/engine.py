@@ -38,7 +38,7 @@ from ..memory.sessions import Session, SessionStore, Turn
 from ..memory.store.datadir import claim_data_dir
 from ..prompt import DEFAULT_SYSTEM
 from ..turn_result import TurnResult
-from ..types import MemoryRecord
+from ..types import MemoryRecord, Provenance
 from .discovery import CALL_SETTINGS
 from .namespaces import namespace_dir
 from .turns import AskTurn, ChatOutcome, ChatTurn
@@ -228,7 +228,7 @@ class Engine:
 
     def remember(self, namespace: str | None, text: str) -> dict[str, Any]:
         """Store `text` as a fact the user stated (as the chat's /remember does)."""
-        provenance = {"session": "api", "source_text": text, "date": time.strftime("%Y-%m-%d"), "role": "user"}
+        provenance = Provenance(session="api", source_text=text, date=time.strftime("%Y-%m-%dT%H:%M"), role="user")
         record = self._store(namespace).add(text, "fact", provenance=provenance, decision={"route": "user"})
         return record_dict(record)
 
