@@ -144,7 +144,7 @@ class Agent:
         if not self.memory or self.settings.recall_k <= 0:
             return []
         start = time.perf_counter()
-        hits = self.memory.store.recall(message, k=self.settings.recall_k + 4)
+        hits = self.memory.store.recall(message, k=self.settings.recall_k + 4, today=self.now())
         hits = [hit for hit in hits if not self._in_window(hit.record)][: self.settings.recall_k]
         timings["recall_s"] = time.perf_counter() - start
         return hits
