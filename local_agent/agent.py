@@ -241,7 +241,7 @@ class Agent:
         distiller = memory.distiller
         if distiller is None:
             return
-        from .memory.distill.saving import save_fact
+        from .memory.distill.saving import is_correction, save_fact
 
         start = time.perf_counter()
         judged = distiller.distill(result.message)
@@ -249,7 +249,8 @@ class Agent:
         for candidate in judged.candidates:
             decision = {"route": candidate.route, "raw_json": judged.raw_json, "valid_json": judged.valid_json}
             outcome = save_fact(
-                memory.store, candidate, provenance=self._provenance(result, role="user"), decision=decision
+                memory.store, candidate, provenance=self._provenance(result, role="user"), decision=decision,
+                correction=is_correction(result.message),
             )
             work.saved.append(outcome)
         work.timings["distill_s"] = time.perf_counter() - start
