@@ -85,6 +85,8 @@ class Agent:
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memory-work")
         self._pending: Future[MemoryWork] | None = None
         self._notices: list[str] = []  # for the next turn's result, from work done in between
+        self.digests = False  # chat turns it on: a session left after enough exchanges gets a digest
+        self._started: str | None = None  # when this agent's first turn in the session was said
 
     # -- the turn -----------------------------------------------------------------
     def respond(
@@ -118,6 +120,7 @@ class Agent:
             tokens=answer.tokens, timings=timings, notices=tuple(notices), first_token_at=answer.first_token_at,
             date=stamp(self.now()),
         )
+        self._started = self._started or result.date
         self._moment = None
         if self.memory and not self._incognito:
             self._pending = self._worker.submit(self._after_turn, result, self.memory)
@@ -135,8 +138,10 @@ class Agent:
         return True
 
     def close(self) -> None:
-        """Finish the memory work still running and stop the worker thread. Safe to call twice."""
+        """Finish the memory work still running, write the session's digest when it is due,
+        and stop the worker thread. Safe to call twice."""
         self.wait()
+        self._leave_session()
         self._worker.shutdown(wait=True)
 
     # -- steps ----------------------------------------------------------------------
@@ -267,7 +272,32 @@ class Agent:
         session.summarized_upto = keep_from
         if self.sessions.save(session):
             self._notices.append(FORGOTTEN_NOTICE)
+        self._save_digest(memory, session.summary)
         work.timings["summary_s"] = time.perf_counter() - start
+
+    def _save_digest(self, memory: MemoryParts, summary: str) -> None:
+        if self.digests and not self._incognito:
+            from .memory.digests import save_digest
+
+            now = stamp(self.now())
+            save_digest(memory.store, self.session.name, summary, self._started or now, now)
+
+    def _leave_session(self) -> None:
+        """A chat session left with at least MIN_EXCHANGES exchanges: its digest, from the
+        summary and the dialogue not yet folded into it."""
+        from .memory.digests import MIN_EXCHANGES
+
+        memory, session = self.memory, self.session
+        if (not self.digests or memory is None or memory.summarizer is None or self._started is None
+                or sum(1 for turn in session.turns if turn.role == "user" and not turn.private) < MIN_EXCHANGES):
+            return
+        unfolded = [turn.message() for turn in session.turns[session.summarized_upto:] if not turn.private]
+        try:
+            summary = memory.summarizer.fold(session.summary, unfolded) if unfolded else session.summary
+            self._save_digest(memory, summary)
+        except Exception:  # a digest is a bonus: leaving the session must not fail for it
+            log.debug("the session digest was not written", exc_info=True)
+        self._started = None
 
     def _keep_from(self, session: Session) -> int:
         """Index of the first turn that stays verbatim: the last N exchanges."""
@@ -323,6 +353,7 @@ class Agent:
         """Go on in the session called `name` (loaded, or created when new)."""
         if name != self.session.name:
             self.wait()
+            self._leave_session()
             self.session = self.sessions.load_or_create(name)
 
     def clear(self) -> None:
