@@ -21,12 +21,15 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 
 from .backends.base import Backend
+from .clock import now as clock_now
+from .clock import stamp
 from .config import Settings
 from .memory.index.render import prompt_text
+from .memory.passages import passages
 from .memory.sessions import Session, SessionStore, Turn
 from .prompt import DEFAULT_SYSTEM, Budget, ComposedPrompt, compose
 from .turn_result import MemoryWork, TurnResult, WorkInProgress
-from .types import GenerationSettings, MemoryRecord, Message, Provenance, RecallHit
+from .types import GenerationSettings, MemoryDraft, MemoryRecord, Message, Provenance, RecallHit
 
 if TYPE_CHECKING:  # heavy modules are only needed when memory is on
     from .memory.distill import Distiller
@@ -53,10 +56,6 @@ class MemoryParts:
     summarizer: Summarizer | None = None
 
 
-def _today() -> str:
-    return dt.date.today().isoformat()
-
-
 class Agent:
     """A conversation with one model: `settings` (config.Settings) give its recall, budget,
     summary and generation settings and whether it starts incognito."""
@@ -70,7 +69,7 @@ class Agent:
         *,
         memory: MemoryParts | None = None,
         directive: str = DEFAULT_SYSTEM,
-        today: Callable[[], str] = _today,
+        clock: Callable[[], dt.datetime] | None = None,
     ) -> None:
         self.backend = backend
         self.sessions = sessions
@@ -79,12 +78,15 @@ class Agent:
         self.generation = settings.generation()
         self.memory = memory
         self.directive = directive
-        self.today = today
+        self.clock = clock or (lambda: clock_now(settings.today))
+        self._moment: dt.datetime | None = None  # a batch line's own date, for its turn
         self.last: TurnResult | None = None
         self._incognito = settings.incognito
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memory-work")
         self._pending: Future[MemoryWork] | None = None
         self._notices: list[str] = []  # for the next turn's result, from work done in between
+        self.digests = False  # chat turns it on: a session left after enough exchanges gets a digest
+        self._started: str | None = None  # when this agent's first turn in the session was said
 
     # -- the turn -----------------------------------------------------------------
     def respond(
@@ -92,10 +94,13 @@ class Agent:
         message: str,
         on_token: Callable[[str], None] | None = None,
         generation: GenerationSettings | None = None,
+        today: str | None = None,
     ) -> TurnResult:
         """Answer `message`, streaming chunks to `on_token`. Ctrl-C during generation stops
-        the answer and keeps what was said so far."""
+        the answer and keeps what was said so far. `today` (YYYY-MM-DD[THH:MM]) dates this
+        turn instead of the agent's today."""
         self.wait()
+        self._moment = clock_now(today) if today else None
         if self.sessions.check_forgotten(self.session):
             self._notices.append(FORGOTTEN_NOTICE)
         start = time.perf_counter()
@@ -113,7 +118,10 @@ class Agent:
             session=self.session.name, turn_index=turn_index, message=message, answer=answer.text,
             interrupted=answer.interrupted, recalled=tuple(recalled), prompt=composed, prompt_text=prompt_text,
             tokens=answer.tokens, timings=timings, notices=tuple(notices), first_token_at=answer.first_token_at,
+            date=stamp(self.now()),
         )
+        self._started = self._started or result.date
+        self._moment = None
         if self.memory and not self._incognito:
             self._pending = self._worker.submit(self._after_turn, result, self.memory)
             result = dataclasses.replace(result, memory=self._pending)
@@ -130,8 +138,10 @@ class Agent:
         return True
 
     def close(self) -> None:
-        """Finish the memory work still running and stop the worker thread. Safe to call twice."""
+        """Finish the memory work still running, write the session's digest when it is due,
+        and stop the worker thread. Safe to call twice."""
         self.wait()
+        self._leave_session()
         self._worker.shutdown(wait=True)
 
     # -- steps ----------------------------------------------------------------------
@@ -139,7 +149,7 @@ class Agent:
         if not self.memory or self.settings.recall_k <= 0:
             return []
         start = time.perf_counter()
-        hits = self.memory.store.recall(message, k=self.settings.recall_k + 4)
+        hits = self.memory.store.recall(message, k=self.settings.recall_k + 4, today=self.now())
         hits = [hit for hit in hits if not self._in_window(hit.record)][: self.settings.recall_k]
         timings["recall_s"] = time.perf_counter() - start
         return hits
@@ -218,19 +228,25 @@ class Agent:
         return work.finish()
 
     def _store_turn(self, result: TurnResult, store: MemoryStore, work: WorkInProgress) -> None:
+        """The user's message and the answer's passages, as `turn` memories of this exchange
+        (both at the user's turn index, so forgetting the message forgets its answer too)."""
         start = time.perf_counter()
-        store.add(result.message, "turn", provenance=self._provenance(result, role="user"))
+        drafts = [MemoryDraft(result.message, "turn", self._provenance(result, role="user"))]
+        if not result.interrupted:
+            drafts += [MemoryDraft(passage, "turn", self._provenance(result, role="assistant"))
+                       for passage in passages(result.answer)]
+        store.add_many(drafts)
         work.timings["store_s"] = time.perf_counter() - start
 
     def _provenance(self, result: TurnResult, role: str) -> Provenance:
         return Provenance(session=result.session, turn_index=result.turn_index, role=role,
-                          source_text=result.message, date=self.today())
+                          source_text=result.message, date=result.date or self.today())
 
     def _distill(self, result: TurnResult, memory: MemoryParts, work: WorkInProgress) -> None:
         distiller = memory.distiller
         if distiller is None:
             return
-        from .memory.distill.saving import save_fact
+        from .memory.distill.saving import is_correction, save_fact
 
         start = time.perf_counter()
         judged = distiller.distill(result.message)
@@ -238,7 +254,8 @@ class Agent:
         for candidate in judged.candidates:
             decision = {"route": candidate.route, "raw_json": judged.raw_json, "valid_json": judged.valid_json}
             outcome = save_fact(
-                memory.store, candidate, provenance=self._provenance(result, role="user"), decision=decision
+                memory.store, candidate, provenance=self._provenance(result, role="user"), decision=decision,
+                correction=is_correction(result.message),
             )
             work.saved.append(outcome)
         work.timings["distill_s"] = time.perf_counter() - start
@@ -255,7 +272,32 @@ class Agent:
         session.summarized_upto = keep_from
         if self.sessions.save(session):
             self._notices.append(FORGOTTEN_NOTICE)
+        self._save_digest(memory, session.summary)
         work.timings["summary_s"] = time.perf_counter() - start
+
+    def _save_digest(self, memory: MemoryParts, summary: str) -> None:
+        if self.digests and not self._incognito:
+            from .memory.digests import save_digest
+
+            now = stamp(self.now())
+            save_digest(memory.store, self.session.name, summary, self._started or now, now)
+
+    def _leave_session(self) -> None:
+        """A chat session left with at least MIN_EXCHANGES exchanges: its digest, from the
+        summary and the dialogue not yet folded into it."""
+        from .memory.digests import MIN_EXCHANGES
+
+        memory, session = self.memory, self.session
+        if (not self.digests or memory is None or memory.summarizer is None or self._started is None
+                or sum(1 for turn in session.turns if turn.role == "user" and not turn.private) < MIN_EXCHANGES):
+            return
+        unfolded = [turn.message() for turn in session.turns[session.summarized_upto:] if not turn.private]
+        try:
+            summary = memory.summarizer.fold(session.summary, unfolded) if unfolded else session.summary
+            self._save_digest(memory, summary)
+        except Exception:  # a digest is a bonus: leaving the session must not fail for it
+            log.debug("the session digest was not written", exc_info=True)
+        self._started = None
 
     def _keep_from(self, session: Session) -> int:
         """Index of the first turn that stays verbatim: the last N exchanges."""
@@ -268,6 +310,14 @@ class Agent:
         return session.summarized_upto
 
     # -- what front ends ask of the agent (each waits for the memory work first) ------------
+    def now(self) -> dt.datetime:
+        """The moment the agent lives in: this turn's own date, else --today, else the clock."""
+        return self._moment or self.clock()
+
+    def today(self) -> str:
+        """Today's date, YYYY-MM-DD."""
+        return self.now().date().isoformat()
+
     @property
     def has_memory(self) -> bool:
         return self.memory is not None
@@ -292,7 +342,7 @@ class Agent:
     def remember(self, text: str) -> MemoryRecord:
         """Store `text` as a fact the user stated explicitly (/remember)."""
         store = self._store()
-        provenance = Provenance(session=self.session.name, source_text=text, date=self.today(), role="user")
+        provenance = Provenance(session=self.session.name, source_text=text, date=stamp(self.now()), role="user")
         return store.add(text, "fact", provenance=provenance, decision={"route": "user"})
 
     def forget(self, ident: str) -> MemoryRecord:
@@ -303,6 +353,7 @@ class Agent:
         """Go on in the session called `name` (loaded, or created when new)."""
         if name != self.session.name:
             self.wait()
+            self._leave_session()
             self.session = self.sessions.load_or_create(name)
 
     def clear(self) -> None:

@@ -27,7 +27,8 @@ def responder(runtime: Runtime, base: GenerationSettings) -> Callable[[BatchItem
     def respond(item: BatchItem) -> tuple[TurnResult, dict[str, Any]]:
         agent = runtime.agent
         agent.use_session(item.session)
-        result = agent.respond(item.input, generation=dataclasses.replace(base, **item.overrides))
+        result = agent.respond(item.input, generation=dataclasses.replace(base, **item.overrides),
+                                today=item.today)
         if result.interrupted:  # Ctrl-C: stop the batch; this line is redone by --resume
             raise KeyboardInterrupt
         turn = runtime.turn_json(result)  # waits: memories saved by this line are part of its record

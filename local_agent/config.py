@@ -54,6 +54,7 @@ class Settings:
     summary_after_turns: int = 8
     keep_recent_turns: int = 4
     incognito: bool = False
+    today: str = ""  # empty: the clock; else YYYY-MM-DD or YYYY-MM-DDTHH:MM (see clock.py)
     verbose: bool = False
     debug: bool = False
 
@@ -139,6 +140,10 @@ def _coerce(name: str, value: Any, source: str) -> Any:
         converted = _CONVERTERS[kind](value)
     except (TypeError, ValueError, OverflowError):
         raise ConfigError(f"{source}: {name} must be {kind.__name__}, got {value!r}") from None
+    if name == "today" and converted.strip():
+        from .clock import parse_today
+
+        parse_today(converted, source)
     if kind is float and not math.isfinite(converted):
         raise ConfigError(f"{source}: {name} must be a finite number, got {value!r}")
     return converted
@@ -195,6 +200,7 @@ def _validate(settings: Settings) -> None:
     for ok, message in _checks(settings):
         if not ok:
             raise ConfigError(message)
+
 
 
 def with_overrides(settings: Settings, values: dict[str, Any], source: str) -> dict[str, Any]:

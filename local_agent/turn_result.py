@@ -46,6 +46,7 @@ class TurnResult:
     notices: tuple[str, ...] = ()
     memory: Future[MemoryWork] | None = field(default=None, repr=False, compare=False)
     first_token_at: float = field(default=0.0, repr=False)  # perf_counter clock
+    date: str = ""  # when the turn was said, YYYY-MM-DDTHH:MM (the agent's today)
 
     def memory_work(self, timeout: float | None = None) -> MemoryWork:
         """The memory work after this turn, once done (waits up to `timeout` seconds, then

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any, Literal, get_args
 
 Role = Literal["system", "user", "assistant"]
-MemoryKind = Literal["fact", "turn"]
+MemoryKind = Literal["fact", "turn", "digest"]
 MEMORY_KINDS: tuple[str, ...] = get_args(MemoryKind)
 # The model runtimes, named once: config, the CLI and the probe check names against this
 # list, and backends/registry.py maps each to the code that loads it.

@@ -72,7 +72,8 @@ def test_result_is_final_and_the_memory_work_is_a_handle(tmp_path):
         with pytest.raises(dataclasses.FrozenInstanceError):
             result.answer = "changed"  # type: ignore[misc,unused-ignore]
         assert work.error is None and "store_s" in work.timings and "store_s" not in result.timings
-        assert [r.text for r in store.records(kind="turn")] == ["I live in Lisbon"]
+        assert [(r.text, r.provenance.role) for r in store.records(kind="turn")] == [
+            ("I live in Lisbon", "user"), ("OK.", "assistant")]
         agent.set_incognito(True)
         assert agent.respond("a secret").memory is None  # nothing is remembered in incognito
     finally:

@@ -107,7 +107,9 @@ def test_only_the_last_user_message_is_stored(server: LocalServer, client: opena
     assert [s["text"] for s in body["local_agent"]["saved"]] == ["The user lives in Porto."]
     turns = httpx.get(server.url + "/v1/memories", params={"kind": "all"},
                       headers={"X-Local-Agent-User": "history"}).json()["data"]
-    assert sorted(r["text"] for r in turns) == ["I live in Porto.", "The user lives in Porto."]
+    texts = [r["text"] for r in turns]  # the answer to the last message is remembered too
+    assert "I live in Porto." in texts and "The user lives in Porto." in texts
+    assert "My name is Bob." not in texts and "Hi Bob." not in texts
 
 
 def test_namespaces_do_not_see_each_other(client: openai.OpenAI, server: LocalServer) -> None:
@@ -149,7 +151,7 @@ def test_memory_false_writes_nothing(client: openai.OpenAI, server: LocalServer,
 def test_memory_rest_round_trip(server: LocalServer) -> None:
     headers = {"X-Local-Agent-User": "rest"}
     added = httpx.post(server.url + "/v1/memories", json={"text": "The user keeps bees."}, headers=headers)
-    assert added.status_code == 200
+    assert added.status_code == 200, added.text
     ident = added.json()["id"]
     found = httpx.post(server.url + "/v1/memories/search", json={"query": "bees", "limit": 3}, headers=headers)
     assert [hit["id"] for hit in found.json()["data"]] == [ident]

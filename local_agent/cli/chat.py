@@ -52,6 +52,7 @@ def chat(session: str | None, new_session: bool, system: str | None, incognito: 
         settings, session=session, system=system, memory=not no_memory,
         status=_status_printer(settings, show_loading=True), backend_factory=backend_factory(ctx),
     )
+    runtime.agent.digests = True  # a chat session left after a few exchanges is remembered in short
     with runtime:
         ChatRepl(runtime, settings).run()
 

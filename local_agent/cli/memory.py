@@ -6,6 +6,7 @@ import datetime as dt
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import click
@@ -45,7 +46,7 @@ def _row(record: MemoryRecord) -> str:
 
 
 @memory.command("list")
-@click.option("--kind", type=click.Choice(["fact", "turn", "all"]), default="fact", show_default=True)
+@click.option("--kind", type=click.Choice(["fact", "turn", "digest", "all"]), default="fact", show_default=True)
 @click.option("--limit", type=int, default=0, help="Show at most this many, newest first (0: all).")
 @click.option("--all-versions", is_flag=True, help="Include superseded records.")
 @json_option
@@ -258,4 +259,39 @@ def doctor(repair: bool, as_json: bool) -> None:
         click.echo("memory store is healthy" if not problems else ("repaired" if repair else
                    "run `local-agent memory doctor --repair` to recover"))
     if problems and not repair:
+        sys.exit(1)
+
+
+@memory.command("import-chats")
+@click.argument("path", type=click.Path(dir_okay=False))
+@click.option("--dry-run", is_flag=True, help="Read and count, store nothing.")
+@click.option("--digests/--no-digests", default=True, show_default=True,
+              help="Summarize each session of 3+ exchanges with the model (about a second a session).")
+@json_option
+@common_options
+def import_chats_command(path: str, dry_run: bool, digests: bool, as_json: bool) -> None:
+    """Import past conversations (JSON Lines or a ChatGPT conversations.json): both sides with
+    their dates, the facts you stated, a digest per session. Importing again adds nothing."""
+    from ..chat_history import import_history
+    from ..chat_import import read_chats
+    from .import_chats import progress_bar, summarizer_for
+
+    ctx = click.get_current_context()
+    chats = read_chats(Path(path))
+    for problem in chats.problems:
+        echo_err(printable(f"line {problem.line}: {problem.message} (skipped)"))
+    with (_store() as store, summarizer_for(ctx, digests and not dry_run) as summarizer,
+          progress_bar(len(chats.messages), quiet=as_json) as advance):
+        counts = import_history(store, chats.messages, summarizer=summarizer, dry_run=dry_run, progress=advance)
+    report = {"format": chats.format, "messages": counts.messages, "skipped_existing": counts.skipped_existing,
+              "turns": counts.turns, "facts": counts.facts, "digests": counts.digests,
+              "sessions": len(counts.sessions), "bad_lines": len(chats.problems), "dry_run": dry_run}
+    if as_json:
+        print_json(report)
+    else:
+        verb = "would import" if dry_run else "imported"
+        click.echo(f"{verb} {counts.messages - counts.skipped_existing} messages from {len(counts.sessions)} sessions "
+                   f"({counts.turns} turn memories, {counts.facts} facts, {counts.digests} digests); "
+                   f"{counts.skipped_existing} already imported, {len(chats.problems)} bad lines")
+    if chats.problems:
         sys.exit(1)

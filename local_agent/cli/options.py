@@ -36,6 +36,7 @@ COMMON_OPTIONS: list[tuple[tuple[str, ...], dict[str, Any]]] = [
                                                   f"[{Settings.repeat_penalty:g}].")),
     (("--seed",), dict(type=int, help=f"Random seed for sampling [{Settings.seed}].")),
     (("--data-dir",), dict(type=click.Path(file_okay=False), help="Where memories and sessions live.")),
+    (("--today",), dict(help="Take this as today: YYYY-MM-DD or YYYY-MM-DDTHH:MM (default: the clock).")),
     (("--verbose", "-v"), dict(is_flag=True, default=None, help="Show the backend choice, timings and notices.")),
     (("--debug",), dict(is_flag=True, default=None, help="Show tracebacks on errors.")),
 ]

@@ -35,7 +35,8 @@ def saved_summary(work: MemoryWork) -> str:
         return f"memory not updated: {work.error}"
     if not work.saved:
         return "nothing new to remember"
-    parts = [f"{o.action} [{o.record.id[:8]}] {o.record.text}" for o in work.saved]
+    parts = [f"{o.action} [{o.record.id[:8]}] {o.record.text}"
+             + (f" (replaces: {o.previous.text})" if o.previous is not None else "") for o in work.saved]
     return "remembered: " + "; ".join(parts)
 
 

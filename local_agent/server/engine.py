@@ -228,7 +228,7 @@ class Engine:
 
     def remember(self, namespace: str | None, text: str) -> dict[str, Any]:
         """Store `text` as a fact the user stated (as the chat's /remember does)."""
-        provenance = Provenance(session="api", source_text=text, date=time.strftime("%Y-%m-%d"), role="user")
+        provenance = Provenance(session="api", source_text=text, date=time.strftime("%Y-%m-%dT%H:%M"), role="user")
         record = self._store(namespace).add(text, "fact", provenance=provenance, decision={"route": "user"})
         return record_dict(record)
 

@@ -23,7 +23,7 @@ def _namespace(request: Request) -> str | None:
 
 
 @router.get("/v1/memories", response_model=None)
-async def list_memories(request: Request, kind: Literal["fact", "turn", "all"] = "fact",
+async def list_memories(request: Request, kind: Literal["fact", "turn", "digest", "all"] = "fact",
                         limit: int = Query(0, ge=0, le=1_000_000)) -> Response | dict[str, Any]:
     state = state_of(request)
     state.info()

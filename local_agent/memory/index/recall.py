@@ -13,11 +13,13 @@ alone; the comparison, and the product's recall, are in the README.
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 
 import numpy as np
 
 from ...types import RecallHit
+from . import time_boost
 from .state import MemoryState
 
 DENSE_WEIGHT = 0.3
@@ -56,8 +58,10 @@ def hybrid_recall(
     k: int,
     kinds: tuple[str, ...],
     min_score: float,
+    today: dt.datetime | None = None,
 ) -> list[RecallHit]:
-    """The k best active records of `kinds` for the query, near-duplicates collapsed."""
+    """The k best active records of `kinds` for the query, near-duplicates collapsed; with
+    `today`, memories from the days the query names are lifted (time_boost.py)."""
     allowed = state.dense.allowed(kinds)
     if k <= 0 or not allowed.any():
         return []
@@ -65,9 +69,16 @@ def hybrid_recall(
     dense_rows, _ = state.dense.search(query_vector, pool, allowed)
     lexical = state.lexical.scores(lexical_query(query), allowed.astype(np.float32))
     rows = np.union1d(dense_rows, _top_rows(lexical, pool))
+    spans = time_boost.query_spans(query, today, state.records) if today is not None else []
+    dated: list[int] = []
+    if spans:
+        dated = time_boost.boosted_rows(state.records, np.flatnonzero(allowed), spans)
+        rows = np.union1d(rows, np.asarray(dated, dtype=rows.dtype))
     vectors = state.dense.vectors(rows)
     cosines = vectors @ np.asarray(query_vector, dtype=np.float32)
     scores = fused_score(cosines, lexical[rows])
+    if dated:
+        scores = scores + time_boost.TIME_BOOST * np.isin(rows, dated)
     order = [i for i in np.argsort(-scores, kind="stable") if scores[i] >= min_score]
     kept = _distinct(order, vectors, k)
     return [

@@ -24,13 +24,23 @@ TURN_MEMORY_CHARS = 200  # a recalled past message is quoted up to this length i
 
 def prompt_text(record: MemoryRecord) -> str:
     """How a recalled record reads in the prompt."""
-    if record.kind == "fact":
-        return record.text
-    day = record.provenance.date or dt.date.fromtimestamp(record.created).isoformat()
+    day = spoken_day(record.provenance.date or dt.date.fromtimestamp(record.created).isoformat())
     text = " ".join(record.text.split())
+    if record.kind == "fact":
+        return f"{text} (noted {day})"
+    if record.kind == "digest":
+        return f"Conversation of {day}, in short: {text}"
     if len(text) > TURN_MEMORY_CHARS:
         text = text[:TURN_MEMORY_CHARS].rsplit(" ", 1)[0] + " ..."
+    if (record.provenance.role or "") == "assistant" and not record.provenance.speaker:
+        return f"On {day} you (the assistant) told the user: {text}"
     return f"On {day} the user said: {text}"
+
+
+def spoken_day(stamp: str) -> str:
+    """A stored date as the prompt shows it: "2024-05-02T09:30" -> "2024-05-02 09:30"; other
+    forms ("8 May 2023") as they are."""
+    return stamp.replace("T", " ", 1) if len(stamp) >= 16 and stamp[10:11] == "T" else stamp
 
 
 def dense_text(record: MemoryRecord) -> str:

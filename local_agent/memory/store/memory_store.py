@@ -8,6 +8,7 @@ index/recall.py).
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
 import threading
 import time
@@ -85,10 +86,12 @@ class MemoryStore:
             return state.by_key(checked) if checked else None
 
     def recall(
-        self, query: str, k: int = 6, *, kinds: tuple[str, ...] = ("fact", "turn"), min_score: float | None = None
+        self, query: str, k: int = 6, *, kinds: tuple[str, ...] = ("fact", "turn", "digest"),
+        min_score: float | None = None, today: dt.datetime | None = None,
     ) -> list[RecallHit]:
         """The k memories closest to `query` (hybrid dense + BM25, see recall.py), best first.
-        `min_score` None uses the product default threshold."""
+        `min_score` None uses the product default threshold; with `today`, dates in the query
+        (read relative to it) lift the memories of those days."""
         kinds = check_kinds(kinds)
         if k <= 0 or not query.strip():
             return []
@@ -98,7 +101,8 @@ class MemoryStore:
         vector = self.embedder.embed([query])[0]
         threshold = recall_module.DEFAULT_MIN_SCORE if min_score is None else min_score
         with self._reading() as state:
-            return recall_module.hybrid_recall(state, query, vector, k=k, kinds=kinds, min_score=threshold)
+            return recall_module.hybrid_recall(state, query, vector, k=k, kinds=kinds, min_score=threshold,
+                                               today=today)
 
     def nearest(self, text: str, k: int = 3, *, kinds: tuple[str, ...] = ("fact",)) -> list[RecallHit]:
         """The k active records most similar to `text` by cosine alone (for duplicate checks)."""
