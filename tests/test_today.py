@@ -46,7 +46,8 @@ def test_batch_line_date_is_checked():
                                          b'{"input": "hi", "date": "May 2nd"}', b'{"input": "hi", "date": 3}'],
                                         plain_text=False)
     assert good.error is None and good.today == "2024-05-02T10:00"
-    assert "line 2: date" in bad.error and "'date' must be a string" in wrong_type.error
+    assert bad.error is not None and "line 2: date" in bad.error
+    assert wrong_type.error is not None and "'date' must be a string" in wrong_type.error
 
 
 def test_turns_carry_the_set_today_and_both_sides(tmp_path):
