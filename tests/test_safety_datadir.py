@@ -36,6 +36,11 @@ def _records(capsys, monkeypatch, kind: str = "all") -> list[dict]:
     return json.loads(_ok(["memory", "list", "--kind", kind, "--json"], capsys, monkeypatch)[0])
 
 
+def _user_turns(capsys, monkeypatch) -> list[dict]:
+    """The turn memories of what the user said (the answers are turn memories too)."""
+    return [r for r in _records(capsys, monkeypatch, "turn") if r["provenance"].get("role") == "user"]
+
+
 def _use_data_dir(monkeypatch, path: Path) -> Path:
     monkeypatch.setenv("LOCAL_AGENT_DATA_DIR", str(path))
     return path
@@ -218,7 +223,7 @@ def test_item09_forget_with_source_leaves_no_byte_of_the_message(isolated_dirs: 
     assert PIN not in all_bytes(isolated_dirs)
     turns = SessionStore(isolated_dirs).load("bank").turns
     assert [turn.content for turn in turns if turn.role == "user"] == ["And I like green tea."]
-    assert [r["text"] for r in _records(capsys, monkeypatch, "turn")] == ["And I like green tea."]
+    assert [r["text"] for r in _user_turns(capsys, monkeypatch)] == ["And I like green tea."]
     assert history.read_text() == "hello\n/exit\n"
 
 
@@ -229,7 +234,7 @@ def test_item09_plain_forget_says_the_message_is_still_stored(isolated_dirs: Pat
     _, err = _ok(["memory", "forget", fact["id"]], capsys, monkeypatch)
 
     assert "--with-source" in err and "still stored" in err
-    (turn,) = _records(capsys, monkeypatch, "turn")
+    (turn,) = _user_turns(capsys, monkeypatch)
     assert turn["text"] == PIN_MESSAGE and turn["id"] in err
     _ok(["memory", "forget", turn["id"], "--with-source"], capsys, monkeypatch)
     assert PIN not in all_bytes(isolated_dirs)
@@ -248,7 +253,7 @@ def test_item09_on_a_terminal_forget_offers_the_source(isolated_dirs: Path, scri
 def test_item09_memory_list_says_that_turns_are_stored(isolated_dirs: Path, scripted, capsys, monkeypatch) -> None:
     _ok(["ask", "--session", "s1", "What is the weather like?"], capsys, monkeypatch, backend=scripted)
     out, err = _ok(["memory", "list"], capsys, monkeypatch)
-    assert "1 conversation turn is also stored" in err and "--kind turn" in err
+    assert "2 conversation turns are also stored" in err and "--kind turn" in err  # the message and its answer
     assert "weather" not in out
 
 
