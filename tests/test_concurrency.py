@@ -16,7 +16,8 @@ from local_agent.memory.store import MemoryStore, doctor
 
 ADDS = 12
 TURNS = 4
-KNOWN = re.compile(r"^(writer [ab] fact \d+ about the garden|scratch \d+ to forget|turn \d+ in the kitchen)$")
+# what the writers, the forgetter and the agent store (the agent's answer is a turn memory too)
+KNOWN = re.compile(r"^(writer [ab] fact \d+ about the garden|scratch \d+ to forget|turn \d+ in the kitchen|Noted\.)$")
 
 
 def _small_compactions() -> None:
