@@ -61,16 +61,18 @@ def batch(source: str, output: str | None, resume: bool, fail_fast: bool, quiet:
     or plain text: one message a line, one session named after the file.
     Output is one JSON record per line (stdout, or --output, created private, never the
     input): line, session, input, answer, memories saved and recalled, timings, tokens,
-    error. Exit code 1 if any line failed.
+    tool_calls and asked_user (with tools), error. Exit code 1 if any line failed.
     """
     from tqdm import tqdm
+
+    from .approval import TtyApprover
 
     settings = settings_from(click.get_current_context(), incognito=incognito)
     if resume and not output:
         raise click.UsageError("--resume needs --output")
     _refuse_same_file(source, output)
     lines, path = _read_input(source)
-    plain = not looks_like_jsonl(path, next((l for l in lines if l.strip()), b""))
+    plain = not looks_like_jsonl(path, next((line for line in lines if line.strip()), b""))
     skip = done_lines(Path(output)) if resume and output else set()
     parsed = parse_lines(lines, plain_text=plain, plain_session=session_name_for(path) if path else "batch",
                          settings=settings)
@@ -78,7 +80,8 @@ def batch(source: str, output: str | None, resume: bool, fail_fast: bool, quiet:
     sink: IO[str] = open_output(Path(output), append=resume) if output else sys.stdout
     bar = tqdm(total=len(items), unit="line", disable=quiet, file=sys.stderr, dynamic_ncols=True)
     job = BatchJob(settings, sink, memory=not no_memory, fail_fast=fail_fast, workers=workers,
-                   progress=lambda: bar.update(1), backend_factory=backend_factory(click.get_current_context()))
+                   progress=lambda: bar.update(1), backend_factory=backend_factory(click.get_current_context()),
+                   approver=TtyApprover())
     try:
         failed, written = job.run(items)
     finally:
