@@ -33,13 +33,17 @@ def test_arithmetic_by_rule_and_a_word_problem_through_the_model(default_gguf, i
     direct = ask("--tools", "What is 17 * 23?", data_dir=isolated_dirs)
     assert direct["answer"] == "17 * 23 = 391" and direct["tools"]["route"] == "direct"
 
-    data = ask("--tools", "I bought 7 tickets at 3.56 dollars each. How much did I pay in total?",
-               data_dir=isolated_dirs)
+    by_rule = ask("--tools", "I bought 7 tickets at 3.56 dollars each. How much did I pay in total?",
+                  data_dir=isolated_dirs)
+    assert by_rule["answer"] == "7 * 3.56 = 24.92" and by_rule["tools"]["reason"] == "word problem rule"
+
+    data = ask("--tools", "I bought 7 tickets at 3.56 dollars each and paid with a 50 dollar note. "
+               "How much change did I get?", data_dir=isolated_dirs)
     _no_invalid_step(data)
     assert data["tools"]["route"] == "model" and data["tools"]["steps"] >= 1
     call = data["tool_calls"][0]
     assert call["name"] == "calculator" and call["error"] is None
-    assert set(re.findall(r"\d+(?:\.\d+)?", call["arguments"]["expression"])) <= {"7", "3.56"}  # grounded
+    assert set(re.findall(r"\d+(?:\.\d+)?", call["arguments"]["expression"])) <= {"7", "3.56", "50"}  # grounded
     assert data["answer"]
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import click
 
@@ -11,11 +12,12 @@ from .. import __version__
 from ..app import Runtime
 from ..config import Settings
 from ..errors import LocalAgentError
-from ..tools.loop import ToolCall
 from ..turn_result import MemoryWork, TurnResult
 from .display import printable
 from .history import ChatHistory
-from .tool_lines import call_line, trace_lines
+
+if TYPE_CHECKING:
+    from ..tools.loop import ToolCall
 
 HELP = """Commands:
   /memories            what I remember about you (facts)
@@ -157,6 +159,8 @@ class ChatRepl:
 
     @staticmethod
     def _show_call(call: ToolCall) -> None:
+        from .tool_lines import call_line
+
         if call.name != "ask_user":  # the question and its reply are on the screen already
             click.echo(call_line(call), err=True)
 
@@ -252,6 +256,8 @@ class ChatRepl:
         click.echo(f"--- tokens: {sections}; whole prompt {total} of {self.runtime.backend.context_size}", err=True)
 
     def _trace(self) -> None:
+        from .tool_lines import trace_lines
+
         last = self.agent.last
         if last is None:
             click.echo("(nothing asked yet)")
