@@ -1,4 +1,5 @@
 """One turn of the assistant: recall, compose, generate (streamed), store, distill, summarize.
+With tools on, the router decides first whether the turn needs a tool (tool_turn.py).
 
 Every dependency is passed in. The answer streams first and `respond` returns a result that
 nothing changes afterwards. Storing the turn, distillation and the rolling summary run
@@ -28,13 +29,16 @@ from .memory.index.render import prompt_text
 from .memory.passages import passages
 from .memory.sessions import Session, SessionStore, Turn
 from .prompt import DEFAULT_SYSTEM, Budget, ComposedPrompt, compose
-from .turn_result import MemoryWork, TurnResult, WorkInProgress
+from .turn_result import MemoryWork, ToolTrace, TurnResult, WorkInProgress
 from .types import GenerationSettings, MemoryDraft, MemoryRecord, Message, Provenance, RecallHit
 
-if TYPE_CHECKING:  # heavy modules are only needed when memory is on
+if TYPE_CHECKING:  # heavy modules are only needed when memory (or tools) are on
     from .memory.distill import Distiller
     from .memory.store import MemoryStore
     from .memory.summary import Summarizer
+    from .tool_turn import OnCall, ToolOutcome, ToolTurn
+    from .tools.loop import AskUser
+    from .tools.router import Route
 
 log = logging.getLogger(__name__)
 FORGOTTEN_NOTICE = "everything was forgotten (`memory forget --all`) while this chat was open: starting afresh"
@@ -45,6 +49,7 @@ class _Answer(NamedTuple):
     interrupted: bool
     tokens: dict[str, int]
     first_token_at: float
+    tools: ToolOutcome | None = None
 
 
 @dataclass
@@ -81,6 +86,7 @@ class Agent:
         self.clock = clock or (lambda: clock_now(settings.today))
         self._moment: dt.datetime | None = None  # a batch line's own date, for its turn
         self.last: TurnResult | None = None
+        self.tool_turn: ToolTurn | None = None  # set by use_tools
         self._incognito = settings.incognito
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memory-work")
         self._pending: Future[MemoryWork] | None = None
@@ -95,10 +101,15 @@ class Agent:
         on_token: Callable[[str], None] | None = None,
         generation: GenerationSettings | None = None,
         today: str | None = None,
+        *,
+        ask: AskUser | None = None,
+        on_call: OnCall | None = None,
     ) -> TurnResult:
         """Answer `message`, streaming chunks to `on_token`. Ctrl-C during generation stops
         the answer and keeps what was said so far. `today` (YYYY-MM-DD[THH:MM]) dates this
-        turn instead of the agent's today."""
+        turn instead of the agent's today. With tools on, `on_call` sees each tool call, and
+        `ask` (a chat's) puts the model's clarifying question to the user; without it the
+        question ends the turn."""
         self.wait()
         self._moment = clock_now(today) if today else None
         if self.sessions.check_forgotten(self.session):
@@ -107,18 +118,26 @@ class Agent:
         settings = generation or self.generation
         timings: dict[str, float] = {}
         recalled = self._recall(message, timings)
-        composed = self._compose(message, recalled, settings)
+        route = self.tool_turn.route(message) if self.tool_turn is not None else None
+        composed = self._compose(message, recalled, settings, route)
         notices = [*self._notices, *composed.notices]
         self._notices.clear()
         prompt_text = self.backend.format_prompt(composed.messages)
         timings["compose_s"] = time.perf_counter() - start - timings.get("recall_s", 0.0)
-        answer = self._generate(composed.messages, settings, on_token, timings, start)
-        turn_index = self._record_dialogue(message, answer.text, notices)
+        if route is None or route.kind == "none":
+            answer = self._generate(composed.messages, settings, on_token, timings, start)
+        else:
+            answer = self._use_tools(route, composed, message, (on_token, ask, on_call), timings, start)
+        tools = answer.tools
+        notices += tools.notices if tools else ()
+        turn_index = self._record_dialogue(message, answer.text, notices, tools)
         result = TurnResult(
             session=self.session.name, turn_index=turn_index, message=message, answer=answer.text,
             interrupted=answer.interrupted, recalled=tuple(recalled), prompt=composed, prompt_text=prompt_text,
             tokens=answer.tokens, timings=timings, notices=tuple(notices), first_token_at=answer.first_token_at,
             date=stamp(self.now()),
+            tool_calls=tools.calls if tools else (), asked_user=bool(tools and tools.asked_user),
+            tools=tools.trace if tools else (ToolTrace(route.kind, route.reason) if route else None),
         )
         self._started = self._started or result.date
         self._moment = None
@@ -164,15 +183,19 @@ class Agent:
             and origin.turn_index >= self.session.summarized_upto
         )
 
-    def _compose(self, message: str, hits: list[RecallHit], settings: GenerationSettings) -> ComposedPrompt:
+    def _compose(self, message: str, hits: list[RecallHit], settings: GenerationSettings,
+                 route: Route | None = None) -> ComposedPrompt:
         """Fits the whole templated prompt, counted by the backend, into the context with
-        room for the answer."""
+        room for the answer (for the tool steps, on a model route)."""
+        directive, room = self.directive, settings.max_tokens
+        if route is not None and route.kind == "model" and self.tool_turn is not None:
+            directive, room = self.tool_turn.directive(directive, route), self.tool_turn.reserve(route)
         return compose(
             message=message,
             counter=self.backend,
-            budget=Budget.for_context(self.backend.context_size, settings.max_tokens, self.settings.memory_tokens),
+            budget=Budget.for_context(self.backend.context_size, room, self.settings.memory_tokens),
             today=self.today(),
-            directive=self.directive,
+            directive=directive,
             summary=self.session.summary,
             history=[turn.message() for turn in self.session.recent],
             memories=[prompt_text(hit.record) for hit in hits],
@@ -203,12 +226,24 @@ class Agent:
         tokens = {"prompt": completion.prompt_tokens, "completion": completion.completion_tokens}
         return _Answer("".join(chunks).strip(), interrupted, tokens, first_token_at)
 
-    def _record_dialogue(self, message: str, answer: str, notices: list[str]) -> int:
-        """Add the exchange to the session (and its file, unless incognito); returns the index
-        of the user's message in the session."""
+    def _use_tools(self, route: Route, composed: ComposedPrompt, message: str,
+                   callbacks: tuple[Callable[[str], None] | None, AskUser | None, OnCall | None],
+                   timings: dict[str, float], start: float) -> _Answer:
+        from .tool_turn import timed_answer
+
+        assert self.tool_turn is not None  # a route comes only from the tool turn
+        on_token, ask, on_call = callbacks
+        outcome = self.tool_turn.run(route, composed.messages, message, ask=ask, on_call=on_call)
+        shown = timed_answer(outcome, on_token, start, timings)
+        return _Answer(outcome.answer, outcome.interrupted, outcome.tokens, shown, outcome)
+
+    def _record_dialogue(self, message: str, answer: str, notices: list[str], tools: ToolOutcome | None = None) -> int:
+        """Add the exchange to the session (and its file, unless incognito), the answer with
+        the tool calls that made it; returns the index of the user's message in the session."""
         private = self._incognito  # kept for the live dialogue only, never written
+        calls = [call.to_dict() for call in tools.calls] if tools is not None else None
         self.session.turns.append(Turn("user", message, private=private))
-        self.session.turns.append(Turn("assistant", answer, private=private))
+        self.session.turns.append(Turn("assistant", answer, private=private, tool_calls=calls))
         if not private and self.sessions.save(self.session):
             notices.append(FORGOTTEN_NOTICE)
         return len(self.session.turns) - 2  # other processes' turns may come first
@@ -329,6 +364,25 @@ class Agent:
 
     def set_incognito(self, on: bool) -> None:
         self._incognito = on
+
+    # -- tools ------------------------------------------------------------------------------
+    def use_tools(self, tool_turn: ToolTurn | None) -> None:
+        self.tool_turn = tool_turn  # None: tools off
+
+    @property
+    def approving(self) -> bool:
+        """Whether each tool call is put to the user first."""
+        return self.tool_turn is not None and self.tool_turn.approving
+
+    def set_approving(self, on: bool) -> None:
+        if self.tool_turn is not None:
+            self.tool_turn.approving = on
+
+    def recall_texts(self, query: str, k: int) -> list[str]:
+        """What memory recalls for `query`, as the prompt shows it (the memory_search tool)."""
+        if not self.memory:
+            return []
+        return [prompt_text(hit.record) for hit in self.memory.store.recall(query, k=k)]
 
     def warm_up(self) -> None:
         """Load the embedding model in the background (e.g. while the user types)."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import datetime as dt
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
@@ -11,6 +12,7 @@ from .agent import Agent, MemoryParts
 from .backends import create_backend
 from .backends.base import Backend
 from .config import Settings
+from .errors import ConfigError, ToolError
 from .memory.sessions import Session, SessionStore
 from .memory.sessions.epoch import bump_epoch
 from .memory.sessions.transcripts import find_messages, remove_from_history, remove_messages
@@ -20,10 +22,14 @@ from .turn_result import TurnResult
 
 if TYPE_CHECKING:
     from .backends.probe import BackendChoice
+    from .memory.index.embedder import Embedder
     from .memory.store import MemoryStore
     from .memory.store.forgetting import Origin
+    from .tool_turn import ToolTurn
+    from .tools.loop import Approve
 
 Status = Callable[[str], None]
+TOOL_CACHE_DIR = "tool-cache"  # in the data dir: the notes index (chunks and vectors of the user's notes)
 
 
 class BackendFactory(Protocol):
@@ -37,11 +43,16 @@ def _quiet(_: str) -> None:
     pass
 
 
-def open_store(settings: Settings) -> MemoryStore:
+def open_embedder(settings: Settings) -> Embedder:
     from .memory.index.gguf_embedder import memory_embedder
+
+    return memory_embedder(settings.models_dir, settings.device)
+
+
+def open_store(settings: Settings) -> MemoryStore:
     from .memory.store import MemoryStore
 
-    return MemoryStore.open(settings.data_dir, memory_embedder(settings.models_dir, settings.device))
+    return MemoryStore.open(settings.data_dir, open_embedder(settings))
 
 
 @dataclass
@@ -82,6 +93,9 @@ class Runtime:
             "timings": {k: round(v, 4) for k, v in {**result.timings, **work.timings}.items()},
             "tokens": dict(result.tokens),
             "notices": list(result.notices),
+            "tool_calls": [call.to_dict() for call in result.tool_calls],
+            "asked_user": result.asked_user,
+            "tools": result.tools.to_dict() if result.tools is not None else None,
         }
 
 
@@ -111,11 +125,15 @@ def build_runtime(
     memory: bool = True,
     status: Status = _quiet,
     backend_factory: BackendFactory = create_backend,
+    approver: Approve | None = None,
 ) -> Runtime:
-    """Load the model (through `backend_factory`), open memory when asked, and make the agent.
-    Whatever was opened is closed again when a later step fails."""
+    """Load the model (through `backend_factory`), open memory when asked, and make the agent,
+    with its tools when settings turn them on (`approver` asks the user about a call while
+    approval is on). Whatever was opened is closed again when a later step fails."""
     sessions = SessionStore(claim_data_dir(settings.data_dir))
     dialogue = load_session(sessions, session)  # a bad session file fails before the model loads
+    if settings.tools_on:
+        check_tool_sources(settings)  # before the model loads, as a bad flag should
     with contextlib.ExitStack() as opened:
         status(f"loading {settings.model} ...")
         backend, choice = backend_factory(settings)
@@ -124,7 +142,46 @@ def build_runtime(
         parts = _memory_parts(settings, backend, choice, opened, status, backend_factory) if memory else None
         agent = Agent(backend, sessions, dialogue, settings, memory=parts, directive=system or DEFAULT_SYSTEM)
         opened.callback(agent.close)  # closed first: its memory work still uses the rest
+        if settings.tools_on:
+            agent.use_tools(_tool_turn(settings, agent, parts, approver))
         return Runtime(agent=agent, backend=backend, choice=choice, resources=opened.pop_all())
+
+
+def check_tool_sources(settings: Settings) -> None:
+    """ConfigError (one line) for an unknown tool name, or unless --db names a regular file
+    and --notes a folder."""
+    from .tools.notes_files import notes_root
+    from .tools.registry import TOOL_NAMES
+    from .tools.sqlite_ro import check_database_file
+
+    unknown = [name for name in settings.enabled_tools if name not in TOOL_NAMES]
+    if unknown:
+        raise ConfigError(f"enabled_tools: unknown tool {unknown[0]!r} (choose from {', '.join(TOOL_NAMES)})")
+    try:
+        if settings.db is not None:
+            check_database_file(settings.db)
+        if settings.notes is not None:
+            notes_root(settings.notes)
+    except ToolError as exc:
+        raise ConfigError(str(exc)) from None
+
+
+def _tool_turn(settings: Settings, agent: Agent, parts: MemoryParts | None, approver: Approve | None) -> ToolTurn:
+    """The enabled tools (every available one unless settings name them): memory search
+    through the agent's recall, notes search with the memory's embedder."""
+    from .tool_turn import ToolTurn
+    from .tools.registry import ToolSources, build_tools
+
+    embedder = parts.store.embedder if parts else (open_embedder(settings) if settings.notes else None)
+    sources = ToolSources(
+        today=lambda: dt.date.fromisoformat(agent.today()), notes_dir=settings.notes, db_file=settings.db,
+        recall=agent.recall_texts if parts else None, embed=embedder.embed if embedder else None,
+        embedder_id=embedder.model_id if embedder else "", cache_dir=settings.data_dir / TOOL_CACHE_DIR,
+        sql_time_limit=settings.tool_timeout * 0.8,  # SQLite stops itself before the call's own limit
+    )
+    tools = build_tools(sources, settings.enabled_tools or None)
+    return ToolTurn(tools, agent.backend, max_steps=settings.max_steps, tool_timeout=settings.tool_timeout,
+                    seed=settings.seed, approver=approver, approving=settings.approve)
 
 
 def _memory_parts(settings: Settings, backend: Backend, choice: BackendChoice, opened: contextlib.ExitStack,
@@ -158,6 +215,8 @@ def forget_everything(settings: Settings) -> None:
     finally:
         store.close()
     (data_dir / HISTORY_NAME).unlink(missing_ok=True)
+    for cache in (data_dir / TOOL_CACHE_DIR).glob("notes-*.json"):  # what was read from the notes
+        cache.unlink(missing_ok=True)
     bump_epoch(data_dir)  # again: a chat that read the old files meanwhile sees it too
 
 

@@ -11,7 +11,7 @@ import multiprocessing
 import multiprocessing.util
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from .app import BackendFactory, Runtime, build_runtime
 from .backends import create_backend
@@ -19,6 +19,9 @@ from .batch import BatchItem, BatchRunner
 from .config import Settings
 from .turn_result import TurnResult
 from .types import GenerationSettings
+
+if TYPE_CHECKING:
+    from .tools.loop import Approve
 
 
 def responder(runtime: Runtime, base: GenerationSettings) -> Callable[[BatchItem], tuple[TurnResult, dict[str, Any]]]:
@@ -60,6 +63,7 @@ class BatchJob:
     # Runs first in each worker process (module-level, so it can be sent): the CLI passes the
     # printer of the memory layer's notices, which a spawned process does not inherit.
     worker_setup: Callable[[], object] | None = None
+    approver: Approve | None = None  # asks about a tool call while approval is on (picklable, for workers)
 
     def run(self, items: list[BatchItem]) -> tuple[int, int]:
         """Answer `items`, one record each; returns (failed, written)."""
@@ -69,7 +73,7 @@ class BatchJob:
 
     def _serial(self, items: list[BatchItem]) -> tuple[int, int]:
         runtime = build_runtime(self.settings, session=items[0].session if items else None, memory=self.memory,
-                                backend_factory=self.backend_factory)
+                                backend_factory=self.backend_factory, approver=self.approver)
         with runtime:
             runner = BatchRunner(responder(runtime, self.settings.generation()), self.sink, fail_fast=self.fail_fast)
             runner.run(items, progress=self.progress)
@@ -81,7 +85,7 @@ class BatchJob:
         ready: dict[int, tuple[str, bool]] = {}
         failed = written = 0
         context = multiprocessing.get_context("spawn")
-        initargs = (self.settings, self.memory, self.backend_factory, self.worker_setup)
+        initargs = (self.settings, self.memory, self.backend_factory, self.worker_setup, self.approver)
         with context.Pool(self.workers, initializer=_worker_start, initargs=initargs) as pool:
             run = functools.partial(_worker_run, fail_fast=self.fail_fast)
             for results in pool.imap_unordered(run, session_groups(items)):
@@ -108,10 +112,10 @@ _WORKER: dict[str, Any] = {}
 
 
 def _worker_start(settings: Settings, memory: bool, backend_factory: BackendFactory,
-                  setup: Callable[[], object] | None) -> None:
+                  setup: Callable[[], object] | None, approver: Approve | None = None) -> None:
     if setup is not None:
         setup()
-    runtime = build_runtime(settings, memory=memory, backend_factory=backend_factory)
+    runtime = build_runtime(settings, memory=memory, backend_factory=backend_factory, approver=approver)
     _WORKER["runtime"] = runtime
     _WORKER["generation"] = settings.generation()
     # Free the models before the worker's interpreter shuts down (llama.cpp cannot after).

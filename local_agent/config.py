@@ -6,6 +6,7 @@ import dataclasses
 import math
 import os
 import tomllib
+import typing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -57,6 +58,19 @@ class Settings:
     today: str = ""  # empty: the clock; else YYYY-MM-DD or YYYY-MM-DDTHH:MM (see clock.py)
     verbose: bool = False
     debug: bool = False
+    # Tools (off unless asked for; a database or a notes folder turns them on).
+    tools: bool = False
+    enabled_tools: tuple[str, ...] = ()  # empty: every tool whose source is there
+    db: Path | None = None  # a SQLite file the SQL tools read
+    notes: Path | None = None  # a folder of .txt/.md notes that notes_search reads
+    max_steps: int = 4  # model steps in one turn
+    tool_timeout: float = 10.0  # seconds per tool call
+    approve: bool = False  # ask on the terminal before each call
+
+    @property
+    def tools_on(self) -> bool:
+        """Whether tools run: asked for, or implied by a database or a notes folder."""
+        return self.tools or self.db is not None or self.notes is not None
 
     def generation(self, **overrides: Any) -> GenerationSettings:
         values: dict[str, Any] = dict(
@@ -76,11 +90,22 @@ def config_file_path() -> Path:
     return Path(platformdirs.user_config_dir(APP_NAME, appauthor=False)) / "config.toml"
 
 
+def _field_type(hint: Any) -> type:
+    """The type a setting's value is converted to: a path (optional or not), a list of
+    names (a tuple), or the plain type."""
+    if hint in (Path, Path | None):
+        return Path
+    if typing.get_origin(hint) is tuple:
+        return tuple
+    return hint if isinstance(hint, type) else str
+
+
 FIELD_TYPES: dict[str, type] = {
-    f.name: (Path if f.name.endswith("_dir") else type(f.default) if f.default is not dataclasses.MISSING else str)
-    for f in dataclasses.fields(Settings)
+    name: _field_type(hint) for name, hint in typing.get_type_hints(Settings).items()
 }
 MAX_SEED = 2**32 - 1  # llama.cpp's samplers take a 32-bit seed
+MAX_STEPS = 20
+MAX_TOOL_TIMEOUT = 600.0
 _TRUE, _FALSE = {"1", "true", "yes", "on"}, {"0", "false", "no", "off", ""}
 
 
@@ -126,7 +151,17 @@ def _to_str(value: Any) -> str:
     return value
 
 
-_CONVERTERS: dict[type, Any] = {bool: _to_bool, int: _to_int, float: _to_float, Path: _to_path, str: _to_str}
+def _to_names(value: Any) -> tuple[str, ...]:
+    """A list of names: a TOML list of strings, or text with the names separated by commas."""
+    if isinstance(value, str):
+        value = value.split(",")
+    if not isinstance(value, (list, tuple)) or not all(isinstance(item, str) for item in value):
+        raise ValueError(value)
+    return tuple(dict.fromkeys(name.strip() for name in value if name.strip()))
+
+
+_CONVERTERS: dict[type, Any] = {bool: _to_bool, int: _to_int, float: _to_float, Path: _to_path, str: _to_str,
+                                tuple: _to_names}
 
 
 def _coerce(name: str, value: Any, source: str) -> Any:
@@ -139,7 +174,8 @@ def _coerce(name: str, value: Any, source: str) -> Any:
     try:
         converted = _CONVERTERS[kind](value)
     except (TypeError, ValueError, OverflowError):
-        raise ConfigError(f"{source}: {name} must be {kind.__name__}, got {value!r}") from None
+        what = "a list of names" if kind is tuple else kind.__name__
+        raise ConfigError(f"{source}: {name} must be {what}, got {value!r}") from None
     if name == "today" and converted.strip():
         from .clock import parse_today
 
@@ -193,6 +229,9 @@ def _checks(settings: Settings) -> list[tuple[bool, str]]:
         (settings.backend in ("auto", *BACKEND_NAMES),
          f"unknown backend {settings.backend!r} (choose auto, {', '.join(BACKEND_NAMES)})"),
         (settings.device in {"auto", "cpu", "cuda"}, f"unknown device {settings.device!r} (choose auto, cpu, cuda)"),
+        (1 <= settings.max_steps <= MAX_STEPS, f"max_steps must be between 1 and {MAX_STEPS}"),
+        (0 < settings.tool_timeout <= MAX_TOOL_TIMEOUT,
+         f"tool_timeout must be above 0 and at most {MAX_TOOL_TIMEOUT:g} s"),
     ]
 
 

@@ -5,13 +5,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from concurrent.futures import Future
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .prompt import ComposedPrompt
 from .types import RecallHit
 
 if TYPE_CHECKING:
     from .memory.distill.saving import SaveOutcome
+    from .tools.loop import ToolCall
 
 
 @dataclass(frozen=True)
@@ -26,6 +27,23 @@ class MemoryWork:
 
 
 NO_MEMORY_WORK = MemoryWork()  # memory off, or incognito: nothing was done
+
+
+@dataclass(frozen=True)
+class ToolTrace:
+    """How tools took part in a turn: the router's route (none, direct or model) and why, and
+    when calls were made, the model steps, why the steps stopped, and how many calls were
+    filled in by rule rather than written by the model."""
+
+    route: str
+    reason: str = ""
+    steps: int = 0
+    stop: str = ""
+    rule_calls: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"route": self.route, "reason": self.reason, "steps": self.steps, "stop": self.stop,
+                "rule_calls": self.rule_calls}
 
 
 @dataclass(frozen=True)
@@ -44,6 +62,9 @@ class TurnResult:
     tokens: Mapping[str, int] = field(default_factory=dict)
     timings: Mapping[str, float] = field(default_factory=dict)
     notices: tuple[str, ...] = ()
+    tool_calls: tuple[ToolCall, ...] = ()  # every step that ran a tool or asked the user, in order
+    asked_user: bool = False  # the answer is a question to the user (ask and batch end the turn there)
+    tools: ToolTrace | None = None  # None when tools are off
     memory: Future[MemoryWork] | None = field(default=None, repr=False, compare=False)
     first_token_at: float = field(default=0.0, repr=False)  # perf_counter clock
     date: str = ""  # when the turn was said, YYYY-MM-DDTHH:MM (the agent's today)

@@ -16,7 +16,7 @@ from local_agent.tools.actions import action_schema
 from local_agent.tools.base import Tool, object_schema, text_property
 from local_agent.tools.calculator import make_calculator
 from local_agent.tools.dates import make_date
-from local_agent.tools.loop import LoopLimits, ToolLoop
+from local_agent.tools.loop import REPEATED, LoopLimits, ToolLoop
 from local_agent.tools.text import CUT_NOTICE
 from local_agent.types import Message
 from tests.tool_fakes import ScriptedDecide, ask, call, final
@@ -86,12 +86,61 @@ def test_decide_gets_the_decoding_schema_of_the_offered_tools():
 
 
 def test_step_limit_ends_with_the_best_answer_so_far_and_a_notice():
-    decide = ScriptedDecide(default=call("calculator", expression="2 + 2"))
+    decide = ScriptedDecide(*(call("calculator", expression=f"{n} + {n}") for n in (1, 2, 3, 4)))
     result = _loop(decide, limits=LoopLimits(max_steps=3)).run(MESSAGES)
     assert result.stop == "max_steps" and result.steps == 3 and len(decide.seen) == 3
     assert len(result.tool_calls) == 3
-    assert result.answer == "2 + 2 = 4"
+    assert result.answer == "3 + 3 = 6"
     assert result.notices == ("no final answer within 3 steps",)
+
+
+def test_a_repeated_call_is_not_run_again_and_the_next_step_may_only_answer():
+    ran: list[str] = []
+    decide = ScriptedDecide(call("spy", text="a"), call("spy", text="a"), final("It says seen."))
+    result = _loop(decide, _tool("spy", _recording(ran, "seen"))).run(MESSAGES)
+    assert ran == ["a"] and len(result.tool_calls) == 1
+    assert (result.answer, result.steps, result.stop) == ("It says seen.", 3, "final")
+    assert decide.seen[2][-1].content == REPEATED
+    assert decide.schemas[2]["properties"]["action"]["enum"] == ["final"]  # only the answer is offered
+
+
+def test_a_first_call_by_rule_runs_before_the_model_step():
+    ran: list[str] = []
+    decide = ScriptedDecide(final("Found it."))
+    result = _loop(decide, _tool("spy", _recording(ran, "hit"))).run(MESSAGES, first=("spy", {"text": "q"}))
+    assert ran == ["q"] and result.rule_calls == 1 and result.steps == 1
+    assert json.loads(decide.seen[0][-2].content) == call("spy", text="q")
+    assert decide.seen[0][-1].content.endswith("> hit")
+
+
+def test_ask_user_in_a_chat_gets_the_reply_and_goes_on():
+    questions: list[str] = []
+
+    def reply(question: str) -> str:
+        questions.append(question)
+        return "the year 2024"
+
+    decide = ScriptedDecide(ask("Which year?"), final("In 2024 it was a Monday."))
+    result = _loop(decide).run(MESSAGES, ask=reply)
+    assert questions == ["Which year?"]
+    assert (result.answer, result.asked_user, result.stop, result.steps) == (
+        "In 2024 it was a Monday.", False, "final", 2)
+    assert decide.seen[1][-1] == Message("user", "the year 2024")
+    [exchange] = result.tool_calls
+    assert (exchange.name, exchange.arguments, exchange.result) == (
+        "ask_user", {"question": "Which year?"}, "the year 2024")
+
+
+def test_ask_user_without_a_reply_ends_the_turn_with_the_question():
+    result = _loop(ScriptedDecide(ask("Which year?"))).run(MESSAGES, ask=lambda question: None)
+    assert (result.answer, result.asked_user, result.stop) == ("Which year?", True, "ask_user")
+
+
+def test_on_call_sees_each_call_as_it_is_made():
+    seen: list[str] = []
+    decide = ScriptedDecide(call("calculator", expression="1 + 1"), final("2"))
+    _loop(decide).run(MESSAGES, on_call=lambda made: seen.append(made.result))
+    assert seen == ["1 + 1 = 2"]
 
 
 def test_step_limit_with_nothing_found_says_so():

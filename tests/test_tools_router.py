@@ -12,6 +12,7 @@ from local_agent.tools.dates import make_date
 from local_agent.tools.registry import TOOL_NAMES
 from local_agent.tools.route_rules import arithmetic, date_question
 from local_agent.tools.router import Router
+from local_agent.tools.word_problems import word_problem
 
 ROUTER = Router(TOOL_NAMES)
 TODAY = dt.date(2025, 3, 14)
@@ -59,6 +60,28 @@ def test_date_questions_go_straight_to_the_date_tool(message: str, result: str):
     assert make_date(TODAY)(route.arguments).endswith(result)
 
 
+@pytest.mark.parametrize(("message", "expression"), [
+    ("I bought 7 tickets at 3.56 dollars each. How much did I pay in total?", "7 * 3.56"),
+    ("I ordered 4 coffees at $3.20 each, what did I pay altogether?", "4 * 3.20"),
+    ("Our dinner cost 374 dollars and we are 4 people. How much does each of us pay?", "374 / 4"),
+    ("The cabin costs 360 euros for the weekend and there are 3 of us. How much does each of us pay?", "360 / 3"),
+    ("The bill came to 1,250 dollars, shared among 5 people. What does each person owe?", "1250 / 5"),
+])
+def test_everyday_word_problems_go_straight_to_the_calculator(message: str, expression: str):
+    route = ROUTER.route(message)
+    assert (route.kind, route.arguments, route.reason) == ("direct", {"expression": expression}, "word problem rule")
+
+
+@pytest.mark.parametrize("message", [
+    "I bought 7 tickets at 3.56 dollars each.",  # no question
+    "We are 4 people and dinner cost 120 dollars. How much each?",  # the order the rule does not read
+    "I have 3 kids at 2 schools each, how are you in total?",
+    "Dinner cost 80 dollars, we are 4 people and the tip is 10 dollars. How much does each of us pay?",
+])
+def test_other_word_problems_are_not_read_by_rule(message: str):
+    assert word_problem(message) is None
+
+
 def test_month_steps_from_tomorrow_are_left_to_the_model():
     assert date_question("what date is 1 month after tomorrow") is None
 
@@ -68,7 +91,8 @@ def test_month_steps_from_tomorrow_are_left_to_the_model():
     ("What does my note about the dentist say?", ("notes_search",)),
     ("How many users signed up in 2023, according to the database?", ("sql_schema", "sql_query")),
     ("List all users from Lisbon", ("sql_schema", "sql_query")),
-    ("I bought 7 tickets at 3.56 dollars each. How much did I pay in total?", ("calculator",)),
+    ("I bought 7 tickets at 3.56 dollars each and 2 programmes at 5 dollars each. How much did I pay in total?",
+     ("calculator",)),
     ("Can you calculate my taxes?", ("calculator",)),
     ("How many days until my birthday?", ("date",)),
     ("What day is it tomorrow?", ("date",)),

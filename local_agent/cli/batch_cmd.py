@@ -62,9 +62,11 @@ def batch(source: str, output: str | None, resume: bool, fail_fast: bool, quiet:
     or plain text: one message a line, one session named after the file.
     Output is one JSON record per line (stdout, or --output, created private, never the
     input): line, session, input, answer, memories saved and recalled, timings, tokens,
-    error. Exit code 1 if any line failed.
+    tool_calls and asked_user (with tools), error. Exit code 1 if any line failed.
     """
     from tqdm import tqdm
+
+    from .approval import TtyApprover
 
     settings = settings_from(click.get_current_context(), incognito=incognito)
     if resume and not output:
@@ -80,7 +82,7 @@ def batch(source: str, output: str | None, resume: bool, fail_fast: bool, quiet:
     bar = tqdm(total=len(items), unit="line", disable=quiet, file=sys.stderr, dynamic_ncols=True)
     job = BatchJob(settings, sink, memory=not no_memory, fail_fast=fail_fast, workers=workers,
                    progress=lambda: bar.update(1), backend_factory=backend_factory(click.get_current_context()),
-                   worker_setup=install_notice_printer)
+                   worker_setup=install_notice_printer, approver=TtyApprover())
     try:
         failed, written = job.run(items)
     finally:

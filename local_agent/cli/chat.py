@@ -41,16 +41,20 @@ def chat(session: str | None, new_session: bool, system: str | None, incognito: 
 
     \b
     Type /help inside the chat for commands (/memories, /remember, /forget, /summary,
-    /context, /incognito, /clear, /exit). Ctrl-C stops an answer; Ctrl-D exits.
+    /context, /trace, /approve, /incognito, /clear, /exit). Ctrl-C stops an answer; Ctrl-D exits.
+    With --tools (or --db, --notes) each tool call shows as one line.
     End a line with \\ to continue it, or wrap a pasted block in triple quotes.
     By default the most recent session is resumed; --new-session starts afresh.
     """
+    from .approval import TtyApprover
+
     ctx = click.get_current_context()
     settings = settings_from(ctx, incognito=incognito)
     session = session or (None if new_session else _latest_session(settings))
     runtime = build_runtime(
         settings, session=session, system=system, memory=not no_memory,
         status=_status_printer(settings, show_loading=True), backend_factory=backend_factory(ctx),
+        approver=TtyApprover(),
     )
     runtime.agent.digests = True  # a chat session left after a few exchanges is remembered in short
     with runtime:
@@ -69,7 +73,7 @@ def _latest_session(settings: Settings) -> str | None:
 @cli.command()
 @click.argument("question", nargs=-1)
 @click.option("--json", "as_json", is_flag=True,
-              help="Print one JSON object (answer, backend, timings, tokens, memories).")
+              help="Print one JSON object (answer, backend, timings, tokens, memories, tool calls).")
 @click.option("--no-server", is_flag=True, help="Answer in-process even when `local-agent serve` runs.")
 @session_options
 @common_options
@@ -80,7 +84,11 @@ def ask(question: tuple[str, ...], as_json: bool, no_server: bool, session: str 
     Memory works as in chat: what you say can be remembered, and the answer uses what
     was remembered before. Each ask is a new session unless --session names one.
     A running `local-agent serve` with the same model and data dir answers it warm.
+    With tools, a question the model asks back is the answer (asked_user in --json).
     """
+    from .approval import TtyApprover
+    from .tool_lines import call_line
+
     ctx = click.get_current_context()
     settings = settings_from(ctx, incognito=incognito)
     text = " ".join(question) if question else read_stdin_message()
@@ -100,13 +108,17 @@ def ask(question: tuple[str, ...], as_json: bool, no_server: bool, session: str 
                 echo_err(f"warning: memory was not updated: {warm.memory_error}")
             return
     runtime = build_runtime(settings, session=session, system=system, memory=not no_memory,
-                            status=_status_printer(settings, show_loading=False), backend_factory=backend_factory(ctx))
+                            status=_status_printer(settings, show_loading=False), backend_factory=backend_factory(ctx),
+                            approver=TtyApprover())
+    show_call = (lambda call: echo_err(call_line(call))) if settings.verbose and not as_json else None
     with runtime:
-        result = runtime.agent.respond(text, on_token=None if as_json else _stream_to_stdout)
+        result = runtime.agent.respond(text, on_token=None if as_json else _stream_to_stdout, on_call=show_call)
         if as_json:
             print_json(runtime.turn_json(result))
         else:
             click.echo()
+            for notice in result.notices if result.tool_calls else ():  # e.g. a call that was not allowed
+                echo_err(f"· {notice}")
         error = result.memory_work().error
         if error:
             echo_err(f"warning: memory was not updated: {error}")

@@ -37,6 +37,13 @@ COMMON_OPTIONS: list[tuple[tuple[str, ...], dict[str, Any]]] = [
     (("--seed",), dict(type=int, help=f"Random seed for sampling [{Settings.seed}].")),
     (("--data-dir",), dict(type=click.Path(file_okay=False), help="Where memories and sessions live.")),
     (("--today",), dict(help="Take this as today: YYYY-MM-DD or YYYY-MM-DDTHH:MM (default: the clock).")),
+    (("--tools",), dict(is_flag=True, default=None, help="Let the assistant use its offline tools (calculator, "
+                                                        "dates, memory search; --db and --notes add more).")),
+    (("--db",), dict(metavar="FILE", help="A SQLite file the SQL tools may read (never write); implies --tools.")),
+    (("--notes",), dict(metavar="DIR", help="A folder of .txt/.md notes the notes search reads; implies --tools.")),
+    (("--max-steps",), dict(type=int, help=f"Model steps in one tool-using turn [{Settings.max_steps}].")),
+    (("--tool-timeout",), dict(type=float, help=f"Seconds one tool call may take [{Settings.tool_timeout:g}].")),
+    (("--approve",), dict(is_flag=True, default=None, help="Ask on the terminal before each tool call.")),
     (("--verbose", "-v"), dict(is_flag=True, default=None, help="Show the backend choice, timings and notices.")),
     (("--debug",), dict(is_flag=True, default=None, help="Show tracebacks on errors.")),
 ]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import click
 
@@ -12,7 +13,11 @@ from ..app import Runtime
 from ..config import Settings
 from ..errors import LocalAgentError
 from ..turn_result import MemoryWork, TurnResult
+from .display import printable
 from .history import ChatHistory
+
+if TYPE_CHECKING:
+    from ..tools.loop import ToolCall
 
 HELP = """Commands:
   /memories            what I remember about you (facts)
@@ -20,6 +25,8 @@ HELP = """Commands:
   /forget ID           forget a memory (id or unique prefix)
   /summary             the rolling summary of this session
   /context             the exact prompt last sent, with tokens per section
+  /trace               the last turn's tool calls in full
+  /approve             toggle asking before each tool call
   /incognito           toggle incognito: memory is read, nothing is written
   /clear               start the dialogue afresh (long-term memory stays)
   /help                this list
@@ -75,9 +82,12 @@ class ChatRepl:
     def _banner(self) -> None:
         choice = self.runtime.choice
         memory = "off" if not self.agent.has_memory else ("incognito" if self.agent.incognito else "on")
+        tool_turn = self.agent.tool_turn
+        tools = "" if tool_turn is None else f" · tools {', '.join(tool_turn.tools) or 'none'}"
         click.echo(
             f"local-agent {__version__} · {self.runtime.backend.model_name} · {choice.backend} on {choice.device}"
-            f" · session {self.agent.session.name} · memory {memory}",
+            f" · session {self.agent.session.name} · memory {memory}{tools}"
+            f"{' (approve each call)' if self.agent.approving else ''}",
             err=True,
         )
         if self.settings.verbose:
@@ -115,7 +125,7 @@ class ChatRepl:
     def _turn(self, text: str) -> None:
         self._report_pending()
         try:
-            result = self.agent.respond(text, on_token=self._print_chunk)
+            result = self.agent.respond(text, on_token=self._print_chunk, ask=self._ask_user, on_call=self._show_call)
         except LocalAgentError as exc:
             click.echo(f"\nerror: {exc}", err=True)
             return
@@ -148,6 +158,23 @@ class ChatRepl:
         sys.stdout.write(chunk)
         sys.stdout.flush()
 
+    @staticmethod
+    def _show_call(call: ToolCall) -> None:
+        from .tool_lines import call_line
+
+        if call.name != "ask_user":  # the question and its reply are on the screen already
+            click.echo(call_line(call), err=True)
+
+    def _ask_user(self, question: str) -> str | None:
+        """The model asks back: the user's reply goes on with the turn (none: the question
+        is the answer)."""
+        click.echo(printable(question))
+        try:
+            return self._read_message()
+        except (EOFError, KeyboardInterrupt):
+            click.echo()
+            return None
+
     # -- slash commands ------------------------------------------------------------------
     def _command(self, line: str) -> str | None:
         name, _, arg = line.partition(" ")
@@ -161,6 +188,8 @@ class ChatRepl:
             "/forget": lambda: self._forget(arg.strip()),
             "/summary": self._summary,
             "/context": self._context,
+            "/trace": self._trace,
+            "/approve": self._approve,
             "/incognito": self._incognito,
         }
         handler = handlers.get(name)
@@ -226,6 +255,24 @@ class ChatRepl:
         sections = ", ".join(f"{name} {tokens}" for name, tokens in last.prompt.section_tokens.items())
         total = self.runtime.backend.count_tokens(last.prompt_text)
         click.echo(f"--- tokens: {sections}; whole prompt {total} of {self.runtime.backend.context_size}", err=True)
+
+    def _trace(self) -> None:
+        from .tool_lines import trace_lines
+
+        last = self.agent.last
+        if last is None:
+            click.echo("(nothing asked yet)")
+            return
+        for line in trace_lines(last):
+            click.echo(line)
+
+    def _approve(self) -> None:
+        if self.agent.tool_turn is None:
+            click.echo("tools are off in this chat (start it with --tools, --db or --notes)", err=True)
+            return
+        self.agent.set_approving(not self.agent.approving)
+        click.echo(f"· {'each tool call is put to you first' if self.agent.approving else 'tools run without asking'}",
+                   err=True)
 
     def _incognito(self) -> None:
         self.agent.set_incognito(not self.agent.incognito)

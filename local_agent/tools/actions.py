@@ -78,6 +78,23 @@ def decoding_schema(schema: Any) -> Any:
     return out
 
 
+def capped(schema: Any, max_chars: int) -> Any:
+    """A decoding schema with every free-text string at most `max_chars` long, so that a step
+    given enough tokens for that many characters always ends in complete JSON (the grammar
+    closes the string at its bound instead of the token limit cutting it)."""
+    if isinstance(schema, list):
+        return [capped(item, max_chars) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {key: capped(value, max_chars) for key, value in schema.items()}
+    if out.get("type") == "string" and out.get("maxLength", 0) > max_chars:
+        low = out.get("minLength", 0)
+        if out.get("pattern") == PLAIN_TEXT.format(min=low, max=out["maxLength"]):
+            out["pattern"] = PLAIN_TEXT.format(min=low, max=max(low, max_chars))
+        out["maxLength"] = max(low, max_chars)
+    return out
+
+
 def parse_action(data: Any, schema: Mapping[str, Any]) -> Action:
     """The action in a step's output; ToolError when it does not fit `schema`."""
     try:

@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import calendar
 import datetime as dt
+from collections.abc import Callable
 from typing import Literal
 
 from ..errors import ToolError
 from .base import Tool, object_schema
 
 Unit = Literal["days", "weeks", "months", "years"]
+Today = dt.date | Callable[[], dt.date]
+"""A fixed date, or what gives the date at the time of the call (the agent's today)."""
 MAX_AMOUNT = 100_000
 DATE_PATTERN = r"^(today|[0-9]{4}-[0-9]{2}-[0-9]{2})$"
 DESCRIPTION = ("Dates from today: operation today (today's date), weekday (the weekday of date), add (date plus "
@@ -53,14 +56,19 @@ def _amount_text(amount: int, unit: Unit) -> str:
 class DateTool:
     """The date tool for one `today`."""
 
-    def __init__(self, today: dt.date) -> None:
-        self.today = today
+    def __init__(self, today: Today) -> None:
+        self._today = today
+
+    @property
+    def today(self) -> dt.date:
+        return self._today if isinstance(self._today, dt.date) else self._today()
 
     def __call__(self, operation: str, date: str = "today", amount: int = 0, unit: Unit = "days",
                  other: str = "") -> str:
-        day = parse_date(date, self.today)
+        today = self.today
+        day = parse_date(date, today)
         if operation == "today":
-            return f"Today is {spoken(self.today)}."
+            return f"Today is {spoken(today)}."
         if operation == "weekday":
             return f"{day.day} {day:%B} {day.year} ({day.isoformat()}) is a {day:%A}."
         if operation == "add":
@@ -70,12 +78,12 @@ class DateTool:
         if operation == "between":
             if not other:
                 raise ToolError("between needs other: the date to count to")
-            end = parse_date(other, self.today)
+            end = parse_date(other, today)
             return f"From {spoken(day)} to {spoken(end)} is {(end - day).days} days."
         raise ToolError(f"unknown date operation {operation!r}")
 
 
-def make_date(today: dt.date) -> Tool:
+def make_date(today: Today) -> Tool:
     parameters = object_schema({
         "operation": {"type": "string", "enum": ["today", "weekday", "add", "between"]},
         "date": {"type": "string", "pattern": DATE_PATTERN, "maxLength": 10},

@@ -2,31 +2,42 @@
 schema) calls a tool, asks the user, or answers. Tool results go back to it as quoted data.
 
 The loop is independent of any backend: `decide(messages, schema)` returns the step's action
-as a dict. It only ever runs a call that `decide` wrote, so nothing inside a tool result or a
-note can make a call by itself. Limits: `max_steps` model steps, and `tool_timeout` seconds per
-call; reaching either ends the turn with the best answer so far and a notice."""
+as a dict. It only ever runs a call that `decide` wrote (or, before the first step, the one
+call the router filled in by rule), so nothing inside a tool result or a note can make a call
+by itself. Limits: `max_steps` model steps, and `tool_timeout` seconds per call; reaching
+either ends the turn with the best answer so far and a notice. A call the model repeats
+word for word is not run again: the model is told so, and its next step may only answer.
+
+`ask_user` ends the turn with the question, unless the caller can ask (`ask`, in a chat):
+then the user's reply goes back to the model and the loop goes on. Every step that ran a
+call or asked is logged as a ToolCall (an exchange with the user under the name ask_user)."""
 
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ..errors import ToolError
 from ..types import Message
-from .actions import action_schema, decoding_schema, parse_action
+from .actions import Action, action_schema, decoding_schema, parse_action
 from .base import Tool
 from .runner import Outcome, run_tool
-from .text import clean, cut, quoted_result
+from .text import clean, cut, neutralize, quoted_result
 
 Decide = Callable[[Sequence[Message], dict[str, Any]], Mapping[str, Any]]
 """(messages so far, the action schema) -> the step's action as a dict."""
 Approve = Callable[[str, dict[str, Any]], bool]
 """(tool name, arguments) -> whether the user allows the call."""
-Stop = Literal["final", "ask_user", "direct", "max_steps", "timeout", "invalid_action"]
+AskUser = Callable[[str], "str | None"]
+"""(question) -> the user's reply, or None when none came (the turn then ends with the question)."""
+Stop = Literal["final", "ask_user", "direct", "max_steps", "timeout", "invalid_action", "interrupted"]
 
 DENIED = "the user did not allow this call"
+ASK_USER = "ask_user"  # the name under which an exchange with the user is logged
+REPEATED = "You already made this call and its result is above. Give the final answer now."
 
 
 @dataclass(frozen=True)
@@ -58,7 +69,8 @@ class ToolCall:
 @dataclass(frozen=True)
 class LoopResult:
     """A finished turn: the answer (or the question, with `asked_user`), every call made, the
-    model steps taken, why the loop stopped, and notices for the user."""
+    model steps taken, why the loop stopped, notices for the user, and how many of the calls
+    were filled in by rule rather than written by the model."""
 
     answer: str
     asked_user: bool
@@ -66,6 +78,43 @@ class LoopResult:
     steps: int
     stop: Stop
     notices: tuple[str, ...] = field(default_factory=tuple)
+    rule_calls: int = 0
+
+
+@dataclass
+class _Run:
+    """One run's state: the transcript the model reads, the calls made so far, and whether
+    its next step may only answer."""
+
+    transcript: list[Message]
+    on_call: Callable[[ToolCall], None] | None = None
+    calls: list[ToolCall] = field(default_factory=list)
+    must_answer: bool = False
+    rule_calls: int = 0
+
+    def add(self, action: Action, call: ToolCall | None, reply: str) -> None:
+        """The model's action and what came of it, as the next two messages it reads."""
+        self.transcript += [Message("assistant", json.dumps(action.to_dict(), ensure_ascii=False)),
+                            Message("user", reply)]
+        if call is not None:
+            self.calls.append(call)
+            if self.on_call is not None:
+                self.on_call(call)
+
+    def repeats(self, action: Action) -> bool:
+        key = _call_key(action.name, action.arguments)
+        return any(_call_key(call.name, call.arguments) == key for call in self.calls if call.name != ASK_USER)
+
+    def result(self, answer: str, steps: int, stop: Stop, *, asked: bool = False) -> LoopResult:
+        return LoopResult(answer, asked, tuple(self.calls), steps, stop, rule_calls=self.rule_calls)
+
+    def ended(self, steps: int, stop: Stop, notice: str) -> LoopResult:
+        answer = best_answer(self.calls) or f"I could not finish this: {notice}."
+        return LoopResult(answer, False, tuple(self.calls), steps, stop, (notice,), self.rule_calls)
+
+
+def _call_key(name: str, arguments: Mapping[str, Any]) -> str:
+    return name + json.dumps(arguments, sort_keys=True, ensure_ascii=False)
 
 
 class ToolLoop:
@@ -77,38 +126,72 @@ class ToolLoop:
         self.approve = approve
         self.special_tokens = tuple(special_tokens)
 
-    def run(self, messages: Sequence[Message], only: Sequence[str] | None = None,
-            allow_ask: bool = True) -> LoopResult:
-        """Steps until an answer, a question or a limit. `only` narrows the tools offered."""
+    def run(self, messages: Sequence[Message], only: Sequence[str] | None = None, allow_ask: bool = True, *,
+            first: tuple[str, Mapping[str, Any]] | None = None, ask: AskUser | None = None,
+            on_call: Callable[[ToolCall], None] | None = None) -> LoopResult:
+        """Steps until an answer, a question or a limit. `only` narrows the tools offered;
+        `first` is a call filled in by rule, made before the model's first step; `ask` asks
+        the user a question the model wrote; `on_call` sees each call as it is made."""
         schema = action_schema([self._tool(name) for name in (only if only is not None else self.tools)],
                                allow_ask=allow_ask)
-        constrained = decoding_schema(schema)
-        transcript = list(messages)
-        calls: list[ToolCall] = []
-        for step in range(1, self.limits.max_steps + 1):
-            try:
-                action = parse_action(self.decide(transcript, constrained), schema)
-            except ToolError as exc:
-                return _ended(calls, step, "invalid_action", f"the model's step {step} was {exc}")
-            if action.kind != "tool":
-                return LoopResult(action.text, action.kind == "ask_user", tuple(calls), step, action.kind)
-            call, outcome = self._call(action.name, action.arguments)
-            calls.append(call)
-            transcript += [Message("assistant", json.dumps(action.to_dict(), ensure_ascii=False)),
-                           Message("user", self._feedback(call))]
-            if outcome.timed_out:
-                notice = f"{call.name} gave no result within {self.limits.tool_timeout:g} s"
-                return _ended(calls, step, "timeout", notice)
-        return _ended(calls, self.limits.max_steps, "max_steps",
-                      f"no final answer within {self.limits.max_steps} steps")
+        run = _Run(list(messages), on_call)
+        if first is not None:
+            run.rule_calls = 1
+            name, arguments = first
+            if self._run_call(run, Action("tool", name=name, arguments=dict(arguments))).timed_out:
+                return run.ended(0, "timeout", f"{name} gave no result within {self.limits.tool_timeout:g} s")
+        return self._steps(run, schema, ask)
 
-    def run_direct(self, name: str, arguments: Mapping[str, Any]) -> LoopResult:
+    def _steps(self, run: _Run, schema: dict[str, Any], ask: AskUser | None) -> LoopResult:
+        answer_only = action_schema([], allow_ask=False)
+        for step in range(1, self.limits.max_steps + 1):
+            offered = answer_only if run.must_answer else schema
+            try:
+                action = parse_action(self.decide(run.transcript, decoding_schema(offered)), offered)
+            except ToolError as exc:
+                return run.ended(step, "invalid_action", f"the model's step {step} was {exc}")
+            if action.kind == "final":
+                return run.result(action.text, step, "final")
+            if action.kind == "ask_user":
+                if not self._ask(run, action, ask):
+                    return run.result(action.text, step, "ask_user", asked=True)
+            elif run.repeats(action):
+                run.add(action, None, REPEATED)
+                run.must_answer = True
+            elif self._run_call(run, action).timed_out:
+                return run.ended(step, "timeout", f"{action.name} gave no result within {self.limits.tool_timeout:g} s")
+        return run.ended(self.limits.max_steps, "max_steps", f"no final answer within {self.limits.max_steps} steps")
+
+    def run_direct(self, name: str, arguments: Mapping[str, Any],
+                   on_call: Callable[[ToolCall], None] | None = None) -> LoopResult:
         """A call the router chose by rule: its result is the answer, with no model step."""
         call, outcome = self._call(name, dict(arguments))
+        if on_call is not None:
+            on_call(call)
         if call.error is None:
-            return LoopResult(call.result, False, (call,), 0, "direct")
+            return LoopResult(call.result, False, (call,), 0, "direct", rule_calls=1)
         stop: Stop = "timeout" if outcome.timed_out else "direct"
-        return LoopResult(f"{name} failed: {call.error}", False, (call,), 0, stop, (f"{name} failed: {call.error}",))
+        notice = f"{name} failed: {call.error}"
+        return LoopResult(notice, False, (call,), 0, stop, (notice,), rule_calls=1)
+
+    def _run_call(self, run: _Run, action: Action) -> Outcome:
+        call, outcome = self._call(action.name, action.arguments)
+        run.add(action, call, self._feedback(call))
+        return outcome
+
+    def _ask(self, run: _Run, action: Action, ask: AskUser | None) -> bool:
+        """Put the model's question to the user; False when there is nobody to ask or no reply."""
+        if ask is None:
+            return False
+        start = time.perf_counter()
+        reply = ask(action.text)
+        if reply is None or not reply.strip():
+            return False
+        reply = neutralize(clean(reply), self.special_tokens)
+        call = ToolCall(ASK_USER, {"question": action.text}, cut(reply, self.limits.result_chars), None,
+                        time.perf_counter() - start)
+        run.add(action, call, reply)
+        return True
 
     def _call(self, name: str, arguments: dict[str, Any]) -> tuple[ToolCall, Outcome]:
         tool = self._tool(name)
@@ -133,10 +216,6 @@ class ToolLoop:
 
 
 def best_answer(calls: Sequence[ToolCall]) -> str:
-    """The result of the last call that gave one, or empty."""
-    return next((call.result for call in reversed(calls) if call.error is None and call.result), "")
-
-
-def _ended(calls: list[ToolCall], steps: int, stop: Stop, notice: str) -> LoopResult:
-    answer = best_answer(calls) or f"I could not finish this: {notice}."
-    return LoopResult(answer, False, tuple(calls), steps, stop, (notice,))
+    """The result of the last tool call that gave one, or empty."""
+    return next((call.result for call in reversed(calls)
+                 if call.error is None and call.result and call.name != ASK_USER), "")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import datetime as dt
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -11,7 +10,7 @@ from typing import TypeVar
 from ..errors import ConfigError
 from .base import Tool
 from .calculator import make_calculator
-from .dates import make_date
+from .dates import Today, make_date
 from .memory_search import RecallFunction, make_memory_search
 from .notes_index import EmbedFunction
 from .notes_search import make_notes_search
@@ -24,7 +23,7 @@ T = TypeVar("T")
 class ToolSources:
     """What the tools read. A tool whose source is missing is not available."""
 
-    today: dt.date
+    today: Today
     notes_dir: Path | None = None
     db_file: Path | None = None
     recall: RecallFunction | None = None

@@ -2,9 +2,13 @@
 any model call: a message that needs no tool costs nothing, and nothing a tool returns is ever
 routed (the router never sees tool results).
 
-Three outcomes: `direct` (an unambiguous arithmetic or date question: the tool runs with
-arguments filled by rule and its result is the answer), `model` (the message asks for
+Three outcomes: `direct` (an unambiguous arithmetic or date question, or one of the
+everyday word problems of word_problems.py: the tool runs with arguments filled by rule and
+its result is the answer), `model` (the message asks for
 something only a tool has: the step loop runs with the candidate tools), `none` (plain chat).
+A `model` route whose first candidate needs no judgement to call starts with that call, filled
+in by rule (`first`): a search takes the message itself as its query, and the database's
+schema is read before the model writes a query.
 The `model` rules ask for both a request (a question or an imperative) and a subject only a
 tool can answer, so chat that merely mentions numbers, days or notes stays chat."""
 
@@ -16,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from .route_rules import arithmetic, date_question
+from .word_problems import word_problem
 
 RouteKind = Literal["none", "direct", "model"]
 
@@ -49,12 +54,27 @@ _SUBJECTS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
 ]
 
 
+SEARCH_QUERY_CHARS = 200  # the search tools' longest query
+_FIRST_BY_RULE = {"memory_search", "notes_search", "sql_schema"}
+
+
 @dataclass(frozen=True)
 class Route:
     kind: RouteKind
     tools: tuple[str, ...] = ()  # direct: the one tool; model: the candidate tools
-    arguments: dict[str, Any] = field(default_factory=dict)  # direct only
+    arguments: dict[str, Any] = field(default_factory=dict)  # direct: its arguments; model: those of `first`
     reason: str = ""
+    first: str = ""  # model only: the tool called by rule before the model's first step, if any
+
+
+def first_arguments(name: str, message: str) -> dict[str, Any]:
+    """The arguments of a first call by rule: a search looks for the message itself."""
+    if name == "sql_schema":
+        return {}
+    query = " ".join(message.split())
+    if len(query) > SEARCH_QUERY_CHARS:
+        query = query[:SEARCH_QUERY_CHARS].rsplit(" ", 1)[0]
+    return {"query": query}
 
 
 class Router:
@@ -71,13 +91,18 @@ class Router:
             return Route("none", reason="not a question or request")
         tools = tuple(dict.fromkeys(name for pattern, names in _SUBJECTS if pattern.search(message)
                                     for name in names if name in self.enabled))
-        if tools:
-            return Route("model", tools, reason="asks for " + ", ".join(tools))
-        return Route("none", reason="no tool subject")
+        if not tools:
+            return Route("none", reason="no tool subject")
+        reason = "asks for " + ", ".join(tools)
+        if tools[0] in _FIRST_BY_RULE:
+            return Route("model", tools, first_arguments(tools[0], message), reason, first=tools[0])
+        return Route("model", tools, reason=reason)
 
     def _direct(self, message: str) -> Route | None:
         if "calculator" in self.enabled and (expression := arithmetic(message)) is not None:
             return Route("direct", ("calculator",), {"expression": expression}, "arithmetic rule")
+        if "calculator" in self.enabled and (expression := word_problem(message)) is not None:
+            return Route("direct", ("calculator",), {"expression": expression}, "word problem rule")
         if "date" in self.enabled and (arguments := date_question(message)) is not None:
             return Route("direct", ("date",), arguments, "date rule")
         return None

@@ -59,7 +59,13 @@ def _turn(turn: Any, index: int) -> dict[str, Any]:
         raise ValueError(f"turn {index} has role {turn.get('role')!r}, not one of {', '.join(ROLES)}")
     if not isinstance(turn.get("content"), str):
         raise ValueError(f"turn {index} has no text content")
-    return {"role": turn["role"], "content": turn["content"], "time": _time(turn, "time", f"turn {index} ")}
+    checked = {"role": turn["role"], "content": turn["content"], "time": _time(turn, "time", f"turn {index} ")}
+    calls = turn.get("tool_calls")
+    if calls is not None:
+        if not isinstance(calls, list) or not all(isinstance(call, dict) for call in calls):
+            raise ValueError(f"turn {index} has 'tool_calls' that are not a list of objects")
+        checked["tool_calls"] = calls
+    return checked
 
 
 def _time(data: dict[str, Any], key: str, where: str = "") -> float:

@@ -32,12 +32,14 @@ class Turn:
     content: str
     time: float = field(default_factory=time.time)
     private: bool = False  # said in incognito: kept for the live dialogue, never written
+    tool_calls: list[dict[str, Any]] | None = None  # an answer's tool steps (name, arguments, result, error, seconds)
 
     def message(self) -> Message:
         return Message(self.role, self.content)  # type: ignore[arg-type]
 
     def to_dict(self) -> dict[str, Any]:
-        return {"role": self.role, "content": self.content, "time": self.time}
+        data = {"role": self.role, "content": self.content, "time": self.time}
+        return data if self.tool_calls is None else {**data, "tool_calls": self.tool_calls}
 
 
 @dataclass

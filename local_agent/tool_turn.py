@@ -1,0 +1,201 @@
+"""A turn with tools: the router decides first, then the tool runs by rule or the step loop
+runs with the model.
+
+- `none`: plain chat, the normal turn (no extra model call).
+- `direct`: an arithmetic or date question the rules read exactly; the tool's result is the
+  answer, with no model call.
+- `model`: the step loop, each step one greedy model call constrained to the action schema
+  of the router's candidate tools (so an injected "call sql_query" in a note cannot even be
+  written when sql_query was not offered), with the tools' instructions in the system prompt,
+  worked examples of the offered tools before the dialogue, and the calculator's numbers
+  grounded in the message (tools/grounding.py).
+
+With approval on, each call is put to the user first (the approver, from the front end);
+when nobody can be asked every call is denied, with a notice, and the model is told.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+from .backends.base import Backend
+from .errors import ToolError
+from .tools.actions import capped, instructions
+from .tools.base import Tool
+from .tools.grounding import grounded
+from .tools.loop import Approve, AskUser, LoopLimits, LoopResult, ToolCall, ToolLoop
+from .tools.router import Route, Router
+from .tools.text import quoted_result
+from .turn_result import ToolTrace
+from .types import GenerationSettings, Message
+
+OnCall = Callable[[ToolCall], None]
+DECIDE_MAX_TOKENS = 1024  # one step's action at most
+ACTION_OVERHEAD_TOKENS = 48  # the JSON around the one free-text string of an action
+MIN_STEP_TOKENS = ACTION_OVERHEAD_TOKENS + 4 * 16  # room for 16 characters of text
+STEP_ROOM_TOKENS = 768  # kept free in a model route's prompt for the steps' calls and results
+
+
+def text_bound(room: int) -> int:
+    """The longest free text (in characters) one step may write with `room` tokens: a
+    character takes at most 4 tokens (byte tokens), rounded down to 16 so that the compiled
+    grammar is reused from step to step."""
+    return (room - ACTION_OVERHEAD_TOKENS) // 4 // 16 * 16
+
+
+class ApprovalUnavailable(ToolError):
+    """Approval is on but nobody can be asked (no terminal): the call is denied."""
+
+
+@dataclass(frozen=True)
+class ToolOutcome:
+    """What the tools made of a turn: the answer (a question when `asked_user`), the calls,
+    the trace, notices, and the model's token counts over its steps."""
+
+    answer: str
+    calls: tuple[ToolCall, ...]
+    trace: ToolTrace
+    asked_user: bool = False
+    interrupted: bool = False
+    notices: tuple[str, ...] = ()
+    tokens: dict[str, int] = field(default_factory=lambda: {"prompt": 0, "completion": 0})
+
+
+@lru_cache(maxsize=1)
+def _all_examples() -> dict[str, Any]:
+    text = resources.files("local_agent").joinpath("prompts", "tool_examples.json").read_text(encoding="utf-8")
+    return dict(json.loads(text))
+
+
+def example_messages(tools: Sequence[str]) -> list[Message]:
+    """Worked examples for the offered tools, as earlier turns of the dialogue."""
+    messages: list[Message] = []
+    for name in tools:
+        for example in _all_examples().get(name, []):
+            messages.append(Message("user", example["user"]))
+            for tool, arguments, result in example["calls"]:
+                action = {"action": "tool", "name": tool, "arguments": arguments}
+                messages += [Message("assistant", json.dumps(action)), Message("user", quoted_result(tool, result))]
+            messages.append(Message("assistant", json.dumps({"action": "final", "answer": example["answer"]})))
+    return messages
+
+
+def _no_terminal(name: str, arguments: dict[str, Any]) -> bool:
+    raise ApprovalUnavailable("nobody can be asked to approve it")
+
+
+class ToolTurn:
+    """The enabled tools over one backend. `approver` asks the user about a call (it raises
+    ApprovalUnavailable when it cannot ask); it is used while `approving` is on."""
+
+    def __init__(self, tools: Sequence[Tool], backend: Backend, *, max_steps: int = 4, tool_timeout: float = 10.0,
+                 seed: int = 0, approver: Approve | None = None, approving: bool = False) -> None:
+        self.tools = {tool.name: tool for tool in tools}
+        self.router = Router(self.tools)
+        self.backend = backend
+        result_chars = min(2000, max(200, backend.context_size * 3 // 4))
+        self.limits = LoopLimits(max_steps=max_steps, tool_timeout=tool_timeout, result_chars=result_chars)
+        self.seed = seed
+        self.approver = approver or _no_terminal
+        self.approving = approving
+
+    def route(self, message: str) -> Route:
+        return self.router.route(message)
+
+    def directive(self, base: str, route: Route) -> str:
+        """The system directive of a model route: `base` and the offered tools' instructions."""
+        return base.strip() + "\n\n" + instructions([self.tools[name] for name in route.tools])
+
+    def reserve(self, route: Route) -> int:
+        """Tokens a model route keeps free when the prompt is composed: for the worked
+        examples and for the steps."""
+        examples = example_messages(route.tools)
+        example_tokens = sum(self.backend.count_tokens(m.content) + 8 for m in examples)
+        return example_tokens + STEP_ROOM_TOKENS
+
+    def run(self, route: Route, messages: Sequence[Message], message: str, *, ask: AskUser | None = None,
+            on_call: OnCall | None = None) -> ToolOutcome:
+        """Answer a `direct` or `model` route. `messages` are the composed prompt (its system
+        message from `directive`); `ask` asks the user (chat only); `on_call` sees each call."""
+        notices: list[str] = []
+        made: list[ToolCall] = []
+
+        def seen(call: ToolCall) -> None:
+            made.append(call)
+            if on_call is not None:
+                on_call(call)
+
+        tokens = {"prompt": 0, "completion": 0}
+        loop = self._loop(route, message, notices, tokens)
+        try:
+            if route.kind == "direct":
+                result = loop.run_direct(route.tools[0], route.arguments, on_call=seen)
+            else:
+                prompt = [messages[0], *example_messages(route.tools), *messages[1:]]
+                first = (route.first, route.arguments) if route.first else None
+                result = loop.run(prompt, first=first, ask=ask, on_call=seen)
+        except KeyboardInterrupt:
+            result = LoopResult("", False, tuple(made), 0, "interrupted")
+        return ToolOutcome(
+            answer=result.answer, calls=result.tool_calls, asked_user=result.asked_user,
+            interrupted=result.stop == "interrupted", notices=(*notices, *result.notices), tokens=tokens,
+            trace=ToolTrace(route.kind, route.reason, result.steps, result.stop, result.rule_calls),
+        )
+
+    def _loop(self, route: Route, message: str, notices: list[str], tokens: dict[str, int]) -> ToolLoop:
+        offered = [grounded(self.tools[name], message) for name in route.tools]
+        return ToolLoop(offered, self._decider(tokens), limits=self.limits, approve=self._approval(notices),
+                        special_tokens=self.backend.special_tokens)
+
+    def _decider(self, tokens: dict[str, int]) -> Callable[[Sequence[Message], dict[str, Any]], Any]:
+        def decide(messages: Sequence[Message], schema: dict[str, Any]) -> Any:
+            """One step: greedy, constrained to `schema`, within what the context has left."""
+            room = min(DECIDE_MAX_TOKENS, self.backend.context_size - self.backend.count_prompt_tokens(messages))
+            if room < MIN_STEP_TOKENS:
+                raise ToolError("out of room: the steps so far fill the model's context")
+            settings = GenerationSettings(max_tokens=room, temperature=0.0, seed=self.seed)
+            completion = self.backend.generate(messages, settings, json_schema=capped(schema, text_bound(room)))
+            tokens["prompt"] += completion.prompt_tokens
+            tokens["completion"] += completion.completion_tokens
+            try:
+                return json.loads(completion.text)
+            except ValueError:
+                ended = "at the length limit" if completion.finish_reason == "length" else "early"
+                raise ToolError(f"not valid JSON (it stopped {ended})") from None
+        return decide
+
+    def _approval(self, notices: list[str]) -> Approve | None:
+        if not self.approving:
+            return None
+        approver = self.approver
+
+        def approve(name: str, arguments: dict[str, Any]) -> bool:
+            try:
+                allowed = approver(name, arguments)
+            except ApprovalUnavailable as exc:
+                allowed, note = False, f"{name} was not run: approval is on and {exc}"
+            else:
+                note = "" if allowed else f"you did not allow {name}"
+            if note and note not in notices:
+                notices.append(note)
+            return allowed
+        return approve
+
+
+def timed_answer(outcome: ToolOutcome, on_token: Callable[[str], None] | None, start: float,
+                 timings: dict[str, float]) -> float:
+    """Show the answer as a normal one is shown (one chunk) and note its timings; returns
+    when it was shown (perf_counter clock)."""
+    shown = time.perf_counter()
+    timings["tools_s"] = shown - start
+    if outcome.answer and on_token is not None:
+        timings["first_token_s"] = shown - start
+        on_token(outcome.answer)
+    timings["answer_s"] = time.perf_counter() - start
+    return shown
