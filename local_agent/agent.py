@@ -18,7 +18,6 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import wait as wait_for
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 
 from .backends.base import Backend
@@ -26,16 +25,14 @@ from .clock import now as clock_now
 from .clock import stamp
 from .config import Settings
 from .memory.index.render import prompt_text
-from .memory.passages import passages
 from .memory.sessions import Session, SessionStore, Turn
 from .prompt import DEFAULT_SYSTEM, Budget, ComposedPrompt, compose
+from .turn_memory import MemoryParts, distill_turn, fold_summary, store_turn
 from .turn_result import MemoryWork, ToolTrace, TurnResult, WorkInProgress
-from .types import GenerationSettings, MemoryDraft, MemoryRecord, Message, Provenance, RecallHit
+from .types import GenerationSettings, MemoryRecord, Message, Provenance, RecallHit
 
 if TYPE_CHECKING:  # heavy modules are only needed when memory (or tools) are on
-    from .memory.distill import Distiller
     from .memory.store import MemoryStore
-    from .memory.summary import Summarizer
     from .tool_turn import OnCall, ToolOutcome, ToolTurn
     from .tools.loop import AskUser
     from .tools.router import Route
@@ -50,15 +47,6 @@ class _Answer(NamedTuple):
     tokens: dict[str, int]
     first_token_at: float
     tools: ToolOutcome | None = None
-
-
-@dataclass
-class MemoryParts:
-    """What memory needs; absent (None) in a memory-less agent."""
-
-    store: MemoryStore
-    distiller: Distiller | None = None
-    summarizer: Summarizer | None = None
 
 
 class Agent:
@@ -110,10 +98,7 @@ class Agent:
         turn instead of the agent's today. With tools on, `on_call` sees each tool call, and
         `ask` (a chat's) puts the model's clarifying question to the user; without it the
         question ends the turn."""
-        self.wait()
-        self._moment = clock_now(today) if today else None
-        if self.sessions.check_forgotten(self.session):
-            self._notices.append(FORGOTTEN_NOTICE)
+        self._begin(today)
         start = time.perf_counter()
         settings = generation or self.generation
         timings: dict[str, float] = {}
@@ -164,6 +149,13 @@ class Agent:
         self._worker.shutdown(wait=True)
 
     # -- steps ----------------------------------------------------------------------
+    def _begin(self, today: str | None) -> None:
+        """The previous turn's memory work done, this turn's moment set, a forget --all noticed."""
+        self.wait()
+        self._moment = clock_now(today) if today else None
+        if self.sessions.check_forgotten(self.session):
+            self._notices.append(FORGOTTEN_NOTICE)
+
     def _recall(self, message: str, timings: dict[str, float]) -> list[RecallHit]:
         if not self.memory or self.settings.recall_k <= 0:
             return []
@@ -254,46 +246,13 @@ class Agent:
         try:
             if result.first_token_at:
                 work.timings["memory_start_after_first_token_s"] = time.perf_counter() - result.first_token_at
-            self._store_turn(result, memory.store, work)
-            self._distill(result, memory, work)
+            store_turn(result, memory.store, work, self.today())
+            distill_turn(result, memory, work, self.today())
             self._summarize(memory, work)
         except Exception as exc:  # reported on the result as one line; the chat goes on
             log.debug("memory work after the turn failed", exc_info=True)
             work.error = f"{type(exc).__name__}: {exc}"
         return work.finish()
-
-    def _store_turn(self, result: TurnResult, store: MemoryStore, work: WorkInProgress) -> None:
-        """The user's message and the answer's passages, as `turn` memories of this exchange
-        (both at the user's turn index, so forgetting the message forgets its answer too)."""
-        start = time.perf_counter()
-        drafts = [MemoryDraft(result.message, "turn", self._provenance(result, role="user"))]
-        if not result.interrupted:
-            drafts += [MemoryDraft(passage, "turn", self._provenance(result, role="assistant"))
-                       for passage in passages(result.answer)]
-        store.add_many(drafts)
-        work.timings["store_s"] = time.perf_counter() - start
-
-    def _provenance(self, result: TurnResult, role: str) -> Provenance:
-        return Provenance(session=result.session, turn_index=result.turn_index, role=role,
-                          source_text=result.message, date=result.date or self.today())
-
-    def _distill(self, result: TurnResult, memory: MemoryParts, work: WorkInProgress) -> None:
-        distiller = memory.distiller
-        if distiller is None:
-            return
-        from .memory.distill.saving import is_correction, save_fact
-
-        start = time.perf_counter()
-        judged = distiller.distill(result.message)
-        work.rejected = list(judged.rejected)
-        for candidate in judged.candidates:
-            decision = {"route": candidate.route, "raw_json": judged.raw_json, "valid_json": judged.valid_json}
-            outcome = save_fact(
-                memory.store, candidate, provenance=self._provenance(result, role="user"), decision=decision,
-                correction=is_correction(result.message),
-            )
-            work.saved.append(outcome)
-        work.timings["distill_s"] = time.perf_counter() - start
 
     def _summarize(self, memory: MemoryParts, work: WorkInProgress) -> None:
         summarizer = memory.summarizer
@@ -301,10 +260,7 @@ class Agent:
         if summarizer is None or session.exchanges_since_summary() <= self.settings.summary_after_turns:
             return
         start = time.perf_counter()
-        keep_from = self._keep_from(session)
-        folded = [turn.message() for turn in session.turns[session.summarized_upto : keep_from] if not turn.private]
-        session.summary = summarizer.fold(session.summary, folded)
-        session.summarized_upto = keep_from
+        fold_summary(session, summarizer, self.settings.keep_recent_turns)
         if self.sessions.save(session):
             self._notices.append(FORGOTTEN_NOTICE)
         self._save_digest(memory, session.summary)
@@ -333,16 +289,6 @@ class Agent:
         except Exception:  # a digest is a bonus: leaving the session must not fail for it
             log.debug("the session digest was not written", exc_info=True)
         self._started = None
-
-    def _keep_from(self, session: Session) -> int:
-        """Index of the first turn that stays verbatim: the last N exchanges."""
-        users_seen = 0
-        for index in range(len(session.turns) - 1, session.summarized_upto - 1, -1):
-            if session.turns[index].role == "user":
-                users_seen += 1
-                if users_seen == self.settings.keep_recent_turns:
-                    return index
-        return session.summarized_upto
 
     # -- what front ends ask of the agent (each waits for the memory work first) ------------
     def now(self) -> dt.datetime:

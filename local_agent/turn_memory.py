@@ -1,0 +1,88 @@
+"""The memory work after a turn, run on the agent's worker thread: the exchange stored as
+`turn` memories, the user's facts distilled, older dialogue folded into the rolling summary.
+
+Functions of their inputs only; the agent (agent.py) decides when they run and keeps the
+session's state."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from .memory.passages import passages
+from .memory.sessions import Session
+from .turn_result import TurnResult, WorkInProgress
+from .types import MemoryDraft, Provenance
+
+if TYPE_CHECKING:  # heavy modules are only needed when memory is on
+    from .memory.distill import Distiller
+    from .memory.store import MemoryStore
+    from .memory.summary import Summarizer
+
+
+@dataclass
+class MemoryParts:
+    """What memory needs; absent (None) in a memory-less agent."""
+
+    store: MemoryStore
+    distiller: Distiller | None = None
+    summarizer: Summarizer | None = None
+
+
+def turn_provenance(result: TurnResult, role: str, today: str) -> Provenance:
+    """Where a memory of this exchange comes from: its session, the user's turn index and date."""
+    return Provenance(session=result.session, turn_index=result.turn_index, role=role,
+                      source_text=result.message, date=result.date or today)
+
+
+def store_turn(result: TurnResult, store: MemoryStore, work: WorkInProgress, today: str) -> None:
+    """The user's message and the answer's passages, as `turn` memories of this exchange
+    (both at the user's turn index, so forgetting the message forgets its answer too)."""
+    start = time.perf_counter()
+    drafts = [MemoryDraft(result.message, "turn", turn_provenance(result, "user", today))]
+    if not result.interrupted:
+        drafts += [MemoryDraft(passage, "turn", turn_provenance(result, "assistant", today))
+                   for passage in passages(result.answer)]
+    store.add_many(drafts)
+    work.timings["store_s"] = time.perf_counter() - start
+
+
+def distill_turn(result: TurnResult, memory: MemoryParts, work: WorkInProgress, today: str) -> None:
+    """Durable facts in the user's message, saved (a correction supersedes what it corrects)."""
+    distiller = memory.distiller
+    if distiller is None:
+        return
+    from .memory.distill.saving import is_correction, save_fact
+
+    start = time.perf_counter()
+    judged = distiller.distill(result.message)
+    work.rejected = list(judged.rejected)
+    for candidate in judged.candidates:
+        decision = {"route": candidate.route, "raw_json": judged.raw_json, "valid_json": judged.valid_json}
+        outcome = save_fact(
+            memory.store, candidate, provenance=turn_provenance(result, "user", today), decision=decision,
+            correction=is_correction(result.message),
+        )
+        work.saved.append(outcome)
+    work.timings["distill_s"] = time.perf_counter() - start
+
+
+def keep_from(session: Session, keep_recent_turns: int) -> int:
+    """Index of the first turn that stays verbatim: the last `keep_recent_turns` exchanges."""
+    users_seen = 0
+    for index in range(len(session.turns) - 1, session.summarized_upto - 1, -1):
+        if session.turns[index].role == "user":
+            users_seen += 1
+            if users_seen == keep_recent_turns:
+                return index
+    return session.summarized_upto
+
+
+def fold_summary(session: Session, summarizer: Summarizer, keep_recent_turns: int) -> None:
+    """Fold the dialogue older than the kept exchanges into the session's bullet summary
+    (private turns are never folded)."""
+    keep = keep_from(session, keep_recent_turns)
+    folded = [turn.message() for turn in session.turns[session.summarized_upto : keep] if not turn.private]
+    session.summary = summarizer.fold(session.summary, folded)
+    session.summarized_upto = keep
