@@ -143,7 +143,7 @@ def build_runtime(
         agent = Agent(backend, sessions, dialogue, settings, memory=parts, directive=system or DEFAULT_SYSTEM)
         opened.callback(agent.close)  # closed first: its memory work still uses the rest
         if settings.tools_on:
-            agent.use_tools(_tool_turn(settings, agent, parts, approver))
+            agent.use_tools(make_tool_turn(settings, agent, parts, approver))
         return Runtime(agent=agent, backend=backend, choice=choice, resources=opened.pop_all())
 
 
@@ -166,7 +166,8 @@ def check_tool_sources(settings: Settings) -> None:
         raise ConfigError(str(exc)) from None
 
 
-def _tool_turn(settings: Settings, agent: Agent, parts: MemoryParts | None, approver: Approve | None) -> ToolTurn:
+def make_tool_turn(settings: Settings, agent: Agent, parts: MemoryParts | None,
+                   approver: Approve | None) -> ToolTurn:
     """The enabled tools (every available one unless settings name them): memory search
     through the agent's recall, notes search with the memory's embedder."""
     from .tool_turn import ToolTurn

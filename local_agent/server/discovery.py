@@ -42,7 +42,18 @@ def load_identity(settings: Settings) -> dict[str, Any]:
         "ctx_size": settings.ctx_size,
         "data_dir": str(Path(settings.data_dir).expanduser().resolve()),
         "models_dir": str(Path(settings.models_dir).expanduser().resolve()),
+        "tools": _tool_identity(settings),
     }
+
+
+def _tool_identity(settings: Settings) -> dict[str, Any] | None:
+    """Which built-in tools run, over which sources; approval asks on the terminal, so an
+    `ask --approve` never goes to a server (which refuses --approve)."""
+    if not settings.tools_on:
+        return None
+    sources = [str(Path(p).expanduser().resolve()) if p else None for p in (settings.db, settings.notes)]
+    return {"enabled": list(settings.enabled_tools), "db": sources[0], "notes": sources[1],
+            "max_steps": settings.max_steps, "tool_timeout": settings.tool_timeout, "approve": settings.approve}
 
 
 def call_settings(settings: Settings) -> dict[str, Any]:

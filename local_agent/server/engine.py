@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..agent import Agent, MemoryParts
-from ..app import BackendFactory, Runtime, build_runtime, load_session
+from ..app import BackendFactory, Runtime, build_runtime, load_session, make_tool_turn
 from ..backends import create_backend
 from ..config import Settings, with_overrides
 from ..errors import InputError, StoreError
@@ -136,6 +136,7 @@ def _outcome(result: TurnResult, max_tokens: int) -> ChatOutcome:
         prompt_tokens=result.tokens.get("prompt", 0), completion_tokens=completion,
         recalled=[hit_dict(hit) for hit in result.recalled], saved=[saved_dict(o) for o in work.saved],
         memory_error=work.error, cancelled=result.interrupted,
+        tool_calls=[call.to_dict() for call in result.tool_calls],
     )
 
 
@@ -192,6 +193,7 @@ class Engine:
             memory=self._chat_memory(turn.namespace) if turn.memory and self.memory_on else None,
             directive=turn.system or self.default_system or DEFAULT_SYSTEM, visible=visible,
         )
+        self._with_tools(agent, self.settings)
         try:
             relay = _relay(agent, on_token, keep_on_disconnect=False)
             return _outcome(agent.respond(turn.message, on_token=relay, generation=generation),
@@ -212,6 +214,7 @@ class Engine:
         sessions = SessionStore(claim_data_dir(settings.data_dir))
         agent = Agent(runtime.backend, sessions, load_session(sessions, turn.session), settings,
                       memory=runtime.agent.memory if turn.memory else None, directive=turn.system or DEFAULT_SYSTEM)
+        self._with_tools(agent, settings)
         try:
             result = agent.respond(turn.message, on_token=_relay(agent, on_token, keep_on_disconnect=True))
             if on_answer is not None:
@@ -219,6 +222,12 @@ class Engine:
             return runtime.turn_json(result), result.memory_work().error
         finally:
             agent.close()
+
+    def _with_tools(self, agent: Agent, settings: Settings) -> None:
+        """The built-in tools (`serve --tools`, which needs an API key), for this request's
+        agent: memory search reads the request's own namespace. No call is put to anyone."""
+        if settings.tools_on:
+            agent.use_tools(make_tool_turn(settings, agent, agent.memory, approver=None))
 
     # -- memory REST -------------------------------------------------------------------------
     def memories(self, namespace: str | None, kind: str | None, limit: int) -> list[dict[str, Any]]:

@@ -58,6 +58,17 @@ def check_options(options: ServerOptions) -> None:
         raise ConfigError("the API key must be at least 8 characters")
 
 
+def check_tool_options(options: ServerOptions, tools_on: bool, approve: bool) -> None:
+    """ConfigError unless the built-in tools are off, or on with an API key: a tool reads the
+    user's database and notes for whoever may call the server. Approval needs a terminal,
+    which a server has not."""
+    if tools_on and not options.api_key:
+        raise ConfigError(f"the built-in tools run in the server only with an API key: set {API_KEY_ENV}, "
+                          "--api-key-file or --api-key, or leave --tools, --db and --notes off")
+    if approve:
+        raise ConfigError("--approve asks on a terminal, which a server has not: leave it off for serve")
+
+
 def resolve_api_key(flag: str | None, key_file: Path | None, environ: Mapping[str, str] | None = None) -> str | None:
     """The API key from --api-key, else the key file, else LOCAL_AGENT_API_KEY (None: no key).
     A file or variable keeps the key out of `ps`."""

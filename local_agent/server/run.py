@@ -28,7 +28,7 @@ from ..files import ensure_private_dir
 from .app import create_app
 from .discovery import is_socket, private_socket_dir, safe_socket_dir, socket_path
 from .engine import Engine
-from .options import ServerOptions, check_options, url_host
+from .options import ServerOptions, check_options, check_tool_options, url_host
 from .state import ServerState
 from .worker import Worker
 
@@ -114,6 +114,7 @@ class LocalServer:
     def __init__(self, settings: Settings, options: ServerOptions, *, status: Status = _quiet,
                  backend_factory: BackendFactory = create_backend) -> None:
         check_options(options)
+        check_tool_options(options, settings.tools_on, settings.approve)
         self.settings = settings
         self.options = options
         self.status = status

@@ -36,6 +36,7 @@ class ChatOutcome:
     saved: list[dict[str, Any]] = field(default_factory=list)
     memory_error: str | None = None
     cancelled: bool = False
+    tool_calls: list[dict[str, Any]] = field(default_factory=list)  # the built-in tools' calls (serve --tools)
 
 
 @dataclass(frozen=True)
