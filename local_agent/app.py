@@ -21,6 +21,8 @@ from .prompt import DEFAULT_SYSTEM
 from .turn_result import TurnResult
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from .backends.probe import BackendChoice
     from .memory.index.embedder import Embedder
     from .memory.store import MemoryStore
@@ -171,6 +173,7 @@ def make_tool_turn(settings: Settings, agent: Agent, parts: MemoryParts | None,
     """The enabled tools (every available one unless settings name them): memory search
     through the agent's recall, notes search with the memory's embedder."""
     from .tool_turn import ToolTurn
+    from .tools.intent import Intent
     from .tools.registry import ToolSources, build_tools
 
     embedder = parts.store.embedder if parts else (open_embedder(settings) if settings.notes else None)
@@ -181,8 +184,21 @@ def make_tool_turn(settings: Settings, agent: Agent, parts: MemoryParts | None,
         sql_time_limit=settings.tool_timeout * 0.8,  # SQLite stops itself before the call's own limit
     )
     tools = build_tools(sources, settings.enabled_tools or None)
+    intent = Intent(embedder.embed if embedder else _embed_when_needed(settings))
     return ToolTurn(tools, agent.backend, max_steps=settings.max_steps, tool_timeout=settings.tool_timeout,
-                    seed=settings.seed, approver=approver, approving=settings.approve)
+                    seed=settings.seed, approver=approver, approving=settings.approve, intent=intent)
+
+
+def _embed_when_needed(settings: Settings) -> Callable[[list[str]], np.ndarray]:
+    """An embed function that opens the memory embedder on its first call (memory off: the
+    router's classifier needs it only for questions its rules leave open)."""
+    opened: list[Embedder] = []
+
+    def embed(texts: list[str]) -> np.ndarray:
+        if not opened:
+            opened.append(open_embedder(settings))
+        return opened[0].embed(texts)
+    return embed
 
 
 def _memory_parts(settings: Settings, backend: Backend, choice: BackendChoice, opened: contextlib.ExitStack,

@@ -29,6 +29,7 @@ from .errors import ToolError
 from .tools.actions import capped, instructions
 from .tools.base import Tool
 from .tools.grounding import grounded
+from .tools.intent import Intent
 from .tools.loop import Approve, AskUser, LoopLimits, LoopResult, ToolCall, ToolLoop
 from .tools.router import Route, Router
 from .tools.text import quoted_result
@@ -95,9 +96,10 @@ class ToolTurn:
     ApprovalUnavailable when it cannot ask); it is used while `approving` is on."""
 
     def __init__(self, tools: Sequence[Tool], backend: Backend, *, max_steps: int = 4, tool_timeout: float = 10.0,
-                 seed: int = 0, approver: Approve | None = None, approving: bool = False) -> None:
+                 seed: int = 0, approver: Approve | None = None, approving: bool = False,
+                 intent: Intent | None = None) -> None:
         self.tools = {tool.name: tool for tool in tools}
-        self.router = Router(self.tools)
+        self.router = Router(self.tools, intent)
         self.backend = backend
         result_chars = min(2000, max(200, backend.context_size * 3 // 4))
         self.limits = LoopLimits(max_steps=max_steps, tool_timeout=tool_timeout, result_chars=result_chars)

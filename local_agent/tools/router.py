@@ -10,7 +10,8 @@ A `model` route whose first candidate needs no judgement to call starts with tha
 in by rule (`first`): a search takes the message itself as its query, and the database's
 schema is read before the model writes a query.
 The `model` rules ask for both a request (a question or an imperative) and a subject only a
-tool can answer, so chat that merely mentions numbers, days or notes stays chat."""
+tool can answer, so chat that merely mentions numbers, days or notes stays chat. A question or
+request that no subject rule reads goes to the intent classifier (intent.py), when there is one."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from .intent import Intent
 from .route_rules import arithmetic, date_question
 from .word_problems import word_problem
 
@@ -80,8 +82,9 @@ def first_arguments(name: str, message: str) -> dict[str, Any]:
 class Router:
     """Routes user messages among the enabled tools."""
 
-    def __init__(self, enabled: Collection[str]) -> None:
+    def __init__(self, enabled: Collection[str], intent: Intent | None = None) -> None:
         self.enabled = frozenset(enabled)
+        self.intent = intent  # the second opinion on questions the rules route nowhere
 
     def route(self, message: str) -> Route:
         direct = self._direct(message)
@@ -91,9 +94,12 @@ class Router:
             return Route("none", reason="not a question or request")
         tools = tuple(dict.fromkeys(name for pattern, names in _SUBJECTS if pattern.search(message)
                                     for name in names if name in self.enabled))
-        if not tools:
-            return Route("none", reason="no tool subject")
         reason = "asks for " + ", ".join(tools)
+        if not tools and self.intent is not None:  # a question no rule reads: the classifier's guess
+            guess = self.intent.guess(message, self.enabled)
+            tools, reason = guess.tools, guess.reason
+        if not tools:
+            return Route("none", reason=reason if self.intent is not None else "no tool subject")
         if tools[0] in _FIRST_BY_RULE:
             return Route("model", tools, first_arguments(tools[0], message), reason, first=tools[0])
         return Route("model", tools, reason=reason)
