@@ -1,4 +1,8 @@
-"""`local-agent chat` (interactive, streamed) and `local-agent ask` (one answer for scripts)."""
+"""`local-agent chat` (interactive, streamed) and `local-agent ask` (one answer for scripts).
+
+The model and memory (app, repl) are imported where they are used: `ask` answered by a warm
+server imports only the standard-library client (server/client.py).
+"""
 
 from __future__ import annotations
 
@@ -6,12 +10,10 @@ import sys
 
 import click
 
-from ..app import build_runtime
 from ..config import Settings
 from ..errors import InputError
 from .group import cli, print_json
 from .options import backend_factory, common_options, echo_err, settings_from
-from .repl import ChatRepl
 
 MAX_MESSAGE_BYTES = 1_000_000
 
@@ -45,6 +47,9 @@ def chat(session: str | None, new_session: bool, system: str | None, incognito: 
     End a line with \\ to continue it, or wrap a pasted block in triple quotes.
     By default the most recent session is resumed; --new-session starts afresh.
     """
+    from ..app import build_runtime
+    from .repl import ChatRepl
+
     ctx = click.get_current_context()
     settings = settings_from(ctx, incognito=incognito)
     session = session or (None if new_session else _latest_session(settings))
@@ -99,7 +104,14 @@ def ask(question: tuple[str, ...], as_json: bool, no_server: bool, session: str 
             if warm.memory_error:
                 echo_err(f"warning: memory was not updated: {warm.memory_error}")
             return
-    runtime = build_runtime(settings, session=session, system=system, memory=not no_memory,
+    _ask_in_process(ctx, settings, text, session=session, system=system, memory=not no_memory, as_json=as_json)
+
+
+def _ask_in_process(ctx: click.Context, settings: Settings, text: str, *, session: str | None,
+                    system: str | None, memory: bool, as_json: bool) -> None:
+    from ..app import build_runtime
+
+    runtime = build_runtime(settings, session=session, system=system, memory=memory,
                             status=_status_printer(settings, show_loading=False), backend_factory=backend_factory(ctx))
     with runtime:
         result = runtime.agent.respond(text, on_token=None if as_json else _stream_to_stdout)
