@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .agent import Agent, MemoryParts
@@ -16,7 +18,7 @@ from .errors import ConfigError, ToolError
 from .memory.sessions import Session, SessionStore
 from .memory.sessions.epoch import bump_epoch
 from .memory.sessions.transcripts import find_messages, remove_from_history, remove_messages
-from .memory.store.datadir import HISTORY_NAME, claim_data_dir
+from .memory.store.datadir import HISTORY_NAME, claim_data_dir, namespace_dirs
 from .prompt import DEFAULT_SYSTEM
 from .turn_result import TurnResult
 
@@ -24,7 +26,7 @@ if TYPE_CHECKING:
     import numpy as np
 
     from .backends.probe import BackendChoice
-    from .memory.index.embedder import Embedder
+    from .memory.index.embedder import Embedder, TextEmbedder
     from .memory.store import MemoryStore
     from .memory.store.forgetting import Origin
     from .tool_turn import ToolTurn
@@ -221,12 +223,22 @@ def _memory_parts(settings: Settings, backend: Backend, choice: BackendChoice, o
 
 def forget_everything(settings: Settings) -> None:
     """Remove all memory: facts, turns, vectors, journal, backups, sessions (with their
-    summaries) and the chat's line-editing history; only files local-agent made. Raises
+    summaries) and the chat's line-editing history, in the data dir and in each of the
+    server's namespaces (`users/NAME`); only files local-agent made. Raises
     rather than return when any of it could not be deleted."""
     data_dir = claim_data_dir(settings.data_dir)
+    namespaces = namespace_dirs(data_dir)  # the server's users/NAME: links refused before anything goes
+    embedder = _forget_data_dir(data_dir, lambda: open_store(settings))
+    for folder in namespaces:
+        _forget_data_dir(claim_data_dir(folder), functools.partial(_open_at, folder, embedder))
+
+
+def _forget_data_dir(data_dir: Path, opened: Callable[[], MemoryStore]) -> TextEmbedder:
+    """forget_everything in one data dir (the default or a namespace); returns the store's
+    embedder, for the next."""
     bump_epoch(data_dir)  # open chats must not write back what they hold (epoch.py)
     SessionStore(data_dir).delete_all()  # first: it refuses links before deleting anything
-    store = open_store(settings)
+    store = opened()
     try:
         store.forget_all()
     finally:
@@ -235,6 +247,13 @@ def forget_everything(settings: Settings) -> None:
     for cache in (data_dir / TOOL_CACHE_DIR).glob("notes-*.json"):  # what was read from the notes
         cache.unlink(missing_ok=True)
     bump_epoch(data_dir)  # again: a chat that read the old files meanwhile sees it too
+    return store.embedder
+
+
+def _open_at(data_dir: Path, embedder: TextEmbedder) -> MemoryStore:
+    from .memory.store import MemoryStore
+
+    return MemoryStore.open(data_dir, embedder)
 
 
 def memory_origin(settings: Settings, ident: str) -> tuple[Origin, list[tuple[str, int]]]:

@@ -29,16 +29,16 @@ def run(backend: ScriptedBackend, *args: str) -> Any:
 @pytest.fixture
 def in_process(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Counts the asks answered in this process (build_runtime loads a model)."""
-    import local_agent.cli.chat as chat
+    import local_agent.app as app
 
     calls: list[str] = []
-    real = chat.build_runtime
+    real = app.build_runtime
 
     def counted(*args: Any, **kwargs: Any) -> Any:
         calls.append("loaded")
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(chat, "build_runtime", counted)
+    monkeypatch.setattr(app, "build_runtime", counted)
     return calls
 
 
@@ -155,3 +155,47 @@ def test_plain_ask_returns_with_the_answer_and_the_server_finishes_the_memory_wo
         listed = httpx.get(server.url + "/v1/memories").json()["data"]  # queued behind the memory work
     assert [record["text"] for record in listed] == ["The user's name is Ada."]
     assert in_process == []
+
+
+HEAVY = ("numpy", "faiss", "llama_cpp", "pydantic", "bm25s", "scipy", "fastapi", "uvicorn")
+CLIENT = """
+import json, sys
+from local_agent.cli import main
+sys.argv = ["local-agent", "ask", "--max-tokens", "8", "hi"]
+try:
+    main()
+except SystemExit as exc:
+    assert not exc.code, exc.code
+heavy = sorted(name for name in sys.modules if name.split(".")[0] in {heavy!r})
+print(json.dumps(heavy), file=sys.stderr)
+"""
+
+
+def test_a_warm_ask_imports_nothing_heavy(scripted) -> None:
+    """`ask` answered by the server loads none of the model, vector or web libraries, so that it
+    starts in a fraction of a second (the commands are imported lazily, the client is stdlib)."""
+    import subprocess
+    import sys
+
+    from .server_helpers import ROOT
+
+    with running_server(load_settings(), scripted):
+        done = subprocess.run([sys.executable, "-c", CLIENT.format(heavy=set(HEAVY))], check=False,
+                              cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "Scripted answer.\n"
+    assert json.loads(done.stderr.splitlines()[-1]) == []
+
+
+def test_help_lists_every_command_with_its_short_help() -> None:
+    """The lazy command table names every command, and --help still lists each one."""
+    import importlib
+
+    from local_agent.cli.group import COMMAND_MODULES
+
+    for module in set(COMMAND_MODULES.values()):
+        importlib.import_module(f"local_agent.cli.{module}")
+    assert sorted(cli.commands) == sorted(COMMAND_MODULES)
+    listing = CliRunner().invoke(cli, ["--help"]).output.split("Commands:")[1]
+    for name, command in cli.commands.items():
+        assert f"  {name} " in listing and command.get_short_help_str(limit=30)[:20] in listing

@@ -8,7 +8,6 @@ from typing import Any
 import click
 
 from ..errors import LocalAgentError
-from . import batch_cmd, bench_cmd, chat, info, memory, serve_cmd  # noqa: F401  (each registers its commands)
 from .group import cli, print_json
 from .notices import install_notice_printer
 from .options import debug_enabled, echo_err

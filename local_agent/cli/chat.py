@@ -1,4 +1,8 @@
-"""`local-agent chat` (interactive, streamed) and `local-agent ask` (one answer for scripts)."""
+"""`local-agent chat` (interactive, streamed) and `local-agent ask` (one answer for scripts).
+
+The model and memory (app, repl) are imported where they are used: `ask` answered by a warm
+server imports only the standard-library client (server/client.py).
+"""
 
 from __future__ import annotations
 
@@ -6,12 +10,10 @@ import sys
 
 import click
 
-from ..app import build_runtime
 from ..config import Settings
 from ..errors import InputError
 from .group import cli, print_json
 from .options import backend_factory, common_options, echo_err, settings_from
-from .repl import ChatRepl
 
 MAX_MESSAGE_BYTES = 1_000_000
 
@@ -46,7 +48,9 @@ def chat(session: str | None, new_session: bool, system: str | None, incognito: 
     End a line with \\ to continue it, or wrap a pasted block in triple quotes.
     By default the most recent session is resumed; --new-session starts afresh.
     """
+    from ..app import build_runtime
     from .approval import TtyApprover
+    from .repl import ChatRepl
 
     ctx = click.get_current_context()
     settings = settings_from(ctx, incognito=incognito)
@@ -86,9 +90,6 @@ def ask(question: tuple[str, ...], as_json: bool, no_server: bool, session: str 
     A running `local-agent serve` with the same model and data dir answers it warm.
     With tools, a question the model asks back is the answer (asked_user in --json).
     """
-    from .approval import TtyApprover
-    from .tool_lines import call_line
-
     ctx = click.get_current_context()
     settings = settings_from(ctx, incognito=incognito)
     text = " ".join(question) if question else read_stdin_message()
@@ -107,7 +108,16 @@ def ask(question: tuple[str, ...], as_json: bool, no_server: bool, session: str 
             if warm.memory_error:
                 echo_err(f"warning: memory was not updated: {warm.memory_error}")
             return
-    runtime = build_runtime(settings, session=session, system=system, memory=not no_memory,
+    _ask_in_process(ctx, settings, text, session=session, system=system, memory=not no_memory, as_json=as_json)
+
+
+def _ask_in_process(ctx: click.Context, settings: Settings, text: str, *, session: str | None,
+                    system: str | None, memory: bool, as_json: bool) -> None:
+    from ..app import build_runtime
+    from .approval import TtyApprover
+    from .tool_lines import call_line
+
+    runtime = build_runtime(settings, session=session, system=system, memory=memory,
                             status=_status_printer(settings, show_loading=False), backend_factory=backend_factory(ctx),
                             approver=TtyApprover())
     show_call = (lambda call: echo_err(call_line(call))) if settings.verbose and not as_json else None

@@ -1,7 +1,10 @@
-"""The `local-agent` command group; every command module registers itself on it."""
+"""The `local-agent` command group. Each command module registers its commands on it when
+imported, and it is imported only when one of its commands runs (or --help lists them all),
+so that `ask` through a warm server loads none of the model and memory libraries."""
 
 from __future__ import annotations
 
+import importlib
 import json
 
 import click
@@ -9,8 +12,26 @@ import click
 from .. import __version__
 from .options import common_options
 
+# The module (in this package) that defines each command; tests check it is complete.
+COMMAND_MODULES = {
+    "ask": "chat", "chat": "chat", "batch": "batch_cmd", "bench": "bench_cmd", "info": "info",
+    "models": "info", "sessions": "info", "memory": "memory", "serve": "serve_cmd",
+}
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+
+class LazyGroup(click.Group):
+    """A group whose commands are imported on first use."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(set(super().list_commands(ctx)) | COMMAND_MODULES.keys())
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in COMMAND_MODULES:
+            importlib.import_module(f"{__package__}.{COMMAND_MODULES[cmd_name]}")
+        return super().get_command(ctx, cmd_name)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(__version__, "--version", prog_name="local-agent")
 @common_options
 def cli() -> None:

@@ -13,6 +13,7 @@ import click
 
 from ..app import forget_everything, forget_memory, memory_origin, open_store
 from ..errors import InputError
+from ..memory.store.datadir import namespace_dirs
 from ..memory.store.records import MAX_FACT_CHARS
 from ..types import MemoryRecord, Provenance
 from .display import printable
@@ -157,7 +158,8 @@ def edit(ident: str, text: str, as_json: bool) -> None:
 
 @memory.command()
 @click.argument("ident", required=False)
-@click.option("--all", "everything", is_flag=True, help="Forget everything: facts, turns, summaries, sessions.")
+@click.option("--all", "everything", is_flag=True, help="Forget everything: facts, turns, summaries, sessions, "
+                                                             "and the server's namespaces.")
 @click.option("--with-source/--without-source", default=None,
               help="Also forget the message the memory was made from: its turn memory, and the message "
                    "with its answer in the session transcript. On a terminal you are asked.")
@@ -210,7 +212,9 @@ def _forget_all(yes: bool, as_json: bool) -> None:
     if not yes:
         if not sys.stdin.isatty():
             raise InputError("forget --all needs --yes when not run on a terminal")
-        click.confirm(f"Forget ALL memories, sessions and summaries in {settings.data_dir}?", abort=True)
+        count = len(namespace_dirs(settings.data_dir))
+        also = f" and its {count} server namespace{'s' if count > 1 else ''}" if count else ""
+        click.confirm(f"Forget ALL memories, sessions and summaries in {settings.data_dir}{also}?", abort=True)
     forget_everything(settings)
     print_json({"forgotten": "all"}) if as_json else click.echo("all memory forgotten")
 

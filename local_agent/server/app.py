@@ -26,7 +26,8 @@ def create_app(state: ServerState) -> ASGIApp:
     @app.get("/health")
     async def health(request: Request) -> dict[str, Any]:
         server = state_of(request)
-        return {"status": "ok" if server.engine.info else "loading", "waiting": server.worker.waiting}
+        return {"status": "ok" if server.engine.info else "loading", "waiting": server.worker.waiting,
+                "busy": server.worker.busy}
 
     if state.options.cors_origins:
         app.add_middleware(CORSMiddleware, allow_origins=list(state.options.cors_origins),

@@ -4,7 +4,8 @@ The default namespace (no name given) is the local user's own memory: the data d
 the one the CLI uses. A named namespace is a data dir of its own, `<data_dir>/users/<name>/`,
 with its own memory store, made on first use (0700, like the data dir). Namespaces keep
 people's memories apart; they are not access control: whoever can call the server can name
-any namespace. `local-agent --data-dir <data_dir>/users/<name> memory list` reads one.
+any namespace. `local-agent --data-dir <data_dir>/users/<name> memory list` reads one;
+`local-agent memory forget --all` forgets them all with the default one.
 """
 
 from __future__ import annotations
@@ -12,9 +13,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from ..memory.store.datadir import USERS_DIR_NAME as USERS_DIR
 from .errors import APIError
 
-USERS_DIR = "users"
 NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
 USER_HEADER = "x-local-agent-user"
 MEMORY_HEADER = "x-local-agent-memory"

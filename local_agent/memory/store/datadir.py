@@ -32,6 +32,7 @@ HISTORY_NAME = "chat_history"
 MODELS_DIR_NAME = "models"  # model files fetched into the default data dir: never deleted
 EPOCH_NAME = "epoch"  # the forget epoch and the lock of session writes: see sessions/epoch.py
 SESSIONS_LOCK_NAME = "sessions.lock"
+USERS_DIR_NAME = "users"  # the server's memory namespaces, a data dir each (server/namespaces.py)
 OWN_TOP_FILES = frozenset({HISTORY_NAME, EPOCH_NAME, SESSIONS_LOCK_NAME})
 # a session file (the name rule of sessions/format.py) or an atomic write of one
 SESSION_FILE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}\.json")
@@ -71,6 +72,23 @@ def _claim(data_dir: Path) -> None:
             log.warning("marked %s as a local-agent data dir (it was made by an earlier version)", data_dir)
     for name in (MEMORY_DIR_NAME, SESSIONS_DIR_NAME, HISTORY_NAME):
         refuse_symlink(data_dir / name)
+
+
+def namespace_dirs(data_dir: Path) -> list[Path]:
+    """The server's namespace data dirs in `data_dir`/users, sorted: the folders there that hold
+    a marker (anything else there is not local-agent's and is left alone). DataDirError for a
+    link, found before anything is done with them."""
+    users = Path(data_dir) / USERS_DIR_NAME
+    refuse_symlink(users)
+    if not users.is_dir():
+        return []
+    found = []
+    for path in sorted(users.iterdir()):
+        refuse_symlink(path)
+        if path.is_dir() and (path / MARKER_NAME).is_file():
+            refuse_symlink(path / MARKER_NAME)
+            found.append(path)
+    return found
 
 
 def check_marker(marker: Path) -> None:
