@@ -24,8 +24,10 @@ def _llama_cpp(spec: ModelSpec, settings: Settings, device: str, context: int) -
 
     if spec.gguf_path is None:  # the probe only picks llama-cpp for a model with a GGUF
         raise ModelError(f"model {spec.name} has no .gguf file for the llama-cpp backend")
+    # Saved system-prompt states (llama_state.py) live in the data dir; incognito writes none.
+    states = None if settings.incognito else settings.data_dir / "cache" / "llama-state"
     return LlamaCppBackend(spec.gguf_path, model_name=spec.name, context_size=context,
-                           threads=settings.threads, device=device, seed=settings.seed)
+                           threads=settings.threads, device=device, seed=settings.seed, state_dir=states)
 
 
 def _transformers(spec: ModelSpec, settings: Settings, device: str, context: int) -> Backend:
