@@ -9,8 +9,13 @@ TORCH_INDEX ?=
 LLAMA_CPP_VERSION ?= 0.3.36
 # A portable x86-64 build: GGML_NATIVE would compile AMX kernels wherever the build machine
 # advertises AMX, and some VMs advertise it without enabling it (SIGILL, or wrong Q4_1 results).
+# No AVX-512 build either, even where the CPU has it: its float kernels sum in another order and
+# changed 8 of 12 greedy answers of the default model, for no decode and a few % prompt gain
+# (AVX-VNNI kept the answers but gained nothing; scripts/greedy_outputs.py compares builds).
 # For a CUDA build: make install LLAMA_CMAKE_ARGS="-DGGML_CUDA=on" WHEELHOUSE=~/.cache/local-agent/wheels-cuda
-LLAMA_CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON
+# AMX and dynamically loaded CPU backends stay off (their defaults, said out loud).
+LLAMA_CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON \
+  -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF -DGGML_BACKEND_DL=OFF
 # llama-cpp-python compiles from source (~7 min on 2 cores); the wheel is kept here and reused.
 LLAMA_VARIANT ?= avx2
 WHEELHOUSE ?= $(HOME)/.cache/local-agent/wheels-$(LLAMA_VARIANT)

@@ -17,11 +17,13 @@ OPENMP_PREFIXES = ("OMP_", "GOMP_", "KMP_")
 USER_CHOICES = ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")
 # Spin this many rounds at a barrier, then sleep. libgomp's default when nothing is set is
 # 300,000 rounds (milliseconds on CPUs with a slow `pause`): with another busy program on the
-# cores, a spinning thread holds the core its partner needs and decode drops tenfold. PASSIVE
-# (no spin) sleeps at every one of a token's barriers and halves idle decode. 1,000 rounds is
-# as fast as the default on idle cores and gives the core up about as soon as PASSIVE; 10,000
-# already stalled like the default on a busy machine (`scripts/decode_costs.py`).
-SHORT_SPIN = "1000"
+# cores, a spinning thread holds the core its partner needs, and decode drops from about 70 to
+# 1 token/s on a 2-core VM. PASSIVE (no spin) sleeps at every one of a token's barriers and
+# decodes at 30% of the default's speed on idle cores. 3,000 rounds decoded at 0.96-0.99x the
+# default there; 1,000 at 0.90x. With a competing process two spinning threads still stall
+# (1,000: 0.7x PASSIVE, 3,000: 0.5x), which is why automatic threads drop to the free cores
+# then (backends/cpu_share.py). Measured with `scripts/decode_costs.py --sections wait-policy`.
+SHORT_SPIN = "3000"
 
 
 def wait_policy_env(environ: MutableMapping[str, str]) -> dict[str, str]:

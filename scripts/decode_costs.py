@@ -44,7 +44,8 @@ MESSAGES = [
 WAIT_SETUPS = {  # name: (OpenMP variables, threads)
     "library default": ({}, 2), "PASSIVE": ({"OMP_WAIT_POLICY": "PASSIVE"}, 2),
     f"GOMP_SPINCOUNT={SHORT_SPIN} (the package's)": ({"GOMP_SPINCOUNT": SHORT_SPIN}, 2),
-    "GOMP_SPINCOUNT=10000": ({"GOMP_SPINCOUNT": "10000"}, 2), "one thread": ({}, 1),
+    "GOMP_SPINCOUNT=1000": ({"GOMP_SPINCOUNT": "1000"}, 2), "GOMP_SPINCOUNT=30000": ({"GOMP_SPINCOUNT": "30000"}, 2),
+    "one thread": ({}, 1),
 }
 WAIT_PROMPT = ("<|im_start|>system\nRun {run}. You are a helpful assistant.<|im_end|>\n<|im_start|>user\n"
                "Write a long, detailed story about a lighthouse keeper.<|im_end|>\n<|im_start|>assistant\n")

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from local_agent.backends.base import Backend
 from local_agent.backends.llama_cpp import LlamaCppBackend
 from local_agent.types import GenerationSettings, Message
 
@@ -19,7 +20,7 @@ QUESTIONS = ("What should I cook for dinner tonight?", "Write a haiku about a ra
 GREEDY = GenerationSettings(max_tokens=24, temperature=0.0)
 
 
-def answers(backend: LlamaCppBackend) -> list[str]:
+def answers(backend: Backend) -> list[str]:
     return [backend.generate([Message("system", SYSTEM), Message("user", q)], GREEDY).text for q in QUESTIONS]
 
 

@@ -8,6 +8,7 @@ reuses the KV cache for the prompt prefix shared with the previous call.
 from __future__ import annotations
 
 import codecs
+import contextlib
 import ctypes
 import json
 from collections.abc import Iterator, Sequence
@@ -285,21 +286,21 @@ class LlamaCppBackend(Backend):
         if len(prefix) < MIN_TOKENS or states.restore(self._lib, self._llm, prefix):
             return
         self._llm.eval(prefix)
-        try:
+        with contextlib.suppress(OSError):  # a cache: the answer does not depend on it
             states.save(self._lib, self._llm, prefix)
-        except OSError:
-            pass  # a cache: the answer does not depend on it
 
     def _fit_threads(self) -> None:
-        """With automatic threads, use as many as the cores other programs left free over the
-        last stretch (checked every fraction of a second): a thread waiting for a busy core
-        stalls the others at every barrier. Greedy output does not depend on the count."""
+        """With automatic threads, decode with as many as the cores other programs left free
+        over the last stretch (checked every fraction of a second): a thread waiting for a busy
+        core stalls the others at every barrier. Greedy output does not depend on the count."""
         others = self._share.others_busy() if self._share is not None else None
         if others is None:
             return
         threads = fitting_threads(self.threads, available_cores(), others)
         if threads != self._threads_now:
-            self._lib.llama_set_n_threads(self._llm.ctx, threads, threads)
+            # Prompt evaluation keeps every thread: its operations are long, so a thread that
+            # waits for a core costs little there, and the estimate may be old when it starts.
+            self._lib.llama_set_n_threads(self._llm.ctx, threads, self.threads)
             self._threads_now = threads
 
     # -- lifecycle ----------------------------------------------------------------------------

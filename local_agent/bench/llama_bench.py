@@ -6,9 +6,12 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from ..errors import LocalAgentError
+from ..omp_env import OPENMP_PREFIXES
 from .workers import library_env
 
 CACHE = Path.home() / ".cache" / "local-agent"
@@ -38,18 +41,31 @@ def parse_results(output: str) -> list[dict[str, Any]]:
 
 
 def run_llama_bench(binary: Path, gguf: Path, threads: int, reps: int, flash_attn: str = "0,1",
+                    env: Mapping[str, str] | None = None, tests: tuple[str, ...] = ("-p", "512", "-n", "128"),
                     timeout_s: float = 900) -> dict[str, Any]:
-    """pp512 and tg128 with `threads` threads, `reps` repetitions each, flash attention off and
-    on, in llama.cpp's default environment (no OpenMP variables)."""
+    """pp512 and tg128 with `threads` threads, `reps` repetitions each, with flash attention
+    as given ("0", "1" or both), in `env` (by default llama.cpp's: no OpenMP variables)."""
     if not binary.is_file():
         return {"skipped": f"{binary} not found: build it with `make llama-bench`"}
-    command = [str(binary), "-m", str(gguf), "-t", str(threads), "-p", "512", "-n", "128", "-r", str(reps),
-               "-fa", flash_attn, "-o", "json"]
-    env = {**library_env(), "LD_LIBRARY_PATH": str(binary.parent)}
-    done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=timeout_s, check=False)
+    command = [str(binary), "-m", str(gguf), "-t", str(threads), *tests, "-r", str(reps), "-fa", flash_attn,
+               "-o", "json"]
+    env = {**(library_env() if env is None else env), "LD_LIBRARY_PATH": str(binary.parent)}
+    openmp = {name: value for name, value in env.items() if name.startswith(OPENMP_PREFIXES)}
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=timeout_s, check=False)
+    except subprocess.TimeoutExpired:
+        return {"skipped": f"llama-bench took over {timeout_s:.0f} s"}
     if done.returncode != 0:
         return {"skipped": f"llama-bench failed ({done.returncode}): {done.stderr.strip()[-300:]}"}
-    return {"binary": str(binary), "tests": parse_results(done.stdout)}
+    return {"binary": str(binary), "openmp_env": openmp, "tests": parse_results(done.stdout)}
+
+
+def pp512_once(binary: Path, gguf: Path, threads: int, env: Mapping[str, str]) -> float:
+    """One pp512 run without flash attention (after llama-bench's own warm-up): tokens/s."""
+    result = run_llama_bench(binary, gguf, threads, 1, flash_attn="0", env=env, tests=("-p", "512", "-n", "0"))
+    if "skipped" in result:
+        raise LocalAgentError(result["skipped"])
+    return float(result["tests"][0]["tok_s"])
 
 
 def best(result: dict[str, Any], test: str) -> dict[str, Any] | None:

@@ -50,18 +50,23 @@ def _speed_tables(speed: dict[str, Any]) -> list[str]:
         *ceiling,
         ["raw llama-cpp-python (its defaults)", f"prompt {prompt['tokens']}", _cell(prompt, "raw_tok_s")],
         ["local-agent backend (time to first token)", f"prompt {prompt['tokens']}", _cell(prompt, "ours_tok_s")],
+        ["llama-bench pp512, no flash attention, taking turns with the two above", f"prompt {prompt['tokens']}",
+         _cell(prompt, "llama_bench_tok_s")],
         ["raw llama-cpp-python (its defaults)", f"decode {speed['tokens']}", _cell(idle, "raw_tok_s")],
         ["local-agent backend", f"decode {speed['tokens']}", _cell(idle, "ours_tok_s")],
     ]
     first = _table([f"{speed['build']} build, {speed['threads']} threads", "test", "tokens/s"], rows)
-    waits = [[case, _cell(speed[case], "raw_tok_s"), _cell(speed[case], "passive_tok_s"),
+    waits = [[case, _cell(speed[case], "raw_tok_s") if "raw_tok_s" in speed[case] else "not run",
+              _cell(speed[case], "passive_tok_s"),
               _cell(speed[case], "ours_tok_s"), _cell(speed[case], "ours_vs_raw", digits=3),
               _cell(speed[case], "ours_vs_passive", digits=3)]
              for case in ("idle", "competing")]
     second = _table(["decode tok/s", "raw (no OpenMP variables)", "backend, PASSIVE (before)", "backend (now)",
                      "now / raw", "now / PASSIVE"], waits)
-    note = (f"Competing: one CPU-bound process runs during each run. Load average "
-            f"{speed.get('load_average_start')} → {speed.get('load_average_end')}.")
+    openmp = bench.get("openmp_env")
+    note = (f"Competing: one CPU-bound process runs during each run (raw llama-cpp-python is not run "
+            f"then: its default spin stalls for minutes). llama-bench ran with {openmp or 'no OpenMP variables'}. "
+            f"Load average {speed.get('load_average_start')} → {speed.get('load_average_end')}.")
     return [first, second, note]
 
 
