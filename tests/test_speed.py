@@ -101,6 +101,24 @@ def test_others_busy_is_machine_time_minus_this_process(tmp_path: Path, monkeypa
     assert share.others_busy() == pytest.approx(0.0)
 
 
+def test_after_a_pause_the_processes_running_now_count(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    stat, loadavg, clock = tmp_path / "stat", tmp_path / "loadavg", [100.0]
+    monkeypatch.setattr(cpu_share.time, "monotonic", lambda: clock[0])
+    monkeypatch.setattr(cpu_share, "_own_seconds", lambda: 0.0)
+    _stat(stat, 0, 0)
+    share = cpu_share.CoreShare(stat, loadavg)
+    clock[0] += 30.0  # a pause between answers, the machine busy all along: that was then
+    _stat(stat, int(60 * os.sysconf("SC_CLK_TCK")), 0)
+    loadavg.write_text("0.50 0.40 0.30 1/250 4242\n")  # now only this thread runs
+    assert share.others_busy() == 0.0
+    clock[0] += 0.5  # a fresh stretch from there
+    _stat(stat, int(60.5 * os.sysconf("SC_CLK_TCK")), 0)
+    assert share.others_busy() == pytest.approx(1.0)
+    clock[0] += 5.0
+    loadavg.write_text("2.50 1.40 1.30 3/250 4242\n")
+    assert share.others_busy() == 2.0
+
+
 def test_without_proc_stat_nothing_is_measured(tmp_path: Path):
     share = cpu_share.CoreShare(tmp_path / "missing")
     assert share.others_busy() is None

@@ -15,8 +15,11 @@ import time
 from pathlib import Path
 
 PROC_STAT = Path("/proc/stat")
+PROC_LOADAVG = Path("/proc/loadavg")
 # Shorter stretches than this say too little (/proc/stat counts in 10 ms ticks).
 MIN_WINDOW_S = 0.2
+# A longer stretch (the pause between two answers) says what ran then, not what runs now.
+STALE_S = 1.0
 
 
 def _busy_seconds(stat: Path) -> float | None:
@@ -41,8 +44,8 @@ def _own_seconds() -> float:
 class CoreShare:
     """Cores that other processes kept busy between two calls of `others_busy`."""
 
-    def __init__(self, stat: Path = PROC_STAT) -> None:
-        self._stat = stat
+    def __init__(self, stat: Path = PROC_STAT, loadavg: Path = PROC_LOADAVG) -> None:
+        self._stat, self._loadavg = stat, loadavg
         self._last = self._sample()
 
     def _sample(self) -> tuple[float, float, float] | None:
@@ -52,15 +55,28 @@ class CoreShare:
     def others_busy(self) -> float | None:
         """Cores' worth of CPU time other processes used since the last call (or creation);
         None when nothing can be measured or the stretch is too short to tell (the stretch
-        then goes on)."""
+        then goes on). After a stale stretch, the threads of other processes running right now
+        (this one's calling thread aside) stand in, and a new stretch starts."""
         if self._last is None or time.monotonic() - self._last[0] < MIN_WINDOW_S:
             return None
         now = self._sample()
         if now is None:
             return None
+        if now[0] - self._last[0] > STALE_S:
+            self._last = now
+            return self._others_running()
         (start, busy0, own0), (end, busy1, own1) = self._last, now
         self._last = now
         return max(0.0, (busy1 - busy0) - (own1 - own0)) / (end - start)
+
+
+    def _others_running(self) -> float | None:
+        """Runnable threads of the whole machine right now, less this one (/proc/loadavg)."""
+        try:
+            running = int(self._loadavg.read_text().split()[3].split("/")[0])
+        except (OSError, IndexError, ValueError):
+            return None
+        return float(max(0, running - 1))
 
 
 def available_cores() -> int:
