@@ -3,33 +3,42 @@
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Any, Protocol
 
-from .agent import Agent, AgentOptions, MemoryParts
+from .agent import Agent, MemoryParts
 from .backends import create_backend
 from .backends.base import Backend
 from .config import Settings
-from .memory.datadir import HISTORY_NAME, claim_data_dir
-from .memory.epoch import bump_epoch
 from .memory.sessions import Session, SessionStore
-from .memory.transcripts import find_messages, remove_from_history, remove_messages
+from .memory.sessions.epoch import bump_epoch
+from .memory.sessions.transcripts import find_messages, remove_from_history, remove_messages
+from .memory.store.datadir import HISTORY_NAME, claim_data_dir
 from .prompt import DEFAULT_SYSTEM
+from .turn_result import TurnResult
 
 if TYPE_CHECKING:
     from .backends.probe import BackendChoice
-    from .memory.forgetting import Origin
     from .memory.store import MemoryStore
+    from .memory.store.forgetting import Origin
 
 Status = Callable[[str], None]
+
+
+class BackendFactory(Protocol):
+    """Loads a model for `settings` (`model` instead of settings.model when given), as
+    backends.create_backend does; tests pass a scripted one."""
+
+    def __call__(self, settings: Settings, *, model: str | None = None) -> tuple[Backend, BackendChoice]: ...
 
 
 def _quiet(_: str) -> None:
     pass
 
 
-def open_store(settings: Settings) -> "MemoryStore":
-    from .memory.gguf_embedder import memory_embedder
+def open_store(settings: Settings) -> MemoryStore:
+    from .memory.index.gguf_embedder import memory_embedder
     from .memory.store import MemoryStore
 
     return MemoryStore.open(settings.data_dir, memory_embedder(settings.models_dir, settings.device))
@@ -37,30 +46,54 @@ def open_store(settings: Settings) -> "MemoryStore":
 
 @dataclass
 class Runtime:
-    """Everything a conversation holds open; `close()` frees it all."""
+    """Everything a conversation holds open; `close()` frees it all (the agent's memory work
+    first, then the models and the store)."""
 
     agent: Agent
     backend: Backend
-    choice: "BackendChoice"
-    store: "MemoryStore | None" = None
-    extra_backends: list[Backend] = field(default_factory=list)
+    choice: BackendChoice
+    resources: contextlib.ExitStack = field(default_factory=contextlib.ExitStack, repr=False)
 
     def close(self) -> None:
-        self.agent.wait()
-        for backend in [self.backend, *self.extra_backends]:
-            backend.close()
-        if self.store is not None:
-            self.store.close()
+        self.resources.close()
+
+    def __enter__(self) -> Runtime:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def turn_json(self, result: TurnResult) -> dict[str, Any]:
+        """The JSON shape shared by `ask --json` and `batch` records; waits for the turn's
+        memory work, whose saved facts and timings it reports."""
+        work = result.memory_work()
+        return {
+            "answer": result.answer,
+            "session": result.session,
+            "backend": self.choice.backend,
+            "device": self.choice.device,
+            "model": self.backend.model_name,
+            "interrupted": result.interrupted,
+            "memories_saved": [{"id": o.record.id, "text": o.record.text, "action": o.action} for o in work.saved],
+            "memories_recalled": [
+                {"id": h.record.id, "kind": h.record.kind, "text": h.record.text, "score": round(h.score, 4)}
+                for h in result.recalled
+            ],
+            "timings": {k: round(v, 4) for k, v in {**result.timings, **work.timings}.items()},
+            "tokens": dict(result.tokens),
+            "notices": list(result.notices),
+        }
 
 
-def _distill_backend(settings: Settings, chat: Backend, choice: "BackendChoice") -> tuple[Backend, bool]:
+def _distill_backend(settings: Settings, chat: Backend, choice: BackendChoice,
+                     backend_factory: BackendFactory) -> tuple[Backend, bool]:
     """The distiller gets its own llama.cpp instance so its fixed prompt prefix stays in the
     KV cache between turns; a separate --distill-model is loaded as asked. Returns (backend, owned)."""
     if settings.distill_model:
-        backend, _ = create_backend(settings, model=settings.distill_model)
+        backend, _ = backend_factory(settings, model=settings.distill_model)
         return backend, True
     if choice.backend == "llama-cpp":
-        backend, _ = create_backend(settings)
+        backend, _ = backend_factory(settings)
         return backend, True
     return chat, False
 
@@ -77,56 +110,39 @@ def build_runtime(
     system: str | None = None,
     memory: bool = True,
     status: Status = _quiet,
+    backend_factory: BackendFactory = create_backend,
 ) -> Runtime:
+    """Load the model (through `backend_factory`), open memory when asked, and make the agent.
+    Whatever was opened is closed again when a later step fails."""
     sessions = SessionStore(claim_data_dir(settings.data_dir))
     dialogue = load_session(sessions, session)  # a bad session file fails before the model loads
-    status(f"loading {settings.model} ...")
-    backend, choice = create_backend(settings)
-    status(f"loaded {backend.model_name} with {choice.backend} on {choice.device}: {choice.reason}")
-    options = AgentOptions(
-        recall_k=settings.recall_k,
-        memory_tokens=settings.memory_tokens,
-        summary_after_exchanges=settings.summary_after_turns,
-        keep_recent_exchanges=settings.keep_recent_turns,
-        incognito=settings.incognito,
-        directive=system or DEFAULT_SYSTEM,
-    )
-    runtime = Runtime(agent=None, backend=backend, choice=choice)  # type: ignore[arg-type]
-    parts = None
-    if memory:
-        with _closing_on_error(backend):
-            parts = _memory_parts(settings, backend, choice, runtime, status)
-    runtime.agent = Agent(
-        backend, sessions, dialogue, settings.generation(),
-        memory=parts, options=options,
-    )
-    return runtime
+    with contextlib.ExitStack() as opened:
+        status(f"loading {settings.model} ...")
+        backend, choice = backend_factory(settings)
+        opened.callback(backend.close)
+        status(f"loaded {backend.model_name} with {choice.backend} on {choice.device}: {choice.reason}")
+        parts = _memory_parts(settings, backend, choice, opened, status, backend_factory) if memory else None
+        agent = Agent(backend, sessions, dialogue, settings, memory=parts, directive=system or DEFAULT_SYSTEM)
+        opened.callback(agent.close)  # closed first: its memory work still uses the rest
+        return Runtime(agent=agent, backend=backend, choice=choice, resources=opened.pop_all())
 
 
-def _memory_parts(settings: Settings, backend: Backend, choice: "BackendChoice", runtime: Runtime, status: Status) -> MemoryParts:
+def _memory_parts(settings: Settings, backend: Backend, choice: BackendChoice, opened: contextlib.ExitStack,
+                  status: Status, backend_factory: BackendFactory) -> MemoryParts:
     from .memory.distill import Distiller
     from .memory.summary import Summarizer
 
     status("opening memory ...")
     store = open_store(settings)
-    runtime.store = store
-    distill_backend, owned = _distill_backend(settings, backend, choice)
+    opened.callback(store.close)
+    distill_backend, owned = _distill_backend(settings, backend, choice, backend_factory)
     if owned:
-        runtime.extra_backends.append(distill_backend)
+        opened.callback(distill_backend.close)
     return MemoryParts(
         store=store,
         distiller=Distiller(distill_backend, store.embedder),
         summarizer=Summarizer(distill_backend),
     )
-
-
-@contextlib.contextmanager
-def _closing_on_error(backend: Backend):
-    try:
-        yield
-    except BaseException:
-        backend.close()
-        raise
 
 
 def forget_everything(settings: Settings) -> None:
@@ -145,7 +161,7 @@ def forget_everything(settings: Settings) -> None:
     bump_epoch(data_dir)  # again: a chat that read the old files meanwhile sees it too
 
 
-def memory_origin(settings: Settings, ident: str) -> "tuple[Origin, list[tuple[str, int]]]":
+def memory_origin(settings: Settings, ident: str) -> tuple[Origin, list[tuple[str, int]]]:
     """Where a memory came from: its origin in the store, and the (session, message index)
     of each transcript message that holds one of its sources."""
     store = open_store(settings)
@@ -156,7 +172,7 @@ def memory_origin(settings: Settings, ident: str) -> "tuple[Origin, list[tuple[s
     return origin, find_messages(SessionStore(settings.data_dir), origin)
 
 
-def forget_memory(settings: Settings, ident: str, *, with_source: bool) -> "tuple[Origin, list[str]]":
+def forget_memory(settings: Settings, ident: str, *, with_source: bool) -> tuple[Origin, list[str]]:
     """Forget a memory; `with_source` also forgets the messages it was made from: their turn
     memories, the messages (with the answers to them) in the session transcripts, and their
     lines in the chat's line-editing history. Returns

@@ -1,7 +1,8 @@
 """Scripted conversations: JSON Lines in, JSON Lines out, one record per input line.
 
 Each input line is `{"session": "...", "input": "..."}` (optional `max_tokens`,
-`temperature`, `seed`, checked as the flags are; any other key is an error); turns of one
+`temperature`, `seed`, checked as the flags are, and `date`, YYYY-MM-DD or YYYY-MM-DDTHH:MM, which
+is that line's today and dates what it stores; any other key is an error); turns of one
 session run in order with memory. A plain text file is one message a line, all in one session
 named after the file. A bad line becomes an error record and the batch goes on; the output is
 flushed line by line so an interrupted run leaves a valid file, and --resume cuts a torn last
@@ -20,15 +21,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from .agent import TurnResult
+from .clock import parse_today
 from .config import Settings, with_overrides
 from .errors import LocalAgentError
 from .memory.sessions import validate_session_name
+from .turn_result import TurnResult
 
 MAX_LINE_BYTES = 1_000_000
 DEFAULT_SESSION = "batch"
 OVERRIDES = ("max_tokens", "temperature", "seed")
-FIELDS = ("session", "input", *OVERRIDES)
+FIELDS = ("session", "input", "date", *OVERRIDES)
 
 
 @dataclass
@@ -38,6 +40,7 @@ class BatchItem:
     input: str = ""
     overrides: dict[str, Any] = field(default_factory=dict)
     error: str | None = None
+    today: str | None = None  # the line's `date`
 
 
 def _decode(line: int, raw: bytes) -> str | BatchItem:
@@ -79,6 +82,9 @@ def _from_json(line: int, text: str, settings: Settings) -> BatchItem:
     if item.error is None:
         try:  # the same conversions and bounds as flags and config (one bad line, not the batch)
             item.overrides = with_overrides(settings, {k: data[k] for k in OVERRIDES if k in data}, f"line {line}")
+            if "date" in data:
+                parse_today(data["date"], f"line {line}: date")
+                item.today = data["date"].strip()
         except LocalAgentError as exc:
             item.error = str(exc)
     return item
@@ -90,6 +96,8 @@ def _line_error(data: dict[str, Any]) -> str | None:
         return f"unknown field {unknown[0]!r} (known: {', '.join(FIELDS)})"
     if not data["input"].strip():
         return "'input' is empty"
+    if "date" in data and not isinstance(data["date"], str):
+        return "'date' must be a string, YYYY-MM-DD or YYYY-MM-DDTHH:MM"
     for name in OVERRIDES:  # JSON numbers only: "0.5" or true is no setting
         if name in data and (isinstance(data[name], bool) or not isinstance(data[name], (int, float))):
             return f"'{name}' must be a number"
@@ -101,13 +109,14 @@ def parse_lines(lines: Iterable[bytes], *, plain_text: bool, plain_session: str 
     """Parse raw input lines (numbered from 1); blank lines are skipped. A line's settings are
     checked on top of `settings` (the run's; defaults when None)."""
     settings = settings if settings is not None else Settings()
-    for number, raw in enumerate(lines, start=1):
-        raw = raw.rstrip(b"\r\n")
-        decoded = _decode(number, raw)
+    for number, line in enumerate(lines, start=1):
+        decoded = _decode(number, line.rstrip(b"\r\n"))
         if isinstance(decoded, BatchItem):
             yield decoded
+        elif decoded.strip() and plain_text:
+            yield BatchItem(number, session=plain_session, input=decoded)
         elif decoded.strip():
-            yield BatchItem(number, session=plain_session, input=decoded) if plain_text else _from_json(number, decoded, settings)
+            yield _from_json(number, decoded, settings)
 
 
 def looks_like_jsonl(path: Path | None, first_line: bytes) -> bool:
@@ -192,7 +201,8 @@ def done_lines(output: Path) -> set[int]:
     return done
 
 
-def item_record(item: BatchItem, result: TurnResult | None, turn: dict[str, Any] | None, error: str | None) -> dict[str, Any]:
+def item_record(item: BatchItem, result: TurnResult | None, turn: dict[str, Any] | None,
+                error: str | None) -> dict[str, Any]:
     record: dict[str, Any] = {"line": item.line, "session": item.session, "input": item.input}
     if turn is not None:
         record.update(turn)
@@ -204,7 +214,7 @@ def item_record(item: BatchItem, result: TurnResult | None, turn: dict[str, Any]
 class BatchRunner:
     """Runs items through `respond(item) -> (result, turn_json)` and writes one record each."""
 
-    respond: Callable[[BatchItem], tuple[TurnResult, dict[str, Any]]]
+    respond: Callable[[BatchItem], tuple[TurnResult | None, dict[str, Any]]]
     output: IO[str]
     fail_fast: bool = False
     failed: int = 0

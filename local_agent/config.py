@@ -20,6 +20,17 @@ ENV_PREFIX = "LOCAL_AGENT_"
 CHECKOUT_MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
 
 
+def default_data_dir() -> Path:
+    return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
+
+
+def default_models_dir() -> Path:
+    """The checkout's models/ when running from a checkout, else the user's data folder."""
+    if (CHECKOUT_MODELS_DIR / "registry.toml").is_file():
+        return CHECKOUT_MODELS_DIR
+    return default_data_dir() / "models"
+
+
 @dataclass
 class Settings:
     model: str = "smollm2-135m-instruct-q4_1"
@@ -33,35 +44,27 @@ class Settings:
     # Small models loop on their own phrases; llama.cpp's CLI default of 1.1 curbs that.
     repeat_penalty: float = 1.1
     seed: int = 0
-    data_dir: Path = field(default_factory=lambda: default_data_dir())
-    models_dir: Path = field(default_factory=lambda: default_models_dir())
+    data_dir: Path = field(default_factory=default_data_dir)
+    models_dir: Path = field(default_factory=default_models_dir)
     distill_model: str = ""  # empty: the chat model distills too
     recall_k: int = 6
     memory_tokens: int = 160  # prompt budget for recalled memories
+    # A turn here is one exchange (the user's message and the answer): past this many unsummarized,
+    # the older ones are folded into the rolling summary and the newest few stay verbatim.
     summary_after_turns: int = 8
     keep_recent_turns: int = 4
     incognito: bool = False
+    today: str = ""  # empty: the clock; else YYYY-MM-DD or YYYY-MM-DDTHH:MM (see clock.py)
     verbose: bool = False
     debug: bool = False
 
     def generation(self, **overrides: Any) -> GenerationSettings:
-        values = dict(
+        values: dict[str, Any] = dict(
             max_tokens=self.max_tokens, temperature=self.temperature, top_p=self.top_p, seed=self.seed,
             repeat_penalty=self.repeat_penalty,
         )
         values.update({k: v for k, v in overrides.items() if v is not None})
         return GenerationSettings(**values)
-
-
-def default_data_dir() -> Path:
-    return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
-
-
-def default_models_dir() -> Path:
-    """The checkout's models/ when running from a checkout, else the user's data folder."""
-    if (CHECKOUT_MODELS_DIR / "registry.toml").is_file():
-        return CHECKOUT_MODELS_DIR
-    return default_data_dir() / "models"
 
 
 def config_file_path() -> Path:
@@ -137,6 +140,10 @@ def _coerce(name: str, value: Any, source: str) -> Any:
         converted = _CONVERTERS[kind](value)
     except (TypeError, ValueError, OverflowError):
         raise ConfigError(f"{source}: {name} must be {kind.__name__}, got {value!r}") from None
+    if name == "today" and converted.strip():
+        from .clock import parse_today
+
+        parse_today(converted, source)
     if kind is float and not math.isfinite(converted):
         raise ConfigError(f"{source}: {name} must be a finite number, got {value!r}")
     return converted
@@ -193,6 +200,7 @@ def _validate(settings: Settings) -> None:
     for ok, message in _checks(settings):
         if not ok:
             raise ConfigError(message)
+
 
 
 def with_overrides(settings: Settings, values: dict[str, Any], source: str) -> dict[str, Any]:

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields, replace
+from typing import Any, Literal, get_args
 
 Role = Literal["system", "user", "assistant"]
-MemoryKind = Literal["fact", "turn"]
+MemoryKind = Literal["fact", "turn", "digest"]
+MEMORY_KINDS: tuple[str, ...] = get_args(MemoryKind)
 # The model runtimes, named once: config, the CLI and the probe check names against this
 # list, and backends/registry.py maps each to the code that loads it.
 BACKEND_NAMES: tuple[str, ...] = ("llama-cpp", "transformers", "transformers-4bit")
@@ -48,6 +50,63 @@ class Completion:
     total_s: float = 0.0
 
 
+@dataclass(frozen=True)
+class Provenance:
+    """Where a memory came from: the session and turn, who said it (`role`, or a `speaker`
+    named in an imported conversation), their words, and the day. `extra` keeps every other
+    field as it was written: `seen` and `last_seen` (a fact said again), `full_text` (a text the
+    doctor cut), `via` (a command), an evaluation's own ids.
+
+    `to_dict()` is the record's "provenance" object as stored. A file read and written again
+    stays the same: keys keep their order (`key_order`), and a field whose value has another
+    type than the one declared here stays in `extra`, untouched.
+    """
+
+    session: str | None = None
+    turn_index: int | None = None
+    role: str | None = None
+    speaker: str | None = None
+    source_text: str | None = None
+    date: str | None = None
+    extra: Mapping[str, Any] = field(default_factory=dict)
+    key_order: tuple[str, ...] = field(default=(), compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        for name, kind in _PROVENANCE_FIELDS.items():
+            value = getattr(self, name)
+            if value is not None and not _is_a(value, kind):
+                raise TypeError(f"provenance {name} must be {kind.__name__} or None, got {value!r}")
+            if value is not None and name in self.extra:
+                raise ValueError(f"provenance {name} is given twice (as a field and in extra)")
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Provenance:
+        typed = {name: value for name, value in data.items()
+                 if name in _PROVENANCE_FIELDS and _is_a(value, _PROVENANCE_FIELDS[name])}
+        extra = {name: value for name, value in data.items() if name not in typed}
+        return cls(**typed, extra=extra, key_order=tuple(data))
+
+    def to_dict(self) -> dict[str, Any]:
+        data = {name: getattr(self, name) for name in _PROVENANCE_FIELDS if getattr(self, name) is not None}
+        data.update(self.extra)
+        ordered = {name: data[name] for name in self.key_order if name in data}
+        ordered.update(data)  # keys added since the record was read come last, as a dict adds them
+        return ordered
+
+    def with_extra(self, **items: Any) -> Provenance:
+        return replace(self, extra={**self.extra, **items})
+
+
+def _is_a(value: object, kind: type) -> bool:
+    return isinstance(value, kind) and not (kind is int and isinstance(value, bool))
+
+
+_PROVENANCE_FIELDS: dict[str, type] = {
+    item.name: int if item.name == "turn_index" else str
+    for item in fields(Provenance) if item.name not in ("extra", "key_order")
+}
+
+
 @dataclass
 class MemoryRecord:
     """One stored memory. `key` is an optional (subject, attribute) pair such as
@@ -58,7 +117,7 @@ class MemoryRecord:
     text: str
     created: float = field(default_factory=time.time)
     updated: float = field(default_factory=time.time)
-    provenance: dict[str, Any] = field(default_factory=dict)
+    provenance: Provenance = field(default_factory=Provenance)
     decision: dict[str, Any] = field(default_factory=dict)
     key: tuple[str, str] | None = None
     superseded_by: str | None = None
@@ -75,7 +134,7 @@ class MemoryRecord:
             "text": self.text,
             "created": self.created,
             "updated": self.updated,
-            "provenance": self.provenance,
+            "provenance": self.provenance.to_dict(),
             "decision": self.decision,
             "key": list(self.key) if self.key else None,
             "superseded_by": self.superseded_by,
@@ -83,7 +142,7 @@ class MemoryRecord:
         }
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "MemoryRecord":
+    def from_dict(cls, data: dict[str, Any]) -> MemoryRecord:
         key = data.get("key")
         return cls(
             id=data["id"],
@@ -91,12 +150,25 @@ class MemoryRecord:
             text=data["text"],
             created=float(data.get("created", 0.0)),
             updated=float(data.get("updated", data.get("created", 0.0))),
-            provenance=dict(data.get("provenance") or {}),
+            provenance=Provenance.from_dict(data.get("provenance") or {}),
             decision=dict(data.get("decision") or {}),
             key=(str(key[0]), str(key[1])) if key else None,
             superseded_by=data.get("superseded_by"),
             supersedes=data.get("supersedes"),
         )
+
+
+@dataclass(frozen=True)
+class MemoryDraft:
+    """A memory to store, before the store gives it an id and a vector (MemoryStore.add_many).
+    `record_id` asks for a particular id; None lets the store make one from the content."""
+
+    text: str
+    kind: MemoryKind
+    provenance: Provenance = field(default_factory=Provenance)
+    decision: Mapping[str, Any] = field(default_factory=dict)
+    key: tuple[str, str] | None = None
+    record_id: str | None = None
 
 
 @dataclass

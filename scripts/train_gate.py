@@ -16,9 +16,9 @@ from pathlib import Path
 
 import numpy as np
 
-from local_agent.memory.clauses import split_clauses
-from local_agent.memory.embedder import Embedder
-from local_agent.memory.gate import GateModel, fit_logistic
+from local_agent.memory.distill.clauses import split_clauses
+from local_agent.memory.distill.gate import GateModel, fit_logistic
+from local_agent.memory.index.embedder import Embedder
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "local_agent" / "data"
 L2 = 1e-3

@@ -6,12 +6,15 @@ import sys
 
 import pytest
 
+from local_agent.backends.base import Backend
 from local_agent.cli import main
+from tests.fakes import scripted_cli_obj
 
 
 def run_main(args: list[str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
-             stdin: bytes | None = None) -> tuple[int, str, str]:
-    """`local-agent ARGS` as a user runs it: errors become one line and an exit code."""
+             stdin: bytes | None = None, *, backend: Backend | None = None) -> tuple[int, str, str]:
+    """`local-agent ARGS` as a user runs it: errors become one line and an exit code. With
+    `backend`, that (scripted) model answers instead of a real one."""
     import io
 
     capsys.readouterr()
@@ -20,7 +23,7 @@ def run_main(args: list[str], capsys: pytest.CaptureFixture[str], monkeypatch: p
         wrapper = io.TextIOWrapper(io.BytesIO(stdin), encoding="utf-8")
         monkeypatch.setattr(sys, "stdin", wrapper)
     try:
-        main()
+        main(scripted_cli_obj(backend))
         code = 0
     except SystemExit as exc:
         code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)

@@ -7,6 +7,8 @@ from typing import Any
 
 from local_agent.backends.base import Backend
 from local_agent.backends.generation import Usage
+from local_agent.backends.probe import BackendChoice
+from local_agent.config import Settings
 from local_agent.types import Message
 
 
@@ -47,3 +49,19 @@ class ScriptedBackend(Backend):
     @property
     def special_tokens(self) -> list[str]:
         return ["<|im_start|>", "<|im_end|>", "<|endoftext|>"]
+
+
+class ScriptedFactory:
+    """A backend factory (app.BackendFactory) that hands out one scripted backend for every
+    model asked for."""
+
+    def __init__(self, backend: Backend) -> None:
+        self.backend = backend
+
+    def __call__(self, settings: Settings, *, model: str | None = None) -> tuple[Backend, BackendChoice]:
+        return self.backend, BackendChoice(backend="scripted", device="cpu", reason="test")
+
+
+def scripted_cli_obj(backend: Backend | None) -> dict[str, Any] | None:
+    """The context object that makes the command line load `backend` (None: the real loader)."""
+    return None if backend is None else {"backend_factory": ScriptedFactory(backend)}

@@ -15,6 +15,9 @@ class HashEmbedder:
     model_id = "test-hash-embedder"
     dimension = 32
 
+    def warm_up(self) -> None:
+        pass  # nothing to load
+
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         rows = []
         for text in texts:

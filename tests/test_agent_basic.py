@@ -1,16 +1,19 @@
-"""The turn without memory, on a scripted model: streaming, history, interruption, budget."""
+"""The turn on a scripted model: streaming, history, interruption, budget, the memory work after it."""
 
+import dataclasses
 
-from local_agent.agent import Agent
+import pytest
+
+from local_agent.agent import Agent, MemoryParts
+from local_agent.config import Settings
 from local_agent.memory.sessions import Session, SessionStore
-from local_agent.types import GenerationSettings
 from tests.fakes import ScriptedBackend
 
 
-def make_agent(tmp_path, backend=None, **kwargs):
+def make_agent(tmp_path, backend=None, memory=None, **settings):
     backend = backend or ScriptedBackend()
     sessions = SessionStore(tmp_path)
-    return Agent(backend, sessions, Session(name="s1"), GenerationSettings(max_tokens=64), **kwargs), backend
+    return Agent(backend, sessions, Session(name="s1"), Settings(max_tokens=64, **settings), memory=memory), backend
 
 
 def test_streams_and_keeps_history(tmp_path):
@@ -50,8 +53,29 @@ def test_prompt_fits_context_with_huge_message(tmp_path):
 
 
 def test_incognito_writes_no_session(tmp_path):
-    from local_agent.agent import AgentOptions
-
-    agent, _ = make_agent(tmp_path, options=AgentOptions(incognito=True))
+    agent, _ = make_agent(tmp_path, incognito=True)
     agent.respond("secret")
     assert not (tmp_path / "sessions").exists()
+
+
+def test_result_is_final_and_the_memory_work_is_a_handle(tmp_path):
+    from local_agent.memory.store import MemoryStore
+    from tests.reliability import HashEmbedder
+
+    store = MemoryStore.open(tmp_path, HashEmbedder())
+    agent, _ = make_agent(tmp_path, memory=MemoryParts(store=store))
+    try:
+        result = agent.respond("I live in Lisbon")
+        seen = dataclasses.asdict(dataclasses.replace(result, memory=None))
+        work = result.memory_work()
+        assert dataclasses.asdict(dataclasses.replace(result, memory=None)) == seen  # nothing changed it
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            result.answer = "changed"  # type: ignore[misc,unused-ignore]
+        assert work.error is None and "store_s" in work.timings and "store_s" not in result.timings
+        assert [(r.text, r.provenance.role) for r in store.records(kind="turn")] == [
+            ("I live in Lisbon", "user"), ("OK.", "assistant")]
+        agent.set_incognito(True)
+        assert agent.respond("a secret").memory is None  # nothing is remembered in incognito
+    finally:
+        agent.close()
+        store.close()

@@ -20,7 +20,7 @@ from local_agent.backends.hf import without_patterns
 from local_agent.backends.probe import probe_hardware
 from local_agent.config import CHECKOUT_MODELS_DIR, Settings
 from local_agent.errors import ContextOverflowError
-from local_agent.memory.distill import DEFAULT_MAX_TOKENS, distill_schema, load_prompt
+from local_agent.memory.distill.distiller import DEFAULT_MAX_TOKENS, distill_schema, load_prompt
 from local_agent.types import GenerationSettings, Message
 
 pytestmark = pytest.mark.model

@@ -149,7 +149,7 @@ def test_chart_writer_makes_a_png(results, tmp_path: Path, keep: str):
 
 
 def test_synthetic_memories_are_varied_and_searchable_by_the_product_recall():
-    from local_agent.memory import recall
+    from local_agent.memory.index import recall
 
     rng = random.Random(0)
     records = [bench.synthetic_record(seq, rng) for seq in range(300)]

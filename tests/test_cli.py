@@ -8,11 +8,12 @@ import pytest
 from click.testing import CliRunner
 
 from local_agent.cli import cli
+from tests.fakes import scripted_cli_obj
 
 
-def run(*args, input=None):
-    result = CliRunner().invoke(cli, list(args), input=input, catch_exceptions=False)
-    return result
+def run(*args, input=None, backend=None):
+    """`local-agent ARGS`; with `backend`, that scripted model answers."""
+    return CliRunner().invoke(cli, list(args), input=input, obj=scripted_cli_obj(backend), catch_exceptions=False)
 
 
 def test_version_and_help():
@@ -23,7 +24,7 @@ def test_version_and_help():
 
 
 def test_ask_json(scripted):
-    out = run("ask", "--json", "What is the capital of France?").stdout
+    out = run("ask", "--json", "What is the capital of France?", backend=scripted).stdout
     data = json.loads(out)
     assert data["answer"] == "Scripted answer."
     assert data["backend"] == "scripted"
@@ -90,7 +91,7 @@ def test_chat_repl_commands(scripted):
         "/nonsense",
         "/exit",
     ]) + "\n"
-    result = run("chat", "--new-session", input=script)
+    result = run("chat", "--new-session", input=script, backend=scripted)
     assert result.exit_code == 0, result.output
     assert "allergic to peanuts" in result.output
     assert "Scripted answer." in result.output
@@ -101,11 +102,11 @@ def test_batch_jsonl(scripted, tmp_path):
     source = tmp_path / "in.jsonl"
     source.write_text('{"session": "a", "input": "hi"}\n{broken\n{"session": "b", "input": "yo"}\n')
     out = tmp_path / "out.jsonl"
-    result = run("batch", str(source), "--output", str(out), "--quiet")
+    result = run("batch", str(source), "--output", str(out), "--quiet", backend=scripted)
     assert result.exit_code == 1
     records = [json.loads(line) for line in out.read_text().splitlines()]
     assert [r["line"] for r in records] == [1, 2, 3]
     assert records[0]["answer"] == "Scripted answer." and records[1]["error"]
-    resumed = run("batch", str(source), "--output", str(out), "--resume", "--quiet")
+    resumed = run("batch", str(source), "--output", str(out), "--resume", "--quiet", backend=scripted)
     assert resumed.exit_code == 1  # line 2 is still broken
     assert len(out.read_text().splitlines()) == 4

@@ -13,13 +13,12 @@ from local_agent.errors import StoreCorruptError
 from local_agent.memory.store import MemoryStore
 
 from .cli_helpers import error_line, run_main
-from .memory_fixtures import embedder  # noqa: F401  (fixture)
 
 FACTS = ["The user lives in Lisbon.", "The user's dog is called Biscuit.", "The user is allergic to peanuts.",
          "The user works as a nurse.", "The user plays the cello."]
 
 
-def _seed(data_dir: Path, embedder, compact: bool) -> Path:  # noqa: F811
+def _seed(data_dir: Path, embedder, compact: bool) -> Path:
     with MemoryStore.open(data_dir, embedder) as store:
         for fact in FACTS:
             store.add(fact, "fact")
@@ -51,7 +50,7 @@ def _check_refused_then_repaired(folder: Path, damaged: Path, capsys, monkeypatc
     return _listed(capsys, monkeypatch)
 
 
-def test_garbled_snapshot(isolated_dirs: Path, embedder, capsys, monkeypatch) -> None:  # noqa: F811
+def test_garbled_snapshot(isolated_dirs: Path, embedder, capsys, monkeypatch) -> None:
     folder = _seed(isolated_dirs, embedder, compact=True)
     snapshot = folder / "memories.json"
     lines = snapshot.read_bytes().split(b"\n")
@@ -61,7 +60,7 @@ def test_garbled_snapshot(isolated_dirs: Path, embedder, capsys, monkeypatch) ->
     assert len(recovered) == len(FACTS) - 1 and set(recovered) < set(FACTS)
 
 
-def test_truncated_snapshot(isolated_dirs: Path, embedder, capsys, monkeypatch) -> None:  # noqa: F811
+def test_truncated_snapshot(isolated_dirs: Path, embedder, capsys, monkeypatch) -> None:
     folder = _seed(isolated_dirs, embedder, compact=True)
     snapshot = folder / "memories.json"
     raw = snapshot.read_bytes()
@@ -72,7 +71,7 @@ def test_truncated_snapshot(isolated_dirs: Path, embedder, capsys, monkeypatch) 
     assert 1 <= len(recovered) < len(FACTS) and set(recovered) < set(FACTS)
 
 
-def test_garbled_middle_journal_line(isolated_dirs: Path, embedder, capsys, monkeypatch) -> None:  # noqa: F811
+def test_garbled_middle_journal_line(isolated_dirs: Path, embedder, capsys, monkeypatch) -> None:
     folder = _seed(isolated_dirs, embedder, compact=False)
     journal = folder / "journal.jsonl"
     lines = journal.read_bytes().split(b"\n")
@@ -83,7 +82,7 @@ def test_garbled_middle_journal_line(isolated_dirs: Path, embedder, capsys, monk
 
 
 @pytest.mark.parametrize("damage", ["truncated", "missing", "mismatched"])
-def test_bad_vector_file_is_reported_and_rebuilt(isolated_dirs: Path, embedder, capsys, monkeypatch,  # noqa: F811
+def test_bad_vector_file_is_reported_and_rebuilt(isolated_dirs: Path, embedder, capsys, monkeypatch,
                                                  damage: str) -> None:
     folder = _seed(isolated_dirs, embedder, compact=True)
     vectors = next(folder.glob("vectors-*.npy"))
@@ -107,7 +106,7 @@ def test_bad_vector_file_is_reported_and_rebuilt(isolated_dirs: Path, embedder, 
     assert json.loads(out)[0]["text"] == FACTS[0]  # vectors rebuilt from the text
 
 
-def test_opening_with_a_bad_vector_file_rebuilds_it_with_a_notice(isolated_dirs: Path, embedder,  # noqa: F811
+def test_opening_with_a_bad_vector_file_rebuilds_it_with_a_notice(isolated_dirs: Path, embedder,
                                                                    capsys, monkeypatch) -> None:
     folder = _seed(isolated_dirs, embedder, compact=True)
     vectors = next(folder.glob("vectors-*.npy"))

@@ -21,8 +21,8 @@ import numpy as np
 import pytest
 import tqdm
 
-from local_agent.memory import compaction
-from local_agent.memory.store import MemoryStore, doctor
+from local_agent.memory.store import MemoryStore, compaction, doctor
+from local_agent.types import MemoryDraft
 
 from .reliability import HashEmbedder
 
@@ -41,7 +41,7 @@ def _writer(data_dir: Path, round_number: int, write_fd: int) -> None:
     item = 0
     while True:
         if round_number % 3 == 2:
-            items = [dict(text=_text(round_number, item + n), kind="fact") for n in range(3)]
+            items = [MemoryDraft(_text(round_number, item + n), "fact") for n in range(3)]
             records = store.add_many(items)
             item += 3
         else:

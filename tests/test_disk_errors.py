@@ -15,7 +15,6 @@ from local_agent.errors import StoreError
 from local_agent.memory.store import MemoryStore, doctor
 
 from .cli_helpers import error_line, run_main
-from .memory_fixtures import embedder  # noqa: F401  (fixture)
 
 FACTS = ["The user lives in Lisbon.", "The user's dog is called Biscuit.", "The user is allergic to peanuts."]
 
@@ -49,12 +48,12 @@ def _fill(folder: Path) -> Path:
     return filler
 
 
-def _texts(data_dir: Path, embedder) -> list[str]:  # noqa: F811
+def _texts(data_dir: Path, embedder) -> list[str]:
     with MemoryStore.open(data_dir, embedder) as store:
         return sorted(r.text for r in store.records())
 
 
-def test_disk_full_through_the_cli(small_disk: Path, embedder, capsys, monkeypatch) -> None:  # noqa: F811
+def test_disk_full_through_the_cli(small_disk: Path, embedder, capsys, monkeypatch) -> None:
     data_dir = small_disk / "data"
     monkeypatch.setenv("LOCAL_AGENT_DATA_DIR", str(data_dir))
     with MemoryStore.open(data_dir, embedder) as store:
@@ -72,7 +71,7 @@ def test_disk_full_through_the_cli(small_disk: Path, embedder, capsys, monkeypat
     assert _texts(data_dir, embedder) == sorted(FACTS) and doctor(data_dir) == []
 
 
-def test_disk_full_during_compaction_keeps_the_old_generation(small_disk: Path, embedder) -> None:  # noqa: F811
+def test_disk_full_during_compaction_keeps_the_old_generation(small_disk: Path, embedder) -> None:
     data_dir = small_disk / "data"
     store = MemoryStore.open(data_dir, embedder)
     for fact in FACTS:
@@ -87,7 +86,7 @@ def test_disk_full_during_compaction_keeps_the_old_generation(small_disk: Path, 
 
 
 @pytest.mark.parametrize("failing", ["write", "replace"])
-def test_read_only_data_dir(isolated_dirs: Path, embedder, capsys, monkeypatch, failing: str) -> None:  # noqa: F811
+def test_read_only_data_dir(isolated_dirs: Path, embedder, capsys, monkeypatch, failing: str) -> None:
     """As root, file modes do not stop writes: a read-only file system is injected as EROFS."""
     with MemoryStore.open(isolated_dirs, embedder) as store:
         for fact in FACTS:
@@ -112,15 +111,13 @@ def test_read_only_data_dir(isolated_dirs: Path, embedder, capsys, monkeypatch, 
 
 
 def test_session_save_on_a_full_disk_is_one_line(small_disk: Path, capsys, monkeypatch) -> None:
-    from local_agent.backends.probe import BackendChoice
     from tests.fakes import ScriptedBackend
 
     data_dir = small_disk / "data"
     monkeypatch.setenv("LOCAL_AGENT_DATA_DIR", str(data_dir))
     backend = ScriptedBackend(default="Fine.")
-    monkeypatch.setattr("local_agent.app.create_backend",
-                        lambda settings, model=None: (backend, BackendChoice("scripted", "cpu", "test")))
     (data_dir / "sessions").mkdir(parents=True)
     _fill(small_disk)
-    code, _, err = run_main(["ask", "--no-memory", "--session", "s1", "hello " * 5000], capsys, monkeypatch)
+    code, _, err = run_main(["ask", "--no-memory", "--session", "s1", "hello " * 5000], capsys, monkeypatch,
+                            backend=backend)
     assert code == 1 and "No space left on device" in error_line(err)

@@ -8,7 +8,7 @@ import jsonschema
 import numpy as np
 import pytest
 
-from local_agent.memory.distill import (
+from local_agent.memory.distill.distiller import (
     DEFAULT_MAX_TOKENS,
     Distiller,
     distill_schema,
@@ -16,7 +16,7 @@ from local_agent.memory.distill import (
     parse_answer,
     schema_token_bound,
 )
-from local_agent.memory.gate import Gate, GateModel, fit_logistic
+from local_agent.memory.distill.gate import Gate, GateModel, fit_logistic
 
 from .fakes import ScriptedBackend
 

@@ -5,13 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from local_agent.memory.facts import save_fact
+from local_agent.memory.distill.saving import save_fact
 from local_agent.memory.store import MemoryStore
-from local_agent.types import FactCandidate
+from local_agent.types import FactCandidate, Provenance
 
-from .memory_fixtures import data_dir, embedder, store  # noqa: F401  (fixtures)
-
-PROVENANCE = {"session": "s1", "turn_index": 0, "role": "user"}
+PROVENANCE = Provenance(session="s1", turn_index=0, role="user")
 
 
 def save(store: MemoryStore, text: str, key=None, route="rule", **decision):
@@ -23,7 +21,7 @@ def test_new_fact_is_added_with_route_and_key(store: MemoryStore) -> None:
     assert outcome.action == "added" and outcome.previous is None
     record = store.get(outcome.record.id)
     assert record.kind == "fact" and record.key == ("user", "home city")
-    assert record.decision["route"] == "rule" and record.provenance["session"] == "s1"
+    assert record.decision["route"] == "rule" and record.provenance.session == "s1"
 
 
 def test_repeated_fact_is_refreshed_not_copied(store: MemoryStore) -> None:
@@ -32,7 +30,7 @@ def test_repeated_fact_is_refreshed_not_copied(store: MemoryStore) -> None:
     assert again.action == "refreshed"
     assert again.record.id == first.record.id
     assert len(store.records("fact")) == 1
-    assert store.get(first.record.id).provenance["seen"] == 2
+    assert store.get(first.record.id).provenance.extra["seen"] == 2
 
 
 def test_same_key_new_content_supersedes(store: MemoryStore) -> None:
@@ -61,5 +59,35 @@ def test_rule_name_is_recorded_in_decision(store: MemoryStore) -> None:
 
 def test_threshold_must_be_a_similarity(store: MemoryStore) -> None:
     with pytest.raises(ValueError, match="duplicate_threshold"):
-        save_fact(store, FactCandidate("The user likes tea.", "rule"), provenance={}, decision={},
+        save_fact(store, FactCandidate("The user likes tea.", "rule"), provenance=Provenance(), decision={},
                   duplicate_threshold=0.0)
+
+
+def test_correction_markers() -> None:
+    from local_agent.memory.distill.saving import is_correction
+
+    for said in ["No, my name is Alexa", "Actually I moved to Porto", "that's wrong, I'm vegetarian now",
+                 "Nope, I live in Porto", "Sorry, I meant Tuesday"]:
+        assert is_correction(said), said
+    for said in ["My name is Alexa", "I know nothing about it", "Is that actually true?"]:
+        assert not is_correction(said), said
+
+
+def test_a_correction_supersedes_the_fact_on_the_same_attribute_under_another_key(store: MemoryStore) -> None:
+    old = save(store, "The user's name is Alex.", ("user", "name"))
+    kept = save(store, "The user lives in Lisbon.", ("user", "home city"))
+    fixed = save_fact(store, FactCandidate("The user's name is Alexa.", "rule", ("user", "first name")),
+                      provenance=PROVENANCE, decision={}, correction=True)
+    assert fixed.action == "superseded" and fixed.previous is not None and fixed.previous.id == old.record.id
+    assert store.get(kept.record.id).active and not store.get(old.record.id).active
+    plain = save(store, "The user's name is Alexandra.", ("user", "full name"))  # no marker: added beside
+    assert plain.action == "added"
+
+
+def test_an_older_statement_never_replaces_a_newer_fact(store: MemoryStore) -> None:
+    newer = save_fact(store, FactCandidate("The user lives in Porto.", "rule", ("user", "home city")),
+                      provenance=Provenance(session="b", role="user", date="2024-05-02"), decision={})
+    older = save_fact(store, FactCandidate("The user lives in Lisbon.", "rule", ("user", "home city")),
+                      provenance=Provenance(session="a", role="user", date="2023-01-10"), decision={})
+    assert older.record.id == newer.record.id
+    assert [r.text for r in store.records("fact")] == ["The user lives in Porto."]

@@ -16,7 +16,6 @@ from hypothesis import strategies as st
 from local_agent.memory.store import MemoryStore
 
 from .cli_helpers import run_main
-from .memory_fixtures import embedder  # noqa: F401  (fixture)
 
 FUZZ = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
                                                                         HealthCheck.too_slow])
@@ -39,14 +38,14 @@ def _expect_ask(text: str, code: int, err: str) -> None:
 @FUZZ
 @given(text=st.text(alphabet=st.characters(codec="utf-8"), max_size=300))
 def test_ask_argument_fuzz(scripted, capsys, monkeypatch, text: str) -> None:
-    code, _, err = run_main(["ask", "--no-memory", "--", text], capsys, monkeypatch)
+    code, _, err = run_main(["ask", "--no-memory", "--", text], capsys, monkeypatch, backend=scripted)
     _expect_ask(text, code, err)
 
 
 @FUZZ
 @given(raw=st.binary(max_size=400))
 def test_ask_stdin_invalid_utf8_fuzz(scripted, capsys, monkeypatch, raw: bytes) -> None:
-    code, _, err = run_main(["ask", "--no-memory", "--json"], capsys, monkeypatch, stdin=raw)
+    code, _, err = run_main(["ask", "--no-memory", "--json"], capsys, monkeypatch, stdin=raw, backend=scripted)
     _expect_ask(raw.decode("utf-8", errors="replace"), code, err)
 
 
@@ -61,7 +60,7 @@ def test_ask_stdin_invalid_utf8_fuzz(scripted, capsys, monkeypatch, raw: bytes) 
 ), min_size=1, max_size=6))
 def test_batch_stdin_fuzz(scripted, capsys, monkeypatch, lines: list[bytes]) -> None:
     code, out, err = run_main(["batch", "-", "--quiet", "--no-memory"], capsys, monkeypatch,
-                              stdin=b"\n".join(lines) + b"\n")
+                              stdin=b"\n".join(lines) + b"\n", backend=scripted)
     _no_traceback(err)
     records = [json.loads(line) for line in out.splitlines()]
     failed = [r for r in records if r["error"] is not None]
@@ -70,27 +69,29 @@ def test_batch_stdin_fuzz(scripted, capsys, monkeypatch, lines: list[bytes]) -> 
 
 
 @pytest.mark.parametrize("text", NASTY, ids=range(len(NASTY)))
-def test_nasty_messages_with_memory_on(scripted, isolated_dirs: Path, embedder, capsys, monkeypatch,  # noqa: F811
+def test_nasty_messages_with_memory_on(scripted, isolated_dirs: Path, embedder, capsys, monkeypatch,
                                        text: str) -> None:
     monkeypatch.setattr("local_agent.app.open_store", lambda settings: MemoryStore.open(settings.data_dir, embedder))
-    code, _, err = run_main(["ask", "--json"], capsys, monkeypatch, stdin=text.encode("utf-8"))
+    code, _, err = run_main(["ask", "--json"], capsys, monkeypatch, stdin=text.encode("utf-8"), backend=scripted)
     _expect_ask(text, code, err)
     answered = int(code == 0)
     code, out, err = run_main(["batch", "-", "--quiet"], capsys, monkeypatch,
-                              stdin=json.dumps({"session": "b", "input": text}).encode() + b"\n")
+                              stdin=json.dumps({"session": "b", "input": text}).encode() + b"\n", backend=scripted)
     _no_traceback(err)
     error = json.loads(out)["error"]
     assert code == (0 if error is None else 1)
     answered += int(error is None)
     with MemoryStore.open(isolated_dirs, embedder) as store:  # the store still opens, with each turn
-        assert len(store.records(kind="turn")) == answered
+        users = [r for r in store.records(kind="turn") if r.provenance.role == "user"]
+        assert len(users) == answered  # each message once (the answers are turns of their own)
 
 
 def test_message_over_one_megabyte_is_refused(scripted, capsys, monkeypatch) -> None:
-    code, _, err = run_main(["ask", "--no-memory"], capsys, monkeypatch, stdin=b"x" * 1_000_001)
+    code, _, err = run_main(["ask", "--no-memory"], capsys, monkeypatch, stdin=b"x" * 1_000_001, backend=scripted)
     assert code == 1 and "over 1 MB" in err and "Traceback" not in err
     line = json.dumps({"input": "y" * 1_000_001}).encode()
-    code, out, err = run_main(["batch", "-", "--quiet", "--no-memory"], capsys, monkeypatch, stdin=line + b"\n")
+    code, out, err = run_main(["batch", "-", "--quiet", "--no-memory"], capsys, monkeypatch, stdin=line + b"\n",
+                              backend=scripted)
     assert code == 1 and "over" in json.loads(out)["error"] and "Traceback" not in err
 
 

@@ -16,16 +16,14 @@ import pytest
 from local_agent.backends.probe import _gpu_driver_present
 from local_agent.config import CHECKOUT_MODELS_DIR
 from local_agent.errors import ModelError
-from local_agent.memory import embedder_check
-from local_agent.memory.embedder import Embedder
-from local_agent.memory.gguf_embedder import (
+from local_agent.memory.index import embedder_check
+from local_agent.memory.index.embedder import Embedder
+from local_agent.memory.index.gguf_embedder import (
     LlamaEmbedder,
     embedding_entry,
     memory_embedder,
 )
 from local_agent.models import resolve_model, sha256_file
-
-from .memory_fixtures import embedder  # noqa: F401  (the session's sentence-transformers Embedder)
 
 ROOT = Path(__file__).resolve().parent.parent
 HEAVY = ["accelerate", "sentence_transformers", "torch", "transformers"]
@@ -48,7 +46,7 @@ def long_text() -> str:
 TEXTS = ["hi", "My sister lives in Lyon.", "서울에서 만나요, Zürich ou São Paulo? 🚀", long_text()]
 
 
-def test_llama_embeds_as_sentence_transformers(gguf, embedder: Embedder) -> None:  # noqa: F811
+def test_llama_embeds_as_sentence_transformers(gguf, embedder: Embedder) -> None:
     pieces = embedder._loaded().tokenizer(TEXTS[-1])["input_ids"]
     assert len(pieces) > 600, "the long text must go well past the 256 word pieces kept"
     llama = LlamaEmbedder(*gguf)
@@ -62,7 +60,7 @@ def test_llama_embeds_as_sentence_transformers(gguf, embedder: Embedder) -> None
     assert np.allclose(llama.embed([TEXTS[-1] + " and then a brand new ending"]), ours[-1:], atol=1e-6)
 
 
-def test_both_embedders_report_one_id_and_dimension(gguf, embedder: Embedder) -> None:  # noqa: F811
+def test_both_embedders_report_one_id_and_dimension(gguf, embedder: Embedder) -> None:
     llama = LlamaEmbedder(*gguf)
     assert llama.model_id == embedder.model_id
     assert llama.dimension == embedder.dimension == 384
@@ -89,7 +87,7 @@ def _damaged(kind: str, gguf: tuple[Path, str], tmp_path: Path) -> tuple[Path | 
 
 
 @pytest.mark.parametrize("kind", ["missing", "truncated", "unloadable"])
-def test_an_unusable_gguf_falls_back_with_one_notice(kind, gguf, tmp_path, capsys, embedder) -> None:  # noqa: F811
+def test_an_unusable_gguf_falls_back_with_one_notice(kind, gguf, tmp_path, capsys, embedder) -> None:
     path, sha = _damaged(kind, gguf, tmp_path)
     fallback = LlamaEmbedder(path, sha)
     first, second = fallback.embed(TEXTS[:2]), fallback.embed(TEXTS[2:])
@@ -108,6 +106,7 @@ def test_no_registry_entry_falls_back_too(capsys) -> None:
 
 def test_the_embedding_model_is_not_a_chat_model(gguf) -> None:
     entry = embedding_entry(CHECKOUT_MODELS_DIR)
+    assert entry is not None
     with pytest.raises(ModelError, match="not a chat model"):
         resolve_model(entry.name, CHECKOUT_MODELS_DIR)
 

@@ -53,12 +53,8 @@ def test_reference_scenario_remembers_across_processes(tmp_path, isolated_dirs):
 
     # A new process and a new session: the composed prompt carries what was remembered.
     settings = load_settings({"data_dir": isolated_dirs, "max_tokens": 32})
-    runtime = build_runtime(settings)  # no session name: a new session
-    try:
+    with build_runtime(settings) as runtime:  # no session name: a new session
         result = runtime.agent.respond(QUESTION)
-        runtime.agent.wait()
-    finally:
-        runtime.close()
     assert result.session != "reference"
     assert result.prompt is not None
     memory_part = result.prompt.messages[-1].content

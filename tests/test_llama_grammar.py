@@ -16,7 +16,7 @@ from local_agent.backends.llama_cpp import LlamaCppBackend
 from local_agent.backends.llama_grammar import GrammarGreedy, canonical_spacing
 from local_agent.config import CHECKOUT_MODELS_DIR, Settings
 from local_agent.errors import BackendError
-from local_agent.memory.distill import distill_schema, load_prompt
+from local_agent.memory.distill.distiller import distill_schema, load_prompt
 from local_agent.types import GenerationSettings, Message
 
 SCHEMA = {

@@ -18,9 +18,7 @@ from local_agent.evals.locomo import (
     question_recall,
     turn_items,
 )
-from local_agent.memory.embedder import Embedder
-
-from .memory_fixtures import embedder  # noqa: F401  (fixture)
+from local_agent.memory.index.embedder import Embedder
 
 REPO = Path(__file__).resolve().parent.parent
 TINY = REPO / "tests" / "data" / "locomo_tiny.json"
@@ -47,10 +45,10 @@ def test_loading_keeps_questions_with_evidence_and_image_captions() -> None:
 def test_turns_are_stored_with_their_provenance() -> None:
     (conversation,) = load_conversations(TINY)
     items = turn_items(conversation)
-    assert all(item["kind"] == "turn" for item in items)
-    first, seventh = items[0]["provenance"], items[6]["provenance"]
-    assert (first["dia_id"], first["speaker"], first["date"]) == ("D1:1", "Ana", "10:05 am on 3 March, 2024")
-    assert (seventh["dia_id"], seventh["session"]) == ("D2:1", "tiny-1/session_2")
+    assert all(item.kind == "turn" for item in items)
+    first, seventh = items[0].provenance, items[6].provenance
+    assert (first.extra["dia_id"], first.speaker, first.date) == ("D1:1", "Ana", "10:05 am on 3 March, 2024")
+    assert (seventh.extra["dia_id"], seventh.session) == ("D2:1", "tiny-1/session_2")
 
 
 def test_question_recall_counts_each_evidence_turn() -> None:

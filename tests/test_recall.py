@@ -9,18 +9,16 @@ import time
 import numpy as np
 import pytest
 
-from local_agent.memory import lexical
-from local_agent.memory.compaction import write_generation
-from local_agent.memory.embedder import Embedder
-from local_agent.memory.layout import StorePaths
-from local_agent.memory.lexical import LexicalIndex
-from local_agent.memory.recall import DEFAULT_MIN_SCORE, fused_score, hybrid_recall, lexical_query
-from local_agent.memory.render import embedding_id
-from local_agent.memory.state import MemoryState
+from local_agent.memory.index import lexical
+from local_agent.memory.index.embedder import Embedder
+from local_agent.memory.index.lexical import LexicalIndex
+from local_agent.memory.index.recall import DEFAULT_MIN_SCORE, fused_score, hybrid_recall, lexical_query
+from local_agent.memory.index.render import embedding_id
+from local_agent.memory.index.state import MemoryState
 from local_agent.memory.store import MemoryStore
-from local_agent.types import MemoryRecord
-
-from .memory_fixtures import data_dir, embedder, store  # noqa: F401  (fixtures)
+from local_agent.memory.store.compaction import write_generation
+from local_agent.memory.store.layout import StorePaths
+from local_agent.types import MemoryDraft, MemoryRecord, Provenance
 
 FACTS = [
     "User's dog is called Biscuit",
@@ -37,7 +35,7 @@ def texts(hits) -> list[str]:
 
 @pytest.fixture
 def facts(store: MemoryStore) -> MemoryStore:
-    store.add_many([{"text": text, "kind": "fact"} for text in FACTS])
+    store.add_many([MemoryDraft(text, "fact") for text in FACTS])
     return store
 
 
@@ -80,9 +78,9 @@ def test_superseded_records_are_never_returned(facts: MemoryStore) -> None:
 
 def test_near_duplicates_are_collapsed(store: MemoryStore) -> None:
     store.add_many([
-        {"text": "I love hiking in the mountains.", "kind": "fact"},
-        {"text": "I love hiking in the mountains!", "kind": "fact"},
-        {"text": "I love swimming in the sea.", "kind": "fact"},
+        MemoryDraft("I love hiking in the mountains.", "fact"),
+        MemoryDraft("I love hiking in the mountains!", "fact"),
+        MemoryDraft("I love swimming in the sea.", "fact"),
     ])
     hits = store.recall("hiking in the mountains", k=3, min_score=-1.0)
     assert len(hits) == 2
@@ -91,18 +89,20 @@ def test_near_duplicates_are_collapsed(store: MemoryStore) -> None:
 
 def test_kinds_filter(store: MemoryStore) -> None:
     store.add("User's dog is called Biscuit", "fact")
-    store.add("My dog Biscuit chewed my shoes", "turn", provenance={"session": "s1", "role": "user"})
+    store.add("My dog Biscuit chewed my shoes", "turn", provenance=Provenance(session="s1", role="user"))
     assert {hit.record.kind for hit in store.recall("Biscuit", k=5, kinds=("turn",))} == {"turn"}
     assert {hit.record.kind for hit in store.recall("Biscuit", k=5, kinds=("fact",))} == {"fact"}
     assert len(store.recall("Biscuit", k=5)) == 2
 
 
 def test_a_reply_is_found_by_the_words_of_the_question_it_answers(store: MemoryStore) -> None:
-    session = {"session": "s1", "date": "8 May 2023"}
+    def said(speaker: str) -> Provenance:
+        return Provenance(session="s1", date="8 May 2023", speaker=speaker)
+
     store.add_many([
-        {"text": "What breed is your new puppy?", "kind": "turn", "provenance": {**session, "speaker": "Mel"}},
-        {"text": "A corgi! She is so fluffy.", "kind": "turn", "provenance": {**session, "speaker": "Caroline"}},
-        {"text": "I painted a sunset over the lake.", "kind": "turn", "provenance": {**session, "speaker": "Mel"}},
+        MemoryDraft("What breed is your new puppy?", "turn", said("Mel")),
+        MemoryDraft("A corgi! She is so fluffy.", "turn", said("Caroline")),
+        MemoryDraft("I painted a sunset over the lake.", "turn", said("Mel")),
     ])
     hits = store.recall("puppy breed", k=3)
     assert "A corgi! She is so fluffy." in texts(hits)
@@ -110,17 +110,17 @@ def test_a_reply_is_found_by_the_words_of_the_question_it_answers(store: MemoryS
 
 def test_speaker_and_date_are_searchable(store: MemoryStore) -> None:
     store.add_many([
-        {"text": "I went to a support group yesterday.", "kind": "turn",
-         "provenance": {"session": "a", "speaker": "Caroline", "date": "8 May 2023"}},
-        {"text": "I went to a pottery class yesterday.", "kind": "turn",
-         "provenance": {"session": "b", "speaker": "Melanie", "date": "9 June 2023"}},
+        MemoryDraft("I went to a support group yesterday.", "turn",
+                    Provenance(session="a", speaker="Caroline", date="8 May 2023")),
+        MemoryDraft("I went to a pottery class yesterday.", "turn",
+                    Provenance(session="b", speaker="Melanie", date="9 June 2023")),
     ])
     assert texts(store.recall("What did Caroline do?", k=1))[0].startswith("I went to a support group")
     assert texts(store.recall("what happened in June 2023", k=1))[0].startswith("I went to a pottery class")
 
 
 def test_nearest_is_pure_cosine_over_facts(facts: MemoryStore) -> None:
-    facts.add("User's dog is called Biscuit and he is old", "turn", provenance={"session": "s"})
+    facts.add("User's dog is called Biscuit and he is old", "turn", provenance=Provenance(session="s"))
     hits = facts.nearest("The user's dog is named Biscuit", k=2)
     assert hits[0].record.text == FACTS[0] and all(hit.record.kind == "fact" for hit in hits)
     assert hits[0].score == hits[0].dense and hits[0].score > 0.8
@@ -157,7 +157,7 @@ def _synthetic_state(count: int, dimension: int = 384) -> MemoryState:
     for row in range(count):
         sentence = " ".join(f"word{n}" for n in words[row])
         records.append(MemoryRecord(id=f"{row:010x}", kind="turn" if row % 5 else "fact", text=sentence,
-                                    provenance={"session": f"s{row // 50}", "speaker": "User"}))
+                                    provenance=Provenance(session=f"s{row // 50}", speaker="User")))
     vectors = rng.standard_normal((count, dimension)).astype(np.float32)
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
     return MemoryState.build(records, vectors, next_seq=count, dimension=dimension)

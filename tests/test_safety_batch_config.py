@@ -23,8 +23,8 @@ def _records(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
 
-def _batch(args: list[str], capsys, monkeypatch, stdin: bytes | None = None) -> tuple[int, str, str]:
-    return run_main(["batch", *args, "--quiet", "--no-memory"], capsys, monkeypatch, stdin=stdin)
+def _batch(args: list[str], capsys, monkeypatch, stdin: bytes | None = None, backend=None) -> tuple[int, str, str]:
+    return run_main(["batch", *args, "--quiet", "--no-memory"], capsys, monkeypatch, stdin=stdin, backend=backend)
 
 
 # -- item 3: the output is never the input ---------------------------------------------------
@@ -33,7 +33,7 @@ def test_item03_output_same_as_input_is_refused(scripted, tmp_path, capsys, monk
     source = tmp_path / "in.jsonl"
     source.write_bytes(GOOD * 2)
     code, _out, err = _batch([str(source), "-o", str(source), *(["--resume"] if resume else [])],
-                            capsys, monkeypatch)
+                            capsys, monkeypatch, backend=scripted)
     assert code == 1 and "same file" in error_line(err)
     assert source.read_bytes() == GOOD * 2
     assert scripted.prompts == []  # refused before any answer
@@ -51,7 +51,7 @@ def test_item03_output_reaching_the_input_another_way_is_refused(scripted, tmp_p
     else:
         other = tmp_path / "sub" / ".." / "in.jsonl"
         (tmp_path / "sub").mkdir()
-    code, _, err = _batch([str(source), "-o", str(other), "--resume"], capsys, monkeypatch)
+    code, _, err = _batch([str(source), "-o", str(other), "--resume"], capsys, monkeypatch, backend=scripted)
     assert code == 1 and "same file" in error_line(err)
     assert source.read_bytes() == GOOD
 
@@ -63,7 +63,8 @@ def test_item03_stdin_redirected_from_the_output_is_refused(scripted, tmp_path, 
     out.write_bytes(GOOD)
     with out.open("r", encoding="utf-8") as handle:
         monkeypatch.setattr(sys, "stdin", handle)
-        code, _, err = run_main(["batch", "-", "-o", str(out), "--quiet", "--no-memory"], capsys, monkeypatch)
+        code, _, err = run_main(["batch", "-", "-o", str(out), "--quiet", "--no-memory"], capsys, monkeypatch,
+                                backend=scripted)
     assert code == 1 and "same file" in error_line(err)
     assert out.read_bytes() == GOOD
 
@@ -73,10 +74,10 @@ def test_item04_resume_after_torn_line_writes_valid_jsonl(scripted, tmp_path, ca
     source = tmp_path / "in.jsonl"
     source.write_bytes(b'{"session": "s", "input": "one"}\n{"session": "s", "input": "two"}\n')
     out = tmp_path / "out.jsonl"
-    assert _batch([str(source), "-o", str(out)], capsys, monkeypatch)[0] == 0
+    assert _batch([str(source), "-o", str(out)], capsys, monkeypatch, backend=scripted)[0] == 0
     first, second = out.read_bytes().splitlines(keepends=True)
     out.write_bytes(first + second[: len(second) // 2])  # killed while writing line 2's record
-    code, _, err = _batch([str(source), "-o", str(out), "--resume"], capsys, monkeypatch)
+    code, _, err = _batch([str(source), "-o", str(out), "--resume"], capsys, monkeypatch, backend=scripted)
     assert code == 0, err
     records = _records(out)  # every line parses
     assert [(r["line"], r["error"]) for r in records] == [(1, None), (2, None)]
@@ -87,9 +88,9 @@ def test_item04_complete_last_record_without_newline_is_kept(scripted, tmp_path,
     source = tmp_path / "in.jsonl"
     source.write_bytes(b'{"session": "s", "input": "one"}\n{"session": "s", "input": "two"}\n')
     out = tmp_path / "out.jsonl"
-    assert _batch([str(source), "-o", str(out)], capsys, monkeypatch)[0] == 0
+    assert _batch([str(source), "-o", str(out)], capsys, monkeypatch, backend=scripted)[0] == 0
     out.write_bytes(out.read_bytes().splitlines(keepends=True)[0].rstrip(b"\n"))
-    assert _batch([str(source), "-o", str(out), "--resume"], capsys, monkeypatch)[0] == 0
+    assert _batch([str(source), "-o", str(out), "--resume"], capsys, monkeypatch, backend=scripted)[0] == 0
     assert [r["line"] for r in _records(out)] == [1, 2]
     assert len(scripted.prompts) == 3  # line 1 was not answered twice
 
@@ -101,13 +102,13 @@ def test_item10_batch_output_mode(scripted, tmp_path, capsys, monkeypatch):
         source = tmp_path / "in.jsonl"
         source.write_bytes(GOOD)
         out = tmp_path / "out.jsonl"
-        assert _batch([str(source), "-o", str(out)], capsys, monkeypatch)[0] == 0
+        assert _batch([str(source), "-o", str(out)], capsys, monkeypatch, backend=scripted)[0] == 0
         assert out.stat().st_mode & 0o777 == 0o600
         out.chmod(0o644)  # an older run, or a copy: --resume makes it private again
-        assert _batch([str(source), "-o", str(out), "--resume"], capsys, monkeypatch)[0] == 0
+        assert _batch([str(source), "-o", str(out), "--resume"], capsys, monkeypatch, backend=scripted)[0] == 0
         assert out.stat().st_mode & 0o777 == 0o600
         out.chmod(0o664)
-        assert _batch([str(source), "-o", str(out)], capsys, monkeypatch)[0] == 0
+        assert _batch([str(source), "-o", str(out)], capsys, monkeypatch, backend=scripted)[0] == 0
         assert out.stat().st_mode & 0o777 == 0o600 and len(_records(out)) == 1
     finally:
         os.umask(old)
@@ -119,7 +120,7 @@ def test_item13_batch_deeply_nested_line_is_an_error_record(scripted, tmp_path, 
     source = tmp_path / "in.jsonl"
     source.write_bytes(GOOD + nested + b"\n" + GOOD)
     out = tmp_path / "out.jsonl"
-    code, _, err = _batch([str(source), "-o", str(out)], capsys, monkeypatch)
+    code, _, err = _batch([str(source), "-o", str(out)], capsys, monkeypatch, backend=scripted)
     assert code == 1 and "Traceback" not in err
     records = _records(out)
     assert [r["line"] for r in records] == [1, 2, 3]
@@ -145,7 +146,7 @@ def test_item14_threads_above_the_cores_are_refused(tmp_path, monkeypatch):
 
 
 def test_item14_threads_flag_is_refused_before_the_model_loads(scripted, capsys, monkeypatch):
-    code, _, err = run_main(["ask", "--no-memory", "--threads", "5000", "hi"], capsys, monkeypatch)
+    code, _, err = run_main(["ask", "--no-memory", "--threads", "5000", "hi"], capsys, monkeypatch, backend=scripted)
     assert code == 1 and "threads" in error_line(err)
     assert scripted.prompts == []
 
@@ -176,7 +177,7 @@ def test_item16_bad_line_settings_never_reach_the_model(scripted, tmp_path, caps
     good = b'{"input": "fine", "max_tokens": 8, "temperature": 0.5, "seed": 3}'
     source.write_bytes(b"\n".join([good, *(line for line, _ in BAD_LINES)]) + b"\n")
     out = tmp_path / "out.jsonl"
-    code, _, err = _batch([str(source), "-o", str(out)], capsys, monkeypatch)
+    code, _, err = _batch([str(source), "-o", str(out)], capsys, monkeypatch, backend=scripted)
     assert code == 1 and "Traceback" not in err
     records = _records(out)
     assert records[0]["error"] is None
@@ -198,7 +199,7 @@ def test_item16_line_overrides_follow_the_run_settings(scripted):
 def test_item17_plain_text_file_with_a_space_in_its_name(scripted, tmp_path, capsys, monkeypatch):
     source = tmp_path / "my notes.txt"
     source.write_text("first question\nsecond question\n", encoding="utf-8")
-    code, out, err = _batch([str(source)], capsys, monkeypatch)
+    code, out, err = _batch([str(source)], capsys, monkeypatch, backend=scripted)
     assert code == 0, err
     records = [json.loads(line) for line in out.splitlines()]
     assert [(r["session"], r["error"]) for r in records] == [("my-notes", None)] * 2
@@ -282,6 +283,7 @@ def test_item03_devices_are_not_the_same_file(scripted, tmp_path, capsys, monkey
 
     with open(os.devnull, encoding="utf-8") as handle:  # `batch - -o /dev/null < /dev/null`
         monkeypatch.setattr(sys, "stdin", handle)
-        code, _, err = run_main(["batch", "-", "-o", os.devnull, "--quiet", "--no-memory"], capsys, monkeypatch)
+        code, _, err = run_main(["batch", "-", "-o", os.devnull, "--quiet", "--no-memory"], capsys, monkeypatch,
+                                backend=scripted)
     assert code == 0, err
     assert (os.stat(os.devnull).st_mode & 0o777) == 0o666  # never chmod-ed

@@ -13,16 +13,17 @@ import pytest
 
 from local_agent.memory.sessions import Session, SessionStore, Turn
 from local_agent.memory.store import MemoryStore
+from local_agent.types import Provenance
 
 from .cli_helpers import error_line, run_main
-from .memory_fixtures import all_bytes, embedder  # noqa: F401  (fixture)
+from .file_helpers import all_bytes
 
 PIN_MESSAGE = "My bank PIN is 7391."
 PIN = b"7391"
 
 
-def _ok(args: list[str], capsys, monkeypatch, stdin: bytes | None = None) -> tuple[str, str]:
-    code, out, err = run_main(args, capsys, monkeypatch, stdin=stdin)
+def _ok(args: list[str], capsys, monkeypatch, stdin: bytes | None = None, backend=None) -> tuple[str, str]:
+    code, out, err = run_main(args, capsys, monkeypatch, stdin=stdin, backend=backend)
     assert code == 0, err
     return out, err
 
@@ -33,6 +34,11 @@ def _mode(path: Path) -> int:
 
 def _records(capsys, monkeypatch, kind: str = "all") -> list[dict]:
     return json.loads(_ok(["memory", "list", "--kind", kind, "--json"], capsys, monkeypatch)[0])
+
+
+def _user_turns(capsys, monkeypatch) -> list[dict]:
+    """The turn memories of what the user said (the answers are turn memories too)."""
+    return [r for r in _records(capsys, monkeypatch, "turn") if r["provenance"].get("role") == "user"]
 
 
 def _use_data_dir(monkeypatch, path: Path) -> Path:
@@ -75,7 +81,7 @@ def test_item01_forget_all_deletes_only_files_local_agent_made(isolated_dirs: Pa
                                                               monkeypatch) -> None:
     data = isolated_dirs
     _ok(["memory", "add", "The user likes tea."], capsys, monkeypatch)
-    _ok(["ask", "--session", "s1", "I like green tea."], capsys, monkeypatch)
+    _ok(["ask", "--session", "s1", "I like green tea."], capsys, monkeypatch, backend=scripted)
     users = {
         data / "memory" / "survey.txt": "the user's survey",
         data / "memory" / "drafts" / "letter.txt": "a letter",
@@ -116,7 +122,7 @@ def test_item01_forget_one_memory_keeps_a_user_file_that_holds_its_text(isolated
 def _earlier_data_dir(data: Path, scripted, capsys, monkeypatch) -> None:
     """A data dir as an earlier local-agent left it: memories, a session, no marker."""
     _ok(["memory", "add", "The user likes tea."], capsys, monkeypatch)
-    _ok(["ask", "--session", "s1", "Hello there."], capsys, monkeypatch)
+    _ok(["ask", "--session", "s1", "Hello there."], capsys, monkeypatch, backend=scripted)
     (data / "chat_history").write_text("hello\n")
     (data / ".local-agent").unlink(missing_ok=True)
 
@@ -159,7 +165,7 @@ def test_item01_a_marker_from_a_newer_version_is_refused(isolated_dirs: Path, ca
 
 def test_item08_forget_all_with_a_linked_sessions_folder_fails_loudly(isolated_dirs: Path, tmp_path: Path, scripted,
                                                                       capsys, monkeypatch) -> None:
-    _ok(["ask", "--session", "s1", "I like green tea."], capsys, monkeypatch)
+    _ok(["ask", "--session", "s1", "I like green tea."], capsys, monkeypatch, backend=scripted)
     elsewhere = tmp_path / "elsewhere"
     (isolated_dirs / "sessions").rename(elsewhere)
     (isolated_dirs / "sessions").symlink_to(elsewhere)
@@ -174,8 +180,8 @@ def test_item08_forget_all_with_a_linked_sessions_folder_fails_loudly(isolated_d
 
 def test_item08_a_session_file_that_cannot_be_deleted_is_an_error(isolated_dirs: Path, scripted, capsys,
                                                                   monkeypatch) -> None:
-    _ok(["ask", "--session", "s1", "I like green tea."], capsys, monkeypatch)
-    _ok(["ask", "--session", "s2", "I like black tea."], capsys, monkeypatch)
+    _ok(["ask", "--session", "s1", "I like green tea."], capsys, monkeypatch, backend=scripted)
+    _ok(["ask", "--session", "s2", "I like black tea."], capsys, monkeypatch, backend=scripted)
     real_unlink = os.unlink
 
     def stuck(path, *args, **kwargs):
@@ -194,8 +200,8 @@ def test_item08_a_session_file_that_cannot_be_deleted_is_an_error(isolated_dirs:
 # -- item 9: forgetting a fact can forget the message it came from ---------------------------------
 
 
-def _pin_fact(capsys, monkeypatch) -> dict:
-    _ok(["ask", "--session", "bank", PIN_MESSAGE], capsys, monkeypatch)
+def _pin_fact(capsys, monkeypatch, backend) -> dict:
+    _ok(["ask", "--session", "bank", PIN_MESSAGE], capsys, monkeypatch, backend=backend)
     (fact,) = _records(capsys, monkeypatch, "fact")
     assert fact["provenance"]["source_text"] == PIN_MESSAGE
     return fact
@@ -203,8 +209,8 @@ def _pin_fact(capsys, monkeypatch) -> dict:
 
 def test_item09_forget_with_source_leaves_no_byte_of_the_message(isolated_dirs: Path, scripted, capsys,
                                                                 monkeypatch) -> None:
-    fact = _pin_fact(capsys, monkeypatch)
-    _ok(["ask", "--session", "bank", "And I like green tea."], capsys, monkeypatch)
+    fact = _pin_fact(capsys, monkeypatch, backend=scripted)
+    _ok(["ask", "--session", "bank", "And I like green tea."], capsys, monkeypatch, backend=scripted)
     history = isolated_dirs / "chat_history"  # what chat's line editing keeps of typed lines
     history.write_text(f"hello\n{PIN_MESSAGE}\n/exit\n")
     assert PIN in all_bytes(isolated_dirs)
@@ -217,25 +223,25 @@ def test_item09_forget_with_source_leaves_no_byte_of_the_message(isolated_dirs: 
     assert PIN not in all_bytes(isolated_dirs)
     turns = SessionStore(isolated_dirs).load("bank").turns
     assert [turn.content for turn in turns if turn.role == "user"] == ["And I like green tea."]
-    assert [r["text"] for r in _records(capsys, monkeypatch, "turn")] == ["And I like green tea."]
+    assert [r["text"] for r in _user_turns(capsys, monkeypatch)] == ["And I like green tea."]
     assert history.read_text() == "hello\n/exit\n"
 
 
 def test_item09_plain_forget_says_the_message_is_still_stored(isolated_dirs: Path, scripted, capsys,
                                                               monkeypatch) -> None:
-    fact = _pin_fact(capsys, monkeypatch)
+    fact = _pin_fact(capsys, monkeypatch, backend=scripted)
 
     _, err = _ok(["memory", "forget", fact["id"]], capsys, monkeypatch)
 
     assert "--with-source" in err and "still stored" in err
-    (turn,) = _records(capsys, monkeypatch, "turn")
+    (turn,) = _user_turns(capsys, monkeypatch)
     assert turn["text"] == PIN_MESSAGE and turn["id"] in err
     _ok(["memory", "forget", turn["id"], "--with-source"], capsys, monkeypatch)
     assert PIN not in all_bytes(isolated_dirs)
 
 
 def test_item09_on_a_terminal_forget_offers_the_source(isolated_dirs: Path, scripted, capsys, monkeypatch) -> None:
-    fact = _pin_fact(capsys, monkeypatch)
+    fact = _pin_fact(capsys, monkeypatch, backend=scripted)
     monkeypatch.setattr("local_agent.cli.memory.is_terminal", lambda: True, raising=False)
 
     out, _ = _ok(["memory", "forget", fact["id"]], capsys, monkeypatch, stdin=b"y\n")
@@ -245,16 +251,16 @@ def test_item09_on_a_terminal_forget_offers_the_source(isolated_dirs: Path, scri
 
 
 def test_item09_memory_list_says_that_turns_are_stored(isolated_dirs: Path, scripted, capsys, monkeypatch) -> None:
-    _ok(["ask", "--session", "s1", "What is the weather like?"], capsys, monkeypatch)
+    _ok(["ask", "--session", "s1", "What is the weather like?"], capsys, monkeypatch, backend=scripted)
     out, err = _ok(["memory", "list"], capsys, monkeypatch)
-    assert "1 conversation turn is also stored" in err and "--kind turn" in err
+    assert "2 conversation turns are also stored" in err and "--kind turn" in err  # the message and its answer
     assert "weather" not in out
 
 
-def test_item09_with_source_scrubs_the_message_from_other_facts(isolated_dirs: Path, embedder,  # noqa: F811
+def test_item09_with_source_scrubs_the_message_from_other_facts(isolated_dirs: Path, embedder,
                                                                capsys, monkeypatch) -> None:
     message = "My name is Ada and my bank PIN is 7391."
-    where = {"session": "s1", "turn_index": 0, "role": "user", "source_text": message}
+    where = Provenance(session="s1", turn_index=0, role="user", source_text=message)
     with MemoryStore.open(isolated_dirs, embedder) as store:
         store.add(message, "turn", provenance=where)
         pin = store.add("The user's bank PIN is 7391.", "fact", provenance=where,
@@ -310,14 +316,14 @@ def test_item10_a_linked_lock_file_is_not_opened(isolated_dirs: Path, tmp_path: 
 
 def test_item10_a_linked_session_file_is_not_replaced(isolated_dirs: Path, tmp_path: Path, scripted, capsys,
                                                       monkeypatch) -> None:
-    _ok(["ask", "--session", "s1", "Hello."], capsys, monkeypatch)
+    _ok(["ask", "--session", "s1", "Hello."], capsys, monkeypatch, backend=scripted)
     session = isolated_dirs / "sessions" / "s1.json"
     outside = tmp_path / "s1.json"
     outside.write_bytes(session.read_bytes())
     session.unlink()
     session.symlink_to(outside)
 
-    code, _, err = run_main(["ask", "--session", "s1", "My bank PIN is 7391."], capsys, monkeypatch)
+    code, _, err = run_main(["ask", "--session", "s1", "My bank PIN is 7391."], capsys, monkeypatch, backend=scripted)
 
     assert code == 1 and "symbolic link" in error_line(err)
     assert session.is_symlink() and PIN not in outside.read_bytes()

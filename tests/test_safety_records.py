@@ -12,27 +12,26 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from local_agent.memory.compaction import write_generation
-from local_agent.memory.layout import StorePaths
-from local_agent.memory.render import dense_text, embedding_id
-from local_agent.memory.state import MemoryState
+from local_agent.memory.index.render import dense_text, embedding_id
+from local_agent.memory.index.state import MemoryState
 from local_agent.memory.store import MemoryStore
-from local_agent.memory.transfer import EXPORT_FORMAT, EXPORT_VERSION
-from local_agent.types import MemoryRecord
+from local_agent.memory.store.compaction import write_generation
+from local_agent.memory.store.layout import StorePaths
+from local_agent.memory.store.transfer import EXPORT_FORMAT, EXPORT_VERSION
+from local_agent.types import MemoryDraft, MemoryRecord, Provenance
 
 from .cli_helpers import error_line, run_main
-from .memory_fixtures import embedder  # noqa: F401  (fixture)
 
 FACTS = ["The user lives in Lisbon.", "The user's dog is called Biscuit.", "The user is allergic to peanuts.",
          "The user works as a nurse.", "The user plays the cello."]
 STAMP = 1_700_000_000.0
 
 
-def _seed(data_dir: Path, embedder, in_snapshot: int = 0) -> None:  # noqa: F811
+def _seed(data_dir: Path, embedder, in_snapshot: int = 0) -> None:
     """FACTS in a store: the first `in_snapshot` of them folded into the snapshot, the rest
     only in the journal."""
     with MemoryStore.open(data_dir, embedder) as store:
-        store.add_many([{"text": fact, "kind": "fact"} for fact in FACTS[:in_snapshot]])
+        store.add_many([MemoryDraft(fact, "fact") for fact in FACTS[:in_snapshot]])
         if in_snapshot:
             store.compact()
         for fact in FACTS[in_snapshot:]:
@@ -62,7 +61,7 @@ def _export_file(tmp_path: Path, records: list[dict], name: str = "import.json")
     return path
 
 
-def _write_store(data_dir: Path, embedder, records: list[MemoryRecord]) -> None:  # noqa: F811
+def _write_store(data_dir: Path, embedder, records: list[MemoryRecord]) -> None:
     """A consistent store holding exactly `records`, as an older build could have left it."""
     paths = StorePaths.for_data_dir(data_dir)
     paths.create()
@@ -77,7 +76,7 @@ def _write_store(data_dir: Path, embedder, records: list[MemoryRecord]) -> None:
 @pytest.mark.parametrize("target", ["journal", "snapshot", "new file in memory", "session file",
                                     "relative", "dot-dot", "linked folder", "linked file"])
 def test_item05_export_into_the_data_dirs_own_folders_is_refused(
-        isolated_dirs: Path, tmp_path: Path, embedder, capsys, monkeypatch, target: str) -> None:  # noqa: F811
+        isolated_dirs: Path, tmp_path: Path, embedder, capsys, monkeypatch, target: str) -> None:
     _seed(isolated_dirs, embedder, in_snapshot=2)
     memory, sessions = isolated_dirs / "memory", isolated_dirs / "sessions"
     sessions.mkdir(mode=0o700)
@@ -112,7 +111,7 @@ def _old_export_over_journal(data_dir: Path, tmp_path: Path, capsys, monkeypatch
 
 
 def test_item05_repair_recovers_the_records_of_an_export_written_over_the_journal(
-        isolated_dirs: Path, tmp_path: Path, embedder, capsys, monkeypatch) -> None:  # noqa: F811
+        isolated_dirs: Path, tmp_path: Path, embedder, capsys, monkeypatch) -> None:
     _seed(isolated_dirs, embedder, in_snapshot=2)  # two in the snapshot, three only in the journal
     journal = _old_export_over_journal(isolated_dirs, tmp_path, capsys, monkeypatch)
     code, _, err = _run(capsys, monkeypatch, "memory", "list")
@@ -125,7 +124,7 @@ def test_item05_repair_recovers_the_records_of_an_export_written_over_the_journa
 
 @pytest.mark.parametrize("copy_of", ["export over the journal", "journal"])
 def test_item05_repair_recovers_records_that_are_only_in_a_kept_copy(
-        isolated_dirs: Path, tmp_path: Path, embedder, capsys, monkeypatch, copy_of: str) -> None:  # noqa: F811
+        isolated_dirs: Path, tmp_path: Path, embedder, capsys, monkeypatch, copy_of: str) -> None:
     _seed(isolated_dirs, embedder, in_snapshot=2)
     memory = isolated_dirs / "memory"
     if copy_of == "journal":
@@ -160,7 +159,7 @@ def test_item11_import_refuses_timestamps_out_of_range(
     assert _run(capsys, monkeypatch, "memory", "list", "--json")[1].strip() == "[]"
 
 
-def _stored_with_bad_time(data_dir: Path, embedder, where: str) -> Path:  # noqa: F811
+def _stored_with_bad_time(data_dir: Path, embedder, where: str) -> Path:
     """A store that an older build filled through import: one record's `created` is 1e20 and its `updated` -1e13."""
     _seed(data_dir, embedder, in_snapshot=len(FACTS) if where == "snapshot" else 2)
     memory = data_dir / "memory"
@@ -176,7 +175,7 @@ def _stored_with_bad_time(data_dir: Path, embedder, where: str) -> Path:  # noqa
 
 @pytest.mark.parametrize("where", ["snapshot", "journal"])
 def test_item11_a_stored_time_out_of_range_is_found_and_repaired(
-        isolated_dirs: Path, embedder, capsys, monkeypatch, where: str) -> None:  # noqa: F811
+        isolated_dirs: Path, embedder, capsys, monkeypatch, where: str) -> None:
     path = _stored_with_bad_time(isolated_dirs, embedder, where)
     for command in (["list"], ["search", "cello"], ["list", "--json"]):
         code, _, err = _run(capsys, monkeypatch, "memory", *command)
@@ -217,7 +216,7 @@ def test_item13_import_of_deeply_nested_json_is_one_line_error(
 
 @pytest.mark.parametrize("name", ["memories.json", "journal.jsonl"])
 def test_item13_a_deeply_nested_store_file_is_damage_not_a_traceback(
-        isolated_dirs: Path, embedder, capsys, monkeypatch, name: str) -> None:  # noqa: F811
+        isolated_dirs: Path, embedder, capsys, monkeypatch, name: str) -> None:
     _seed(isolated_dirs, embedder, in_snapshot=2)
     path = isolated_dirs / "memory" / name
     lines = path.read_bytes().split(b"\n")
@@ -258,7 +257,7 @@ def test_item15_import_refuses_records_that_cannot_be_managed(
 
 
 def test_item15_import_still_takes_long_turns_and_chains_into_the_store(
-        isolated_dirs: Path, tmp_path: Path, embedder, capsys, monkeypatch) -> None:  # noqa: F811
+        isolated_dirs: Path, tmp_path: Path, embedder, capsys, monkeypatch) -> None:
     with MemoryStore.open(isolated_dirs, embedder) as store:
         old = store.add("The user lives in Lisbon.", "fact")
     long_turn = _item("dddd000001", "word " * 1000, kind="turn")
@@ -270,7 +269,7 @@ def test_item15_import_still_takes_long_turns_and_chains_into_the_store(
 
 
 def test_item15_the_store_takes_no_record_it_would_refuse_to_import(
-        isolated_dirs: Path, embedder) -> None:  # noqa: F811
+        isolated_dirs: Path, embedder) -> None:
     from local_agent.errors import InputError
 
     with MemoryStore.open(isolated_dirs, embedder) as store:
@@ -299,7 +298,7 @@ def _unmanageable_records() -> list[MemoryRecord]:
 
 
 def test_item15_doctor_finds_and_repairs_records_that_cannot_be_managed(
-        isolated_dirs: Path, embedder, capsys, monkeypatch) -> None:  # noqa: F811
+        isolated_dirs: Path, embedder, capsys, monkeypatch) -> None:
     records = _unmanageable_records()
     _write_store(isolated_dirs, embedder, records)
     code, out, _ = _run(capsys, monkeypatch, "memory", "doctor")
@@ -341,9 +340,9 @@ NASTY = "Pay rent \x1b[2J\x1b]0;owned\x07 on the 1st\nsecond line\r\x9b31m \u202
 
 
 def test_item17_control_characters_in_memory_text_are_escaped_on_the_terminal(
-        isolated_dirs: Path, embedder, capsys, monkeypatch) -> None:  # noqa: F811
+        isolated_dirs: Path, embedder, capsys, monkeypatch) -> None:
     with MemoryStore.open(isolated_dirs, embedder) as store:
-        record = store.add(NASTY, "fact", provenance={"source_text": NASTY}, key=("user", "rent\x1b[0m"))
+        record = store.add(NASTY, "fact", provenance=Provenance(source_text=NASTY), key=("user", "rent\x1b[0m"))
     for command in (["list"], ["search", "pay rent"], ["show", record.id]):
         code, out, err = _run(capsys, monkeypatch, "memory", *command)
         assert code == 0, err
@@ -359,7 +358,7 @@ def test_item17_control_characters_in_memory_text_are_escaped_on_the_terminal(
 @pytest.mark.parametrize("name", [".local-agent", "epoch", "sessions.lock", "chat_history"])
 def test_item05_export_over_the_data_dirs_own_top_files_is_refused(isolated_dirs, name):
     from local_agent.errors import InputError
-    from local_agent.memory.transfer import refuse_store_folders
+    from local_agent.memory.store.transfer import refuse_store_folders
 
     isolated_dirs.mkdir(parents=True, exist_ok=True)
     with pytest.raises(InputError, match="keeps its own"):

@@ -14,20 +14,20 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from local_agent.agent import Agent, AgentOptions, MemoryParts
+from local_agent.agent import Agent, MemoryParts
+from local_agent.config import Settings
 from local_agent.errors import InputError, StoreCorruptError
 from local_agent.memory.sessions import SessionStore, Turn, validate_session_name
-from local_agent.types import GenerationSettings
 from tests.cli_helpers import error_line, run_main
-from tests.fakes import ScriptedBackend
+from tests.fakes import ScriptedBackend, ScriptedFactory
 
 SECRET = "Quibbleworth"  # a word no file holds unless we wrote what was said
 
 
-def _agent(data_dir: Path, name: str, backend=None, memory=None, options=None) -> Agent:
+def _agent(data_dir: Path, name: str, backend=None, memory=None, **settings) -> Agent:
     sessions = SessionStore(data_dir)
     return Agent(backend or ScriptedBackend(default="Fine."), sessions, sessions.load_or_create(name),
-                 GenerationSettings(max_tokens=16), memory=memory, options=options or AgentOptions())
+                 Settings(max_tokens=16, **settings), memory=memory)
 
 
 def _files_holding(data_dir: Path, word: str) -> list[Path]:
@@ -48,20 +48,13 @@ def _append_turns(data_dir: str, who: int, start) -> None:
 
 
 def _ask_shared(data_dir: str, who: int, start) -> None:
-    import local_agent.app as app
-    from local_agent.backends.probe import BackendChoice
-
-    backend = ScriptedBackend(default=f"answer {who}")
-
-    def create_backend(settings, model=None):
-        return backend, BackendChoice("scripted", "cpu", "test")
-
-    app.create_backend = create_backend
-    start.wait()
     from local_agent.cli import cli
 
+    backend = ScriptedBackend(default=f"answer {who}")
+    start.wait()
     result = CliRunner().invoke(cli, ["ask", "--no-memory", "--session", "shared", "--data-dir", data_dir,
-                                      f"question {who}"], catch_exceptions=False)
+                                      f"question {who}"], obj={"backend_factory": ScriptedFactory(backend)},
+                                catch_exceptions=False)
     if result.exit_code != 0:
         raise SystemExit(f"ask failed: {result.output}")
 
@@ -128,22 +121,21 @@ class EchoBackend(ScriptedBackend):
 
 
 def test_item06_incognito_words_reach_no_file(tmp_path):
-    from local_agent.memory.embedder import Embedder
+    from local_agent.memory.index.embedder import Embedder
     from local_agent.memory.store import MemoryStore
     from local_agent.memory.summary import Summarizer
 
     backend = EchoBackend()
     store = MemoryStore.open(tmp_path, Embedder())
-    options = AgentOptions(summary_after_exchanges=1, keep_recent_exchanges=1)
-    agent = _agent(tmp_path, "private", backend, MemoryParts(store=store, summarizer=Summarizer(backend)), options)
-    agent.respond("first normal message")
-    agent.wait()
-    agent.options.incognito = True
+    agent = _agent(tmp_path, "private", backend, MemoryParts(store=store, summarizer=Summarizer(backend)),
+                   summary_after_turns=1, keep_recent_turns=1)
+    agent.respond("first normal message").memory_work()
+    agent.set_incognito(True)
     agent.respond(f"my secret word is {SECRET}")
-    agent.options.incognito = False
+    agent.set_incognito(False)
     for n in range(3):  # enough turns for the summary to fold the incognito exchange
-        agent.respond(f"normal message {n}")
-        agent.wait()
+        agent.respond(f"normal message {n}").memory_work()
+    agent.close()
     store.close()
     assert agent.session.summary  # the summary did run
     assert _files_holding(tmp_path, SECRET) == []
@@ -165,7 +157,7 @@ def chat_repl(scripted, isolated_dirs, monkeypatch):
 
     def run(lines, between=None):
         settings = Settings(data_dir=isolated_dirs)
-        runtime = build_runtime(settings, session="talk", memory=False)
+        runtime = build_runtime(settings, session="talk", memory=False, backend_factory=ScriptedFactory(scripted))
         typed = iter(lines)
 
         def reader(prompt):
@@ -234,9 +226,8 @@ def test_item07_chat_exit_does_not_rewrite_history_after_forget(chat_repl, isola
 
 
 def _store_writer(data_dir: str, opened, forgotten) -> None:
-    from local_agent.memory import compaction
-    from local_agent.memory.embedder import Embedder
-    from local_agent.memory.store import MemoryStore
+    from local_agent.memory.index.embedder import Embedder
+    from local_agent.memory.store import MemoryStore, compaction
 
     compaction.JOURNAL_MIN_OPS, compaction.JOURNAL_SHARE = 2, 0.0  # compact often, from stale state too
     store = MemoryStore.open(Path(data_dir), Embedder())
@@ -250,7 +241,7 @@ def _store_writer(data_dir: str, opened, forgotten) -> None:
 
 
 def test_item07_open_store_in_another_process_keeps_forget_all(tmp_path):
-    from local_agent.memory.embedder import Embedder
+    from local_agent.memory.index.embedder import Embedder
     from local_agent.memory.store import MemoryStore
 
     context = multiprocessing.get_context("spawn")
@@ -288,7 +279,7 @@ BAD_VARIANTS: dict[str, dict[str, Any]] = {
 
 
 def _write_session(data_dir: Path, file_stem: str, data) -> Path:
-    from local_agent.memory.datadir import claim_data_dir
+    from local_agent.memory.store.datadir import claim_data_dir
 
     claim_data_dir(data_dir)  # a data dir local-agent made, that a bad file appeared in later
     folder = data_dir / "sessions"
@@ -331,7 +322,7 @@ def test_item12_listing_skips_bad_files_with_one_warning_each(isolated_dirs, cap
 def test_item12_plain_chat_resumes_the_latest_good_session(scripted, isolated_dirs):
     _a_bad_sessions_folder(isolated_dirs)
     result = CliRunner().invoke(__import__("local_agent.cli", fromlist=["cli"]).cli, ["chat"], input="/exit\n",
-                                catch_exceptions=False)
+                                obj={"backend_factory": ScriptedFactory(scripted)}, catch_exceptions=False)
     assert result.exit_code == 0, result.output
     assert "session good" in result.stderr
 
@@ -339,7 +330,8 @@ def test_item12_plain_chat_resumes_the_latest_good_session(scripted, isolated_di
 @pytest.mark.parametrize("variant", ["role5", "summary42", "updatednull"])
 def test_item12_asking_in_a_bad_session_is_one_line_error(scripted, isolated_dirs, capsys, monkeypatch, variant):
     _write_session(isolated_dirs, variant, {**GOOD, "name": variant, **BAD_VARIANTS[variant]})
-    code, _, err = run_main(["ask", "--no-memory", "--session", variant, "hello"], capsys, monkeypatch)
+    code, _, err = run_main(["ask", "--no-memory", "--session", variant, "hello"], capsys, monkeypatch,
+                            backend=scripted)
     assert code == 1
     assert f"{variant}.json" in error_line(err)
 

@@ -5,23 +5,26 @@ format migration, vector rebuilds and the doctor."""
 from __future__ import annotations
 
 import json
+import logging
 import multiprocessing
 import os
 import shutil
 import stat
+from collections.abc import Iterator
 from pathlib import Path
 
 import filelock
 import numpy as np
 import pytest
 
+from local_agent.cli.notices import LOGGER, install_notice_printer
 from local_agent.errors import InputError, NotFoundError, StoreBusyError, StoreCorruptError, StoreError
-from local_agent.memory import compaction
-from local_agent.memory.embedder import Embedder, default_model_path
-from local_agent.memory.layout import StorePaths
-from local_agent.memory.store import MemoryStore, doctor
+from local_agent.memory.index.embedder import Embedder, default_model_path
+from local_agent.memory.store import MemoryStore, compaction, doctor
+from local_agent.memory.store.layout import StorePaths
+from local_agent.types import MemoryDraft, Provenance
 
-from .memory_fixtures import all_bytes, data_dir, embedder, store  # noqa: F401  (fixtures)
+from .file_helpers import all_bytes
 
 FACTS = [
     "User lives in Lisbon",
@@ -29,6 +32,16 @@ FACTS = [
     "User works as a nurse at the city hospital",
     "User is allergic to peanuts",
 ]
+
+
+@pytest.fixture(autouse=True)
+def printed_notices() -> Iterator[None]:
+    """The store logs its notices; they are printed as the CLI prints them, where tests read them."""
+    logger = logging.getLogger(LOGGER)
+    before = list(logger.handlers)
+    install_notice_printer()
+    yield
+    logger.handlers = before
 
 
 def paths_of(data_dir: Path) -> StorePaths:
@@ -47,7 +60,7 @@ def hit_ids(hits) -> list[str]:
 
 
 def test_add_get_and_unique_prefix(store: MemoryStore) -> None:
-    record = store.add(FACTS[0], "fact", provenance={"source_text": "I live in Lisbon"})
+    record = store.add(FACTS[0], "fact", provenance=Provenance(source_text="I live in Lisbon"))
     assert len(record.id) == 10 and int(record.id, 16) >= 0
     assert store.get(record.id).text == FACTS[0]
     assert store.get(record.id[:4]).id == record.id
@@ -71,7 +84,7 @@ def test_same_inputs_give_same_ids_on_a_fresh_store(tmp_path: Path, embedder: Em
     runs = []
     for name in ("a", "b"):
         with MemoryStore.open(tmp_path / name, embedder) as fresh:
-            items = [{"text": text, "kind": "fact"} for text in [*FACTS, FACTS[0]]]
+            items = [MemoryDraft(text, "fact") for text in [*FACTS, FACTS[0]]]
             runs.append([record.id for record in fresh.add_many(items)])
     assert runs[0] == runs[1]
     assert len(set(runs[0])) == len(runs[0])  # the repeated text still gets its own id
@@ -81,9 +94,9 @@ def test_add_validates_its_input(store: MemoryStore) -> None:
     with pytest.raises(InputError):
         store.add("   ", "fact")
     with pytest.raises(InputError):
-        store.add("text", "opinion")
+        store.add("text", "opinion")  # type: ignore[arg-type]
     with pytest.raises(InputError):
-        store.add_many([{"text": "x", "kind": "fact", "colour": "red"}])
+        store.add_many([{"text": "x", "kind": "fact", "colour": "red"}])  # type: ignore[list-item]
     with pytest.raises(InputError):
         store.add("text", "fact", key=("user", ""))
     assert store.records() == []
@@ -94,7 +107,7 @@ def test_add_validates_its_input(store: MemoryStore) -> None:
 
 def test_reload_gives_identical_recall(data_dir: Path, embedder: Embedder) -> None:
     with MemoryStore.open(data_dir, embedder) as first:
-        first.add_many([{"text": text, "kind": "fact"} for text in FACTS])
+        first.add_many([MemoryDraft(text, "fact") for text in FACTS])
         before = [(h.record.id, h.score) for h in first.recall("what is my dog's name?", k=3)]
     with MemoryStore.open(data_dir, embedder) as again:
         after = [(h.record.id, h.score) for h in again.recall("what is my dog's name?", k=3)]
@@ -104,7 +117,7 @@ def test_reload_gives_identical_recall(data_dir: Path, embedder: Embedder) -> No
 
 def test_journal_holds_new_records_until_compaction(data_dir: Path, store: MemoryStore) -> None:
     paths = paths_of(data_dir)
-    store.add_many([{"text": text, "kind": "fact"} for text in FACTS])
+    store.add_many([MemoryDraft(text, "fact") for text in FACTS])
     assert len(journal_lines(data_dir)) == 1 + len(FACTS)  # header + one line each
     assert not paths.snapshot.exists()
 
@@ -122,7 +135,7 @@ def test_journal_holds_new_records_until_compaction(data_dir: Path, store: Memor
 
 def test_compaction_happens_on_its_own(data_dir: Path, store: MemoryStore, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(compaction, "JOURNAL_MIN_OPS", 3)
-    store.add_many([{"text": text, "kind": "fact"} for text in FACTS[:2]])
+    store.add_many([MemoryDraft(text, "fact") for text in FACTS[:2]])
     assert not paths_of(data_dir).snapshot.exists()
     store.add(FACTS[2], "fact")
     assert paths_of(data_dir).snapshot.exists()
@@ -133,7 +146,7 @@ def test_torn_last_journal_line_is_skipped_and_reported(
     data_dir: Path, embedder: Embedder, capsys: pytest.CaptureFixture[str]
 ) -> None:
     with MemoryStore.open(data_dir, embedder) as first:
-        first.add_many([{"text": text, "kind": "fact"} for text in FACTS[:2]])
+        first.add_many([MemoryDraft(text, "fact") for text in FACTS[:2]])
     journal = paths_of(data_dir).journal
     whole = journal.read_bytes()
     with open(journal, "ab") as handle:
@@ -150,7 +163,7 @@ def test_torn_last_journal_line_is_skipped_and_reported(
 def test_a_crash_anywhere_in_the_last_line_loses_only_that_record(data_dir: Path, embedder: Embedder,
                                                                   tmp_path: Path) -> None:
     with MemoryStore.open(data_dir, embedder) as first:
-        first.add_many([{"text": text, "kind": "fact"} for text in FACTS[:3]])
+        first.add_many([MemoryDraft(text, "fact") for text in FACTS[:3]])
     journal = paths_of(data_dir).journal
     whole = journal.read_bytes()
     last_start = whole.rstrip(b"\n").rfind(b"\n") + 1
@@ -166,7 +179,7 @@ def test_a_crash_anywhere_in_the_last_line_loses_only_that_record(data_dir: Path
 def test_crash_during_compaction_leaves_a_usable_store(data_dir: Path, embedder: Embedder) -> None:
     paths = paths_of(data_dir)
     with MemoryStore.open(data_dir, embedder) as first:
-        first.add_many([{"text": text, "kind": "fact"} for text in FACTS])
+        first.add_many([MemoryDraft(text, "fact") for text in FACTS])
         old_journal = paths.journal.read_bytes()
         first.compact()
     paths.journal.write_bytes(old_journal)  # crashed after the snapshot, before the journal reset
@@ -182,7 +195,7 @@ def test_crash_during_compaction_leaves_a_usable_store(data_dir: Path, embedder:
 
 def test_garbled_middle_journal_line_is_corruption(data_dir: Path, embedder: Embedder) -> None:
     with MemoryStore.open(data_dir, embedder) as first:
-        first.add_many([{"text": text, "kind": "fact"} for text in FACTS[:3]])
+        first.add_many([MemoryDraft(text, "fact") for text in FACTS[:3]])
     journal = paths_of(data_dir).journal
     lines = journal.read_bytes().split(b"\n")
     lines[2] = b"{not json"
@@ -205,7 +218,7 @@ def test_garbled_middle_journal_line_is_corruption(data_dir: Path, embedder: Emb
 
 def test_supersede_keeps_the_old_record_out_of_recall(store: MemoryStore) -> None:
     old = store.add(FACTS[0], "fact", key=("user", "home city"))
-    new = store.supersede(old.id, "User lives in Porto", provenance={"source_text": "I moved to Porto"})
+    new = store.supersede(old.id, "User lives in Porto", provenance=Provenance(source_text="I moved to Porto"))
     assert new.supersedes == old.id and new.key == ("user", "home city")
     assert store.get(old.id).superseded_by == new.id and store.get(old.id).text == FACTS[0]
     found = store.find_by_key(("User", "Home City"))
@@ -220,16 +233,16 @@ def test_supersede_keeps_the_old_record_out_of_recall(store: MemoryStore) -> Non
 
 def test_touch_refreshes_a_duplicate(store: MemoryStore) -> None:
     record = store.add(FACTS[1], "fact")
-    touched = store.touch(record.id, provenance={"session": "s2", "source_text": "Biscuit is my dog"})
+    touched = store.touch(record.id, provenance=Provenance(session="s2", source_text="Biscuit is my dog"))
     assert touched.updated >= record.updated and touched.text == record.text
-    assert touched.provenance["seen"] == 2 and touched.provenance["last_seen"]["session"] == "s2"
-    assert store.get(record.id).provenance["seen"] == 2
+    assert touched.provenance.extra["seen"] == 2 and touched.provenance.extra["last_seen"]["session"] == "s2"
+    assert store.get(record.id).provenance.extra["seen"] == 2
 
 
 def test_forget_removes_the_text_from_every_file(data_dir: Path, store: MemoryStore) -> None:
     secret = 'My "bank" PIN is 4711 — café'
-    store.add_many([{"text": text, "kind": "fact"} for text in FACTS])
-    doomed = store.add(secret, "fact", provenance={"source_text": secret})
+    store.add_many([MemoryDraft(text, "fact") for text in FACTS])
+    doomed = store.add(secret, "fact", provenance=Provenance(source_text=secret))
     store.compact()
     store.add("User plays the cello", "fact")  # so the journal is not empty either
     backup = paths_of(data_dir).root / "memories.json.corrupt-20240101T000000"
@@ -270,7 +283,7 @@ def test_forgetting_an_old_version_keeps_the_current_one(store: MemoryStore) -> 
 
 
 def test_forget_all_leaves_nothing(data_dir: Path, store: MemoryStore) -> None:
-    store.add_many([{"text": text, "kind": "fact"} for text in FACTS])
+    store.add_many([MemoryDraft(text, "fact") for text in FACTS])
     store.compact()
     store.add("User plays the cello", "fact")
     store.forget_all()
@@ -345,7 +358,7 @@ def test_files_are_private_whatever_the_umask(data_dir: Path, embedder: Embedder
     old_umask = os.umask(0o000)
     try:
         with MemoryStore.open(data_dir, embedder) as opened:
-            opened.add_many([{"text": text, "kind": "fact"} for text in FACTS])
+            opened.add_many([MemoryDraft(text, "fact") for text in FACTS])
             opened.compact()
             opened.add("User plays the cello", "fact")
             opened.export(tmp_path / "export.json")
@@ -372,7 +385,7 @@ def test_version_0_snapshot_is_migrated(data_dir: Path, embedder: Embedder, caps
     (root / "memories.json").write_text(json.dumps(old))
     with MemoryStore.open(data_dir, embedder) as opened:
         assert [r.id for r in opened.records()] == ["0000aaaa11", "0000bbbb22"]
-        assert opened.get("0000aaaa11").provenance == {"session": "old"}
+        assert opened.get("0000aaaa11").provenance.to_dict() == {"session": "old"}
         assert opened.get("0000bbbb22").kind == "turn"
         assert "0000bbbb22" in hit_ids(opened.recall("cat's name", k=2))
     assert "rebuilding the vectors of 2 memories" in capsys.readouterr().err
@@ -391,7 +404,7 @@ def test_snapshot_from_a_newer_version_is_refused(data_dir: Path, embedder: Embe
 
 def _compacted_store(data_dir: Path, embedder: Embedder) -> tuple[list[str], Path]:
     with MemoryStore.open(data_dir, embedder) as first:
-        first.add_many([{"text": text, "kind": "fact"} for text in FACTS])
+        first.add_many([MemoryDraft(text, "fact") for text in FACTS])
         first.compact()
         recalled = hit_ids(first.recall("dog's name", k=4))
     vectors = next(paths_of(data_dir).root.glob("vectors-*.npy"))
@@ -476,7 +489,7 @@ def test_doctor_names_a_garbled_snapshot_and_repair_keeps_the_damaged_copy(data_
 
 
 def test_export_then_import_into_another_store(store: MemoryStore, tmp_path: Path, embedder: Embedder) -> None:
-    old = store.add(FACTS[0], "fact", key=("user", "home city"), provenance={"session": "s1"})
+    old = store.add(FACTS[0], "fact", key=("user", "home city"), provenance=Provenance(session="s1"))
     store.supersede(old.id, "User lives in Porto")
     store.add(FACTS[1], "fact")
     target = tmp_path / "memories-export.json"
@@ -485,7 +498,7 @@ def test_export_then_import_into_another_store(store: MemoryStore, tmp_path: Pat
         assert other.import_file(target) == 3
         assert other.import_file(target) == 0  # the same ids are not imported twice
         assert {r.text for r in other.records()} == {"User lives in Porto", FACTS[1]}
-        assert other.get(old.id).provenance == {"session": "s1"} and not other.get(old.id).active
+        assert other.get(old.id).provenance.to_dict() == {"session": "s1"} and not other.get(old.id).active
         found = other.find_by_key(("user", "home city"))
         assert found is not None and found.text == "User lives in Porto"
 
@@ -513,7 +526,7 @@ def test_import_rejects_bad_files(store: MemoryStore, tmp_path: Path, content: s
 def test_stats_counts_records_and_files(store: MemoryStore) -> None:
     old = store.add(FACTS[0], "fact")
     store.supersede(old.id, "User lives in Porto")
-    store.add("hello there", "turn", provenance={"session": "s1", "role": "user"})
+    store.add("hello there", "turn", provenance=Provenance(session="s1", role="user"))
     stats = store.stats()
     assert (stats["records"], stats["active"], stats["superseded"]) == (3, 2, 1)
     assert stats["by_kind"]["fact"] == 1 and stats["by_kind"]["turn"] == 1

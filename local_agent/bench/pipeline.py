@@ -48,7 +48,7 @@ def measure_pipeline(settings: Settings, plan: BenchPlan) -> dict[str, Any]:
     chat backend, distiller backend, store, agent) over a store of `plan.turn_store_size`
     synthetic memories."""
     from ..app import build_runtime
-    from ..memory.embedder import Embedder
+    from ..memory.index.embedder import Embedder
 
     with tempfile.TemporaryDirectory(prefix="local-agent-bench-") as tmp:
         data_dir = Path(tmp)

@@ -14,8 +14,8 @@ from .synthetic import RECALL_QUERIES, synthetic_state
 def measure_recall(sizes: tuple[int, ...], passes: int, k: int) -> dict[str, Any]:
     """Query embedding latency, then hybrid recall (the product's `hybrid_recall` over the
     store's own indexes) at each store size, with the query vectors computed beforehand."""
-    from ..memory import recall
-    from ..memory.embedder import Embedder
+    from ..memory.index import recall
+    from ..memory.index.embedder import Embedder
 
     embedder = Embedder()
     queries = list(RECALL_QUERIES)

@@ -7,12 +7,12 @@ import random
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..types import MemoryRecord
+from ..types import MemoryRecord, Provenance
 
 if TYPE_CHECKING:
     import numpy as np
 
-    from ..memory.state import MemoryState
+    from ..memory.index.state import MemoryState
 
 
 _NAMES = ("Maria", "Tom", "Aiko", "Priya", "Lars", "Chen", "Fatima", "Diego", "Olga", "Kwame", "Sofia",
@@ -80,8 +80,8 @@ def synthetic_record(seq: int, rng: random.Random) -> MemoryRecord:
         template, key = rng.choice(_FACT_TEMPLATES)
         return MemoryRecord(id=f"syn{seq:07d}", kind="fact", text=template.format(**words), key=key,
                             created=created, updated=created)
-    provenance = {"session": f"synthetic-{seq // 20}", "turn_index": seq % 20 * 2, "role": "user",
-                  "date": dt.date.fromtimestamp(created).isoformat()}
+    provenance = Provenance(session=f"synthetic-{seq // 20}", turn_index=seq % 20 * 2, role="user",
+                            date=dt.date.fromtimestamp(created).isoformat())
     return MemoryRecord(id=f"syn{seq:07d}", kind="turn", text=rng.choice(_TURN_TEMPLATES).format(**words),
                         provenance=provenance, created=created, updated=created)
 
@@ -97,7 +97,7 @@ def unit_vectors(count: int, dimension: int, seed: int = 0) -> np.ndarray:
 
 def synthetic_state(count: int, dimension: int, seed: int = 0) -> MemoryState:
     """The store's own in-memory state (FAISS + BM25 indexes) over `count` synthetic memories."""
-    from ..memory.state import MemoryState
+    from ..memory.index.state import MemoryState
 
     rng = random.Random(seed)
     records = [synthetic_record(seq, rng) for seq in range(count)]
@@ -107,9 +107,9 @@ def synthetic_state(count: int, dimension: int, seed: int = 0) -> MemoryState:
 def write_synthetic_store(data_dir: Path, count: int, embedder: Any) -> None:
     """A memory store on disk in `data_dir` holding `count` synthetic memories, written by the
     store's own compaction code, so that MemoryStore.open reads it as any user's store."""
-    from ..memory.compaction import write_generation
-    from ..memory.layout import StorePaths
-    from ..memory.render import embedding_id
+    from ..memory.index.render import embedding_id
+    from ..memory.store.compaction import write_generation
+    from ..memory.store.layout import StorePaths
 
     paths = StorePaths.for_data_dir(data_dir)
     paths.create()

@@ -13,9 +13,10 @@ from .plan import BenchPlan
 from .stats import median_of, scaled, spread
 
 if TYPE_CHECKING:
-    from ..agent import MemoryParts, TurnResult
+    from ..agent import MemoryParts
     from ..app import Runtime
     from ..backends.base import Backend
+    from ..turn_result import TurnResult
 
 
 TURN_WARMUP = "Hello! How are you today?"
@@ -75,12 +76,14 @@ def _agent_turns(runtime: Runtime, memory: MemoryParts | None, messages: list[st
     sessions = runtime.agent.sessions
 
     def turn(message: str) -> tuple[TurnResult, float]:
-        agent = Agent(runtime.backend, sessions, sessions.new(), generation, memory=memory,
-                      options=runtime.agent.options)
-        result = agent.respond(message)
+        agent = Agent(runtime.backend, sessions, sessions.new(), runtime.agent.settings, memory=memory,
+                      directive=runtime.agent.directive)
+        result = agent.respond(message, generation=generation)
         start = time.perf_counter()
-        agent.wait()  # storing the turn and distilling it, after the answer
-        return result, time.perf_counter() - start
+        result.memory_work()  # storing the turn and distilling it, after the answer
+        after = time.perf_counter() - start
+        agent.close()
+        return result, after
 
     turn(TURN_WARMUP)
     runs = [turn(message) for message in messages]

@@ -2,38 +2,24 @@
 
 from __future__ import annotations
 
-import json
 import sys
+from typing import Any
 
 import click
 
-from .. import __version__
 from ..errors import LocalAgentError
-from .options import common_options, debug_enabled, echo_err
+from . import batch_cmd, bench_cmd, chat, info, memory, serve_cmd  # noqa: F401  (each registers its commands)
+from .group import cli, print_json
+from .notices import install_notice_printer
+from .options import debug_enabled, echo_err
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
-@click.version_option(__version__, "--version", prog_name="local-agent")
-@common_options
-def cli() -> None:
-    """A private assistant that runs a small local model and remembers you.
-
-    Nothing leaves this machine: no network, no API key, no account. Settings come from
-    flags, then LOCAL_AGENT_* environment variables, then config.toml in your config folder.
-
-    \b
-    Start here:
-      local-agent chat                 talk, with memory (Ctrl-D exits)
-      local-agent ask "question"       one answer for scripts (--json)
-      local-agent memory list          what it remembers about you
-      local-agent info                 hardware and the backend it picks
-    """
-
-
-def main() -> None:
-    """Console entry point: errors become one line and a non-zero exit code."""
+def main(obj: dict[str, Any] | None = None) -> None:
+    """Console entry point: errors become one line and a non-zero exit code. `obj` starts the
+    commands' context object (see options.backend_factory)."""
+    install_notice_printer()
     try:
-        cli.main(standalone_mode=False, prog_name="local-agent")
+        cli.main(standalone_mode=False, prog_name="local-agent", obj=obj)
     except click.exceptions.Abort:
         echo_err("aborted")
         sys.exit(130)
@@ -59,9 +45,4 @@ def _one_line(exc: BaseException) -> str:
     return text
 
 
-def print_json(data: object) -> None:
-    click.echo(json.dumps(data, ensure_ascii=False, indent=None))
-
-
-# Commands register themselves on `cli` when imported.
-from . import batch_cmd, bench_cmd, chat, info, memory  # noqa: E402,F401
+__all__ = ["cli", "main", "print_json"]

@@ -13,7 +13,7 @@ import click
 
 from ..errors import InputError
 from ..types import BACKEND_NAMES
-from . import cli
+from .group import cli
 from .options import common_options, echo_err, settings_from
 
 if TYPE_CHECKING:

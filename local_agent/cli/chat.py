@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import sys
-from typing import Any
 
 import click
 
-from ..agent import Agent, TurnResult
-from ..app import Runtime, build_runtime
+from ..app import build_runtime
 from ..config import Settings
 from ..errors import InputError
-from . import cli, print_json
-from .options import common_options, echo_err, settings_from
+from .group import cli, print_json
+from .options import backend_factory, common_options, echo_err, settings_from
 from .repl import ChatRepl
 
 MAX_MESSAGE_BYTES = 1_000_000
@@ -47,16 +45,16 @@ def chat(session: str | None, new_session: bool, system: str | None, incognito: 
     End a line with \\ to continue it, or wrap a pasted block in triple quotes.
     By default the most recent session is resumed; --new-session starts afresh.
     """
-    settings = settings_from(click.get_current_context(), incognito=incognito)
+    ctx = click.get_current_context()
+    settings = settings_from(ctx, incognito=incognito)
     session = session or (None if new_session else _latest_session(settings))
     runtime = build_runtime(
-        settings, session=session, system=system,
-        memory=not no_memory, status=_status_printer(settings, show_loading=True),
+        settings, session=session, system=system, memory=not no_memory,
+        status=_status_printer(settings, show_loading=True), backend_factory=backend_factory(ctx),
     )
-    try:
+    runtime.agent.digests = True  # a chat session left after a few exchanges is remembered in short
+    with runtime:
         ChatRepl(runtime, settings).run()
-    finally:
-        runtime.close()
 
 
 def _latest_session(settings: Settings) -> str | None:
@@ -70,34 +68,48 @@ def _latest_session(settings: Settings) -> str | None:
 
 @cli.command()
 @click.argument("question", nargs=-1)
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object (answer, backend, timings, tokens, memories).")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print one JSON object (answer, backend, timings, tokens, memories).")
+@click.option("--no-server", is_flag=True, help="Answer in-process even when `local-agent serve` runs.")
 @session_options
 @common_options
-def ask(question: tuple[str, ...], as_json: bool, session: str | None,
+def ask(question: tuple[str, ...], as_json: bool, no_server: bool, session: str | None,
         system: str | None, incognito: bool | None, no_memory: bool) -> None:
     """Answer one QUESTION (or the text on stdin) and exit.
 
     Memory works as in chat: what you say can be remembered, and the answer uses what
     was remembered before. Each ask is a new session unless --session names one.
+    A running `local-agent serve` with the same model and data dir answers it warm.
     """
-    settings = settings_from(click.get_current_context(), incognito=incognito)
+    ctx = click.get_current_context()
+    settings = settings_from(ctx, incognito=incognito)
     text = " ".join(question) if question else read_stdin_message()
     if not text.strip():
         raise InputError("nothing to ask: give a question as an argument or on stdin")
-    runtime = build_runtime(settings, session=session,
-                            system=system, memory=not no_memory, status=_status_printer(settings, show_loading=False))
-    try:
-        on_token = None if as_json else _stream_to_stdout
-        result = runtime.agent.respond(text, on_token=on_token)
-        runtime.agent.wait()
+    if not no_server:  # a warm server (local_agent/server/client.py), else in-process below
+        from ..server.client import warm_ask
+
+        warm = warm_ask(settings, text, session=session, system=system, memory=not no_memory,
+                        on_token=None if as_json else _stream_to_stdout, wait_for_memory=as_json)
+        if warm is not None:
+            if as_json:
+                print_json(warm.record)
+            else:
+                click.echo()
+            if warm.memory_error:
+                echo_err(f"warning: memory was not updated: {warm.memory_error}")
+            return
+    runtime = build_runtime(settings, session=session, system=system, memory=not no_memory,
+                            status=_status_printer(settings, show_loading=False), backend_factory=backend_factory(ctx))
+    with runtime:
+        result = runtime.agent.respond(text, on_token=None if as_json else _stream_to_stdout)
         if as_json:
-            print_json(turn_json(result, runtime))
+            print_json(runtime.turn_json(result))
         else:
             click.echo()
-        if result.background_error:
-            echo_err(f"warning: memory was not updated: {result.background_error}")
-    finally:
-        runtime.close()
+        error = result.memory_work().error
+        if error:
+            echo_err(f"warning: memory was not updated: {error}")
 
 
 def read_stdin_message() -> str:
@@ -112,34 +124,3 @@ def read_stdin_message() -> str:
 def _stream_to_stdout(chunk: str) -> None:
     sys.stdout.write(chunk)
     sys.stdout.flush()
-
-
-def turn_json(result: TurnResult, runtime: Runtime) -> dict[str, Any]:
-    """The JSON shape shared by `ask --json` and `batch` records."""
-    return {
-        "answer": result.answer,
-        "session": result.session,
-        "backend": runtime.choice.backend,
-        "device": runtime.choice.device,
-        "model": runtime.backend.model_name,
-        "interrupted": result.interrupted,
-        "memories_saved": [
-            {"id": o.record.id, "text": o.record.text, "action": o.action} for o in result.saved
-        ],
-        "memories_recalled": [
-            {"id": h.record.id, "kind": h.record.kind, "text": h.record.text, "score": round(h.score, 4)}
-            for h in result.recalled
-        ],
-        "timings": {k: round(v, 4) for k, v in result.timings.items()},
-        "tokens": result.tokens,
-        "notices": result.notices,
-    }
-
-
-def saved_summary(agent: Agent, result: TurnResult) -> str:
-    if result.background_error:
-        return f"memory not updated: {result.background_error}"
-    if not result.saved:
-        return "nothing new to remember"
-    parts = [f"{o.action} [{o.record.id[:8]}] {o.record.text}" for o in result.saved]
-    return "remembered: " + "; ".join(parts)

@@ -2,7 +2,7 @@
 
 Read when the chat starts and written when it exits, but never with a line that must not reach
 a file: lines typed in incognito leave the history as soon as they are read, and after a
-`forget --all` by any process (see memory/epoch.py) the history is not written back at all.
+`forget --all` by any process (see memory/sessions/epoch.py) the history is not written back at all.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import click
 
 from ..errors import LocalAgentError
 from ..files import PRIVATE_FILE, ensure_private_dir
-from ..memory.epoch import ForgetGuard
+from ..memory.sessions.epoch import ForgetGuard
 
 HISTORY_LENGTH = 1000
 

@@ -12,7 +12,7 @@ import click
 from ..errors import LocalAgentError
 from ..memory.sessions import SessionStore
 from ..models import list_models, resolve_model
-from . import cli, print_json
+from .group import cli, print_json
 from .options import common_options, echo_err, settings_from
 
 LIBRARIES = ["llama-cpp-python", "torch", "transformers", "bitsandbytes", "sentence-transformers",

@@ -6,16 +6,17 @@ import datetime as dt
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import click
 
 from ..app import forget_everything, forget_memory, memory_origin, open_store
 from ..errors import InputError
-from ..memory.records import MAX_FACT_CHARS
-from ..types import MemoryRecord
-from . import cli, print_json
+from ..memory.store.records import MAX_FACT_CHARS
+from ..types import MemoryRecord, Provenance
 from .display import printable
+from .group import cli, print_json
 from .options import common_options, echo_err, is_terminal, settings_from
 
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON.")
@@ -45,7 +46,7 @@ def _row(record: MemoryRecord) -> str:
 
 
 @memory.command("list")
-@click.option("--kind", type=click.Choice(["fact", "turn", "all"]), default="fact", show_default=True)
+@click.option("--kind", type=click.Choice(["fact", "turn", "digest", "all"]), default="fact", show_default=True)
 @click.option("--limit", type=int, default=0, help="Show at most this many, newest first (0: all).")
 @click.option("--all-versions", is_flag=True, help="Include superseded records.")
 @json_option
@@ -108,7 +109,7 @@ def _shown_fields(record: MemoryRecord, previous: MemoryRecord | None) -> list[t
               ("updated", dt.datetime.fromtimestamp(record.updated).isoformat(timespec="seconds"))]
     if record.key:
         fields.append(("key", f"{record.key[0]} / {record.key[1]}"))
-    fields += [("source", f"{name}: {value}") for name, value in record.provenance.items()]
+    fields += [("source", f"{name}: {value}") for name, value in record.provenance.to_dict().items()]
     fields += [("decision", f"{name}: {value}") for name, value in record.decision.items()]
     if record.superseded_by:
         fields.append(("superseded", f"by {record.superseded_by}"))
@@ -134,7 +135,7 @@ def add(text: str, as_json: bool) -> None:
     """Remember TEXT as a fact about you; prints the new id."""
     text = _require_text(text)
     with _store() as store:
-        record = store.add(text, "fact", provenance={"source_text": text, "via": "memory add"},
+        record = store.add(text, "fact", provenance=Provenance(source_text=text, extra={"via": "memory add"}),
                            decision={"route": "user"})
     print_json(record.to_dict()) if as_json else click.echo(record.id)
 
@@ -149,7 +150,7 @@ def edit(ident: str, text: str, as_json: bool) -> None:
     text = _require_text(text)
     with _store() as store:
         old = store.get(ident)
-        record = store.supersede(old.id, text, provenance={"source_text": text, "via": "memory edit"},
+        record = store.supersede(old.id, text, provenance=Provenance(source_text=text, extra={"via": "memory edit"}),
                                  decision={"route": "user"}, key=old.key)
     print_json(record.to_dict()) if as_json else click.echo(f"{record.id} replaces {old.id}")
 
@@ -258,4 +259,39 @@ def doctor(repair: bool, as_json: bool) -> None:
         click.echo("memory store is healthy" if not problems else ("repaired" if repair else
                    "run `local-agent memory doctor --repair` to recover"))
     if problems and not repair:
+        sys.exit(1)
+
+
+@memory.command("import-chats")
+@click.argument("path", type=click.Path(dir_okay=False))
+@click.option("--dry-run", is_flag=True, help="Read and count, store nothing.")
+@click.option("--digests/--no-digests", default=True, show_default=True,
+              help="Summarize each session of 3+ exchanges with the model (about a second a session).")
+@json_option
+@common_options
+def import_chats_command(path: str, dry_run: bool, digests: bool, as_json: bool) -> None:
+    """Import past conversations (JSON Lines or a ChatGPT conversations.json): both sides with
+    their dates, the facts you stated, a digest per session. Importing again adds nothing."""
+    from ..chat_history import import_history
+    from ..chat_import import read_chats
+    from .import_chats import progress_bar, summarizer_for
+
+    ctx = click.get_current_context()
+    chats = read_chats(Path(path))
+    for problem in chats.problems:
+        echo_err(printable(f"line {problem.line}: {problem.message} (skipped)"))
+    with (_store() as store, summarizer_for(ctx, digests and not dry_run) as summarizer,
+          progress_bar(len(chats.messages), quiet=as_json) as advance):
+        counts = import_history(store, chats.messages, summarizer=summarizer, dry_run=dry_run, progress=advance)
+    report = {"format": chats.format, "messages": counts.messages, "skipped_existing": counts.skipped_existing,
+              "turns": counts.turns, "facts": counts.facts, "digests": counts.digests,
+              "sessions": len(counts.sessions), "bad_lines": len(chats.problems), "dry_run": dry_run}
+    if as_json:
+        print_json(report)
+    else:
+        verb = "would import" if dry_run else "imported"
+        click.echo(f"{verb} {counts.messages - counts.skipped_existing} messages from {len(counts.sessions)} sessions "
+                   f"({counts.turns} turn memories, {counts.facts} facts, {counts.digests} digests); "
+                   f"{counts.skipped_existing} already imported, {len(chats.problems)} bad lines")
+    if chats.problems:
         sys.exit(1)

@@ -10,12 +10,15 @@ from __future__ import annotations
 import functools
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from ..config import Settings, load_settings
 from ..types import BACKEND_NAMES
+
+if TYPE_CHECKING:
+    from ..app import BackendFactory
 
 COMMON_OPTIONS: list[tuple[tuple[str, ...], dict[str, Any]]] = [
     (("--model", "-m"), dict(help="Registry name, path to a .gguf file, or path to a Hugging Face model folder.")),
@@ -23,14 +26,17 @@ COMMON_OPTIONS: list[tuple[tuple[str, ...], dict[str, Any]]] = [
     (("--backend",), dict(type=click.Choice(["auto", *BACKEND_NAMES]),
                           help="Runtime; auto picks by hardware (see `local-agent info`).")),
     (("--device",), dict(type=click.Choice(["auto", "cpu", "cuda"]), help="Where the model runs.")),
-    (("--ctx-size",), dict(type=int, help="Context window in tokens [2048].")),
+    (("--ctx-size",), dict(type=int, help=f"Context window in tokens [{Settings.ctx_size}].")),
     (("--threads",), dict(type=int, help="CPU threads, at most the machine's cores (0: physical cores).")),
-    (("--max-tokens",), dict(type=int, help="Longest answer in tokens [256].")),
-    (("--temperature",), dict(type=float, help="Sampling temperature; 0 is greedy and deterministic [0].")),
-    (("--top-p",), dict(type=float, help="Nucleus sampling threshold [0.95].")),
-    (("--repeat-penalty",), dict(type=float, help="Penalty for repeating recent tokens; 1 is off [1.1].")),
-    (("--seed",), dict(type=int, help="Random seed for sampling [0].")),
+    (("--max-tokens",), dict(type=int, help=f"Longest answer in tokens [{Settings.max_tokens}].")),
+    (("--temperature",), dict(type=float, help="Sampling temperature; 0 is greedy and deterministic "
+                                               f"[{Settings.temperature:g}].")),
+    (("--top-p",), dict(type=float, help=f"Nucleus sampling threshold [{Settings.top_p:g}].")),
+    (("--repeat-penalty",), dict(type=float, help="Penalty for repeating recent tokens; 1 is off "
+                                                  f"[{Settings.repeat_penalty:g}].")),
+    (("--seed",), dict(type=int, help=f"Random seed for sampling [{Settings.seed}].")),
     (("--data-dir",), dict(type=click.Path(file_okay=False), help="Where memories and sessions live.")),
+    (("--today",), dict(help="Take this as today: YYYY-MM-DD or YYYY-MM-DDTHH:MM (default: the clock).")),
     (("--verbose", "-v"), dict(is_flag=True, default=None, help="Show the backend choice, timings and notices.")),
     (("--debug",), dict(is_flag=True, default=None, help="Show tracebacks on errors.")),
 ]
@@ -71,6 +77,14 @@ def settings_from(ctx: click.Context, **extra: Any) -> Settings:
     if settings.debug:
         _state["debug"] = True
     return settings
+
+
+def backend_factory(ctx: click.Context) -> BackendFactory:
+    """What loads the model: backends.create_backend, unless whoever started the command line
+    gave another as `obj={"backend_factory": ...}` (tests give a scripted model)."""
+    from ..backends import create_backend
+
+    return ctx.ensure_object(dict).get("backend_factory", create_backend)
 
 
 def echo_err(message: str) -> None:

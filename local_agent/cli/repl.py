@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-import threading
 from collections.abc import Callable
 
 import click
@@ -12,6 +11,7 @@ from .. import __version__
 from ..app import Runtime
 from ..config import Settings
 from ..errors import LocalAgentError
+from ..turn_result import MemoryWork, TurnResult
 from .history import ChatHistory
 
 HELP = """Commands:
@@ -29,13 +29,24 @@ Ctrl-C stops the current answer. End a line with \\ to continue it; wrap pasted 
 STATUS_WAIT_S = 2.0
 
 
+def saved_summary(work: MemoryWork) -> str:
+    """The status line after a turn: what its memory work remembered."""
+    if work.error:
+        return f"memory not updated: {work.error}"
+    if not work.saved:
+        return "nothing new to remember"
+    parts = [f"{o.action} [{o.record.id[:8]}] {o.record.text}"
+             + (f" (replaces: {o.previous.text})" if o.previous is not None else "") for o in work.saved]
+    return "remembered: " + "; ".join(parts)
+
+
 class ChatRepl:
     def __init__(self, runtime: Runtime, settings: Settings, reader: Callable[[str], str] = input) -> None:
         self.runtime = runtime
         self.agent = runtime.agent
         self.settings = settings
         self.read = reader
-        self.pending_status: object | None = None  # a TurnResult whose memory work is unfinished
+        self.pending_status: TurnResult | None = None  # a turn whose memory work is unreported
         self.history = ChatHistory(None if settings.incognito else settings.data_dir / "chat_history")
 
     # -- loop ---------------------------------------------------------------------
@@ -43,9 +54,7 @@ class ChatRepl:
         if sys.stdin.isatty():
             self.history.start()
         self._banner()
-        if self.agent.memory is not None:
-            # Load the embedding model while the user types the first message.
-            threading.Thread(target=self.agent.memory.store.embedder.warm_up, daemon=True).start()
+        self.agent.warm_up()  # load the embedding model while the user types the first message
         while True:
             try:
                 text = self._read_message()
@@ -62,11 +71,10 @@ class ChatRepl:
                     break
                 continue
             self._turn(text)
-        self.agent.wait()
 
     def _banner(self) -> None:
         choice = self.runtime.choice
-        memory = "off" if self.agent.memory is None else ("incognito" if self.agent.options.incognito else "on")
+        memory = "off" if not self.agent.has_memory else ("incognito" if self.agent.incognito else "on")
         click.echo(
             f"local-agent {__version__} · {self.runtime.backend.model_name} · {choice.backend} on {choice.device}"
             f" · session {self.agent.session.name} · memory {memory}",
@@ -81,7 +89,7 @@ class ChatRepl:
         try:
             return self._read_lines()
         finally:
-            if self.agent.options.incognito:  # what is said in incognito stays off the history file
+            if self.agent.incognito:  # what is said in incognito stays off the history file
                 self.history.drop_since(mark)
 
     def _read_lines(self) -> str:
@@ -120,20 +128,19 @@ class ChatRepl:
             t = result.timings
             click.echo(f"· first token {t.get('first_token_s', 0):.2f}s, answer {t.get('answer_s', 0):.2f}s, "
                        f"{result.tokens.get('completion', 0)} tokens", err=True)
-        if self.agent.memory and not self.agent.options.incognito:
+        if result.memory is not None:
             self.pending_status = result
-            if self.agent.wait(STATUS_WAIT_S):
-                self._report_pending()
-            else:
+            try:
+                result.memory_work(timeout=STATUS_WAIT_S)
+            except TimeoutError:
                 click.echo("· remembering in the background ...", err=True)
+            else:
+                self._report_pending()
 
     def _report_pending(self) -> None:
-        from .chat import saved_summary
-
         if self.pending_status is None:
             return
-        self.agent.wait()
-        click.echo(f"· {saved_summary(self.agent, self.pending_status)}", err=True)
+        click.echo(f"· {saved_summary(self.pending_status.memory_work())}", err=True)
         self.pending_status = None
 
     @staticmethod
@@ -167,7 +174,7 @@ class ChatRepl:
             return None
 
     def _need_memory(self) -> bool:
-        if self.agent.memory is None:
+        if not self.agent.has_memory:
             click.echo("memory is off in this chat (--no-memory)", err=True)
             return False
         return True
@@ -179,7 +186,7 @@ class ChatRepl:
     def _memories(self) -> None:
         if not self._need_memory():
             return
-        facts = self.agent.memory.store.records(kind="fact")
+        facts = self.agent.facts()
         if not facts:
             click.echo("I don't remember anything about you yet.")
         for record in facts:
@@ -191,10 +198,9 @@ class ChatRepl:
         if not text:
             click.echo("usage: /remember TEXT", err=True)
             return
-        if self.agent.options.incognito:
+        if self.agent.incognito:
             click.echo("incognito: nothing is written (toggle with /incognito)", err=True)
             return
-        self.agent.wait()
         record = self.agent.remember(text)
         click.echo(f"· remembered [{record.id}] {record.text}", err=True)
 
@@ -204,8 +210,7 @@ class ChatRepl:
         if not ident:
             click.echo("usage: /forget ID", err=True)
             return
-        self.agent.wait()
-        record = self.agent.memory.store.forget(ident)
+        record = self.agent.forget(ident)
         click.echo(f"· forgot [{record.id}] {record.text}", err=True)
 
     def _summary(self) -> None:
@@ -223,6 +228,5 @@ class ChatRepl:
         click.echo(f"--- tokens: {sections}; whole prompt {total} of {self.runtime.backend.context_size}", err=True)
 
     def _incognito(self) -> None:
-        options = self.agent.options
-        options.incognito = not options.incognito
-        click.echo(f"· incognito {'on: nothing will be written' if options.incognito else 'off'}", err=True)
+        self.agent.set_incognito(not self.agent.incognito)
+        click.echo(f"· incognito {'on: nothing will be written' if self.agent.incognito else 'off'}", err=True)

@@ -26,7 +26,7 @@ from tqdm import tqdm
 
 from ..errors import InputError
 from ..memory.distill import Distiller
-from ..memory.validation import mentions
+from ..memory.distill.validation import mentions
 from ..types import DistillResult
 
 WARMUP_MESSAGE = "I'm a teacher and I live near the sea."
@@ -151,7 +151,7 @@ def product_distiller(model: str | None = None) -> tuple[Distiller, dict[str, An
     instance, the memory store's embedder). Returns it and a description of the run."""
     from ..backends import create_backend
     from ..config import load_settings
-    from ..memory.embedder import Embedder
+    from ..memory.index.embedder import Embedder
 
     settings = load_settings({"model": model})
     backend, choice = create_backend(settings)

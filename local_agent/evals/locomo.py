@@ -14,6 +14,7 @@ whose top level starts with recall@5, recall@10, recall@25, recall@50 as fractio
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import json
 import re
 import statistics
@@ -25,6 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
+from ..types import MemoryDraft, Provenance
+from ..when import read_dates
 
 DEFAULT_KS = (5, 10, 25, 50)
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
@@ -66,6 +69,7 @@ class Tally:
     overall: dict[int, list[float]] = field(default_factory=dict)
     by_category: dict[int, dict[int, list[float]]] = field(default_factory=dict)
     by_conversation: dict[str, dict[int, list[float]]] = field(default_factory=dict)
+    dated: dict[int, list[float]] = field(default_factory=dict)  # questions with a date expression
 
     def add(self, conversation: str, category: int, values: dict[int, float]) -> None:
         for k, value in values.items():
@@ -135,22 +139,20 @@ def _turns(conversation: dict[str, Any]) -> list[Turn]:
 # -- running -----------------------------------------------------------------------------------
 
 
-def turn_items(conversation: Conversation) -> list[dict[str, Any]]:
-    """The add_many() items that store a conversation's turns."""
+def turn_items(conversation: Conversation) -> list[MemoryDraft]:
+    """The add_many() drafts that store a conversation's turns."""
     return [
-        {
-            "text": turn.text,
-            "kind": "turn",
-            "provenance": {
-                "source": "locomo",
-                "sample_id": conversation.sample_id,
-                "session": f"{conversation.sample_id}/session_{turn.session}",
-                "turn_index": index,
-                "dia_id": turn.dia_id,
-                "speaker": turn.speaker,
-                "date": turn.date,
-            },
-        }
+        MemoryDraft(
+            text=turn.text,
+            kind="turn",
+            provenance=Provenance(
+                session=f"{conversation.sample_id}/session_{turn.session}",
+                turn_index=index,
+                speaker=turn.speaker,
+                date=turn.date,
+                extra={"source": "locomo", "sample_id": conversation.sample_id, "dia_id": turn.dia_id},
+            ),
+        )
         for index, turn in enumerate(conversation.turns)
     ]
 
@@ -168,7 +170,7 @@ def evaluate(
     from tqdm import tqdm
 
     from ..config import load_settings
-    from ..memory.gguf_embedder import memory_embedder
+    from ..memory.index.gguf_embedder import memory_embedder
 
     conversations = load_conversations(path)[:limit_conversations]
     embedder = embedder or memory_embedder(load_settings().models_dir)
@@ -189,13 +191,17 @@ def _run_conversation(conversation: Conversation, embedder: Any, tally: Tally, b
             start = time.perf_counter()
             store.add_many(turn_items(conversation))
             tally.ingest_seconds += time.perf_counter() - start
+            today = _after_history(conversation)
             for question in conversation.questions:
                 start = time.perf_counter()
-                hits = store.recall(question.text, k=max(tally.ks))
+                hits = store.recall(question.text, k=max(tally.ks), today=today)
                 tally.recall_seconds.append(time.perf_counter() - start)
-                recalled = [str(hit.record.provenance.get("dia_id")) for hit in hits]
+                recalled = [str(hit.record.provenance.extra.get("dia_id")) for hit in hits]
                 found = question_recall(question.evidence, recalled, tally.ks)
                 tally.add(conversation.sample_id, question.category, found)
+                if read_dates(question.text, today or dt.datetime.now()):
+                    for k, value in found.items():
+                        tally.dated.setdefault(k, []).append(value)
                 start = time.perf_counter()
                 embedder.embed([question.text])  # timed apart, to show what the search itself costs
                 tally.embed_seconds.append(time.perf_counter() - start)
@@ -204,8 +210,16 @@ def _run_conversation(conversation: Conversation, embedder: Any, tally: Tally, b
             store.close()
 
 
+def _after_history(conversation: Conversation) -> dt.datetime | None:
+    """The day after the conversation's last session: questions are asked then."""
+    from ..memory.index.time_boost import moment_of
+
+    moments = [m for m in (moment_of(turn.date) for turn in conversation.turns) if m is not None]
+    return max(moments) + dt.timedelta(days=1) if moments else None
+
+
 def _report(path: Path, conversations: list[Conversation], tally: Tally) -> dict[str, Any]:
-    from ..memory import recall
+    from ..memory.index import recall
 
     report: dict[str, Any] = {f"recall@{k}": _mean(tally.overall.get(k, [])) for k in tally.ks}
     report["per_category"] = {
@@ -214,6 +228,10 @@ def _report(path: Path, conversations: list[Conversation], tally: Tally) -> dict
             **{f"recall@{k}": _mean(values[k]) for k in tally.ks},
         }
         for category, values in sorted(tally.by_category.items())
+    }
+    report["with_date_expression"] = {
+        "questions": len(tally.dated.get(tally.ks[0], [])),
+        **{f"recall@{k}": _mean(tally.dated.get(k, [])) for k in tally.ks},
     }
     report["per_conversation"] = {
         name: {f"recall@{k}": _mean(values[k]) for k in tally.ks} for name, values in tally.by_conversation.items()

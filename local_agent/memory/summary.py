@@ -76,7 +76,8 @@ class Summarizer:
             previous=f"Earlier summary:\n{previous}\n" if previous.strip() else "",
             dialogue=_dialogue(turns),
         )
-        prompt = truncate_to_tokens(prompt, self.backend.context_size - self._max_tokens() - 64, self.backend.count_tokens)
+        room = self.backend.context_size - self._max_tokens() - 64
+        prompt = truncate_to_tokens(prompt, room, self.backend.count_tokens)
         completion = self.backend.generate(
             [Message("user", prompt)],
             GenerationSettings(max_tokens=self._max_tokens(), temperature=0.0),

@@ -1,0 +1,126 @@
+"""How batch items run: in this process, or one session per task in worker processes
+(`batch --workers`), each worker with its own runtime, the records written in input order."""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import io
+import json
+import multiprocessing
+import multiprocessing.util
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import IO, Any
+
+from .app import BackendFactory, Runtime, build_runtime
+from .backends import create_backend
+from .batch import BatchItem, BatchRunner
+from .config import Settings
+from .turn_result import TurnResult
+from .types import GenerationSettings
+
+
+def responder(runtime: Runtime, base: GenerationSettings) -> Callable[[BatchItem], tuple[TurnResult, dict[str, Any]]]:
+    """Answer one item in its session, with the item's own settings over `base`."""
+
+    def respond(item: BatchItem) -> tuple[TurnResult, dict[str, Any]]:
+        agent = runtime.agent
+        agent.use_session(item.session)
+        result = agent.respond(item.input, generation=dataclasses.replace(base, **item.overrides),
+                                today=item.today)
+        if result.interrupted:  # Ctrl-C: stop the batch; this line is redone by --resume
+            raise KeyboardInterrupt
+        turn = runtime.turn_json(result)  # waits: memories saved by this line are part of its record
+        turn["error"] = None
+        return result, turn
+
+    return respond
+
+
+def session_groups(items: list[BatchItem]) -> list[list[BatchItem]]:
+    groups: dict[str, list[BatchItem]] = {}
+    for item in items:
+        groups.setdefault(item.session, []).append(item)
+    return list(groups.values())
+
+
+@dataclass
+class BatchJob:
+    """One batch run's items go through `run`; `backend_factory` loads the model (a
+    module-level function, so that worker processes can be given it)."""
+
+    settings: Settings
+    sink: IO[str]
+    memory: bool = True
+    fail_fast: bool = False
+    workers: int = 1
+    progress: Callable[[], None] = lambda: None
+    backend_factory: BackendFactory = create_backend
+    # Runs first in each worker process (module-level, so it can be sent): the CLI passes the
+    # printer of the memory layer's notices, which a spawned process does not inherit.
+    worker_setup: Callable[[], object] | None = None
+
+    def run(self, items: list[BatchItem]) -> tuple[int, int]:
+        """Answer `items`, one record each; returns (failed, written)."""
+        if self.workers > 1 and len(session_groups(items)) > 1:
+            return self._parallel(items)
+        return self._serial(items)
+
+    def _serial(self, items: list[BatchItem]) -> tuple[int, int]:
+        runtime = build_runtime(self.settings, session=items[0].session if items else None, memory=self.memory,
+                                backend_factory=self.backend_factory)
+        with runtime:
+            runner = BatchRunner(responder(runtime, self.settings.generation()), self.sink, fail_fast=self.fail_fast)
+            runner.run(items, progress=self.progress)
+        return runner.failed, runner.written
+
+    def _parallel(self, items: list[BatchItem]) -> tuple[int, int]:
+        """Sessions run in `workers` processes; a record is written once every earlier line's is."""
+        order = [item.line for item in items]
+        ready: dict[int, tuple[str, bool]] = {}
+        failed = written = 0
+        context = multiprocessing.get_context("spawn")
+        initargs = (self.settings, self.memory, self.backend_factory, self.worker_setup)
+        with context.Pool(self.workers, initializer=_worker_start, initargs=initargs) as pool:
+            run = functools.partial(_worker_run, fail_fast=self.fail_fast)
+            for results in pool.imap_unordered(run, session_groups(items)):
+                ready.update((line, (text, bad)) for line, text, bad in results)
+                while written < len(order) and order[written] in ready:
+                    text, bad = ready.pop(order[written])
+                    self._write(text)
+                    written += 1
+                    failed += bad
+                    if bad and self.fail_fast:
+                        return failed, written
+            pool.close()  # let the workers finish cleanly instead of being terminated
+            pool.join()
+        return failed, written
+
+    def _write(self, text: str) -> None:
+        self.sink.write(text + "\n")
+        self.sink.flush()
+        self.progress()
+
+
+# -- in each worker process: one runtime, kept for every session it is given ------------------
+_WORKER: dict[str, Any] = {}
+
+
+def _worker_start(settings: Settings, memory: bool, backend_factory: BackendFactory,
+                  setup: Callable[[], object] | None) -> None:
+    if setup is not None:
+        setup()
+    runtime = build_runtime(settings, memory=memory, backend_factory=backend_factory)
+    _WORKER["runtime"] = runtime
+    _WORKER["generation"] = settings.generation()
+    # Free the models before the worker's interpreter shuts down (llama.cpp cannot after).
+    multiprocessing.util.Finalize(runtime, runtime.close, exitpriority=10)
+
+
+def _worker_run(group: list[BatchItem], fail_fast: bool) -> list[tuple[int, str, bool]]:
+    """One session's lines, in order; returns (line, JSON record, failed) for each written."""
+    sink = io.StringIO()
+    BatchRunner(responder(_WORKER["runtime"], _WORKER["generation"]), sink, fail_fast=fail_fast).run(group)
+    records = [json.loads(text) for text in sink.getvalue().splitlines()]
+    return [(r["line"], json.dumps(r, ensure_ascii=False), r["error"] is not None) for r in records]

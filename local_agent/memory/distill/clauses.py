@@ -1,0 +1,174 @@
+"""Split a chat message into clauses and tell what each one does: a first-person statement,
+another statement, a question, or a request to the assistant. Cheap string work, no model."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+ClauseAct = Literal["statement", "question", "request"]
+
+# Chat spellings normalized before any matching ("i m", "im", "dont" ...).
+_SPELLINGS = [
+    (re.compile(r"\bi\s?m\b", re.I), "I'm"),
+    (re.compile(r"\bive\b", re.I), "I've"),
+    (re.compile(r"\bi\b"), "I"),
+    (re.compile(r"\bdont\b", re.I), "don't"),
+    (re.compile(r"\bcant\b", re.I), "can't"),
+    (re.compile(r"\bdoesnt\b", re.I), "doesn't"),
+    (re.compile(r"[\u2018\u2019]"), "'"),
+    (re.compile(r"\s+"), " "),
+]
+_SENTENCE_BREAK = re.compile(r"(?<=[.!?;])\s+|\s*\n+\s*|(?<=[.!?])(?=[A-Z])")
+_SUBJECTS = r"(?:I|I'm|I've|I'd|I'll|my|me|we|we're|our|you|your|you're)"
+_QUESTION_OPENERS = (
+    r"(?:what|how|where|when|why|who|whom|whose|which|do|does|did|are|is|was|were|have|has|had|"
+    r"can|could|would|will|should|shall|may|might|isn't|aren't|don't|doesn't|didn't|won't)"
+)
+# A clause starts after "but/and/so ..." or a comma when a subject or a question follows.
+# A question back to the assistant: "what do you ...", "how about you", "where did you ...".
+_ASKS_THE_ASSISTANT = (
+    r"(?:what|how|where|when|why|who|which)\s+(?:(?:do|did|does|are|were|is|was|would|could|can|have|"
+    r"will)\s+(?:you|u)|about\s+(?:you|u|yours))\b"
+)
+_CLAUSE_BREAK = re.compile(
+    rf",?\s+(?:but|and|so|because|though|although|plus|whereas)\s+(?={_SUBJECTS}\b)"
+    rf"|,\s+(?={_SUBJECTS}\b)"
+    rf"|,\s+(?=(?:and |but |so )?{_QUESTION_OPENERS}\s+(?:you|your|u|about)\b)"
+    rf"|,\s+(?=(?:and |but |so )?{_ASKS_THE_ASSISTANT})",
+    re.I,
+)
+_INTERJECTION = re.compile(
+    r"^(?:(?:oh|ah|aw+|well|yes|yeah|yep|yup|no|nope|nah|lol|lmao|haha+|hah|hehe|hi|hello|hey|ok|"
+    r"okay|sure|cool|nice|wow|um+|uh+|hmm+|actually|honestly|also|and|but|so|plus|great|awesome|"
+    r"indeed|really|thanks|thank you|anyway|anyways|right|true|same|me too|good|interesting|fun fact)"
+    r"\b[\s,!.:;-]*)+",
+    re.I,
+)
+_BARE_SUBJECT = re.compile(r"^\W*(?:my|our)(?: \w+){1,2}\W*$", re.I)
+# An introductory phrase with no subject of its own ("As a nurse, I ...", "In 2019, we ...",
+# "Working at a grocery store, I ..."): it belongs to the clause after its comma.
+_LEADING_PHRASE = re.compile(
+    r"^\W*(?:as|in|on|at|during|for|after|before|since|from|with|without|being|working|living|"
+    r"growing up|having)\b(?:(?!\b(?:I|I'm|I've|we|you|he|she|they|it)\b)[^,]){1,40}$",
+    re.I,
+)
+_FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|I'd|I'll|my|me|mine|myself|we|we're|we've|our|ours)\b", re.I)
+# A run-on "Summer is my favorite I love fishing" has a second clause at the bare " I ", unless
+# the word before it introduces a subordinate clause ("the way I", "that I", "so I").
+_RUN_ON = re.compile(
+    r"(?<=[a-z]) (?=I (?:am|have|had|was|love|like|hate|work|live|do|don't|enjoy|own|got|go|play|can|"
+    r"just|also|really|used|grew|need|want)\b|I'm |I've "
+    rf"|(?i:{_ASKS_THE_ASSISTANT}))"
+)
+_SUBORDINATORS = frozenset(
+    """that which when where if because as since so and but or what how why who whom than while until
+    before after though whether think know guess hope wish mean say said believe feel way time thing
+    things one ones all the a an once till cause cuz now then also""".split()
+)
+_QUESTION_START = re.compile(rf"^{_QUESTION_OPENERS}\b", re.I)
+_REQUEST_START = re.compile(
+    r"^(?:please|pls|can you|could you|would you|will you|help me|tell me|show me|give me|let me know|"
+    r"let's|lets|I want you to|I need you to|I'd like you to|I would like you to|I'd like to know|"
+    r"I want to know|I need help|I need a|I need an|I need some|I need to know|I'm looking for|"
+    r"I am looking for|I wonder|I was wondering|I'd like a|I would like a|I'd like some|"
+    r"I would like some|remind me|make sure|don't forget|do not forget)\b",
+    re.I,
+)
+# Base-form verbs that open an instruction ("Write a poem", "List three ..."). Any verb the
+# clause opens with that is not preceded by a subject reads as an imperative.
+_IMPERATIVE_VERBS = frozenset(
+    """add analyze answer apply arrange ask brainstorm build calculate categorize change check
+    choose classify come compare compose compute convert correct count create decide define
+    delete describe design determine discuss draft draw edit estimate evaluate explain extract
+    fill find fix format generate get give go guess help identify imagine improve include
+    write know label let list look make mark match name note offer organize outline paraphrase
+    pick plan predict prepare proofread provide put rank rate read recommend remove rephrase
+    remind replace respond restate return review revise rewrite say schedule select send shorten show
+    simplify solve sort spell split state suggest summarize summarise take talk teach tell think
+    transform translate try turn use verify book buy convince design detect find order""".split()
+)
+
+
+@dataclass(frozen=True)
+class Clause:
+    """A piece of a message with its speech act; `text` has interjections and final
+    punctuation removed."""
+
+    text: str
+    act: ClauseAct
+
+    @property
+    def first_person(self) -> bool:
+        """Whether the speaker speaks of themself anywhere in the clause."""
+        return _FIRST_PERSON.search(self.text) is not None
+
+    @property
+    def first_person_statement(self) -> bool:
+        return self.act == "statement" and self.first_person
+
+
+def normalize(text: str) -> str:
+    """Fix chat spellings ("im", lowercase "i", curly quotes) and collapse whitespace."""
+    for pattern, replacement in _SPELLINGS:
+        text = pattern.sub(replacement, text)
+    return text.strip()
+
+
+def split_clauses(message: str) -> list[Clause]:
+    """The message's clauses in order, each with its act."""
+    clauses = []
+    for sentence in _SENTENCE_BREAK.split(normalize(message)):
+        pieces = [q for p in _CLAUSE_BREAK.split(sentence) if p and p.strip() for q in _split_run_on(p)]
+        parts = _join_fragments([p for p in pieces if p.strip()])
+        for index, part in enumerate(parts):
+            is_last = index == len(parts) - 1
+            clause = _clean(part)
+            if clause:
+                clauses.append(Clause(clause, _act(clause, asked=is_last and sentence.rstrip().endswith("?"))))
+    return clauses
+
+
+def _split_run_on(text: str) -> list[str]:
+    """Split "Summer is my favorite I love fishing" before the bare "I"."""
+    pieces, start = [], 0
+    for match in _RUN_ON.finditer(text):
+        previous = text[start:match.start()].rsplit(" ", 1)[-1].lower()
+        if previous not in _SUBORDINATORS:
+            pieces.append(text[start:match.start()])
+            start = match.end()
+    return [*pieces, text[start:]]
+
+
+def _join_fragments(parts: list[str]) -> list[str]:
+    """Join a piece that is no clause to the one after it: a bare noun phrase ("My wife" + "and
+    I just bought a house") and an introductory phrase ("As a cancer survivor" + ", my cat was
+    always near me"), since what they say is about the clause that follows."""
+    merged: list[str] = []
+    for part in parts:
+        if merged and _BARE_SUBJECT.match(merged[-1]):
+            merged[-1] = f"{merged[-1]} and {part}"
+        elif merged and _LEADING_PHRASE.match(merged[-1]):
+            merged[-1] = f"{merged[-1]}, {part}"
+        else:
+            merged.append(part)
+    return merged
+
+
+def _clean(part: str) -> str:
+    text = _INTERJECTION.sub("", part.strip())
+    return text.strip().rstrip(".!?;:,").strip().strip('"').strip()
+
+
+def _act(clause: str, *, asked: bool) -> ClauseAct:
+    if _REQUEST_START.match(clause) or _is_imperative(clause):
+        return "request"
+    if asked or _QUESTION_START.match(clause):
+        return "question"
+    return "statement"
+
+
+def _is_imperative(clause: str) -> bool:
+    first = clause.split(" ", 1)[0].lower()
+    return first in _IMPERATIVE_VERBS

@@ -1,0 +1,169 @@
+"""Lexical search: BM25 (bm25s) with English stemming (PyStemmer) and stopwords.
+
+bm25s cannot add documents to a built index, so the index is two segments over the same row
+numbering as the dense index: a `main` segment over most rows and a small `delta` segment over
+the newest ones. A write rebuilds only the delta (cost grows with the delta, not the store);
+when the delta outgrows `delta_limit` the main segment is rebuilt over everything, which
+amortizes to a small cost per write. Token ids are kept per row, so no rebuild re-tokenizes.
+The two segments compute their own IDF; their scores are merged as they are, an approximation
+that only affects rows added since the last main rebuild (what it costs in recall is in the
+README).
+
+A row's document is its own tokens followed by the tokens of its context rows (for turns:
+the turns it answers), so a short reply is found by the words of the question it answers.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+import bm25s
+import numpy as np
+import Stemmer
+from bm25s.tokenization import Tokenizer
+
+DELTA_MIN_ROWS = 256
+DELTA_SHARE = 1 / 32  # the delta may hold this share of the store before a main rebuild
+
+
+def delta_limit(rows: int) -> int:
+    return max(DELTA_MIN_ROWS, int(rows * DELTA_SHARE))
+
+
+def new_tokenizer() -> Tokenizer:
+    return Tokenizer(lower=True, stopwords="en", stemmer=Stemmer.Stemmer("english"))
+
+
+@dataclass
+class _Segment:
+    """A built BM25 index over rows [start, stop). Its vocabulary holds only the tokens of its
+    own rows (`local` maps the tokenizer's ids to the segment's), so building a small delta
+    costs little however large the store's vocabulary has grown."""
+
+    start: int
+    stop: int
+    local: dict[int, int]
+    bm25: bm25s.BM25
+
+    def scores(self, token_ids: list[int], weights: np.ndarray) -> np.ndarray:
+        known = [self.local[token] for token in token_ids if token in self.local]
+        if not known:
+            return np.zeros(self.stop - self.start, dtype=np.float32)
+        return self.bm25.get_scores(known, weight_mask=weights[self.start : self.stop])
+
+
+class LexicalIndex:
+    def __init__(self) -> None:
+        self._tokenizer = new_tokenizer()
+        self._own: list[np.ndarray] = []  # each row's own token ids
+        self._context: list[tuple[int, ...]] = []  # rows whose tokens join this row's document
+        self._main: _Segment | None = None
+        self._delta: _Segment | None = None
+
+    def __len__(self) -> int:
+        return len(self._own)
+
+    def add(self, texts: list[str], contexts: list[tuple[int, ...]]) -> None:
+        """Index new rows (appended after the existing ones) and refresh the segments."""
+        if len(texts) != len(contexts):
+            raise ValueError("texts and contexts differ in length")
+        if not texts:
+            return
+        ids = self._tokenizer.tokenize(list(texts), update_vocab=True, show_progress=False)
+        self._own.extend(np.asarray(row, dtype=np.int32) for row in ids)
+        self._context.extend(contexts)
+        built = self._main.stop if self._main else 0
+        if len(self) - built > delta_limit(len(self)):
+            self._main, self._delta = self._build(0, len(self)), None
+        else:
+            self._delta = self._build(built, len(self))
+
+    def scores(self, query: str, weights: np.ndarray) -> np.ndarray:
+        """A BM25 score for every row (0 where `weights` is 0 or nothing matches)."""
+        token_ids = self.query_tokens(query)
+        parts = [seg.scores(token_ids, weights) for seg in (self._main, self._delta) if seg is not None]
+        return np.concatenate(parts) if parts else np.zeros(0, dtype=np.float32)
+
+    def query_tokens(self, query: str) -> list[int]:
+        """Token ids of a query; words the index has never seen are dropped."""
+        ids = self._tokenizer.tokenize([query], update_vocab=False, show_progress=False, allow_empty=False)
+        return list(ids[0])
+
+    def _document(self, row: int) -> list[int]:
+        parts = [self._own[row]] + [self._own[other] for other in self._context[row]]
+        return np.concatenate(parts).tolist()
+
+    def _build(self, start: int, stop: int) -> _Segment:
+        local: dict[int, int] = {}
+        documents = [[local.setdefault(token, len(local)) for token in self._document(row)]
+                     for row in range(start, stop)]
+        bm25 = bm25s.BM25()
+        bm25.index((documents, dict(local)), create_empty_token=False, show_progress=False)
+        return _Segment(start=start, stop=stop, local=local, bm25=bm25)
+
+    # -- persistence (the store writes these arrays at compaction, see store/lexical_file.py) ----
+    def to_arrays(self) -> dict[str, np.ndarray]:
+        """Everything a reopen needs, as plain arrays: the tokenizer's vocabulary, each row's
+        tokens and context rows, and one segment over all rows (what a fresh build makes)."""
+        whole = self._main if self._main is not None and self._main.stop == len(self) and self._delta is None else None
+        segment = whole or self._build(0, len(self))
+        vocab = {name: getattr(self._tokenizer, name) for name in _VOCAB_FIELDS}
+        own_tokens, own_offsets = _flatten(self._own)
+        context_rows, context_offsets = _flatten([np.asarray(c, dtype=np.int32) for c in self._context])
+        scores = segment.bm25.scores
+        return {
+            "vocab": np.frombuffer(json.dumps(vocab, ensure_ascii=False).encode("utf-8"), dtype=np.uint8),
+            "own_tokens": own_tokens, "own_offsets": own_offsets,
+            "context_rows": context_rows, "context_offsets": context_offsets,
+            "segment_tokens": np.fromiter(segment.local, dtype=np.int64, count=len(segment.local)),
+            "data": np.asarray(scores["data"]), "indices": np.asarray(scores["indices"]),
+            "indptr": np.asarray(scores["indptr"]), "num_docs": np.asarray([scores["num_docs"]], dtype=np.int64),
+        }
+
+    @classmethod
+    def from_arrays(cls, arrays: dict[str, np.ndarray]) -> LexicalIndex:
+        """The index `to_arrays` saved, laid out as a fresh build of its rows would be (one
+        main segment, or a delta for a small store), so scores are the same as a rebuild's."""
+        index = cls()
+        vocab = json.loads(bytes(arrays["vocab"]).decode("utf-8"))
+        for name in _VOCAB_FIELDS:
+            setattr(index._tokenizer, name, dict(vocab[name]))
+        index._own = _split(arrays["own_tokens"], arrays["own_offsets"])
+        index._context = [tuple(int(row) for row in rows)
+                          for rows in _split(arrays["context_rows"], arrays["context_offsets"])]
+        rows = len(index._own)
+        if len(index._context) != rows or int(arrays["num_docs"][0]) != rows:
+            raise ValueError("the saved lexical index disagrees with itself about its rows")
+        if rows:
+            segment = _loaded_segment(rows, arrays)
+            if rows > delta_limit(rows):
+                index._main = segment
+            else:
+                index._delta = segment
+        return index
+
+
+_VOCAB_FIELDS = ("word_to_stem", "stem_to_sid", "word_to_id")
+
+
+def _flatten(rows: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    offsets = np.zeros(len(rows) + 1, dtype=np.int64)
+    offsets[1:] = np.cumsum([len(row) for row in rows]) if rows else []
+    flat = np.concatenate(rows).astype(np.int32) if rows else np.zeros(0, dtype=np.int32)
+    return flat, offsets
+
+
+def _split(flat: np.ndarray, offsets: np.ndarray) -> list[np.ndarray]:
+    flat = np.asarray(flat, dtype=np.int32)
+    return [flat[offsets[i] : offsets[i + 1]] for i in range(len(offsets) - 1)]
+
+
+def _loaded_segment(rows: int, arrays: dict[str, np.ndarray]) -> _Segment:
+    local = {int(token): position for position, token in enumerate(arrays["segment_tokens"])}
+    bm25 = bm25s.BM25()
+    bm25.scores = {"data": arrays["data"], "indices": arrays["indices"], "indptr": arrays["indptr"], "num_docs": rows}
+    bm25.vocab_dict = dict(local)
+    bm25.unique_token_ids_set = set(local.values())
+    bm25.nonoccurrence_array = None  # the default method ("lucene") has none
+    return _Segment(start=0, stop=rows, local=local, bm25=bm25)

@@ -1,0 +1,83 @@
+"""A record's three renderings: the line the prompt shows, the text the dense index embeds, and
+the text BM25 indexes. They are rarely the record's bare text.
+
+A chat turn is embedded with who said it and when ("[8 May 2023] Caroline: I went to a support
+group yesterday"), so that questions naming a person or a time find it. Lexically a turn is also
+indexed with the turns it answers (see `state.py`): a reply such as "Yes, the adoption agencies!"
+only makes sense next to the question it answers. A fact with a key is indexed lexically with
+the key's words too. These are general properties of conversational memory, not of one
+benchmark (the measurements behind them are in the README).
+
+Changing what `dense_text` returns changes the vectors: bump RENDER_VERSION so that stored
+vectors made from the old text are detected and re-made.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from ...types import MemoryRecord
+
+RENDER_VERSION = 1
+TURN_MEMORY_CHARS = 200  # a recalled past message is quoted up to this length in the prompt
+
+
+def prompt_text(record: MemoryRecord) -> str:
+    """How a recalled record reads in the prompt."""
+    day = spoken_day(record.provenance.date or dt.date.fromtimestamp(record.created).isoformat())
+    text = " ".join(record.text.split())
+    if record.kind == "fact":
+        return f"{text} (noted {day})"
+    if record.kind == "digest":
+        return f"Conversation of {day}, in short: {text}"
+    if len(text) > TURN_MEMORY_CHARS:
+        text = text[:TURN_MEMORY_CHARS].rsplit(" ", 1)[0] + " ..."
+    if (record.provenance.role or "") == "assistant" and not record.provenance.speaker:
+        return f"On {day} you (the assistant) told the user: {text}"
+    return f"On {day} the user said: {text}"
+
+
+def spoken_day(stamp: str) -> str:
+    """A stored date as the prompt shows it: "2024-05-02T09:30" -> "2024-05-02 09:30"; other
+    forms ("8 May 2023") as they are."""
+    return stamp.replace("T", " ", 1) if len(stamp) >= 16 and stamp[10:11] == "T" else stamp
+
+
+def dense_text(record: MemoryRecord) -> str:
+    """What is embedded for the record."""
+    if record.kind != "turn":
+        return record.text
+    parts = []
+    date = (record.provenance.date or "").strip()
+    if date:
+        parts.append(f"[{date}]")
+    speaker = speaker_of(record)
+    parts.append(f"{speaker}: {record.text}" if speaker else record.text)
+    return " ".join(parts)
+
+
+def lexical_text(record: MemoryRecord) -> str:
+    """What is indexed for BM25, before the context of neighbouring turns is added."""
+    if record.key is not None:
+        return f"{dense_text(record)} ({record.key[0]} {record.key[1]})"
+    return dense_text(record)
+
+
+def speaker_of(record: MemoryRecord) -> str:
+    """The name a turn is attributed to: its speaker, else its role ("User")."""
+    origin = record.provenance
+    if origin.speaker:
+        return origin.speaker.strip()
+    return (origin.role or "").strip().title()
+
+
+def context_session(record: MemoryRecord) -> str | None:
+    """The conversation a turn belongs to, whose earlier turns give it context."""
+    if record.kind != "turn":
+        return None
+    return record.provenance.session
+
+
+def embedding_id(model_id: str) -> str:
+    """What stored vectors are tagged with: the model and the version of `dense_text`."""
+    return f"{model_id}#text-v{RENDER_VERSION}"

@@ -1,0 +1,167 @@
+"""The data dir and its marker: local-agent only uses, and deletes in, a folder it made.
+
+The data dir holds `.local-agent`, a small JSON marker written when local-agent creates the
+folder or first uses it. A folder without the marker is used only when it is empty (or
+missing), or when it holds nothing but what an earlier local-agent wrote there (memory/,
+sessions/, chat_history, models/, each with only its own files): the marker is then added and
+nothing is lost on upgrade. Any other folder is refused with one line, so that `forget` can
+never delete a user's own files. Links are refused too: the app's own folders and files
+inside the data dir must be what they seem (the data dir itself may be a link).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+from ...errors import DataDirError, StoreError
+from ...files import atomic_write_json, ensure_private_dir, refuse_symlink
+from .layout import MEMORY_DIR_NAME, is_own_file
+
+log = logging.getLogger(__name__)
+
+MARKER_NAME = ".local-agent"
+MARKER_FORMAT = "local-agent data dir"
+MARKER_VERSION = 1
+SESSIONS_DIR_NAME = "sessions"
+HISTORY_NAME = "chat_history"
+MODELS_DIR_NAME = "models"  # model files fetched into the default data dir: never deleted
+EPOCH_NAME = "epoch"  # the forget epoch and the lock of session writes: see sessions/epoch.py
+SESSIONS_LOCK_NAME = "sessions.lock"
+OWN_TOP_FILES = frozenset({HISTORY_NAME, EPOCH_NAME, SESSIONS_LOCK_NAME})
+# a session file (the name rule of sessions/format.py) or an atomic write of one
+SESSION_FILE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}\.json")
+SESSION_TEMP = re.compile(r"\.[A-Za-z0-9][A-Za-z0-9_.-]{0,63}\.json\.[a-z0-9_]+\.tmp")
+MARKER_TEMP = re.compile(r"\.?" + re.escape(MARKER_NAME) + r"\.[a-z0-9_]+\.tmp")  # files.atomic_write_stream
+SHOWN = 4  # foreign entries named in the error
+
+
+def claim_data_dir(data_dir: Path) -> Path:
+    """Make sure `data_dir` is local-agent's: create it (0700) with its marker when missing or
+    empty, adopt a data dir of an earlier local-agent, refuse anything else (DataDirError).
+    Returns the path. StoreError when the folder cannot be read or written."""
+    data_dir = Path(data_dir).expanduser()
+    try:
+        _claim(data_dir)
+    except OSError as exc:
+        raise StoreError(f"cannot use the data dir {data_dir}: {exc.strerror or exc}") from exc
+    return data_dir
+
+
+def _claim(data_dir: Path) -> None:
+    if not data_dir.exists():
+        ensure_private_dir(data_dir)
+    elif not data_dir.is_dir():
+        raise DataDirError(f"the data dir {data_dir} is not a folder")
+    marker = data_dir / MARKER_NAME
+    refuse_symlink(marker)
+    if marker.exists():
+        check_marker(marker)
+    else:
+        foreign = foreign_entries(data_dir)
+        if foreign:
+            raise DataDirError(_not_ours(data_dir, foreign))
+        earlier = any(not MARKER_TEMP.fullmatch(entry.name) for entry in os.scandir(data_dir))
+        atomic_write_json(marker, {"format": MARKER_FORMAT, "version": MARKER_VERSION})
+        if earlier:
+            log.warning("marked %s as a local-agent data dir (it was made by an earlier version)", data_dir)
+    for name in (MEMORY_DIR_NAME, SESSIONS_DIR_NAME, HISTORY_NAME):
+        refuse_symlink(data_dir / name)
+
+
+def check_marker(marker: Path) -> None:
+    """DataDirError unless `marker` is a marker this local-agent reads."""
+    try:
+        data = json.loads(marker.read_bytes())
+        readable = isinstance(data, dict) and data.get("format") == MARKER_FORMAT
+        version = data.get("version") if readable else None
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        readable, version = False, None
+    if not readable or isinstance(version, bool) or not isinstance(version, int):
+        raise DataDirError(f"{marker} is not a local-agent data dir marker; "
+                           "move it away if this folder is yours to give to local-agent")
+    if version > MARKER_VERSION:
+        raise DataDirError(f"{marker.parent} was made by a newer local-agent (data dir version {version}); "
+                           "upgrade local-agent")
+
+
+def _not_ours(data_dir: Path, foreign: list[str]) -> str:
+    named = ", ".join(foreign[:SHOWN]) + (f" and {len(foreign) - SHOWN} more" if len(foreign) > SHOWN else "")
+    return (f"{data_dir} is not a local-agent data dir: it holds files local-agent did not make ({named}); "
+            "choose an empty or new folder with --data-dir or LOCAL_AGENT_DATA_DIR")
+
+
+def foreign_entries(data_dir: Path) -> list[str]:
+    """What in `data_dir` an earlier local-agent did not write (relative names, sorted)."""
+    foreign: list[str] = []
+    for entry in sorted(os.scandir(data_dir), key=lambda e: e.name):
+        path = Path(entry.path)
+        if entry.is_symlink():
+            foreign.append(f"{entry.name} (a link)")
+        elif entry.name == MEMORY_DIR_NAME and entry.is_dir():
+            foreign += [f"{entry.name}/{name}" for name in _foreign_in(path, is_own_file)]
+        elif entry.name == SESSIONS_DIR_NAME and entry.is_dir():
+            foreign += [f"{entry.name}/{name}" for name in _foreign_in(path, _is_session_file)]
+        elif entry.name in OWN_TOP_FILES and entry.is_file():
+            continue
+        elif entry.name == MODELS_DIR_NAME and entry.is_dir():
+            continue  # local-agent never deletes there
+        elif not MARKER_TEMP.fullmatch(entry.name):
+            foreign.append(entry.name + ("/" if entry.is_dir() else ""))
+    return foreign
+
+
+def _foreign_in(folder: Path, ours: Callable[[Path], bool]) -> list[str]:
+    return sorted(path.name + ("/" if path.is_dir() and not path.is_symlink() else "")
+                  for path in folder.iterdir() if not ours(path))
+
+
+def _is_session_file(path: Path) -> bool:
+    """A session file an earlier local-agent wrote: its name, and JSON holding turns."""
+    if path.is_symlink() or not path.is_file():
+        return False
+    if SESSION_TEMP.fullmatch(path.name):
+        return True
+    if not SESSION_FILE.fullmatch(path.name):
+        return False
+    try:
+        data = json.loads(path.read_bytes())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return False
+    return isinstance(data, dict) and "version" in data and isinstance(data.get("turns"), list)
+
+
+def is_session_file(path: Path) -> bool:
+    """Named like a session file or a temp file of one (what `forget --all` deletes)."""
+    return (SESSION_FILE.fullmatch(path.name) or SESSION_TEMP.fullmatch(path.name)) is not None
+
+
+def delete_session_files(folder: Path) -> None:
+    """Delete the session files in `folder` (and the folder if that empties it). Links are
+    refused before anything is deleted; a file that cannot be deleted is an error, never a
+    silent success."""
+    refuse_symlink(folder)
+    if not folder.exists():
+        return
+    doomed = [path for path in sorted(folder.iterdir())
+              if is_session_file(path) and (path.is_symlink() or path.is_file())]
+    for path in doomed:
+        refuse_symlink(path)
+    failed = []
+    for path in doomed:
+        try:
+            path.unlink(missing_ok=True)
+        except OSError as exc:
+            failed.append(f"{path.name} ({exc.strerror or exc})")
+    if failed:
+        raise StoreError(f"could not delete {len(failed)} session file(s) in {folder}: {', '.join(failed)}")
+    left = sorted(path.name for path in folder.iterdir())
+    if left:
+        log.warning("left %d file(s) in %s that local-agent did not make: %s", len(left), folder,
+                    ", ".join(left[:SHOWN]))
+    else:
+        folder.rmdir()

@@ -1,0 +1,93 @@
+"""The persisted lexical (BM25) index: `lexical-<gen>.npz` beside the snapshot of that generation.
+
+Opening a store then tokenizes and indexes only the journal's tail, not every record. The file
+is derived data and never trusted: its header names the generation, the record count, a
+checksum of the record ids and one of the text each row is indexed by; a file that disagrees
+with the snapshot, or cannot be read, is ignored and the index is rebuilt from the records
+(with one logged notice) and saved again. It is written at compaction, atomically, before the
+snapshot that it belongs to (like the vectors), so `forget` rewrites it without the forgotten
+words and compaction deletes the old generations'.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import logging
+import zipfile
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ...files import atomic_write_bytes
+from ...types import MemoryRecord
+from ..index.lexical import LexicalIndex
+from ..index.render import lexical_text
+
+log = logging.getLogger(__name__)
+
+LEXICAL_FORMAT = 1
+
+
+@dataclass(frozen=True)
+class LexicalStamp:
+    """What a lexical file must match to be used."""
+
+    format: int
+    generation: int
+    count: int
+    ids_sha256: str
+    texts_sha256: str
+
+
+def stamp_for(generation: int, records: list[MemoryRecord]) -> LexicalStamp:
+    ids = hashlib.sha256("\n".join(record.id for record in records).encode("utf-8")).hexdigest()
+    texts = hashlib.sha256()
+    for record in records:
+        texts.update(lexical_text(record).encode("utf-8", "surrogatepass") + b"\0")
+    return LexicalStamp(LEXICAL_FORMAT, generation, len(records), ids, texts.hexdigest())
+
+
+def write_lexical(path: Path, index: LexicalIndex, stamp: LexicalStamp) -> None:
+    """Save `index` (covering exactly the records `stamp` describes) atomically."""
+    arrays = index.to_arrays()
+    arrays["stamp"] = np.frombuffer(json.dumps(asdict(stamp)).encode("utf-8"), dtype=np.uint8)
+    buffer = io.BytesIO()
+    np.savez(buffer, allow_pickle=False, **arrays)
+    atomic_write_bytes(path, buffer.getvalue())
+
+
+def read_lexical(path: Path, stamp: LexicalStamp) -> tuple[LexicalIndex | None, str]:
+    """The saved index if it matches `stamp`, else (None, why not)."""
+    try:
+        with np.load(path, allow_pickle=False) as saved:
+            found = json.loads(bytes(saved["stamp"]).decode("utf-8"))
+            if found != asdict(stamp):
+                return None, f"{path.name} does not match the snapshot"
+            arrays = {name: saved[name] for name in saved.files if name != "stamp"}
+        return LexicalIndex.from_arrays(arrays), ""
+    except FileNotFoundError:
+        return None, f"{path.name} is missing"
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile, UnicodeDecodeError) as exc:
+        return None, f"{path.name} cannot be read ({exc})"
+
+
+def load_or_rebuild(path: Path, stamp: LexicalStamp, texts_known: bool) -> LexicalIndex | None:
+    """The saved index, or None (the caller indexes the records) with one logged notice.
+    `texts_known` False: there are no records, so nothing to load or say."""
+    if not texts_known:
+        return None
+    index, reason = read_lexical(path, stamp)
+    if index is None:
+        log.warning("%s: rebuilding the lexical index of %d memories", reason, stamp.count)
+    return index
+
+
+def save_quietly(path: Path, index: LexicalIndex, stamp: LexicalStamp) -> None:
+    """Save a rebuilt index for the next open; a failure only costs that open a rebuild."""
+    try:
+        write_lexical(path, index, stamp)
+    except OSError as exc:
+        log.warning("could not save the lexical index to %s (%s); it will be rebuilt next time", path, exc)

@@ -1,0 +1,288 @@
+"""The adapter: the one module of the server that calls the agent, the app wiring and memory.
+
+Everything the server needs from the rest of local-agent goes through `Engine`, in plain data
+(turns.py) and dicts, so a change to the agent's shape is an edit here only. What it uses:
+
+- `app.build_runtime(settings, system=, memory=, status=, backend_factory=)` -> Runtime
+  (backend, choice, agent.memory: the store, distiller and summarizer), `Runtime.turn_json`,
+  `Runtime.close()`, `app.load_session`;
+- `agent.Agent(backend, sessions, session, settings, memory=, directive=)`, `.respond(message,
+  on_token=, generation=)` -> TurnResult (`.memory_work()` waits for the memory work),
+  `.set_incognito`, `.close()`; `MemoryParts`; `Agent._in_window` is overridden (see
+  `_ClientDialogueAgent`);
+- `memory.sessions.Session/Turn/SessionStore`, `memory.datadir.claim_data_dir`;
+- `MemoryStore.open/records/add/recall/forget/close`, the store's embedder (`embed`,
+  `warm_up`), `memory.gguf_embedder.memory_embedder` when memory is off;
+- `config.with_overrides` for a warm `ask`'s own settings.
+
+Every method except `info` runs on the worker thread (worker.py): one at a time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..agent import Agent, MemoryParts
+from ..app import BackendFactory, Runtime, build_runtime, load_session
+from ..backends import create_backend
+from ..config import Settings, with_overrides
+from ..errors import InputError, StoreError
+from ..memory.sessions import Session, SessionStore, Turn
+from ..memory.store.datadir import claim_data_dir
+from ..prompt import DEFAULT_SYSTEM
+from ..turn_result import TurnResult
+from ..types import MemoryRecord, Provenance
+from .discovery import CALL_SETTINGS
+from .namespaces import namespace_dir
+from .turns import AskTurn, ChatOutcome, ChatTurn
+
+if TYPE_CHECKING:
+    from ..memory.index.embedder import Embedder, TextEmbedder
+    from ..memory.store import MemoryStore
+
+OnToken = Callable[[str], bool]  # False: the client has gone, stop
+MAX_OPEN_NAMESPACES = 8  # stores of named namespaces kept open (least recently used closes)
+EMBEDDING_MODEL = "all-MiniLM-L6-v2"
+
+
+class Disconnected(KeyboardInterrupt):
+    """The client left mid-answer. The agent stops an answer on KeyboardInterrupt (Ctrl-C in
+    the CLI) and keeps what was written: the same path stops a generation here."""
+
+
+@dataclass(frozen=True)
+class EngineInfo:
+    model: str  # the served model's name, the id in /v1/models
+    aliases: tuple[str, ...]  # other names a request may use for it (the --model value)
+    backend: str
+    device: str
+    context_size: int
+    embedding_model: str
+    embedding_aliases: tuple[str, ...]
+    created: int
+
+
+class _NoSessionFiles:
+    """The session store of an API request: the client owns the dialogue and sends it each
+    time, so nothing is written to sessions/ (and `forget --all` has nothing to drop)."""
+
+    def check_forgotten(self, session: Session, **_: Any) -> bool:
+        return False
+
+    def save(self, session: Session) -> bool:
+        return False
+
+
+class _ClientDialogueAgent(Agent):
+    """An Agent whose visible dialogue is the client's message list: a recalled past message
+    is left out when the client sent the same text in this request."""
+
+    def __init__(self, *args: Any, visible: set[str], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._visible = visible
+
+    def _in_window(self, record: MemoryRecord) -> bool:
+        return record.kind == "turn" and _plain(record.text) in self._visible
+
+
+def _plain(text: str) -> str:
+    return " ".join(text.split())
+
+
+def conversation_name(turn: ChatTurn) -> str:
+    """A stable name for the client's conversation (its first user message, hashed): turns of
+    one conversation are indexed together, as a CLI session's are."""
+    first = next((text for role, text in turn.history if role == "user"), turn.message)
+    digest = hashlib.sha256(f"{turn.namespace or ''}\0{first}".encode()).hexdigest()[:16]
+    return f"api-{digest}"
+
+
+def _relay(agent: Agent, on_token: OnToken, *, keep_on_disconnect: bool) -> Callable[[str], None]:
+    def relay(chunk: str) -> None:
+        if not on_token(chunk):
+            if not keep_on_disconnect:
+                agent.set_incognito(True)  # the client never got the answer: remember nothing
+            raise Disconnected()
+    return relay
+
+
+def hit_dict(hit: Any) -> dict[str, Any]:
+    return {"id": hit.record.id, "kind": hit.record.kind, "text": hit.record.text, "score": round(hit.score, 4)}
+
+
+def saved_dict(outcome: Any) -> dict[str, Any]:
+    return {"id": outcome.record.id, "text": outcome.record.text, "action": outcome.action}
+
+
+def record_dict(record: MemoryRecord) -> dict[str, Any]:
+    return {"id": record.id, "object": "memory", "kind": record.kind, "text": record.text,
+            "created": record.created, "updated": record.updated,
+            "key": list(record.key) if record.key else None}
+
+
+def _outcome(result: TurnResult, max_tokens: int) -> ChatOutcome:
+    """The turn as the routes see it, once its memory work is done."""
+    work = result.memory_work()
+    completion = result.tokens.get("completion", 0)
+    return ChatOutcome(
+        answer=result.answer, finish_reason="length" if completion >= max_tokens else "stop",
+        prompt_tokens=result.tokens.get("prompt", 0), completion_tokens=completion,
+        recalled=[hit_dict(hit) for hit in result.recalled], saved=[saved_dict(o) for o in work.saved],
+        memory_error=work.error, cancelled=result.interrupted,
+    )
+
+
+class Engine:
+    """The loaded model and the memory of each namespace."""
+
+    def __init__(self, settings: Settings, *, memory: bool = True, system: str | None = None,
+                 status: Callable[[str], None] = lambda _: None,
+                 backend_factory: BackendFactory = create_backend) -> None:
+        self.settings = settings
+        self.memory_on = memory
+        self.default_system = system
+        self.info: EngineInfo | None = None
+        self._status = status
+        self._backend_factory = backend_factory
+        self._runtime: Runtime | None = None
+        self._stores: OrderedDict[str, MemoryStore] = OrderedDict()  # named namespaces
+        self._spare_embedder: Embedder | None = None
+
+    # -- life ------------------------------------------------------------------------------
+    def load(self) -> EngineInfo:
+        runtime = build_runtime(self.settings, system=self.default_system, memory=self.memory_on,
+                                status=self._status, backend_factory=self._backend_factory)
+        self._runtime = runtime
+        if runtime.agent.memory is not None:
+            runtime.agent.memory.store.embedder.warm_up()  # the first request should not wait for it
+        backend = runtime.backend
+        self.info = EngineInfo(
+            model=backend.model_name, aliases=(self.settings.model,), backend=runtime.choice.backend,
+            device=runtime.choice.device, context_size=backend.context_size,
+            embedding_model=EMBEDDING_MODEL, embedding_aliases=(f"sentence-transformers/{EMBEDDING_MODEL}",),
+            created=int(time.time()),
+        )
+        return self.info
+
+    def close(self) -> None:
+        for store in self._stores.values():
+            store.close()
+        self._stores.clear()
+        if self._runtime is not None:
+            self._runtime.close()
+            self._runtime = None
+
+    # -- turns -----------------------------------------------------------------------------
+    def chat(self, turn: ChatTurn, on_token: OnToken) -> ChatOutcome:
+        """Answer the client's dialogue; recall for, store and distill only its last message.
+        Returns when the turn's memory work is done."""
+        runtime = self._loaded()
+        generation = self.settings.generation(**turn.generation)
+        session = Session(name=conversation_name(turn), turns=[Turn(role, text) for role, text in turn.history])
+        visible = {_plain(text) for role, text in turn.history if role == "user"}
+        agent = _ClientDialogueAgent(
+            runtime.backend, _NoSessionFiles(), session, self.settings,
+            memory=self._chat_memory(turn.namespace) if turn.memory and self.memory_on else None,
+            directive=turn.system or self.default_system or DEFAULT_SYSTEM, visible=visible,
+        )
+        try:
+            relay = _relay(agent, on_token, keep_on_disconnect=False)
+            return _outcome(agent.respond(turn.message, on_token=relay, generation=generation),
+                            generation.max_tokens)
+        finally:
+            agent.close()
+
+    def ask(self, turn: AskTurn, on_token: OnToken,
+            on_answer: Callable[[dict[str, Any]], None] | None = None) -> tuple[dict[str, Any], str | None]:
+        """What `ask` does in-process, on the loaded model: the same session file, memory and
+        output record (`Runtime.turn_json`). Returns (record, memory error) once the memory work
+        is done; `on_answer` gets the answer before that, as soon as it is written."""
+        runtime = self._loaded()
+        unknown = sorted(set(turn.settings) - set(CALL_SETTINGS))
+        if unknown:
+            raise InputError(f"ask request: unknown settings {', '.join(unknown)}")
+        settings = replace(self.settings, **with_overrides(self.settings, turn.settings, "ask request"))
+        sessions = SessionStore(claim_data_dir(settings.data_dir))
+        agent = Agent(runtime.backend, sessions, load_session(sessions, turn.session), settings,
+                      memory=runtime.agent.memory if turn.memory else None, directive=turn.system or DEFAULT_SYSTEM)
+        try:
+            result = agent.respond(turn.message, on_token=_relay(agent, on_token, keep_on_disconnect=True))
+            if on_answer is not None:
+                on_answer({"answer": result.answer, "session": result.session, "interrupted": result.interrupted})
+            return runtime.turn_json(result), result.memory_work().error
+        finally:
+            agent.close()
+
+    # -- memory REST -------------------------------------------------------------------------
+    def memories(self, namespace: str | None, kind: str | None, limit: int) -> list[dict[str, Any]]:
+        records = self._store(namespace).records(kind=kind)
+        records.sort(key=lambda record: record.updated, reverse=True)
+        return [record_dict(record) for record in records[: limit or None]]
+
+    def remember(self, namespace: str | None, text: str) -> dict[str, Any]:
+        """Store `text` as a fact the user stated (as the chat's /remember does)."""
+        provenance = Provenance(session="api", source_text=text, date=time.strftime("%Y-%m-%dT%H:%M"), role="user")
+        record = self._store(namespace).add(text, "fact", provenance=provenance, decision={"route": "user"})
+        return record_dict(record)
+
+    def search(self, namespace: str | None, query: str, limit: int) -> list[dict[str, Any]]:
+        hits = self._store(namespace).recall(query, k=limit)
+        return [{**record_dict(hit.record), "score": round(hit.score, 4)} for hit in hits]
+
+    def forget(self, namespace: str | None, ident: str) -> dict[str, Any]:
+        return record_dict(self._store(namespace).forget(ident))
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        return self._embedder().embed(texts)
+
+    # -- internals ---------------------------------------------------------------------------
+    def _loaded(self) -> Runtime:
+        if self._runtime is None:
+            raise StoreError("the model is not loaded")
+        return self._runtime
+
+    def _info(self) -> EngineInfo:
+        if self.info is None:
+            raise StoreError("the model is not loaded")
+        return self.info
+
+    def _memory(self) -> MemoryParts:
+        parts = self._loaded().agent.memory
+        if not self.memory_on or parts is None:
+            raise InputError("memory is off on this server (it was started with --no-memory)")
+        return parts
+
+    def _chat_memory(self, namespace: str | None) -> MemoryParts:
+        """Recall and distillation, without the rolling summary: the client owns the dialogue."""
+        return MemoryParts(store=self._store(namespace), distiller=self._memory().distiller, summarizer=None)
+
+    def _store(self, namespace: str | None) -> MemoryStore:
+        own = self._memory().store
+        if namespace is None:
+            return own
+        store = self._stores.pop(namespace, None)
+        if store is None:
+            from ..memory.store import MemoryStore
+
+            store = MemoryStore.open(namespace_dir(self.settings.data_dir, namespace), own.embedder)
+        self._stores[namespace] = store  # most recently used last
+        while len(self._stores) > MAX_OPEN_NAMESPACES:
+            self._stores.popitem(last=False)[1].close()
+        return store
+
+    def _embedder(self) -> TextEmbedder:
+        parts = self._loaded().agent.memory
+        if parts is not None:
+            return parts.store.embedder
+        if self._spare_embedder is None:
+            from ..memory.index.gguf_embedder import memory_embedder
+
+            self._spare_embedder = memory_embedder(self.settings.models_dir, self.settings.device)
+        return self._spare_embedder

@@ -1,0 +1,117 @@
+"""The guard in front of every request: Host check, API key, content type, body size.
+
+- Host: only localhost, 127.0.0.1, [::1], the bound host and names given with --allowed-host.
+  A web page cannot then reach the server through DNS rebinding (ollama's CVE-2024-28224).
+- API key, when one is set: `Authorization: Bearer KEY`, compared in constant time. The Unix
+  socket needs none: its folder (0700) already admits only the server's own user.
+- POST bodies must be `application/json`: a cross-site form or `text/plain` fetch cannot
+  send one without a CORS preflight, which fails unless --cors-origin allows it.
+- The body is refused past --max-body, by its Content-Length or as it arrives.
+"""
+
+from __future__ import annotations
+
+import hmac
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any
+
+from fastapi import HTTPException
+
+from .errors import error_response
+from .options import ServerOptions, allowed_host_names
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+Refusal = tuple[int, str, str]  # status, message, code
+
+
+class BodyTooLarge(HTTPException):
+    def __init__(self, limit: int) -> None:
+        super().__init__(413, f"the request body is over {limit} bytes")
+        self.code = "body_too_large"
+
+
+def host_name(header: str | None) -> str | None:
+    """The name in a Host header, lower case, without port or brackets."""
+    if not header:
+        return None
+    value = header.strip().lower()
+    if value.startswith("["):
+        return value[1 : value.find("]")] if "]" in value else None
+    return value.rsplit(":", 1)[0] if value.count(":") == 1 else value
+
+
+def is_unix_socket(scope: Scope) -> bool:
+    """uvicorn reports a Unix socket's address as (path, None)."""
+    server = scope.get("server")
+    return server is not None and server[1] is None
+
+
+def _headers(scope: Scope) -> dict[str, str]:
+    return {name.decode("latin-1").lower(): value.decode("latin-1") for name, value in scope.get("headers", [])}
+
+
+def _is_json(content_type: str | None) -> bool:
+    return (content_type or "").split(";", 1)[0].strip().lower() == "application/json"
+
+
+class Guard:
+    """A pure ASGI middleware, so streamed responses pass through untouched."""
+
+    def __init__(self, app: ASGIApp, options: ServerOptions) -> None:
+        self.app = app
+        self.hosts = allowed_host_names(options)
+        self.key = options.api_key.encode("utf-8") if options.api_key else None
+        self.max_body = options.max_body
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        refusal = self.check(scope)
+        if refusal is not None:
+            status, message, code = refusal
+            headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
+            await error_response(status, message, code, headers=headers)(scope, receive, send)
+            return
+        await self.app(scope, self._limited(receive), send)
+
+    def check(self, scope: Scope) -> Refusal | None:
+        headers = _headers(scope)
+        if host_name(headers.get("host")) not in self.hosts:
+            return 403, "this Host is not allowed (see --allowed-host)", "forbidden_host"
+        method = scope.get("method", "GET")
+        if method == "OPTIONS":  # a CORS preflight carries no key; CORS answers it
+            return None
+        if self.key is not None and not is_unix_socket(scope) and not self._key_ok(headers.get("authorization")):
+            return 401, "a valid API key is required (Authorization: Bearer KEY)", "invalid_api_key"
+        if method in ("POST", "PUT", "PATCH") and not _is_json(headers.get("content-type")):
+            return 415, "the body must be application/json", "unsupported_media_type"
+        length = (headers.get("content-length") or "0").strip()
+        if not length.isdigit():
+            return 400, "Content-Length must be a number", "invalid_request"
+        if int(length) > self.max_body:
+            return 413, f"the request body is over {self.max_body} bytes", "body_too_large"
+        return None
+
+    def _key_ok(self, header: str | None) -> bool:
+        scheme, _, token = (header or "").partition(" ")
+        offered = token.strip().encode("utf-8") if scheme.lower() == "bearer" else b""
+        return hmac.compare_digest(offered, self.key or b"")
+
+    def _limited(self, receive: Receive) -> Receive:
+        seen = 0
+
+        async def counted() -> Message:
+            nonlocal seen
+            message = await receive()
+            if message.get("type") == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.max_body:
+                    raise BodyTooLarge(self.max_body)
+            return message
+
+        return counted

@@ -1,0 +1,178 @@
+"""The persisted lexical index (lexical-<gen>.npz): reopening uses it and recalls exactly what a
+rebuilt index recalls; a stale, truncated or missing file is rebuilt, never trusted; forget
+leaves none of the forgotten words in any file."""
+
+from __future__ import annotations
+
+import logging
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from local_agent.memory.index import vectors
+from local_agent.memory.index.embedder import Embedder
+from local_agent.memory.index.vectors import DenseIndex
+from local_agent.memory.store import MemoryStore
+from local_agent.memory.store.layout import StorePaths, is_own_file
+from local_agent.types import MemoryDraft
+
+from .file_helpers import all_bytes
+
+QUERIES = ["what pet does Maria have", "where did Sam travel in spring", "favourite food", "row 17 violin"]
+SUBJECTS = ["Maria", "Sam", "Lee", "Ana", "Tom", "Kai"]
+THINGS = ["a cat named Pixel", "Lisbon in spring", "spicy ramen", "the violin", "a red bicycle", "chess on Sundays"]
+
+
+def _facts(count: int, start: int = 0) -> list[MemoryDraft]:
+    return [MemoryDraft(text=f"{SUBJECTS[i % 6]} likes {THINGS[(i * 5) % 6]} (note {i}, row {i % 41})", kind="fact")
+            for i in range(start, start + count)]
+
+
+def _recalled(store: MemoryStore) -> list[list[tuple[str, float, float]]]:
+    return [[(hit.record.id, round(hit.lexical, 6), round(hit.score, 6)) for hit in store.recall(query, k=8)]
+            for query in QUERIES]
+
+
+def _lexical_files(data_dir: Path) -> list[Path]:
+    return sorted(StorePaths.for_data_dir(data_dir).root.glob("lexical-*.npz"))
+
+
+def _build(data_dir: Path, embedder: Embedder, count: int, tail: int) -> None:
+    with MemoryStore.open(data_dir, embedder) as store:
+        store.add_many(_facts(count))
+        store.compact()
+        store.add_many(_facts(tail, start=count))  # the journal's tail, indexed in memory only
+
+
+@pytest.mark.parametrize("count", [40, 300])  # a delta-only index, and a main segment
+def test_reopened_index_recalls_what_a_rebuilt_one_does(
+    data_dir: Path, embedder: Embedder, count: int, caplog: pytest.LogCaptureFixture
+) -> None:
+    _build(data_dir, embedder, count, tail=7)
+    [saved] = _lexical_files(data_dir)
+    with caplog.at_level(logging.WARNING), MemoryStore.open(data_dir, embedder) as store:
+        from_file = _recalled(store)
+    assert not [r for r in caplog.records if "lexical" in r.getMessage()]
+    saved.unlink()
+    with caplog.at_level(logging.WARNING), MemoryStore.open(data_dir, embedder) as store:
+        rebuilt = _recalled(store)
+    assert [r.getMessage() for r in caplog.records if "lexical" in r.getMessage()] == [
+        f"{saved.name} is missing: rebuilding the lexical index of {count} memories"]
+    assert from_file == rebuilt
+    assert any(hits for hits in rebuilt) and any(lex > 0 for hits in rebuilt for _, lex, _ in hits)
+    assert _lexical_files(data_dir) == [saved]  # saved again for the next open
+
+
+def test_truncated_index_is_rebuilt(data_dir: Path, embedder: Embedder, caplog: pytest.LogCaptureFixture) -> None:
+    _build(data_dir, embedder, 60, tail=3)
+    with MemoryStore.open(data_dir, embedder) as store:
+        expected = _recalled(store)
+    [saved] = _lexical_files(data_dir)
+    saved.write_bytes(saved.read_bytes()[: saved.stat().st_size // 2])
+    with caplog.at_level(logging.WARNING), MemoryStore.open(data_dir, embedder) as store:
+        assert _recalled(store) == expected
+    assert any("cannot be read" in r.getMessage() for r in caplog.records)
+    with MemoryStore.open(data_dir, embedder) as store:  # the rewritten file is whole again
+        assert _recalled(store) == expected
+
+
+def test_index_of_another_snapshot_is_not_trusted(
+    tmp_path: Path, data_dir: Path, embedder: Embedder, caplog: pytest.LogCaptureFixture
+) -> None:
+    _build(data_dir, embedder, 50, tail=0)
+    other = tmp_path / "other"
+    _build(other, embedder, 51, tail=0)  # same generation, one record more
+    with MemoryStore.open(data_dir, embedder) as store:
+        expected = _recalled(store)
+    [mine], [theirs] = _lexical_files(data_dir), _lexical_files(other)
+    shutil.copyfile(theirs, mine)
+    with caplog.at_level(logging.WARNING), MemoryStore.open(data_dir, embedder) as store:
+        assert _recalled(store) == expected
+    assert any("does not match the snapshot" in r.getMessage() for r in caplog.records)
+
+
+def test_journal_growth_and_compaction_by_another_process(data_dir: Path, embedder: Embedder) -> None:
+    _build(data_dir, embedder, 50, tail=2)
+    with MemoryStore.open(data_dir, embedder) as reader, MemoryStore.open(data_dir, embedder) as writer:
+        writer.add_many(_facts(5, start=52))
+        writer.compact()
+        writer.add_many(_facts(3, start=57))
+        seen = _recalled(reader)  # caught up through a full reload
+    assert _lexical_files(data_dir) == [StorePaths.for_data_dir(data_dir).lexical(2)]  # gen 1's is gone
+    for path in _lexical_files(data_dir):
+        path.unlink()
+    with MemoryStore.open(data_dir, embedder) as store:
+        assert _recalled(store) == seen
+
+
+def test_forget_leaves_no_word_in_any_index_file(data_dir: Path, embedder: Embedder) -> None:
+    with MemoryStore.open(data_dir, embedder) as store:
+        store.add_many(_facts(30))
+        secret = store.add("Maria's locker code is quokkabrindle", "fact")
+        store.compact()
+        assert b"quokkabrindl" in b"".join(p.read_bytes() for p in _lexical_files(data_dir))
+        store.forget(secret.id)
+        assert _lexical_files(data_dir)
+        assert b"quokkabrindl" not in all_bytes(data_dir)
+        store.add("Tom's password hint is zebrafrangible", "fact")
+        store.compact()
+        store.forget_all()
+    assert not _lexical_files(data_dir)
+    assert b"zebrafrangib" not in all_bytes(data_dir)
+
+
+def _clustered(rows: int, dimension: int, seed: int) -> np.ndarray:
+    """Unit vectors around 40 centres: closer to real embeddings than uniform noise."""
+    rng = np.random.default_rng(seed)
+    centres = rng.normal(size=(40, dimension))
+    points = centres[rng.integers(0, 40, rows)] + rng.normal(scale=0.6, size=(rows, dimension))
+    return (points / np.linalg.norm(points, axis=1, keepdims=True)).astype(np.float32)
+
+
+def test_hnsw_agrees_with_exact_search() -> None:
+    dense = DenseIndex(64)
+    vectors = _clustered(4000, 64, seed=1)
+    dense.add(vectors, ["fact"] * len(vectors), [True] * len(vectors))
+    allowed = dense.allowed(("fact",))
+    queries = _clustered(100, 64, seed=2)
+    exact = [set(dense.search(q, 10, allowed)[0].tolist()) for q in queries]
+    dense.build_approximate()
+    dense.add(_clustered(200, 64, seed=3), ["fact"] * 200, [True] * 200)  # appended to both
+    allowed = dense.allowed(("fact",))
+    approx = [dense.search(q, 10, allowed)[0].tolist() for q in queries]
+    agreement = np.mean([len(e & set(a) - set(range(4000, 4200))) / 10 for e, a in zip(exact, approx)])
+    assert agreement >= 0.9
+    narrow = allowed.copy()
+    narrow[100:] = False  # a narrow filter: exact search answers
+    assert set(dense.search(queries[0], 10, narrow)[0].tolist()) <= set(range(100))
+
+
+def test_large_store_keeps_its_hnsw_index_in_step(
+    data_dir: Path, embedder: Embedder, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setattr(vectors, "APPROX_MIN_ROWS", 20)
+    paths = StorePaths.for_data_dir(data_dir)
+    _build(data_dir, embedder, 30, tail=2)
+    assert paths.approx(1).is_file()
+    with caplog.at_level(logging.WARNING), MemoryStore.open(data_dir, embedder) as store:
+        assert store._files.state.dense.approximate
+        hits = _recalled(store)
+        store.add("Kai plays the violin in row 17", "fact")  # an append to the HNSW graph
+        assert len(store._files.state.dense) == 33
+    assert not [r for r in caplog.records if "hnsw" in r.getMessage()]
+    paths.approx(1).unlink()
+    with caplog.at_level(logging.WARNING), MemoryStore.open(data_dir, embedder) as store:
+        assert [hit[0] for hit in _recalled(store)[0]] == [hit[0] for hit in hits[0]]
+        secret = store.add("the vault opens with quokkabrindle", "fact")
+        store.forget(secret.id)
+    assert any("hnsw-1.npz is missing" in r.getMessage() for r in caplog.records)
+    assert [p.name for p in sorted(paths.root.glob("hnsw-*.npz"))] == ["hnsw-3.npz"]  # rebuilt at open, then forget
+
+
+def test_index_files_are_known_as_ours(tmp_path: Path) -> None:
+    names = ["lexical-3.npz", "hnsw-12.npz", ".lexical-3.npz.k2j4_x.tmp", ".hnsw-4.npz.abcd.tmp"]
+    for name in [*names, "lexical-x.npz", "hnsw-3.npy"]:
+        (tmp_path / name).write_bytes(b"")
+    assert sorted(p.name for p in tmp_path.iterdir() if is_own_file(p)) == sorted(names)
