@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from .agent import Agent, MemoryParts
 from .backends import create_backend
 from .backends.base import Backend
+from .backends.llama_state import delete_states
 from .config import Settings
 from .memory.sessions import Session, SessionStore
 from .memory.sessions.epoch import bump_epoch
@@ -147,7 +148,8 @@ def _memory_parts(settings: Settings, backend: Backend, choice: BackendChoice, o
 
 def forget_everything(settings: Settings) -> None:
     """Remove all memory: facts, turns, vectors, journal, backups, sessions (with their
-    summaries) and the chat's line-editing history; only files local-agent made. Raises
+    summaries), the chat's line-editing history and the saved llama.cpp states (which hold
+    session summaries); only files local-agent made. Raises
     rather than return when any of it could not be deleted."""
     data_dir = claim_data_dir(settings.data_dir)
     bump_epoch(data_dir)  # open chats must not write back what they hold (epoch.py)
@@ -158,6 +160,7 @@ def forget_everything(settings: Settings) -> None:
     finally:
         store.close()
     (data_dir / HISTORY_NAME).unlink(missing_ok=True)
+    delete_states(data_dir)
     bump_epoch(data_dir)  # again: a chat that read the old files meanwhile sees it too
 
 
@@ -186,6 +189,7 @@ def forget_memory(settings: Settings, ident: str, *, with_source: bool) -> tuple
             return origin, []
         edited = remove_messages(SessionStore(settings.data_dir), origin)
         remove_from_history(settings.data_dir / HISTORY_NAME, origin)
+        delete_states(settings.data_dir)  # a saved system prompt may hold a summary of the messages
         if edited:  # an open chat may still hold the message (or a summary of it): it drops them
             bump_epoch(settings.data_dir)
         return store.forget_with_source(origin.record.id), edited

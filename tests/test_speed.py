@@ -15,7 +15,6 @@ import pytest
 
 from local_agent import omp_env
 from local_agent.backends import cpu_share
-from local_agent.backends.llama_state import PrefixStates
 from local_agent.bench import llama_bench, report
 from local_agent.bench.targets import targets
 from local_agent.bench.workers import library_env, with_env
@@ -204,58 +203,3 @@ def test_speed_tables_show_every_setup():
     assert "| llama-bench (flash attention, batch 2048/512) | pp512 | 1,600.0 ± 10.0 |" in text
     assert "| local-agent backend (time to first token) | prompt 512 | 1,450.0 (1,305.0–1,595.0) |" in text
     assert "| competing | not run | 50.0 (45.0–55.0) | 75.0 (67.5–82.5) | – | 1.500 (1.350–1.650) |" in text
-
-
-# -- saved system prompt states --------------------------------------------------------------------
-
-
-def _states(folder: Path, **identity: object) -> PrefixStates:
-    return PrefixStates(folder, {"model": "m:1:2", "n_ctx": 2048, "n_batch": 512, **identity})
-
-
-def test_a_state_is_keyed_by_its_exact_tokens_the_model_and_the_settings(tmp_path: Path):
-    states = _states(tmp_path)
-    assert states.key([1, 2, 3]) == _states(tmp_path).key([1, 2, 3])
-    others = [states.key([1, 2, 4]), states.key([1, 2]), _states(tmp_path, n_ctx=4096).key([1, 2, 3]),
-              _states(tmp_path, model="m:1:3").key([1, 2, 3]), _states(tmp_path, flash_attn=True).key([1, 2, 3])]
-    assert states.key([1, 2, 3]) not in others and len(set(others)) == len(others)
-
-
-def test_a_saved_state_reads_back_private_and_only_for_its_tokens(tmp_path: Path):
-    states = _states(tmp_path / "cache" / "llama-state")
-    states.write([1, 2, 3], b"kv cache bytes")
-    assert states.read([1, 2, 3]) == b"kv cache bytes"
-    assert states.read([1, 2, 3, 4]) is None and _states(tmp_path, n_ctx=1).read([1, 2, 3]) is None
-    assert states.path([1, 2, 3]).stat().st_mode & 0o777 == 0o600
-    assert (tmp_path / "cache" / "llama-state").stat().st_mode & 0o777 == 0o700
-
-
-@pytest.mark.parametrize("damage", ["truncate", "flip", "other key"])
-def test_a_damaged_state_file_is_not_used(tmp_path: Path, damage: str):
-    states = _states(tmp_path)
-    states.write([1, 2, 3], b"kv cache bytes" * 100)
-    path = states.path([1, 2, 3])
-    data = path.read_bytes()
-    if damage == "truncate":
-        path.write_bytes(data[:-10])
-    elif damage == "flip":
-        path.write_bytes(data[:-1] + bytes([data[-1] ^ 1]))
-    else:  # a file renamed onto another key
-        states.path([9]).write_bytes(data)
-        path = states.path([9])
-        assert states.read([9]) is None
-        return
-    assert states.read([1, 2, 3]) is None
-
-
-def test_only_the_newest_states_are_kept(tmp_path: Path):
-    from local_agent.backends import llama_state
-
-    states = _states(tmp_path)
-    for index in range(llama_state.KEEP + 3):
-        states.write([index] * 20, b"state")
-        os.utime(states.path([index] * 20), ns=(index * 10**9, index * 10**9))
-    states.write([99] * 20, b"state")
-    kept = sorted(tmp_path.glob("*.state"))
-    assert len(kept) == llama_state.KEEP and states.read([99] * 20) == b"state"
-    assert states.read([0] * 20) is None  # the oldest went first

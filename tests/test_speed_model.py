@@ -3,6 +3,7 @@ prompt state loaded in a new backend, and the thread count the backend picks."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 from pathlib import Path
 
@@ -24,8 +25,9 @@ def answers(backend: Backend) -> list[str]:
     return [backend.generate([Message("system", SYSTEM), Message("user", q)], GREEDY).text for q in QUESTIONS]
 
 
-def backend(gguf: Path, **options: object) -> LlamaCppBackend:
-    return LlamaCppBackend(gguf, model_name="default", context_size=2048, **options)  # type: ignore[arg-type]
+def backend(gguf: Path, *, threads: int, state_dir: Path | None = None, context_size: int = 2048) -> LlamaCppBackend:
+    return LlamaCppBackend(gguf, model_name="default", context_size=context_size, threads=threads,
+                           state_dir=state_dir)
 
 
 def test_a_saved_system_prompt_state_gives_the_same_answers(default_gguf: Path, tmp_path: Path):
@@ -52,6 +54,22 @@ def test_a_damaged_state_is_evaluated_again(default_gguf: Path, tmp_path: Path):
     with backend(default_gguf, threads=2, state_dir=folder) as second:
         assert answers(second) == expected
     assert path.stat().st_size > 100_000  # saved again, whole
+
+
+@pytest.mark.parametrize("state", [b"", b"\0" * 4096, bytes(range(256)) * 64, "half"])
+def test_a_state_llama_cpp_refuses_is_evaluated_again(default_gguf: Path, tmp_path: Path, state: bytes | str):
+    """A file whose checksum holds but whose state llama.cpp cannot read (garbage, or a real
+    state cut short): refused, and the prompt is evaluated as if there were none."""
+    folder = tmp_path / "states"
+    with backend(default_gguf, threads=2, state_dir=folder) as first:
+        expected = answers(first)
+    path = next(folder.glob("*.state"))
+    magic, key, _, saved = path.read_bytes().split(b"\n", 3)
+    payload = saved[: len(saved) // 2] if state == "half" else state
+    assert isinstance(payload, bytes)
+    path.write_bytes(b"\n".join([magic, key, hashlib.sha256(payload).hexdigest().encode(), payload]))
+    with backend(default_gguf, threads=2, state_dir=folder) as second:
+        assert answers(second) == expected
 
 
 def test_greedy_answers_do_not_depend_on_the_thread_count(default_gguf: Path):

@@ -69,7 +69,6 @@ class CoreShare:
         self._last = now
         return max(0.0, (busy1 - busy0) - (own1 - own0)) / (end - start)
 
-
     def _others_running(self) -> float | None:
         """Runnable threads of the whole machine right now, less this one (/proc/loadavg)."""
         try:

@@ -8,7 +8,6 @@ reuses the KV cache for the prompt prefix shared with the previous call.
 from __future__ import annotations
 
 import codecs
-import contextlib
 import ctypes
 import json
 from collections.abc import Iterator, Sequence
@@ -78,8 +77,7 @@ class LlamaCppBackend(Backend):
                 n_ctx=context_size,
                 n_batch=batch,
                 n_ubatch=batch,
-                n_threads=self.threads,
-                n_threads_batch=self.threads,
+                n_threads=self.threads, n_threads_batch=self.threads,
                 n_gpu_layers=-1 if device == "cuda" else 0,
                 seed=seed,
                 verbose=False,
@@ -87,24 +85,24 @@ class LlamaCppBackend(Backend):
         except ValueError as exc:
             raise ModelError(f"llama.cpp could not load {model_path} ({exc}); is it a valid GGUF file?") from None
         self._vocab = llama_cpp.llama_model_get_vocab(self._llm.model)
-        template = self._llm.metadata.get("tokenizer.chat_template")
-        if not template:
+        self._template = self._llm.metadata.get("tokenizer.chat_template")
+        if not self._template:
             self.close()
             raise ModelError(f"{model_path} has no chat template in its GGUF metadata (tokenizer.chat_template)")
-        self._template = template
         self._bos_text = self._token_text(self._llm.token_bos())
-        self._formatter = Jinja2ChatFormatter(
-            template=template,
-            eos_token=self._token_text(self._llm.token_eos()),
-            bos_token=self._bos_text,
-            add_generation_prompt=True,
-        )
+        self._formatter = Jinja2ChatFormatter(template=self._template, bos_token=self._bos_text,
+                                              eos_token=self._token_text(self._llm.token_eos()),
+                                              add_generation_prompt=True)
         self._special: list[str] | None = None
         self._chars: dict[int, str] | None = None
-        self._states = None if state_dir is None else PrefixStates(state_dir, {
-            "model": model_identity(model_path), "llama_cpp": llama_cpp.__version__,
-            "build": llama_cpp.llama_print_system_info().decode("utf-8", "replace"), "n_ctx": context_size,
-            "n_batch": batch, "n_ubatch": batch, "flash_attn": False, "device": device})
+        self._states = None if state_dir is None else self._prefix_states(state_dir, model_path, batch)
+
+    def _prefix_states(self, folder: Path, model_path: Path, batch: int) -> PrefixStates:
+        """Saved states for this model and everything that shapes its KV cache."""
+        return PrefixStates(folder, {
+            "model": model_identity(model_path), "llama_cpp": self._lib.__version__,
+            "build": self._lib.llama_print_system_info().decode("utf-8", "replace"), "n_ctx": self.context_size,
+            "n_batch": batch, "n_ubatch": batch, "flash_attn": False, "device": self.device})
 
     # -- prompt and tokens --------------------------------------------------------------------
     def format_prompt(self, messages: Sequence[Message]) -> str:
@@ -148,9 +146,9 @@ class LlamaCppBackend(Backend):
     ) -> Iterator[str]:
         tokens = self._prompt_tokens(self.format_prompt(messages))
         usage.prompt_tokens = len(tokens)
+        check_context(len(tokens), settings.max_tokens, self.context_size)
         self._fit_threads()
         self._restore_system_prompt(messages, tokens)
-        check_context(len(tokens), settings.max_tokens, self.context_size)
         if json_schema is not None and settings.greedy and settings.repeat_penalty == 1.0 and not settings.stop:
             yield from self._stream_constrained(tokens, settings, self._grammar(json_schema), usage)
             return
@@ -286,8 +284,7 @@ class LlamaCppBackend(Backend):
         if len(prefix) < MIN_TOKENS or states.restore(self._lib, self._llm, prefix):
             return
         self._llm.eval(prefix)
-        with contextlib.suppress(OSError):  # a cache: the answer does not depend on it
-            states.save(self._lib, self._llm, prefix)
+        states.save(self._lib, self._llm, prefix)
 
     def _fit_threads(self) -> None:
         """With automatic threads, decode with as many as the cores other programs left free
