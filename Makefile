@@ -9,10 +9,19 @@ TORCH_INDEX ?=
 LLAMA_CPP_VERSION ?= 0.3.36
 # A portable x86-64 build: GGML_NATIVE would compile AMX kernels wherever the build machine
 # advertises AMX, and some VMs advertise it without enabling it (SIGILL, or wrong Q4_1 results).
+# No AVX-512 build either, even where the CPU has it: its float kernels sum in another order and
+# changed 8 of 12 greedy answers of the default model, for no decode and a few % prompt gain
+# (AVX-VNNI kept the answers but gained nothing; scripts/greedy_outputs.py compares builds).
 # For a CUDA build: make install LLAMA_CMAKE_ARGS="-DGGML_CUDA=on" WHEELHOUSE=~/.cache/local-agent/wheels-cuda
-LLAMA_CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON
+# AMX and dynamically loaded CPU backends stay off (their defaults, said out loud).
+LLAMA_CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON \
+  -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF -DGGML_BACKEND_DL=OFF
 # llama-cpp-python compiles from source (~7 min on 2 cores); the wheel is kept here and reused.
-WHEELHOUSE ?= $(HOME)/.cache/local-agent/wheels-avx2
+LLAMA_VARIANT ?= avx2
+WHEELHOUSE ?= $(HOME)/.cache/local-agent/wheels-$(LLAMA_VARIANT)
+# llama.cpp's own llama-bench, built from the same source and flags (`make llama-bench`; the
+# benchmark's speed section compares with it), with its shared libraries beside it.
+LLAMA_BENCH_DIR ?= $(HOME)/.cache/local-agent/llama-bench-$(LLAMA_VARIANT)
 # The llama-cpp-python source (its GGUF converter makes the memory embedder), kept here too.
 SDIST_CACHE ?= $(HOME)/.cache/local-agent/sdist
 PYTEST_ARGS ?=
@@ -21,7 +30,7 @@ PY    := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 LLAMA_WHEEL_GLOB := $(WHEELHOUSE)/llama_cpp_python-$(LLAMA_CPP_VERSION)-*.whl
 
-.PHONY: install models chat lint test test-fast bench eval-locomo eval-distill clean
+.PHONY: install models chat lint test test-fast bench llama-bench eval-locomo eval-distill clean
 
 install: $(STAMP) models
 
@@ -59,6 +68,21 @@ test-fast: install
 
 bench: install
 	$(PY) scripts/benchmark.py --quick
+
+llama-bench: $(LLAMA_BENCH_DIR)/llama-bench
+
+$(LLAMA_BENCH_DIR)/llama-bench:
+	@ls $(SDIST_CACHE)/llama_cpp_python-$(LLAMA_CPP_VERSION).tar.gz >/dev/null 2>&1 || \
+	  $(PYTHON) -m pip download -q --no-deps --no-binary :all: -d $(SDIST_CACHE) llama-cpp-python==$(LLAMA_CPP_VERSION)
+	rm -rf $(LLAMA_BENCH_DIR).src && mkdir -p $(LLAMA_BENCH_DIR).src
+	tar -xzf $(SDIST_CACHE)/llama_cpp_python-$(LLAMA_CPP_VERSION).tar.gz -C $(LLAMA_BENCH_DIR).src --strip-components=1
+	cmake -S $(LLAMA_BENCH_DIR).src/vendor/llama.cpp -B $(LLAMA_BENCH_DIR).src/build -DCMAKE_BUILD_TYPE=Release \
+	  -DBUILD_SHARED_LIBS=ON -DLLAMA_CURL=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF \
+	  -DLLAMA_BUILD_SERVER=OFF -DLLAMA_BUILD_TOOLS=ON $(LLAMA_CMAKE_ARGS)
+	nice cmake --build $(LLAMA_BENCH_DIR).src/build --target llama-bench -j2
+	mkdir -p $(LLAMA_BENCH_DIR)
+	cp -P $(LLAMA_BENCH_DIR).src/build/bin/llama-bench $(LLAMA_BENCH_DIR).src/build/bin/lib*.so* $(LLAMA_BENCH_DIR)/
+	rm -rf $(LLAMA_BENCH_DIR).src
 
 eval-locomo: install
 	$(PY) scripts/eval_locomo.py ../shared/data/locomo-dev.json

@@ -2,6 +2,8 @@
 
 import os
 
+from .omp_env import apply_wait_policy
+
 __version__ = "0.1.0"
 
 # Nothing in this package may reach a model hub: weights come from local files only.
@@ -11,6 +13,5 @@ os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
 os.environ.setdefault("DO_NOT_TRACK", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-# llama.cpp's OpenMP threads busy-wait between operations by default; when other programs share
-# the cores that turns into a >10x slowdown. Must be set before llama_cpp is first imported.
-os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+# How llama.cpp's threads wait for each other (omp_env.py): before llama_cpp is first imported.
+apply_wait_policy()

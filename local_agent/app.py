@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from .agent import Agent, MemoryParts
 from .backends import create_backend
 from .backends.base import Backend
+from .backends.llama_state import delete_states
 from .config import Settings
 from .errors import ConfigError, ToolError
 from .memory.sessions import Session, SessionStore
@@ -223,8 +224,9 @@ def _memory_parts(settings: Settings, backend: Backend, choice: BackendChoice, o
 
 def forget_everything(settings: Settings) -> None:
     """Remove all memory: facts, turns, vectors, journal, backups, sessions (with their
-    summaries) and the chat's line-editing history, in the data dir and in each of the
-    server's namespaces (`users/NAME`); only files local-agent made. Raises
+    summaries), the chat's line-editing history, the notes index and the saved llama.cpp
+    states (which hold session summaries), in the data dir and in each of the server's
+    namespaces (`users/NAME`); only files local-agent made. Raises
     rather than return when any of it could not be deleted."""
     data_dir = claim_data_dir(settings.data_dir)
     namespaces = namespace_dirs(data_dir)  # the server's users/NAME: links refused before anything goes
@@ -246,6 +248,7 @@ def _forget_data_dir(data_dir: Path, opened: Callable[[], MemoryStore]) -> TextE
     (data_dir / HISTORY_NAME).unlink(missing_ok=True)
     for cache in (data_dir / TOOL_CACHE_DIR).glob("notes-*.json"):  # what was read from the notes
         cache.unlink(missing_ok=True)
+    delete_states(data_dir)
     bump_epoch(data_dir)  # again: a chat that read the old files meanwhile sees it too
     return store.embedder
 
@@ -281,6 +284,7 @@ def forget_memory(settings: Settings, ident: str, *, with_source: bool) -> tuple
             return origin, []
         edited = remove_messages(SessionStore(settings.data_dir), origin)
         remove_from_history(settings.data_dir / HISTORY_NAME, origin)
+        delete_states(settings.data_dir)  # a saved system prompt may hold a summary of the messages
         if edited:  # an open chat may still hold the message (or a summary of it): it drops them
             bump_epoch(settings.data_dir)
         return store.forget_with_source(origin.record.id), edited

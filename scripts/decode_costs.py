@@ -6,9 +6,9 @@ constrained  distill prompts answered by llama-cpp-python's own sampler chain (t
              the whole vocabulary at every step) and by the product's decoder (llama_grammar.py),
              both starting from the cached few-shot prefix: median ms per answer, answer tokens,
              and the share of identical answers.
-wait-policy  one decode step of the default model with llama.cpp's OpenMP threads waiting
-             passively (the product's default) and spinning (OMP_WAIT_POLICY=ACTIVE), each in a
-             fresh process: median and max ms over 60 steps.
+wait-policy  greedy decode tokens/s of raw llama-cpp-python with its threads waiting as the
+             library does by default, PASSIVE, with the package's short spin, with a longer
+             spin, and with one thread; idle and with one competing CPU-bound process.
 enforcer     distill answers through transformers and lm-format-enforcer, with the memory
              pattern and with only its length bound (what the product sends): median s.
 Prints one JSON document.
@@ -17,20 +17,21 @@ Prints one JSON document.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import copy
 import json
 import os
 import statistics
-import subprocess
-import sys
 import time
 
 from local_agent.backends import create_backend
 from local_agent.backends.hf import without_patterns
 from local_agent.backends.llama_cpp import LlamaCppBackend
+from local_agent.bench.workers import Competitor, raw_worker, with_env
 from local_agent.config import CHECKOUT_MODELS_DIR, Settings
 from local_agent.memory.distill.distiller import DEFAULT_MAX_TOKENS, distill_schema, load_prompt
 from local_agent.models import resolve_model
+from local_agent.omp_env import SHORT_SPIN
 from local_agent.types import GenerationSettings
 
 MESSAGES = [
@@ -40,17 +41,14 @@ MESSAGES = [
     "I'm training for my first marathon in October.", "Honestly I hate flying, I always take the train.",
     "I grew up on a farm near Cork.", "I collect old film cameras, mostly from the seventies.",
 ]
-STEP_SCRIPT = """
-import statistics, sys, time, llama_cpp
-llm = llama_cpp.Llama(sys.argv[1], n_ctx=2048, n_threads=2, verbose=False)
-tokens = llm.tokenize(b"The user likes hiking in the mountains and reading history books. " * 30, add_bos=False)
-llm.eval(tokens[:300])
-times = []
-for _ in range(60):
-    llm.n_tokens = 300
-    start = time.perf_counter(); llm.eval(tokens[300:301]); times.append(time.perf_counter() - start)
-print(statistics.median(times) * 1000, max(times) * 1000)
-"""
+WAIT_SETUPS = {  # name: (OpenMP variables, threads)
+    "library default": ({}, 2), "PASSIVE": ({"OMP_WAIT_POLICY": "PASSIVE"}, 2),
+    f"GOMP_SPINCOUNT={SHORT_SPIN} (the package's)": ({"GOMP_SPINCOUNT": SHORT_SPIN}, 2),
+    "GOMP_SPINCOUNT=1000": ({"GOMP_SPINCOUNT": "1000"}, 2), "GOMP_SPINCOUNT=30000": ({"GOMP_SPINCOUNT": "30000"}, 2),
+    "one thread": ({}, 1),
+}
+WAIT_PROMPT = ("<|im_start|>system\nRun {run}. You are a helpful assistant.<|im_end|>\n<|im_start|>user\n"
+               "Write a long, detailed story about a lighthouse keeper.<|im_end|>\n<|im_start|>assistant\n")
 
 
 def cpu_settings(backend: str) -> Settings:
@@ -96,15 +94,29 @@ def constrained() -> dict:
             "library_tokens_p50": statistics.median(library_tokens), "ours_tokens_p50": statistics.median(ours_tokens)}
 
 
-def wait_policy() -> dict:
+def wait_policy(rounds: int = 3, tokens: int = 128) -> dict:
+    """Greedy decode tokens/s of raw llama-cpp-python under each wait setup, one process each
+    taking turns in rotating order, idle and with one competing busy loop: medians over
+    `rounds` rounds after a warm-up round, and the load average."""
     gguf = resolve_model(cpu_settings("llama-cpp").model, CHECKOUT_MODELS_DIR).gguf_path
-    out = {}
-    for policy in ("PASSIVE", "ACTIVE"):
-        env = {**os.environ, "OMP_WAIT_POLICY": policy}
-        result = subprocess.run([sys.executable, "-c", STEP_SCRIPT, str(gguf)], env=env, check=True,
-                                capture_output=True, text=True)
-        median, worst = map(float, result.stdout.split())
-        out[policy] = {"step_ms_p50": median, "step_ms_max": worst}
+    if gguf is None:
+        raise SystemExit("the default model has no GGUF file")
+    out: dict = {"load_average_start": os.getloadavg()}
+    with contextlib.ExitStack() as stack:
+        workers = {name: stack.enter_context(raw_worker(gguf, threads, 2048, with_env(env), name))
+                   for name, (env, threads) in WAIT_SETUPS.items()}
+        for case in ("idle", "competing"):
+            speeds: dict[str, list[float]] = {name: [] for name in workers}
+            for index in range(rounds + 1):
+                names = list(workers)[index % len(workers):] + list(workers)[: index % len(workers)]
+                for name in names:
+                    with Competitor() if case == "competing" else contextlib.nullcontext():
+                        measured = workers[name].ask(op="decode", prompt=WAIT_PROMPT.format(run=index),
+                                                     max_tokens=tokens, greedy=True)
+                    if index:
+                        speeds[name].append(measured["decode_tok_s"])
+            out[case] = {name: round(statistics.median(values), 1) for name, values in speeds.items()}
+    out["load_average_end"] = os.getloadavg()
     return out
 
 

@@ -83,3 +83,24 @@ def test_folders_in_users_that_are_not_namespaces_are_left_alone(scripted: Scrip
     (mine / "todo.txt").write_text(f"{WORD} is mine")
     forget_all(scripted)
     assert files_with(data_dir, WORD) == ["users/notes/todo.txt"]
+
+
+def test_the_server_loads_its_models_without_saved_states(tmp_path: Path) -> None:
+    """A request's prompt may hold a namespace's memories: the server's llama.cpp backends save
+    no state of it in the data dir's cache (the loaders read `incognito` for that alone)."""
+    from local_agent.server.engine import Engine
+
+    from .fakes import ScriptedFactory
+    from .server_helpers import server_settings
+
+    seen: list[bool] = []
+    factory = ScriptedFactory(ScriptedBackend())
+
+    def recording(settings, *, model=None):
+        seen.append(settings.incognito)
+        return factory(settings, model=model)
+
+    engine = Engine(server_settings(tmp_path / "data"), memory=False, backend_factory=recording)
+    engine.load()
+    engine.close()
+    assert seen and all(seen)

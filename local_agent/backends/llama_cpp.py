@@ -19,8 +19,10 @@ import numpy as np
 from ..errors import BackendError, ModelError
 from ..types import GenerationSettings, Message
 from .base import TEMPLATE_MARKER, Backend, check_context
+from .cpu_share import CoreShare, available_cores, fitting_threads
 from .generation import Usage
 from .llama_grammar import GrammarGreedy, canonical_spacing
+from .llama_state import MIN_TOKENS, PrefixStates, model_identity
 from .probe import physical_cores
 
 
@@ -53,6 +55,7 @@ class LlamaCppBackend(Backend):
         threads: int = 0,
         device: str = "cpu",
         seed: int = 0,
+        state_dir: Path | None = None,
     ) -> None:
         super().__init__(model_name, context_size)
         try:
@@ -63,6 +66,9 @@ class LlamaCppBackend(Backend):
         self._lib = llama_cpp
         self.device = device
         self.threads = threads or physical_cores()
+        # Threads left to the backend (threads=0) follow the cores other programs leave free.
+        self._share = CoreShare() if not threads and device == "cpu" else None
+        self._threads_now = self.threads
         self._grammars: dict[str, Any] = {}
         try:
             batch = batch_size_for(llama_cpp, device)
@@ -71,8 +77,7 @@ class LlamaCppBackend(Backend):
                 n_ctx=context_size,
                 n_batch=batch,
                 n_ubatch=batch,
-                n_threads=self.threads,
-                n_threads_batch=self.threads,
+                n_threads=self.threads, n_threads_batch=self.threads,
                 n_gpu_layers=-1 if device == "cuda" else 0,
                 seed=seed,
                 verbose=False,
@@ -80,20 +85,24 @@ class LlamaCppBackend(Backend):
         except ValueError as exc:
             raise ModelError(f"llama.cpp could not load {model_path} ({exc}); is it a valid GGUF file?") from None
         self._vocab = llama_cpp.llama_model_get_vocab(self._llm.model)
-        template = self._llm.metadata.get("tokenizer.chat_template")
-        if not template:
+        self._template = self._llm.metadata.get("tokenizer.chat_template")
+        if not self._template:
             self.close()
             raise ModelError(f"{model_path} has no chat template in its GGUF metadata (tokenizer.chat_template)")
-        self._template = template
         self._bos_text = self._token_text(self._llm.token_bos())
-        self._formatter = Jinja2ChatFormatter(
-            template=template,
-            eos_token=self._token_text(self._llm.token_eos()),
-            bos_token=self._bos_text,
-            add_generation_prompt=True,
-        )
+        self._formatter = Jinja2ChatFormatter(template=self._template, bos_token=self._bos_text,
+                                              eos_token=self._token_text(self._llm.token_eos()),
+                                              add_generation_prompt=True)
         self._special: list[str] | None = None
         self._chars: dict[int, str] | None = None
+        self._states = None if state_dir is None else self._prefix_states(state_dir, model_path, batch)
+
+    def _prefix_states(self, folder: Path, model_path: Path, batch: int) -> PrefixStates:
+        """Saved states for this model and everything that shapes its KV cache."""
+        return PrefixStates(folder, {
+            "model": model_identity(model_path), "llama_cpp": self._lib.__version__,
+            "build": self._lib.llama_print_system_info().decode("utf-8", "replace"), "n_ctx": self.context_size,
+            "n_batch": batch, "n_ubatch": batch, "flash_attn": False, "device": self.device})
 
     # -- prompt and tokens --------------------------------------------------------------------
     def format_prompt(self, messages: Sequence[Message]) -> str:
@@ -138,6 +147,8 @@ class LlamaCppBackend(Backend):
         tokens = self._prompt_tokens(self.format_prompt(messages))
         usage.prompt_tokens = len(tokens)
         check_context(len(tokens), settings.max_tokens, self.context_size)
+        self._fit_threads()
+        self._restore_system_prompt(messages, tokens)
         if json_schema is not None and settings.greedy and settings.repeat_penalty == 1.0 and not settings.stop:
             yield from self._stream_constrained(tokens, settings, self._grammar(json_schema), usage)
             return
@@ -161,6 +172,7 @@ class LlamaCppBackend(Backend):
                 if choice["text"]:
                     parts.append(choice["text"])
                     yield choice["text"]
+                self._fit_threads()
         finally:
             chunks.close()  # a consumer that stops early (Ctrl-C) stops llama.cpp here
         # The stream does not report token counts: re-tokenize the answer, plus the
@@ -196,6 +208,7 @@ class LlamaCppBackend(Backend):
                 if ends or len(context) >= limit:
                     usage.finish_reason = "stop" if ends else "length"
                     break
+                self._fit_threads()
                 self._evaluate(context)
                 token = chooser.choose(self._last_logits())
                 if self._lib.llama_vocab_is_eog(self._vocab, token):
@@ -258,9 +271,39 @@ class LlamaCppBackend(Backend):
                 raise BackendError(f"llama.cpp cannot turn this JSON schema into a grammar: {exc}") from None
         return self._grammars[key]
 
+    def _restore_system_prompt(self, messages: Sequence[Message], tokens: list[int]) -> None:
+        """On a fresh context, load the saved state of the prompt's system message, or
+        evaluate it and save its state for the next process (see llama_state.py). Once per
+        backend: after that the KV cache is reused within the process."""
+        states, self._states = self._states, None
+        if states is None or self._llm.n_tokens or len(messages) < 2 or messages[0].role != "system":
+            return
+        alone = self._prompt_tokens(self.format_prompt(messages[:1]))
+        shared = next((i for i, (a, b) in enumerate(zip(alone, tokens)) if a != b), min(len(alone), len(tokens)))
+        prefix = tokens[: min(shared, len(tokens) - 1)]  # the last token is evaluated for its logits
+        if len(prefix) < MIN_TOKENS or states.restore(self._lib, self._llm, prefix):
+            return
+        self._llm.eval(prefix)
+        states.save(self._lib, self._llm, prefix)
+
+    def _fit_threads(self) -> None:
+        """With automatic threads, decode with as many as the cores other programs left free
+        over the last stretch (checked every fraction of a second): a thread waiting for a busy
+        core stalls the others at every barrier. Greedy output does not depend on the count."""
+        others = self._share.others_busy() if self._share is not None else None
+        if others is None:
+            return
+        threads = fitting_threads(self.threads, available_cores(), others)
+        if threads != self._threads_now:
+            # Prompt evaluation keeps every thread: its operations are long, so a thread that
+            # waits for a core costs little there, and the estimate may be old when it starts.
+            self._lib.llama_set_n_threads(self._llm.ctx, threads, self.threads)
+            self._threads_now = threads
+
     # -- lifecycle ----------------------------------------------------------------------------
     def describe(self) -> dict[str, Any]:
-        return {**super().describe(), "device": self.device, "threads": self.threads}
+        return {**super().describe(), "device": self.device, "threads": self.threads,
+                "threads_follow_load": self._share is not None}
 
     def close(self) -> None:
         llm, self._llm = getattr(self, "_llm", None), None

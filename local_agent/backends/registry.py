@@ -21,11 +21,14 @@ Loader = Callable[[ModelSpec, Settings, str, int], Backend]
 
 def _llama_cpp(spec: ModelSpec, settings: Settings, device: str, context: int) -> Backend:
     from .llama_cpp import LlamaCppBackend
+    from .llama_state import state_dir
 
     if spec.gguf_path is None:  # the probe only picks llama-cpp for a model with a GGUF
         raise ModelError(f"model {spec.name} has no .gguf file for the llama-cpp backend")
+    # Saved system-prompt states (llama_state.py) live in the data dir; incognito writes none.
+    states = None if settings.incognito else state_dir(settings.data_dir)
     return LlamaCppBackend(spec.gguf_path, model_name=spec.name, context_size=context,
-                           threads=settings.threads, device=device, seed=settings.seed)
+                           threads=settings.threads, device=device, seed=settings.seed, state_dir=states)
 
 
 def _transformers(spec: ModelSpec, settings: Settings, device: str, context: int) -> Backend:

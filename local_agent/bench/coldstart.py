@@ -62,3 +62,24 @@ def measure_cold_start(settings: Settings, memory: bool, reps: int, max_tokens: 
             firsts.append(first)
             totals.append(total)
     return {"memory": memory, "to_answer_s": spread(firsts), "exit_s": spread(totals)}
+
+
+def measure_saved_state(settings: Settings, reps: int, max_tokens: int = 8) -> dict[str, Any]:
+    """`ask --no-memory "hi"` again and again on one data dir, as a shell loop runs it: with
+    the system prompt's saved llama.cpp state (backends/llama_state.py), and with the saved
+    states deleted before the run so that it evaluates the system prompt and saves it again.
+    The two take turns; the first pair warms up."""
+    times: dict[str, list[float]] = {"saved": [], "evaluated": []}
+    with tempfile.TemporaryDirectory(prefix="local-agent-bench-") as data_dir:
+        command = ask_command(settings, data_dir, False, max_tokens)
+        states = Path(data_dir) / "cache" / "llama-state"
+        for index in range(reps + 1):
+            for case in ("saved", "evaluated") if index % 2 == 0 else ("evaluated", "saved"):
+                if case == "evaluated":
+                    for state in states.glob("*.state"):
+                        state.unlink()
+                _, total = _time_process(command, settings.models_dir)
+                if index:
+                    times[case].append(total)
+    return {"exit_s_saved": spread(times["saved"]), "exit_s_evaluated": spread(times["evaluated"]),
+            "saved_minus_evaluated_s": spread([a - b for a, b in zip(times["saved"], times["evaluated"])])}

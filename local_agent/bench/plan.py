@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from ..backends.probe import HardwareInfo
 
 
-SECTIONS = ("backends", "cold-start", "memory")
+SECTIONS = ("backends", "speed", "cold-start", "memory")
 
 
 @dataclass(frozen=True)

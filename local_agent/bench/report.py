@@ -37,11 +37,51 @@ def _backend_table(rows: list[dict[str, Any]]) -> str:
     return _table(header, body)
 
 
+def _speed_tables(speed: dict[str, Any]) -> list[str]:
+    """llama-bench, raw llama-cpp-python and the backend on one build; then thread waiting."""
+    bench = speed["llama_bench"]
+    ceiling = [[(f"llama-bench ({'flash attention' if t['flash_attn'] else 'no flash attention'}, "
+                 f"batch {t['n_batch']}/{t['n_ubatch']})"), t["test"], f"{_num(t['tok_s'])} ± {_num(t['stddev'])}"]
+               for t in bench.get("tests", [])]
+    if "skipped" in bench:
+        ceiling.append(["llama-bench", "–", f"not measured: {bench['skipped']}"])
+    prompt, idle = speed["prompt"], speed["idle"]
+    rows = [
+        *ceiling,
+        ["raw llama-cpp-python (its defaults)", f"prompt {prompt['tokens']}", _cell(prompt, "raw_tok_s")],
+        ["local-agent backend (time to first token)", f"prompt {prompt['tokens']}", _cell(prompt, "ours_tok_s")],
+        ["llama-bench pp512, no flash attention, taking turns with the two above", f"prompt {prompt['tokens']}",
+         _cell(prompt, "llama_bench_tok_s")],
+        ["raw llama-cpp-python (its defaults)", f"decode {speed['tokens']}", _cell(idle, "raw_tok_s")],
+        ["local-agent backend", f"decode {speed['tokens']}", _cell(idle, "ours_tok_s")],
+    ]
+    first = _table([f"{speed['build']} build, {speed['threads']} threads", "test", "tokens/s"], rows)
+    waits = [[case, _cell(speed[case], "raw_tok_s") if "raw_tok_s" in speed[case] else "not run",
+              _cell(speed[case], "passive_tok_s"),
+              _cell(speed[case], "ours_tok_s"), _cell(speed[case], "ours_vs_raw", digits=3),
+              _cell(speed[case], "ours_vs_passive", digits=3)]
+             for case in ("idle", "competing")]
+    second = _table(["decode tok/s", "raw (no OpenMP variables)", "backend, PASSIVE (before)", "backend (now)",
+                     "now / raw", "now / PASSIVE"], waits)
+    openmp = bench.get("openmp_env")
+    note = (f"Competing: one CPU-bound process runs during each run (raw llama-cpp-python is not run "
+            f"then: its default spin stalls for minutes). llama-bench ran with {openmp or 'no OpenMP variables'}. "
+            f"Load average {speed.get('load_average_start')} → {speed.get('load_average_end')}.")
+    return [first, second, note]
+
+
 def _cold_table(cold: dict[str, Any]) -> str:
     body = [[f'`ask "hi"` {"with memory" if entry["memory"] else "--no-memory"}',
              _cell(entry, "to_answer_s", 1, 2), _cell(entry, "exit_s", 1, 2)]
             for entry in cold.values()]
     return _table(["cold start (fresh data dir)", "to first answer text s", "to exit s"], body)
+
+
+def _saved_state_table(saved: dict[str, Any]) -> str:
+    body = [['`ask --no-memory "hi"`, saved system prompt state loaded', _cell(saved, "exit_s_saved", 1, 2)],
+            ['`ask --no-memory "hi"`, system prompt evaluated (and saved)', _cell(saved, "exit_s_evaluated", 1, 2)],
+            ["difference within each pair", _cell(saved, "saved_minus_evaluated_s", 1, 2)]]
+    return _table(["repeated ask, one data dir", "to exit s"], body)
 
 
 def _memory_rows(memory: dict[str, Any]) -> list[list[str]]:
@@ -96,8 +136,12 @@ def render_markdown(results: dict[str, Any]) -> str:
     parts = _heading(results)
     if results.get("backends"):
         parts.append(_backend_table(results["backends"]))
+    if results.get("speed"):
+        parts += _speed_tables(results["speed"])
     if results.get("cold_start"):
         parts.append(_cold_table(results["cold_start"]))
+    if results.get("saved_state"):
+        parts.append(_saved_state_table(results["saved_state"]))
     memory_rows = _memory_rows(results.get("memory", {}))
     if memory_rows:
         parts.append(_table(["memory pipeline", "ms"], memory_rows))

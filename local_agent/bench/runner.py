@@ -6,13 +6,13 @@ import datetime as dt
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from ..config import Settings
 from ..errors import InputError, LocalAgentError
-from .coldstart import measure_cold_start
+from .coldstart import measure_cold_start, measure_saved_state
 from .generation import answer_settings, measure_backend
 from .machine import load_average, machine_description
 from .measure import run_in_child
@@ -21,6 +21,7 @@ from .plan import SECTIONS, BackendRow, BenchPlan, candidate_rows, select_rows
 from .random_weights import model_for_plan
 from .raw_llama import measure_raw_llama
 from .recall import measure_recall
+from .speed import measure_speed
 from .targets import targets
 
 if TYPE_CHECKING:
@@ -47,9 +48,12 @@ class _Run:
         steps: list[Step] = []
         if "backends" in self.plan.sections:
             steps += self._backend_steps(hw)
+        if "speed" in self.plan.sections and not self.plan.random_weights:  # llama.cpp needs the GGUF
+            steps.append(("speed", self._speed))
         if "cold-start" in self.plan.sections:
             steps += [("cold start, no memory", lambda: self._cold_start(False)),
-                      ("cold start, memory", lambda: self._cold_start(True))]
+                      ("cold start, memory", lambda: self._cold_start(True)),
+                      ("ask with a saved system prompt state", self._saved_state)]
         if "memory" in self.plan.sections:
             steps += [("recall", self._recall), ("memory pipeline", self._pipeline)]
         return steps
@@ -76,15 +80,24 @@ class _Run:
         if row.name not in self.prompts:
             raise LocalAgentError(f"no prompts: the {row.name} row failed")
         gguf = resolve_model(self.settings.model, self.settings.models_dir).gguf_path
-        measured = run_in_child(measure_raw_llama, self.settings, gguf, row.device, self.plan.reps, self.plan.tokens,
-                          self.prompts[row.name])
+        if gguf is None:
+            raise LocalAgentError(f"model {self.settings.model} has no GGUF file for raw llama-cpp-python")
+        # Its workers are processes of their own, with their own environments.
+        measured = measure_raw_llama(self.settings, gguf, row.device, self.plan.reps, self.plan.tokens,
+                                     self.prompts[row.name])
         self.results["backends"].append({"name": f"raw/{row.device}", "baseline": True, **measured})
+
+    def _speed(self) -> None:
+        self.results["speed"] = measure_speed(self.settings, self.plan)
 
     def _cold_start(self, memory: bool) -> None:
         # --quick warms up once, before the first of the two.
         warm_up = not (self.plan.quick and memory)
         measured = measure_cold_start(self.settings, memory, self.plan.cold_reps, warm_up=warm_up)
         self.results.setdefault("cold_start", {})["memory" if memory else "no_memory"] = measured
+
+    def _saved_state(self) -> None:
+        self.results["saved_state"] = measure_saved_state(self.settings, max(self.plan.cold_reps, 3))
 
     def _recall(self) -> None:
         k = self.settings.recall_k + 4  # what the agent asks the store for
@@ -99,13 +112,12 @@ def run_benchmark(settings: Settings, plan: BenchPlan, progress: bool = True) ->
     """Run every step of `plan` and return all numbers with the machine's description."""
     from tqdm import tqdm
 
-    from ..backends.probe import physical_cores, probe_hardware
+    from ..backends.probe import probe_hardware
 
     unknown = set(plan.sections) - set(SECTIONS)
     if unknown:
         raise InputError(f"unknown section(s) {', '.join(sorted(unknown))} (choose from {', '.join(SECTIONS)})")
     start = time.perf_counter()
-    settings = replace(settings, threads=settings.threads or physical_cores())
     results: dict[str, Any] = {"version": RESULTS_VERSION, "created": dt.datetime.now().isoformat(timespec="seconds"),
                                "machine": machine_description(), "settings": _settings_dict(settings, plan),
                                "errors": {}}
@@ -131,7 +143,11 @@ def _run_step(name: str, step: Callable[[], None], errors: dict[str, str]) -> No
 
 
 def _settings_dict(settings: Settings, plan: BenchPlan) -> dict[str, Any]:
-    return {"model": settings.model, "threads": settings.threads, "ctx_size": settings.ctx_size,
+    from ..backends.probe import physical_cores
+
+    # threads=0 (the default) lets the backend choose, and follow the cores left free.
+    return {"model": settings.model, "threads": settings.threads or physical_cores(),
+            "threads_auto": not settings.threads, "ctx_size": settings.ctx_size,
             "backend_for_pipeline": settings.backend, "device_for_pipeline": settings.device,
             "greedy": True, "repeat_penalty": answer_settings(settings, plan.tokens).repeat_penalty,
             **asdict(plan)}

@@ -6,11 +6,13 @@ from typing import Any
 
 from .stats import median_of
 
-# Targets from issue 4 (value must be >= or <= the limit).
+# Targets from issues 4 and 14 (value must be >= or <= the limit).
 DECODE_RATIO_GOAL = 0.95
+COMPETING_RATIO_GOAL = 1.0
+PROMPT_RATIO_GOAL = 0.9
 MEMORY_OVERHEAD_GOAL_MS = 50.0
 RECALL_P50_GOAL_MS = 20.0
-CHAT_TTFT_GOAL_S = 1.0
+CHAT_TTFT_GOAL_S = 0.25
 
 
 def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
@@ -20,9 +22,16 @@ def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
     ratios = [ratio for r in results.get("backends", []) if (ratio := median_of(r, "decode_vs_raw")) is not None]
     recall_top = max(memory.get("recall", []), key=lambda r: r["memories"], default=None)
     store_size = memory.get("pipeline", {}).get("store_memories")
+    speed = results.get("speed", {}).get("summary", {})
     checks = [
         ("agent decode / raw llama-cpp-python (paired runs)", min(ratios, default=None),
          ">=", DECODE_RATIO_GOAL, ""),
+        ("decode / raw llama-cpp-python with its defaults, idle (speed)", speed.get("decode_vs_raw_idle"),
+         ">=", DECODE_RATIO_GOAL, ""),
+        ("decode / PASSIVE with one competing process (speed)", speed.get("decode_vs_passive_competing"),
+         ">=", COMPETING_RATIO_GOAL, ""),
+        ("prompt evaluation of 512 tokens / llama-bench pp512 (speed)", speed.get("prompt_vs_llama_bench"),
+         ">=", PROMPT_RATIO_GOAL, ""),
         (f"memory pipeline overhead on TTFT (recall + compose) at {store_size or 10_000:,} memories",
          turn.get("memory_overhead_ms"), "<=", MEMORY_OVERHEAD_GOAL_MS, "ms"),
         (f"recall p50 at {recall_top['memories'] if recall_top else 100_000:,} memories",

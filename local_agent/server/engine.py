@@ -140,6 +140,16 @@ def _outcome(result: TurnResult, max_tokens: int) -> ChatOutcome:
     )
 
 
+def _without_saved_states(factory: BackendFactory) -> BackendFactory:
+    """The server's models save no llama.cpp state of a first prompt (llama_state.py): a
+    resident process gains nothing from one, and a request's prompt may hold a namespace's
+    memories, which must not land in the default data dir's cache. The backends read
+    `incognito` for that alone."""
+    def load(settings: Settings, *, model: str | None = None) -> Any:
+        return factory(replace(settings, incognito=True), model=model)
+    return load
+
+
 class Engine:
     """The loaded model and the memory of each namespace."""
 
@@ -159,7 +169,7 @@ class Engine:
     # -- life ------------------------------------------------------------------------------
     def load(self) -> EngineInfo:
         runtime = build_runtime(self.settings, system=self.default_system, memory=self.memory_on,
-                                status=self._status, backend_factory=self._backend_factory)
+                                status=self._status, backend_factory=_without_saved_states(self._backend_factory))
         self._runtime = runtime
         if runtime.agent.memory is not None:
             runtime.agent.memory.store.embedder.warm_up()  # the first request should not wait for it

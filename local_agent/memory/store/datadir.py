@@ -3,7 +3,7 @@
 The data dir holds `.local-agent`, a small JSON marker written when local-agent creates the
 folder or first uses it. A folder without the marker is used only when it is empty (or
 missing), or when it holds nothing but what an earlier local-agent wrote there (memory/,
-sessions/, chat_history, models/, each with only its own files): the marker is then added and
+sessions/, chat_history, models/, cache/llama-state/, each with only its own files): the marker is then added and
 nothing is lost on upgrade. Any other folder is refused with one line, so that `forget` can
 never delete a user's own files. Links are refused too: the app's own folders and files
 inside the data dir must be what they seem (the data dir itself may be a link).
@@ -18,6 +18,7 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
+from ...backends.llama_state import CACHE_DIR_NAME, STATE_DIR_NAME, is_state_file
 from ...errors import DataDirError, StoreError
 from ...files import atomic_write_json, ensure_private_dir, refuse_symlink
 from .layout import MEMORY_DIR_NAME, is_own_file
@@ -70,7 +71,7 @@ def _claim(data_dir: Path) -> None:
         atomic_write_json(marker, {"format": MARKER_FORMAT, "version": MARKER_VERSION})
         if earlier:
             log.warning("marked %s as a local-agent data dir (it was made by an earlier version)", data_dir)
-    for name in (MEMORY_DIR_NAME, SESSIONS_DIR_NAME, HISTORY_NAME):
+    for name in (MEMORY_DIR_NAME, SESSIONS_DIR_NAME, HISTORY_NAME, CACHE_DIR_NAME):
         refuse_symlink(data_dir / name)
 
 
@@ -124,6 +125,8 @@ def foreign_entries(data_dir: Path) -> list[str]:
             foreign += [f"{entry.name}/{name}" for name in _foreign_in(path, is_own_file)]
         elif entry.name == SESSIONS_DIR_NAME and entry.is_dir():
             foreign += [f"{entry.name}/{name}" for name in _foreign_in(path, _is_session_file)]
+        elif entry.name == CACHE_DIR_NAME and entry.is_dir():
+            foreign += [f"{entry.name}/{name}" for name in _foreign_in_cache(path)]
         elif entry.name in OWN_TOP_FILES and entry.is_file():
             continue
         elif entry.name == MODELS_DIR_NAME and entry.is_dir():
@@ -136,6 +139,19 @@ def foreign_entries(data_dir: Path) -> list[str]:
 def _foreign_in(folder: Path, ours: Callable[[Path], bool]) -> list[str]:
     return sorted(path.name + ("/" if path.is_dir() and not path.is_symlink() else "")
                   for path in folder.iterdir() if not ours(path))
+
+
+def _foreign_in_cache(cache: Path) -> list[str]:
+    """What in cache/ is not llama-state/ holding saved states (backends/llama_state.py)."""
+    foreign = _foreign_in(cache, lambda path: path.name == STATE_DIR_NAME and path.is_dir() and not path.is_symlink())
+    states = cache / STATE_DIR_NAME
+    if states.is_dir() and not states.is_symlink():
+        foreign += [f"{STATE_DIR_NAME}/{name}" for name in _foreign_in(states, _is_state)]
+    return foreign
+
+
+def _is_state(path: Path) -> bool:
+    return is_state_file(path) and path.is_file() and not path.is_symlink()
 
 
 def _is_session_file(path: Path) -> bool:

@@ -1,6 +1,7 @@
 """`memory doctor`'s checks of the data dir itself: who owns it, who may write in it, links
-inside it, and files or folders others could read. The store's own files are checked in
-health.py; models/ holds no personal data and is not checked."""
+inside it, and files or folders others could read (memory/, sessions/ and cache/llama-state/
+included). The store's own files are checked in health.py; models/ holds no personal data and
+is not checked."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import os
 import stat
 from pathlib import Path
 
+from ...backends.llama_state import CACHE_DIR_NAME, STATE_DIR_NAME, is_state_file
 from ...errors import DataDirError
 from ...files import PRIVATE_DIR, PRIVATE_FILE
 from .datadir import (
@@ -83,16 +85,26 @@ def _marker_problems(data_dir: Path) -> list[str]:
     return []
 
 
+OWN_DIRS = (MEMORY_DIR_NAME, SESSIONS_DIR_NAME, CACHE_DIR_NAME)
+
+
 def _entries(data_dir: Path) -> list[Path]:
-    """Everything in the data dir and in its memory/ and sessions/ folders (not models/)."""
+    """Everything in the data dir and in its memory/, sessions/, cache/ and
+    cache/llama-state/ folders (not models/)."""
     found = []
     for path in sorted(data_dir.iterdir()):
         if path.name == MODELS_DIR_NAME:
             continue
         found.append(path)
-        if path.name in (MEMORY_DIR_NAME, SESSIONS_DIR_NAME) and path.is_dir() and not path.is_symlink():
+        if path.name in OWN_DIRS and _real_dir(path):
             found += sorted(path.iterdir())
+        if path.name == CACHE_DIR_NAME and _real_dir(path / STATE_DIR_NAME):
+            found += sorted((path / STATE_DIR_NAME).iterdir())
     return found
+
+
+def _real_dir(path: Path) -> bool:
+    return path.is_dir() and not path.is_symlink()
 
 
 def _entry_problems(path: Path) -> list[str]:
@@ -116,17 +128,22 @@ def _own_paths(data_dir: Path) -> list[tuple[Path, int]]:
         if path.is_symlink():
             continue
         if path.parent == data_dir:
-            if path.name in (MEMORY_DIR_NAME, SESSIONS_DIR_NAME) and path.is_dir():
+            if path.name in OWN_DIRS and path.is_dir():
                 own.append((path, PRIVATE_DIR))
             elif path.name in (MARKER_NAME, HISTORY_NAME) and path.is_file():
                 own.append((path, PRIVATE_FILE))
+        elif path.parent.name == CACHE_DIR_NAME:
+            if path.name == STATE_DIR_NAME and path.is_dir():
+                own.append((path, PRIVATE_DIR))
         elif _own_in_folder(path):
             own.append((path, PRIVATE_FILE))
     return own
 
 
 def _own_in_folder(path: Path) -> bool:
-    """A file of ours inside memory/ or sessions/."""
+    """A file of ours inside memory/, sessions/ or cache/llama-state/."""
     if path.parent.name == MEMORY_DIR_NAME:
         return is_own_file(path)
+    if path.parent.name == STATE_DIR_NAME:
+        return is_state_file(path) and path.is_file()
     return path.parent.name == SESSIONS_DIR_NAME and is_session_file(path) and path.is_file()
