@@ -86,6 +86,22 @@ class Provenance:
         extra = {name: value for name, value in data.items() if name not in typed}
         return cls(**typed, extra=extra, key_order=tuple(data))
 
+    @classmethod
+    def from_saved(cls, data: Mapping[str, Any]) -> Provenance:
+        """`from_dict` for the store's own checksummed files: the same object, built without
+        the frozen dataclass's per-field checks (a large store has a hundred thousand)."""
+        values: dict[str, Any] = dict.fromkeys(_PROVENANCE_FIELDS)
+        extra = {}
+        for name, value in data.items():
+            if type(value) is _PROVENANCE_FIELDS.get(name):  # JSON gives exact types (no bool for int)
+                values[name] = value
+            else:
+                extra[name] = value
+        values["extra"], values["key_order"] = extra, tuple(data)
+        made = object.__new__(cls)
+        made.__dict__.update(values)
+        return made
+
     def to_dict(self) -> dict[str, Any]:
         data = {name: getattr(self, name) for name in _PROVENANCE_FIELDS if getattr(self, name) is not None}
         data.update(self.extra)
@@ -156,6 +172,21 @@ class MemoryRecord:
             superseded_by=data.get("superseded_by"),
             supersedes=data.get("supersedes"),
         )
+
+    @classmethod
+    def from_saved(cls, data: dict[str, Any]) -> MemoryRecord:
+        """`from_dict` for the store's own checksummed files, without the dataclass __init__."""
+        key, created = data.get("key"), float(data.get("created", 0.0))
+        made = object.__new__(cls)
+        made.__dict__.update(
+            id=data["id"], kind=data["kind"], text=data["text"], created=created,
+            updated=float(data.get("updated", created)),
+            provenance=Provenance.from_saved(data.get("provenance") or {}),
+            decision=dict(data.get("decision") or {}),
+            key=(str(key[0]), str(key[1])) if key else None,
+            superseded_by=data.get("superseded_by"), supersedes=data.get("supersedes"),
+        )
+        return made
 
 
 @dataclass(frozen=True)
