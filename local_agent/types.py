@@ -86,6 +86,25 @@ class Provenance:
         extra = {name: value for name, value in data.items() if name not in typed}
         return cls(**typed, extra=extra, key_order=tuple(data))
 
+    @classmethod
+    def from_saved(cls, data: Mapping[str, Any]) -> Provenance:
+        """`from_dict` for the store's own checksummed files: the same object, built without
+        the frozen dataclass's per-field checks (a large store has a hundred thousand). Records
+        without provenance share one empty instance (it is immutable)."""
+        if not data:
+            return _NO_PROVENANCE
+        values: dict[str, Any] = dict.fromkeys(_PROVENANCE_FIELDS)
+        extra = {}
+        for name, value in data.items():
+            if type(value) is _PROVENANCE_FIELDS.get(name):  # JSON gives exact types (no bool for int)
+                values[name] = value
+            else:
+                extra[name] = value
+        values["extra"], values["key_order"] = extra, tuple(data)
+        made = object.__new__(cls)
+        object.__setattr__(made, "__dict__", values)
+        return made
+
     def to_dict(self) -> dict[str, Any]:
         data = {name: getattr(self, name) for name in _PROVENANCE_FIELDS if getattr(self, name) is not None}
         data.update(self.extra)
@@ -105,6 +124,7 @@ _PROVENANCE_FIELDS: dict[str, type] = {
     item.name: int if item.name == "turn_index" else str
     for item in fields(Provenance) if item.name not in ("extra", "key_order")
 }
+_NO_PROVENANCE = Provenance()
 
 
 @dataclass
@@ -156,6 +176,28 @@ class MemoryRecord:
             superseded_by=data.get("superseded_by"),
             supersedes=data.get("supersedes"),
         )
+
+    @classmethod
+    def from_saved(cls, data: dict[str, Any]) -> MemoryRecord:
+        """`from_dict` for the store's own checksummed files, without the dataclass __init__:
+        `data` (a freshly parsed to_dict() form, which it takes over) becomes the record's
+        attributes. Anything else in it goes through from_dict."""
+        if data.keys() != _RECORD_FIELDS:
+            return cls.from_dict(data)
+        data["provenance"] = Provenance.from_saved(data["provenance"] or {})
+        key = data["key"]
+        data["key"] = (str(key[0]), str(key[1])) if key else None
+        for name in ("created", "updated"):
+            if type(data[name]) is not float:
+                data[name] = float(data[name])
+        if type(data["decision"]) is not dict:
+            data["decision"] = dict(data["decision"] or {})
+        made = object.__new__(cls)
+        made.__dict__ = data
+        return made
+
+
+_RECORD_FIELDS = {item.name for item in fields(MemoryRecord)}
 
 
 @dataclass(frozen=True)

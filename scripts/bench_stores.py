@@ -28,6 +28,8 @@ from pathlib import Path
 
 import numpy as np
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout's package first
+
 import local_agent
 from local_agent.memory.index.embedder import Embedder
 from local_agent.memory.index.render import embedding_id
@@ -108,9 +110,9 @@ def measure(folder: Path, queries_file: Path) -> dict[str, object]:
     queries = json.loads(queries_file.read_text(encoding="utf-8"))
     vectors = np.load(queries_file.with_suffix(".npy"))
     embedder = Embedder()
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.thread_time()
     store = MemoryStore.open(folder, embedder)
-    opened = time.perf_counter() - started
+    opened, opened_cpu = time.perf_counter() - started, time.thread_time() - cpu
     state = store._files.state  # a benchmark of the store's insides
     allowed = state.dense.allowed(("fact", "turn"))
     timing: dict[str, list[float]] = {"dense": [], "exact": [], "recall": []}
@@ -127,7 +129,8 @@ def measure(folder: Path, queries_file: Path) -> dict[str, object]:
         hybrid_recall(state, query, vector, k=6, kinds=("fact", "turn"), min_score=DEFAULT_MIN_SCORE)
         timing["recall"].append(time.perf_counter() - started)
     return {
-        "open_s": round(opened, 3), "approximate": state.dense.approximate,
+        "open_s": round(opened, 3), "open_cpu_s": round(opened_cpu, 3),  # CPU of the opening thread
+        "loadavg": os.getloadavg()[0], "approximate": state.dense.approximate,
         "dense": percentiles(timing["dense"]), "exact_dense": percentiles(timing["exact"]),
         "recall_at_10_agreement": round(float(np.mean(agreement)), 4), "hybrid_recall": percentiles(timing["recall"]),
         "peak_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),

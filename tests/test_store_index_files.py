@@ -16,7 +16,7 @@ from local_agent.memory.index.embedder import Embedder
 from local_agent.memory.index.vectors import DenseIndex
 from local_agent.memory.store import MemoryStore
 from local_agent.memory.store.layout import StorePaths, is_own_file
-from local_agent.types import MemoryDraft
+from local_agent.types import MemoryDraft, Provenance
 
 from .file_helpers import all_bytes
 
@@ -135,15 +135,15 @@ def test_hnsw_agrees_with_exact_search() -> None:
     dense = DenseIndex(64)
     vectors = _clustered(4000, 64, seed=1)
     dense.add(vectors, ["fact"] * len(vectors), [True] * len(vectors))
-    allowed = dense.allowed(("fact",))
     queries = _clustered(100, 64, seed=2)
-    exact = [set(dense.search(q, 10, allowed)[0].tolist()) for q in queries]
     dense.build_approximate()
-    dense.add(_clustered(200, 64, seed=3), ["fact"] * 200, [True] * 200)  # appended to both
+    dense.add(_clustered(200, 64, seed=3), ["fact"] * 200, [True] * 200)  # appended to the exact tail
     allowed = dense.allowed(("fact",))
+    exact = [set(dense.search(q, 10, allowed, exact=True)[0].tolist()) for q in queries]
     approx = [dense.search(q, 10, allowed)[0].tolist() for q in queries]
-    agreement = np.mean([len(e & set(a) - set(range(4000, 4200))) / 10 for e, a in zip(exact, approx)])
+    agreement = np.mean([len(e & set(a)) / 10 for e, a in zip(exact, approx)])
     assert agreement >= 0.9
+    assert any(row >= 4000 for rows in approx for row in rows)  # the tail is searched too
     narrow = allowed.copy()
     narrow[100:] = False  # a narrow filter: exact search answers
     assert set(dense.search(queries[0], 10, narrow)[0].tolist()) <= set(range(100))
@@ -159,7 +159,7 @@ def test_large_store_keeps_its_hnsw_index_in_step(
     with caplog.at_level(logging.WARNING), MemoryStore.open(data_dir, embedder) as store:
         assert store._files.state.dense.approximate
         hits = _recalled(store)
-        store.add("Kai plays the violin in row 17", "fact")  # an append to the HNSW graph
+        store.add("Kai plays the violin in row 17", "fact")  # an append (to the exact tail)
         assert len(store._files.state.dense) == 33
     assert not [r for r in caplog.records if "hnsw" in r.getMessage()]
     paths.approx(1).unlink()
@@ -167,12 +167,74 @@ def test_large_store_keeps_its_hnsw_index_in_step(
         assert [hit[0] for hit in _recalled(store)[0]] == [hit[0] for hit in hits[0]]
         secret = store.add("the vault opens with quokkabrindle", "fact")
         store.forget(secret.id)
-    assert any("hnsw-1.npz is missing" in r.getMessage() for r in caplog.records)
-    assert [p.name for p in sorted(paths.root.glob("hnsw-*.npz"))] == ["hnsw-3.npz"]  # rebuilt at open, then forget
+    assert any("hnsw-1.faiss is missing" in r.getMessage() for r in caplog.records)
+    assert [p.name for p in sorted(paths.root.glob("hnsw-*"))] == ["hnsw-3.faiss"]  # rebuilt at open, then forget
 
 
 def test_index_files_are_known_as_ours(tmp_path: Path) -> None:
-    names = ["lexical-3.npz", "hnsw-12.npz", ".lexical-3.npz.k2j4_x.tmp", ".hnsw-4.npz.abcd.tmp"]
+    names = ["lexical-3.npz", "hnsw-12.npz", "hnsw-5.faiss", ".lexical-3.npz.k2j4_x.tmp", ".hnsw-4.faiss.abcd.tmp"]
     for name in [*names, "lexical-x.npz", "hnsw-3.npy"]:
         (tmp_path / name).write_bytes(b"")
     assert sorted(p.name for p in tmp_path.iterdir() if is_own_file(p)) == sorted(names)
+
+
+def _vector_of(store: MemoryStore, record_id: str) -> bytes:
+    state = store._files.state
+    return state.dense.vectors([state.row_of[record_id]])[0].tobytes()
+
+
+def test_forget_on_a_store_with_hnsw_leaves_nothing_in_any_file(
+    data_dir: Path, embedder: Embedder, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setattr(vectors, "APPROX_MIN_ROWS", 20)
+    paths = StorePaths.for_data_dir(data_dir)
+    said = "my bank locker code is quokkabrindle"
+    with MemoryStore.open(data_dir, embedder) as store:
+        store.add_many(_facts(40))
+        secret = store.add("Ana's locker code is quokkabrindle", "fact")
+        turn = store.add(said, "turn", provenance=Provenance(session="s1", turn_index=0, role="user"))
+        fact = store.add("The user keeps a locker at the bank (zebrafrangible)", "fact",
+                         provenance=Provenance(session="s1", turn_index=0, source_text=said))
+        store.compact()
+        hidden = [_vector_of(store, secret.id), _vector_of(store, turn.id), _vector_of(store, fact.id)]
+        assert sorted(p.name for p in paths.root.glob("hnsw-*")) == ["hnsw-1.faiss"]
+        assert hidden[0] in paths.approx(1).read_bytes()  # the graph keeps a copy of each vector
+        store.add("Kai has a locker too", "fact")  # in the journal's tail only
+        store.forget(secret.id)
+        store.forget_with_source(fact.id)  # the turn it came from goes too
+        approx = store._files.state.dense.approximate_index
+        assert approx is not None and approx.dead == 3  # no rebuild: three nodes cut from the graph
+        disk = all_bytes(data_dir)
+        assert b"quokkabrindl" not in disk and b"zebrafrangib" not in disk
+        assert not any(vector in disk for vector in hidden)
+        assert all("quokka" not in hit.record.text for hit in store.recall("locker code", k=8))
+    with caplog.at_level(logging.WARNING), MemoryStore.open(data_dir, embedder) as store:
+        assert store._files.state.dense.approximate and len(store._files.state) == 41
+        assert "Kai has a locker too" in [hit.record.text for hit in store.recall("who has a locker", k=8)]
+        store.forget_all()
+    assert not [r for r in caplog.records if "hnsw" in r.getMessage()]
+    assert not [p for p in paths.root.iterdir() if p.name.startswith(("hnsw-", "lexical-"))]
+    assert b"Kai has a locker" not in all_bytes(data_dir)
+
+
+def test_stale_hnsw_file_is_rebuilt_not_trusted(
+    data_dir: Path, embedder: Embedder, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setattr(vectors, "APPROX_MIN_ROWS", 20)
+    paths = StorePaths.for_data_dir(data_dir)
+    _build(data_dir, embedder, 30, tail=0)
+    old = paths.approx(1).read_bytes()
+    with MemoryStore.open(data_dir, embedder) as store:
+        store.add_many(_facts(5, start=30))
+        store.compact()
+        expected = _recalled(store)
+    paths.approx(2).write_bytes(old)  # another generation's graph: stamped for other vectors
+    with caplog.at_level(logging.WARNING), MemoryStore.open(data_dir, embedder) as store:
+        assert _recalled(store) == expected
+    assert any("hnsw-2.faiss cannot be used (it does not match the vectors)" in r.getMessage()
+               for r in caplog.records)
+    assert [p.name for p in paths.root.glob("hnsw-*")] == ["hnsw-3.faiss"]  # rebuilt and saved
+    paths.approx(3).write_bytes(paths.approx(3).read_bytes()[:-100])  # cut short
+    with caplog.at_level(logging.WARNING), MemoryStore.open(data_dir, embedder) as store:
+        assert _recalled(store) == expected
+    assert any("hnsw-3.faiss cannot be used" in r.getMessage() for r in caplog.records)

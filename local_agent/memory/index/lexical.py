@@ -16,6 +16,7 @@ the turns it answers), so a short reply is found by the words of the question it
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import bm25s
@@ -56,8 +57,8 @@ class _Segment:
 class LexicalIndex:
     def __init__(self) -> None:
         self._tokenizer = new_tokenizer()
-        self._own: list[np.ndarray] = []  # each row's own token ids
-        self._context: list[tuple[int, ...]] = []  # rows whose tokens join this row's document
+        self._own = Ragged()  # each row's own token ids
+        self._context = Ragged()  # rows whose tokens join this row's document
         self._main: _Segment | None = None
         self._delta: _Segment | None = None
 
@@ -72,7 +73,7 @@ class LexicalIndex:
             return
         ids = self._tokenizer.tokenize(list(texts), update_vocab=True, show_progress=False)
         self._own.extend(np.asarray(row, dtype=np.int32) for row in ids)
-        self._context.extend(contexts)
+        self._context.extend(np.asarray(c, dtype=np.int32) for c in contexts)
         built = self._main.stop if self._main else 0
         if len(self) - built > delta_limit(len(self)):
             self._main, self._delta = self._build(0, len(self)), None
@@ -109,8 +110,8 @@ class LexicalIndex:
         whole = self._main if self._main is not None and self._main.stop == len(self) and self._delta is None else None
         segment = whole or self._build(0, len(self))
         vocab = {name: getattr(self._tokenizer, name) for name in _VOCAB_FIELDS}
-        own_tokens, own_offsets = _flatten(self._own)
-        context_rows, context_offsets = _flatten([np.asarray(c, dtype=np.int32) for c in self._context])
+        own_tokens, own_offsets = self._own.flatten()
+        context_rows, context_offsets = self._context.flatten()
         scores = segment.bm25.scores
         return {
             "vocab": np.frombuffer(json.dumps(vocab, ensure_ascii=False).encode("utf-8"), dtype=np.uint8),
@@ -129,9 +130,8 @@ class LexicalIndex:
         vocab = json.loads(bytes(arrays["vocab"]).decode("utf-8"))
         for name in _VOCAB_FIELDS:
             setattr(index._tokenizer, name, dict(vocab[name]))
-        index._own = _split(arrays["own_tokens"], arrays["own_offsets"])
-        index._context = [tuple(int(row) for row in rows)
-                          for rows in _split(arrays["context_rows"], arrays["context_offsets"])]
+        index._own = Ragged(arrays["own_tokens"], arrays["own_offsets"])
+        index._context = Ragged(arrays["context_rows"], arrays["context_offsets"])
         rows = len(index._own)
         if len(index._context) != rows or int(arrays["num_docs"][0]) != rows:
             raise ValueError("the saved lexical index disagrees with itself about its rows")
@@ -147,16 +147,36 @@ class LexicalIndex:
 _VOCAB_FIELDS = ("word_to_stem", "stem_to_sid", "word_to_id")
 
 
-def _flatten(rows: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    offsets = np.zeros(len(rows) + 1, dtype=np.int64)
-    offsets[1:] = np.cumsum([len(row) for row in rows]) if rows else []
-    flat = np.concatenate(rows).astype(np.int32) if rows else np.zeros(0, dtype=np.int32)
-    return flat, offsets
+class Ragged:
+    """Rows of int32 arrays of any length: a flat array and its offsets as a file holds them
+    (read once, never split into a hundred thousand arrays), and the rows appended since."""
 
+    def __init__(self, flat: np.ndarray | None = None, offsets: np.ndarray | None = None) -> None:
+        self._flat = np.zeros(0, dtype=np.int32) if flat is None else np.asarray(flat, dtype=np.int32)
+        self._offsets = np.zeros(1, dtype=np.int64) if offsets is None else np.asarray(offsets, dtype=np.int64)
+        if len(self._offsets) < 1 or self._offsets[0] != 0 or self._offsets[-1] != len(self._flat) \
+                or np.any(np.diff(self._offsets) < 0):
+            raise ValueError("the saved rows' offsets do not fit their data")
+        self._saved = len(self._offsets) - 1
+        self._more: list[np.ndarray] = []
 
-def _split(flat: np.ndarray, offsets: np.ndarray) -> list[np.ndarray]:
-    flat = np.asarray(flat, dtype=np.int32)
-    return [flat[offsets[i] : offsets[i + 1]] for i in range(len(offsets) - 1)]
+    def __len__(self) -> int:
+        return self._saved + len(self._more)
+
+    def __getitem__(self, row: int) -> np.ndarray:
+        if row < self._saved:
+            return self._flat[self._offsets[row] : self._offsets[row + 1]]
+        return self._more[row - self._saved]
+
+    def extend(self, rows: Iterable[np.ndarray]) -> None:
+        self._more.extend(rows)
+
+    def flatten(self) -> tuple[np.ndarray, np.ndarray]:
+        """Every row as one flat array and its offsets."""
+        lengths = np.fromiter((len(row) for row in self._more), dtype=np.int64, count=len(self._more))
+        offsets = np.concatenate([self._offsets, self._offsets[-1] + np.cumsum(lengths)])
+        flat = np.concatenate([self._flat, *self._more]).astype(np.int32)
+        return flat, offsets
 
 
 def _loaded_segment(rows: int, arrays: dict[str, np.ndarray]) -> _Segment:

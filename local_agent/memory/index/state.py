@@ -68,17 +68,22 @@ class MemoryState:
     # -- changes ---------------------------------------------------------------------------------
     def add(self, records: list[MemoryRecord], vectors: np.ndarray, *, index_text: bool = True) -> None:
         """Append records with their vectors (one row each, in order); `index_text` False when
-        the lexical index already holds them."""
+        the lexical index already holds them. (One pass, few calls per record: opening a
+        large store adds every record here.)"""
         if len(records) != len(vectors):
             raise ValueError("records and vectors differ in length")
-        contexts = []
-        for record in records:
-            row = len(self.records)
-            self.records.append(record)
-            self.row_of[record.id] = row
-            contexts.append(self._context_for(record, row))
-            self._index_key(record)
-        self.dense.add(vectors, [r.kind for r in records], [r.active for r in records])
+        start = len(self.records)
+        self.records.extend(records)
+        self.row_of.update(zip([r.id for r in records], range(start, start + len(records))))
+        contexts: list[tuple[int, ...]] = []
+        for row, record in enumerate(records, start):
+            if record.kind == "turn":
+                contexts.append(self._context_for(record, row))
+            else:
+                contexts.append(())
+                if record.key is not None:
+                    self._index_key(record)
+        self.dense.add(vectors, [r.kind for r in records], [r.superseded_by is None for r in records])
         if index_text:
             self.lexical.add([lexical_text(r) for r in records], contexts)
 
@@ -89,10 +94,11 @@ class MemoryState:
         self.dense.set_active(row, record.active)
         self._index_key(record)
 
-    def without(self, *record_ids: str) -> tuple[list[MemoryRecord], np.ndarray]:
-        """Records and vectors as if `record_ids` and the earlier versions they replaced had never
-        been stored: forgetting a corrected memory never brings the old text back. A newer
-        version that replaced one stays, and now replaces nothing."""
+    def without(self, *record_ids: str) -> tuple[list[MemoryRecord], np.ndarray, np.ndarray]:
+        """Records, vectors and the rows they were at, as if `record_ids` and the earlier
+        versions they replaced had never been stored: forgetting a corrected memory never
+        brings the old text back. A newer version that replaced one stays, and now replaces
+        nothing."""
         gone = {ident for record_id in record_ids for ident in self.versions_of(record_id)}
         kept_rows = [row for row, record in enumerate(self.records) if record.id not in gone]
         records = []
@@ -101,7 +107,7 @@ class MemoryState:
             if record.supersedes in gone:
                 record = replace(record, supersedes=None)
             records.append(record)
-        return records, self.dense.vectors(kept_rows)
+        return records, self.dense.vectors(kept_rows), np.asarray(kept_rows, dtype=np.int64)
 
     def versions_of(self, record_id: str) -> list[str]:
         """`record_id` and the ids of the records it replaced."""

@@ -7,7 +7,12 @@ a bitmap selector, so nothing is ever removed from the index except by a full re
 
 Large stores (APPROX_MIN_ROWS rows and more) also get an approximate index, HNSW over the same
 vectors: exact search grows linearly (about 70 ms at a million rows), HNSW stays at a few ms
-with a recall@10 agreement measured by scripts/bench_stores.py. New rows are appended to both.
+with a recall@10 agreement measured by scripts/bench_stores.py. The HNSW index is read-only
+between compactions (the store memory-maps its file): it covers the rows of the snapshot, and
+rows added since (the journal's tail) go to a small exact index searched beside it, so adding a
+memory stays an append. Compaction adds the tail to the graph. Forgetting keeps the graph:
+the forgotten rows' nodes are cut from the row map and their vectors zeroed when it is saved,
+and the graph is rebuilt only once such dead nodes are a large share of it (see approx.py).
 The exact index stays the truth for reading vectors back, and answers when a filter leaves
 fewer than half the rows (HNSW finds little through a narrow filter).
 """
@@ -18,12 +23,10 @@ import faiss
 import numpy as np
 
 from ...types import MEMORY_KINDS
+from .approx import Approximate, bitmap_selector, build_graph
 
 KIND_CODES = {kind: code for code, kind in enumerate(MEMORY_KINDS)}
 APPROX_MIN_ROWS = 50_000
-HNSW_NEIGHBOURS = 32  # graph degree (M)
-HNSW_EF_CONSTRUCTION = 80
-HNSW_EF_SEARCH = 96
 APPROX_MIN_SHARE = 0.5  # search approximately only when the filter allows this share of rows
 
 
@@ -39,7 +42,7 @@ class DenseIndex:
         self._active = np.zeros(0, dtype=bool)
         self._kind = np.zeros(0, dtype=np.int8)
         self._allowed: dict[tuple[str, ...], np.ndarray] = {}
-        self._approx: faiss.Index | None = None
+        self._approx: Approximate | None = None
 
     def __len__(self) -> int:
         return int(self._index.ntotal)
@@ -51,9 +54,10 @@ class DenseIndex:
         if len(vectors):
             self._index.add(vectors)
             if self._approx is not None:
-                self._approx.add(vectors)
+                self._approx.tail.add(vectors)
         self._active = np.concatenate([self._active, np.asarray(active, dtype=bool)])
-        self._kind = np.concatenate([self._kind, np.asarray([KIND_CODES[k] for k in kinds], dtype=np.int8)])
+        codes = np.fromiter((KIND_CODES[k] for k in kinds), dtype=np.int8, count=len(kinds))
+        self._kind = np.concatenate([self._kind, codes])
         self._allowed.clear()
 
     def set_active(self, row: int, active: bool) -> None:
@@ -77,14 +81,11 @@ class DenseIndex:
         k = min(k, allowed_rows)
         if k <= 0:
             return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
-        bitmap = np.packbits(allowed, bitorder="little")
-        selector = faiss.IDSelectorBitmap(len(allowed), faiss.swig_ptr(bitmap))
         query = np.ascontiguousarray(query, dtype=np.float32).reshape(1, self.dimension)
         if self._approx is not None and not exact and allowed_rows >= APPROX_MIN_SHARE * len(allowed):
-            index, params = self._approx, faiss.SearchParametersHNSW(sel=selector, efSearch=max(HNSW_EF_SEARCH, k))
-        else:
-            index, params = self._index, faiss.SearchParameters(sel=selector)
-        scores, rows = index.search(query, k, params=params)
+            return self._approx.search(query, k, allowed)
+        selector, _bitmap = bitmap_selector(allowed)
+        scores, rows = self._index.search(query, k, params=faiss.SearchParameters(sel=selector))
         keep = rows[0] >= 0
         return rows[0][keep], scores[0][keep]
 
@@ -106,23 +107,37 @@ class DenseIndex:
     def approximate(self) -> bool:
         return self._approx is not None
 
+    @property
+    def approximate_index(self) -> Approximate | None:
+        return self._approx
+
     def build_approximate(self) -> None:
         """Build the HNSW index over every row (at compaction; minutes at a million rows)."""
-        index = faiss.IndexHNSWFlat(self.dimension, HNSW_NEIGHBOURS, faiss.METRIC_INNER_PRODUCT)
-        index.hnsw.efConstruction = HNSW_EF_CONSTRUCTION
-        if len(self):
-            index.add(self.matrix())
-        self._approx = index
+        self._approx = Approximate(build_graph(self.matrix(), self.dimension), None, self.dimension)
 
-    def approximate_bytes(self) -> np.ndarray:
-        """The HNSW index serialized (for saving); build_approximate first."""
-        if self._approx is None:
-            raise ValueError("there is no approximate index")
-        return faiss.serialize_index(self._approx)
-
-    def use_approximate(self, data: np.ndarray) -> None:
-        """Take a saved HNSW index; ValueError unless it covers exactly this index's rows."""
-        index = faiss.deserialize_index(np.ascontiguousarray(data, dtype=np.uint8))
-        if index.ntotal != len(self) or index.d != self.dimension or not isinstance(index, faiss.IndexHNSWFlat):
+    def use_approximate(self, graph: faiss.Index, rows: np.ndarray | None) -> None:
+        """Take a saved HNSW graph whose nodes are rows (`rows`: the row of each node, -1 for a
+        forgotten one; None: node i is row i); ValueError unless it covers a prefix of rows."""
+        approx = Approximate(graph, rows, self.dimension)
+        if graph.d != self.dimension or approx.covered > len(self):
             raise ValueError("the saved approximate index does not cover these vectors")
-        self._approx = index
+        approx.tail.add(self.vectors(np.arange(approx.covered, len(self))))
+        self._approx = approx
+
+    def fold_approximate(self) -> Approximate:
+        """The approximate index as compaction saves it: the tail folded into the graph and
+        forgotten nodes zeroed, or a fresh graph once they are a large share of it."""
+        if self._approx is None or self._approx.needs_rebuild():
+            self.build_approximate()
+        else:
+            self._approx = self._approx.folded()
+        assert self._approx is not None
+        return self._approx
+
+    def keep_approximate(self, old: DenseIndex, kept_rows: np.ndarray) -> None:
+        """After a forget: this index holds `old`'s rows `kept_rows` (in order); take `old`'s
+        graph with the forgotten rows' nodes cut out of its row map, instead of a rebuild."""
+        if old._approx is None:
+            return
+        self.use_approximate(*old._approx.renumbered(kept_rows, len(old)))
+

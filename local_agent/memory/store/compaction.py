@@ -12,16 +12,18 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from ...files import atomic_write_bytes
 from ..index.state import MemoryState
 from ..index.vectors import approximate_due
 from .approx_file import approx_stamp, write_approx
 from .journal import create_journal
 from .layout import APPROX_PREFIX, LEXICAL_PREFIX, TEMP_FILE, VECTORS_PREFIX, StorePaths
 from .lexical_file import stamp_for, write_lexical
-from .snapshot import Snapshot, VectorMeta, ids_checksum, write_snapshot, write_vectors
+from .snapshot import Snapshot, VectorMeta, encode_snapshot, ids_checksum, write_vectors
 
 VECTOR_FILE = re.compile(re.escape(VECTORS_PREFIX) + r"\d+\.npy")
-DERIVED_FILE = re.compile(rf"(?:{re.escape(LEXICAL_PREFIX)}|{re.escape(APPROX_PREFIX)})\d+\.npz")
+DERIVED_FILE = re.compile(rf"(?:{re.escape(LEXICAL_PREFIX)}|{re.escape(APPROX_PREFIX)})\d+\.npz"
+                          rf"|{re.escape(APPROX_PREFIX)}\d+\.faiss")
 JOURNAL_MIN_OPS = 1000
 JOURNAL_SHARE = 0.25  # compact once the journal holds this share of the store's records
 
@@ -43,12 +45,13 @@ def write_generation(paths: StorePaths, state: MemoryState, generation: int, emb
         ids_sha256=ids_checksum([record.id for record in state.records]),
         sha256=write_vectors(vectors_path, matrix),
     )
+    snapshot, records_sha256 = encode_snapshot(Snapshot(generation, state.next_seq, state.records, meta))
     lexical_path, approx_path = paths.lexical(generation), paths.approx(generation)
     if state.records:
-        write_lexical(lexical_path, state.lexical, stamp_for(generation, state.records))
+        write_lexical(lexical_path, state.lexical, stamp_for(generation, state.records, records_sha256))
     if approximate_due(len(state)):
         write_approx(approx_path, state.dense, approx_stamp(generation, len(state), meta.sha256))
-    write_snapshot(paths.snapshot, Snapshot(generation, state.next_seq, state.records, meta))
+    atomic_write_bytes(paths.snapshot, snapshot)
     header_length = create_journal(paths.journal, generation)
     remove_leftovers(paths, keep={vectors_path, lexical_path, approx_path})
     return header_length

@@ -138,6 +138,7 @@ def state_without(state: MemoryState, ids: list[str], *, keep_source: bool) -> t
     source_texts = {source.text for source in sources_of(gone)}
     if not keep_source:
         texts |= source_texts
-    records, vectors = state.without(*ids)
+    records, vectors, rows = state.without(*ids)
     kept = MemoryState.build(scrubbed(records, texts), vectors, state.next_seq, state.dense.dimension)
+    kept.dense.keep_approximate(state.dense, rows)  # no graph rebuild: its forgotten nodes are cut
     return kept, texts | source_texts

@@ -108,7 +108,7 @@ def _inspect(paths: StorePaths) -> _Findings:
 
 def _check_snapshot(paths: StorePaths, findings: _Findings) -> None:
     try:
-        findings.snapshot = read_snapshot(paths.snapshot)
+        findings.snapshot = read_snapshot(paths.snapshot, validate=True)
     except FileDamage as damage:
         findings.problems.append(str(damage))
         findings.newer_format = isinstance(damage, NewerFormat)

@@ -6,7 +6,8 @@
                              so a compaction never overwrites the vectors a reader is loading)
         lexical-<gen>.npz    the BM25 index over the snapshot's records (derived: rebuilt when it
                              does not match; see lexical_file.py)
-        hnsw-<gen>.npz       the approximate dense index of a large store (derived, like lexical)
+        hnsw-<gen>.faiss     the approximate dense index of a large store (derived, like lexical;
+                             hnsw-<gen>.npz was its earlier format, still deleted as ours)
         journal.jsonl        operations since the snapshot, one JSON object a line
         write.lock           serializes writers across processes (always empty)
         <name>.corrupt-<t>   a damaged file doctor kept aside; memories.json.v<N>.bak: a
@@ -39,7 +40,8 @@ CORRUPT_MARK = ".corrupt-"
 DOCTOR_HINT = "run `local-agent memory doctor --repair`"
 
 _GENERATIONAL = (rf"{re.escape(VECTORS_PREFIX)}\d+\.npy"
-                 rf"|(?:{re.escape(LEXICAL_PREFIX)}|{re.escape(APPROX_PREFIX)})\d+\.npz")
+                 rf"|(?:{re.escape(LEXICAL_PREFIX)}|{re.escape(APPROX_PREFIX)})\d+\.npz"
+                 rf"|{re.escape(APPROX_PREFIX)}\d+\.faiss")
 _LIVE = rf"(?:{re.escape(SNAPSHOT_NAME)}|{re.escape(JOURNAL_NAME)}|{_GENERATIONAL})"
 LIVE_FILE = re.compile(rf"{_LIVE}|{re.escape(LOCK_NAME)}")
 BACKUP_FILE = re.compile(
@@ -98,7 +100,7 @@ class StorePaths:
         return self.root / f"{LEXICAL_PREFIX}{generation}.npz"
 
     def approx(self, generation: int) -> Path:
-        return self.root / f"{APPROX_PREFIX}{generation}.npz"
+        return self.root / f"{APPROX_PREFIX}{generation}.faiss"
 
     def create(self) -> None:
         ensure_private_dir(self.root)

@@ -1,8 +1,10 @@
 """The persisted lexical (BM25) index: `lexical-<gen>.npz` beside the snapshot of that generation.
 
 Opening a store then tokenizes and indexes only the journal's tail, not every record. The file
-is derived data and never trusted: its header names the generation, the record count, a
-checksum of the record ids and one of the text each row is indexed by; a file that disagrees
+is derived data and never trusted: its header names the generation, the record count and
+what it indexes: the snapshot's own checksum of its record lines (which cover every id, text
+and session the index is made from), or, for a snapshot without a checksum that holds, a
+checksum of the record ids and of the text each row is indexed by; a file that disagrees
 with the snapshot, or cannot be read, is ignored and the index is rebuilt from the records
 (with one logged notice) and saved again. It is written at compaction, atomically, before the
 snapshot that it belongs to (like the vectors), so `forget` rewrites it without the forgotten
@@ -28,7 +30,7 @@ from ..index.render import lexical_text
 
 log = logging.getLogger(__name__)
 
-LEXICAL_FORMAT = 1
+LEXICAL_FORMAT = 2
 
 
 @dataclass(frozen=True)
@@ -38,16 +40,18 @@ class LexicalStamp:
     format: int
     generation: int
     count: int
-    ids_sha256: str
-    texts_sha256: str
+    content: str  # "records:<the snapshot's records_sha256>" or "texts:<ids and texts checksum>"
 
 
-def stamp_for(generation: int, records: list[MemoryRecord]) -> LexicalStamp:
-    ids = hashlib.sha256("\n".join(record.id for record in records).encode("utf-8")).hexdigest()
-    texts = hashlib.sha256()
+def stamp_for(generation: int, records: list[MemoryRecord], records_sha256: str | None = None) -> LexicalStamp:
+    """The stamp of an index over `records`; `records_sha256`: the checksum of the snapshot
+    lines that hold them (only when it was verified or just written)."""
+    if records_sha256 is not None:
+        return LexicalStamp(LEXICAL_FORMAT, generation, len(records), f"records:{records_sha256}")
+    texts = hashlib.sha256("\n".join(record.id for record in records).encode("utf-8") + b"\0")
     for record in records:
         texts.update(lexical_text(record).encode("utf-8", "surrogatepass") + b"\0")
-    return LexicalStamp(LEXICAL_FORMAT, generation, len(records), ids, texts.hexdigest())
+    return LexicalStamp(LEXICAL_FORMAT, generation, len(records), f"texts:{texts.hexdigest()}")
 
 
 def write_lexical(path: Path, index: LexicalIndex, stamp: LexicalStamp) -> None:

@@ -8,10 +8,14 @@ we read; that shows as files changing under us, and the load simply starts again
 
 from __future__ import annotations
 
+import gc
 import logging
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TypeVar
+from pathlib import Path
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -25,7 +29,7 @@ from .journal import JournalChunk, read_journal
 from .layout import FileDamage, FileIdentity, StorePaths, corrupt, identity
 from .lexical_file import load_or_rebuild, save_quietly, stamp_for
 from .replay import replay
-from .snapshot import Snapshot, load_vectors, read_snapshot
+from .snapshot import Snapshot, load_vectors, read_snapshot, vectors_digest
 
 log = logging.getLogger(__name__)
 
@@ -47,6 +51,40 @@ class Loaded:
     migrated_from: int | None
 
 
+class _VectorDigest:
+    """The checksum of the vector file a snapshot names, computed in a thread while the
+    records are parsed: hashlib lets go of the GIL over a large buffer, so on two cores the
+    check costs nothing more. Any problem leaves it to load_vectors to read the file again."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._thread: threading.Thread | None = None
+        self._found: tuple[Path, FileIdentity | None, str] | None = None
+
+    def start(self, header: dict[str, Any]) -> None:
+        meta = header.get("vectors")
+        name = meta.get("file") if isinstance(meta, dict) else None
+        if isinstance(name, str) and name == Path(name).name:
+            self._thread = threading.Thread(target=self._run, args=(self.root / name,), daemon=True)
+            self._thread.start()
+
+    def _run(self, path: Path) -> None:
+        try:
+            before = identity(path)
+            digest = vectors_digest(np.load(path, allow_pickle=False, mmap_mode="r"))
+            self._found = (path, before, digest)
+        except (OSError, ValueError, EOFError):
+            pass
+
+    def digest(self, path: Path) -> str | None:
+        """The checksum of `path` if the thread read that same file (not since replaced)."""
+        if self._thread is not None:
+            self._thread.join()
+        if self._found is None or self._found[0] != path or self._found[1] != identity(path):
+            return None
+        return self._found[2]
+
+
 class _Moved(Exception):
     """Another process replaced files while we were reading them."""
 
@@ -54,17 +92,33 @@ class _Moved(Exception):
 def load(paths: StorePaths, embedder: TextEmbedder, embedding_id: str) -> Loaded:
     for _ in range(LOAD_ATTEMPTS):
         try:
-            return _load_once(paths, embedder, embedding_id)
+            with _collector_paused():
+                return _load_once(paths, embedder, embedding_id)
         except _Moved:
             continue
     raise StoreError(f"{paths.root} kept changing while it was read; try again")
 
 
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """No cyclic garbage collection while a store's records are made: a hundred thousand new
+    objects would trigger full collections over all of them again and again (it doubled the
+    time to open a large store). Loading makes no reference cycles to collect."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 def _load_once(paths: StorePaths, embedder: TextEmbedder, embedding_id: str) -> Loaded:
     snapshot_id = identity(paths.snapshot)
-    snapshot = _guarded(lambda: read_snapshot(paths.snapshot), paths, snapshot_id)
+    digest = _VectorDigest(paths.root)
+    snapshot = _guarded(lambda: read_snapshot(paths.snapshot, on_header=digest.start), paths, snapshot_id)
     snapshot = snapshot or Snapshot(generation=0, next_seq=0, records=[], vectors=None)
-    vectors, rebuilt = _snapshot_vectors(paths, snapshot, embedder, embedding_id, snapshot_id)
+    vectors, rebuilt = _snapshot_vectors(paths, snapshot, embedder, embedding_id, snapshot_id, digest)
     journal_id = identity(paths.journal)
     chunk = _guarded(lambda: read_journal(paths.journal), paths, snapshot_id)
     if journal_id is not None and (identity(paths.journal) or ())[:2] != journal_id[:2]:
@@ -95,7 +149,7 @@ def _snapshot_state(
 ) -> tuple[MemoryState, bool]:
     """The snapshot's records with the saved lexical index, or one rebuilt (and saved) from them;
     and whether the approximate index a store of this size keeps has to be rebuilt."""
-    stamp = stamp_for(snapshot.generation, snapshot.records)
+    stamp = stamp_for(snapshot.generation, snapshot.records, snapshot.records_sha256)
     path = paths.lexical(snapshot.generation)
     lexical = load_or_rebuild(path, stamp, bool(snapshot.records))
     state = MemoryState.build(snapshot.records, vectors, snapshot.next_seq, dimension, lexical)
@@ -118,7 +172,8 @@ def _guarded(read: Callable[[], T], paths: StorePaths, snapshot_id: FileIdentity
 
 
 def _snapshot_vectors(
-    paths: StorePaths, snapshot: Snapshot, embedder: TextEmbedder, embedding_id: str, snapshot_id: FileIdentity | None
+    paths: StorePaths, snapshot: Snapshot, embedder: TextEmbedder, embedding_id: str,
+    snapshot_id: FileIdentity | None, digest: _VectorDigest,
 ) -> tuple[np.ndarray, bool]:
     """The snapshot's vectors, and whether they had to be re-made from the text."""
     records = snapshot.records
@@ -128,7 +183,8 @@ def _snapshot_vectors(
     if snapshot.vectors is not None:
         path = paths.root / snapshot.vectors.file
         try:
-            matrix, reason = load_vectors(path, snapshot.vectors, [r.id for r in records], embedding_id)
+            ids = [r.id for r in records]
+            matrix, reason = load_vectors(path, snapshot.vectors, ids, embedding_id, digest.digest(path))
         except FileNotFoundError:
             if identity(paths.snapshot) != snapshot_id:
                 raise _Moved from None

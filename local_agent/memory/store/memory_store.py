@@ -96,7 +96,7 @@ class MemoryStore:
         if k <= 0 or not query.strip():
             return []
         with self._reading() as state:
-            if not any(record.active and record.kind in kinds for record in state.records):
+            if not state.dense.allowed(kinds).any():  # (the cached filter, not a pass over the records)
                 return []  # nothing to find: don't load the embedding model for it
         vector = self.embedder.embed([query])[0]
         threshold = recall_module.DEFAULT_MIN_SCORE if min_score is None else min_score

@@ -1,0 +1,105 @@
+"""The approximate (HNSW) side of dense search: a graph over the rows of the snapshot, an exact
+index over the rows added since, and the row map that lets a forget keep the graph.
+
+The graph may be memory-mapped from its file (read-only: FAISS aborts on an add to a mapped
+index), so nothing is ever added to it in place. `folded()` makes the owned copy compaction
+saves: the tail added to the graph, and the vectors of forgotten rows' nodes zeroed, so no
+copy of them stays on disk.
+"""
+
+from __future__ import annotations
+
+import faiss
+import numpy as np
+
+HNSW_NEIGHBOURS = 32  # graph degree (M)
+HNSW_EF_CONSTRUCTION = 80
+HNSW_EF_SEARCH = 96
+REBUILD_DEAD_SHARE = 0.2  # rebuild the graph once this share of its nodes are forgotten rows
+
+
+def build_graph(matrix: np.ndarray, dimension: int) -> faiss.Index:
+    index = faiss.IndexHNSWFlat(dimension, HNSW_NEIGHBOURS, faiss.METRIC_INNER_PRODUCT)
+    index.hnsw.efConstruction = HNSW_EF_CONSTRUCTION
+    if len(matrix):
+        index.add(np.ascontiguousarray(matrix, dtype=np.float32))
+    return index
+
+
+def bitmap_selector(allowed: np.ndarray) -> tuple[faiss.IDSelector, np.ndarray]:
+    """A FAISS selector of the True entries (and the bitmap it points into: keep it alive)."""
+    bitmap = np.packbits(allowed, bitorder="little")
+    return faiss.IDSelectorBitmap(len(allowed), faiss.swig_ptr(bitmap)), bitmap
+
+
+class Approximate:
+    """HNSW over rows [0, covered) and an exact index over rows [covered, ...)."""
+
+    def __init__(self, graph: faiss.Index, rows: np.ndarray | None, dimension: int) -> None:
+        if not isinstance(graph, faiss.IndexHNSWFlat):
+            raise ValueError("not an HNSW index")
+        if rows is not None and len(rows) != graph.ntotal:
+            raise ValueError("the row map does not cover the graph")
+        self.graph = graph
+        self.rows = rows  # the row of each node, -1 for a forgotten one; None: node i is row i
+        live = graph.ntotal if rows is None else int(np.count_nonzero(rows >= 0))
+        if rows is not None and not np.array_equal(np.sort(rows[rows >= 0]), np.arange(live)):
+            raise ValueError("the row map is not a numbering of the first rows")
+        self.covered = live
+        self.tail = faiss.IndexFlatIP(dimension)
+
+    @property
+    def dead(self) -> int:
+        return 0 if self.rows is None else int(np.count_nonzero(self.rows < 0))
+
+    def search(self, query: np.ndarray, k: int, allowed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The k best allowed rows from the graph and the tail, merged: (rows, cosines)."""
+        found: list[tuple[np.ndarray, np.ndarray]] = []
+        if self.rows is None:
+            nodes_allowed = allowed[: self.covered]
+        else:
+            nodes_allowed = allowed[np.maximum(self.rows, 0)] & (self.rows >= 0)
+        if nodes_allowed.any():
+            selector, _bitmap = bitmap_selector(nodes_allowed)
+            params = faiss.SearchParametersHNSW(sel=selector, efSearch=max(HNSW_EF_SEARCH, k))
+            scores, nodes = self.graph.search(query, k, params=params)
+            keep = nodes[0] >= 0
+            rows = nodes[0][keep] if self.rows is None else self.rows[nodes[0][keep]]
+            found.append((rows, scores[0][keep]))
+        tail_allowed = allowed[self.covered :]
+        if tail_allowed.any():
+            selector, _bitmap = bitmap_selector(tail_allowed)
+            scores, rows = self.tail.search(query, k, params=faiss.SearchParameters(sel=selector))
+            keep = rows[0] >= 0
+            found.append((rows[0][keep] + self.covered, scores[0][keep]))
+        if len(found) == 1:
+            return found[0]
+        rows, scores = np.concatenate([r for r, _ in found]), np.concatenate([s for _, s in found])
+        order = np.argsort(-scores, kind="stable")[:k]
+        return rows[order], scores[order]
+
+    def renumbered(self, kept_rows: np.ndarray, old_rows: int) -> tuple[faiss.Index, np.ndarray]:
+        """The graph and its row map once only `kept_rows` (of `old_rows`) stay, renumbered in
+        order; the tail's rows are not in the graph and stay tail rows."""
+        new_of_old = np.full(old_rows, -1, dtype=np.int64)
+        new_of_old[np.asarray(kept_rows, dtype=np.int64)] = np.arange(len(kept_rows))
+        nodes = np.arange(self.graph.ntotal) if self.rows is None else self.rows
+        rows = np.where(nodes >= 0, new_of_old[np.maximum(nodes, 0)], -1)
+        return self.graph, rows
+
+    def needs_rebuild(self) -> bool:
+        return self.dead > REBUILD_DEAD_SHARE * max(1, self.graph.ntotal)
+
+    def folded(self) -> Approximate:
+        """An owned copy with the tail added to the graph and forgotten nodes' vectors zeroed."""
+        graph = faiss.deserialize_index(faiss.serialize_index(self.graph))  # never add to a mapped one
+        rows = self.rows
+        if self.tail.ntotal:
+            graph.add(self.tail.reconstruct_n(0, self.tail.ntotal))
+            added = np.arange(self.covered, self.covered + self.tail.ntotal)
+            rows = None if rows is None else np.concatenate([rows, added])
+        if rows is not None:
+            storage = faiss.downcast_index(graph.storage)
+            vectors = faiss.rev_swig_ptr(storage.get_xb(), graph.ntotal * graph.d).reshape(graph.ntotal, graph.d)
+            vectors[rows < 0] = 0.0
+        return Approximate(graph, rows, graph.d)
