@@ -31,11 +31,17 @@ from .when_phrases import (
     resolve_offset,
 )
 
-__all__ = ["DateSpan", "Kind", "read_dates", "warm_up", "with_memories"]
+__all__ = ["DateSpan", "Kind", "read_dates", "warm_up", "with_memories", "without_dates"]
 
 _SINCE = re.compile(r"\bsince\s+$", re.IGNORECASE)
 _OPENS_RANGE = re.compile(r"\b(?:between|from)\s+$", re.IGNORECASE)
 _JOINS_RANGE = re.compile(r"\s*(?:-|\u2013|to|until|till|through|and)\s*", re.IGNORECASE)  # \u2013: en dash
+# Words that only tie a date phrase to the question ("on", "in", "between ... and", "the week
+# before ..."): they go with the phrase when the question's topic is taken apart from its dates.
+_LEADS_IN = re.compile(r"(?:\b(?:on|in|during|since|between|from|of|at|around|by|until|before|after)\s+)+$",
+                       re.IGNORECASE)
+_TIES = re.compile(r"\s*,?\s*(?:(?:as\s+)?(?:mentioned|said|told|stated|written|noted)\s+)?"
+                   r"(?:-|\u2013|to|until|till|through|and|on|before|after|as\s+of)?\s*", re.IGNORECASE)
 _HANGS_ON = re.compile(
     r"\s*,?\s*(?:(?:as\s+)?(?:mentioned|said|told|stated|written|noted)\s+)?(?:on|before|as\s+of)\s+", re.IGNORECASE)
 
@@ -63,6 +69,23 @@ def read_dates(query: str, today: datetime) -> list[DateSpan]:
     return [replace(item.span, start=item.span.start.replace(tzinfo=today.tzinfo),
                     end=item.span.end.replace(tzinfo=today.tzinfo))
             for item in found if item.span is not None]
+
+
+def without_dates(query: str, today: datetime) -> str:
+    """`query` with its date phrases (and the words that tie them in) taken out: what it asks
+    about, apart from when. "What dish did Nate make on 9 November, 2022?" -> "What dish did
+    Nate make?". A question without a date, or with nothing but a date, comes back unchanged."""
+    if not read_dates(query, today):
+        return query
+    kept: list[str] = []
+    last = 0
+    for match in PHRASES.finditer(query):
+        gap = query[last:match.start()]
+        kept.append("" if last and _TIES.fullmatch(gap) else _LEADS_IN.sub("", gap))
+        last = match.end()
+    kept.append(query[last:])
+    topic = re.sub(r"\s+(?=[?.,!;:])", "", " ".join("".join(kept).split()))
+    return topic if any(char.isalnum() for char in topic) else query
 
 
 def warm_up() -> None:

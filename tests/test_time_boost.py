@@ -2,10 +2,15 @@
 
 import datetime as dt
 
+import numpy as np
+import pytest
+
+from local_agent.memory.index import time_boost
 from local_agent.memory.index.render import prompt_text
 from local_agent.memory.index.time_boost import moment_of
 from local_agent.memory.store import MemoryStore
 from local_agent.types import MemoryDraft, MemoryRecord, Provenance
+from local_agent.when import read_dates
 from tests.reliability import HashEmbedder
 
 TODAY = dt.datetime(2024, 5, 10, 12)
@@ -13,6 +18,11 @@ TODAY = dt.datetime(2024, 5, 10, 12)
 
 def _turn(text: str, date: str, role: str = "user") -> MemoryDraft:
     return MemoryDraft(text, "turn", Provenance(session="s", turn_index=0, role=role, date=date))
+
+
+def _record(text: str, date: str) -> MemoryRecord:
+    return MemoryRecord(id=text, kind="turn", text=text, created=0.0, updated=0.0,
+                        provenance=_turn(text, date).provenance)
 
 
 def _store(tmp_path):
@@ -39,6 +49,60 @@ def test_dates_boost_but_never_filter(tmp_path):
     with _store(tmp_path) as store:
         hits = store.recall("running shoes on May 2nd", k=5, today=TODAY, min_score=-1.0)
         assert "I bought new running shoes" in [h.record.text for h in hits]
+
+
+def _day_of_chat(tmp_path, embedder):
+    """A week of small talk (Monday 6 to Sunday 12 May 2024), each day with its own words, with
+    the product's embedder: the bonuses must outweigh what the words alone would rank."""
+    store = MemoryStore.open(tmp_path, embedder)
+    store.add_many([
+        _turn("The new bakery near the station opened", "2024-05-06T09:00"),
+        _turn("Work was busy with the quarterly report", "2024-05-07T18:00"),
+        _turn("Yesterday I climbed Mount Tam with Priya", "2024-05-09T08:00"),  # the climb was on the 8th
+        _turn("My cousin called about the wedding", "2024-05-08T20:00"),
+        _turn("I watched a film about penguins", "2024-05-11T21:00"),
+        _turn("The garden needs watering", "2024-05-03T10:00"),
+        _turn("May 2024 has been rainy so far", "2024-05-03T10:05"),
+        _turn("Had a long nap and read comics", "2024-05-13T07:30"),  # told on Monday, about the weekend
+    ])
+    return store
+
+
+def test_a_time_a_memory_speaks_of_lifts_it_too(tmp_path, embedder):
+    # Said on the 9th, but "yesterday" is the 8th: it ranks with what was said on the 8th.
+    with _day_of_chat(tmp_path, embedder) as store:
+        hits = store.recall("what did I do on May 8th?", k=2, today=TODAY, min_score=-1.0)
+        assert {h.record.text for h in hits} == {"Yesterday I climbed Mount Tam with Priya",
+                                                 "My cousin called about the wedding"}
+
+
+def test_what_is_told_just_after_a_day_is_lifted_less_than_that_day(tmp_path, embedder):
+    with _day_of_chat(tmp_path, embedder) as store:
+        hits = store.recall("what did I do last weekend?", k=3, today=dt.datetime(2024, 5, 14, 12), min_score=-1.0)
+        texts = [h.record.text for h in hits]
+        assert texts[0] == "I watched a film about penguins"  # said on Saturday
+        assert texts[1] == "Had a long nap and read comics"  # said on Monday, the day after
+
+
+def test_date_words_are_left_out_of_the_text_search(tmp_path, embedder):
+    # "May" and "2024" are in no memory's words; the topic ("bakery") is what the text search sees.
+    with _day_of_chat(tmp_path, embedder) as store:
+        hits = store.recall("the bakery on 7 May 2024", k=2, today=TODAY, min_score=-1.0)
+        assert {h.record.text for h in hits} == {"Work was busy with the quarterly report",  # said that day
+                                                 "The new bakery near the station opened"}  # about it
+        rainy = [h for h in store.recall("the bakery on 7 May 2024", k=9, today=TODAY, min_score=-1.0)
+                 if h.record.text.startswith("May 2024")]
+        assert rainy[0].lexical == 0.0  # its "May 2024" is not what the question asks about
+
+
+def test_bonuses_for_when_it_was_said_and_what_it_speaks_of():
+    said = [_record("I watched a film", "2024-05-11T21:00"), _record("Had a nap yesterday", "2024-05-13T07:30"),
+            _record("On Saturday I baked", "2024-05-23T09:00"), _record("no date", "")]
+    spans = read_dates("last weekend", dt.datetime(2024, 5, 14, 12))
+    rows = np.arange(len(said))
+    assert time_boost.said_bonuses(said, rows, spans) == pytest.approx(
+        [time_boost.SAID_BOOST, time_boost.TOLD_AFTER_BOOST, 0.0, 0.0])
+    assert time_boost.mention_bonuses(said, rows, spans) == pytest.approx([0.0, time_boost.MENTION_BOOST, 0.0, 0.0])
 
 
 def test_words_that_look_like_dates_change_nothing(tmp_path):

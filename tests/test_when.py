@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from local_agent.when import read_dates, with_memories
+from local_agent.when import read_dates, with_memories, without_dates
 
 TODAY = datetime(2024, 5, 15, 14, 30)  # a Wednesday
 
@@ -194,3 +194,27 @@ def test_never_raises_on_date_like_words(words: list[str]) -> None:
 @given(st.text(max_size=60))
 def test_never_raises_on_any_text(text: str) -> None:
     read_dates(text, TODAY)
+
+
+@pytest.mark.parametrize(("query", "topic"), [
+    ("What dish did Nate make on 9 November, 2022?", "What dish did Nate make?"),
+    ("What did I tell you yesterday about my trip?", "What did I tell you about my trip?"),
+    ("Where was John between August 11 and August 15 2023?", "Where was John?"),
+    ("Where was Tim in the week before 16 November 2023?", "Where was Tim?"),
+    ("What did Maria do last weekend before April 10, 2023?", "What did Maria do?"),
+    ("Which book did you recommend two weeks ago?", "Which book did you recommend?"),
+    ("When did Melanie go camping in July?", "When did Melanie go camping?"),
+])
+def test_the_topic_is_the_question_without_its_dates(query: str, topic: str) -> None:
+    assert without_dates(query, TODAY) == topic
+
+
+@pytest.mark.parametrize("query", [*NOT_DATES[:12], "yesterday", "on May 2nd", "What about it?"])
+def test_a_question_without_dates_or_only_dates_stays_whole(query: str) -> None:
+    assert without_dates(query, TODAY) == query
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.text(max_size=60))
+def test_the_topic_never_raises_and_never_grows(text: str) -> None:
+    assert len(without_dates(text, TODAY)) <= len(text)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import hashlib
 import json
 import re
 import statistics
@@ -70,6 +71,7 @@ class Tally:
     by_category: dict[int, dict[int, list[float]]] = field(default_factory=dict)
     by_conversation: dict[str, dict[int, list[float]]] = field(default_factory=dict)
     dated: dict[int, list[float]] = field(default_factory=dict)  # questions with a date expression
+    dated_halves: dict[str, dict[int, list[float]]] = field(default_factory=dict)  # "tuned_on", "held_out"
 
     def add(self, conversation: str, category: int, values: dict[int, float]) -> None:
         for k, value in values.items():
@@ -200,14 +202,22 @@ def _run_conversation(conversation: Conversation, embedder: Any, tally: Tally, b
                 found = question_recall(question.evidence, recalled, tally.ks)
                 tally.add(conversation.sample_id, question.category, found)
                 if read_dates(question.text, today or dt.datetime.now()):
+                    half = tally.dated_halves.setdefault(dated_half(conversation.sample_id, question.text), {})
                     for k, value in found.items():
                         tally.dated.setdefault(k, []).append(value)
+                        half.setdefault(k, []).append(value)
                 start = time.perf_counter()
                 embedder.embed([question.text])  # timed apart, to show what the search itself costs
                 tally.embed_seconds.append(time.perf_counter() - start)
                 bar.update(1)
         finally:
             store.close()
+
+
+def dated_half(sample_id: str, question: str) -> str:
+    """A fixed half of the questions ("held_out") that the time-aware recall was not tuned on."""
+    digest = hashlib.sha1(f"{sample_id}|{question}".encode()).hexdigest()
+    return "held_out" if int(digest, 16) % 2 else "tuned_on"
 
 
 def _after_history(conversation: Conversation) -> dt.datetime | None:
@@ -232,6 +242,9 @@ def _report(path: Path, conversations: list[Conversation], tally: Tally) -> dict
     report["with_date_expression"] = {
         "questions": len(tally.dated.get(tally.ks[0], [])),
         **{f"recall@{k}": _mean(tally.dated.get(k, [])) for k in tally.ks},
+        **{name: {"questions": len(values.get(tally.ks[0], [])), **{f"recall@{k}": _mean(values.get(k, []))
+                                                                    for k in tally.ks}}
+           for name, values in sorted(tally.dated_halves.items())},
     }
     report["per_conversation"] = {
         name: {f"recall@{k}": _mean(values[k]) for k in tally.ks} for name, values in tally.by_conversation.items()
@@ -270,6 +283,10 @@ def format_table(report: dict[str, Any], ks: tuple[int, ...]) -> str:
     for name, values in report["per_category"].items():
         rows.append(f"{name:<16}{values['questions']:>6}" + "".join(f"{values[f'recall@{k}']:>9.3f}" for k in ks))
     rows.append(f"{'all':<16}{report['questions']:>6}" + "".join(f"{report[f'recall@{k}']:>9.3f}" for k in ks))
+    dated = report["with_date_expression"]
+    for name, values in [("with a date", dated), *((f" {half}", dated[half]) for half in ("tuned_on", "held_out")
+                                                   if half in dated)]:
+        rows.append(f"{name:<16}{values['questions']:>6}" + "".join(f"{values[f'recall@{k}']:>9.3f}" for k in ks))
     latency, embedding = report["latency_ms"], report["query_embedding_ms"]
     rows.append(f"query latency p50 {latency['p50']:.1f} ms, p95 {latency['p95']:.1f} ms "
                 f"(of which embedding the query p50 {embedding['p50']:.1f} ms); "

@@ -61,24 +61,28 @@ def hybrid_recall(
     today: dt.datetime | None = None,
 ) -> list[RecallHit]:
     """The k best active records of `kinds` for the query, near-duplicates collapsed; with
-    `today`, memories from the days the query names are lifted (time_boost.py)."""
+    `today`, memories from the days the query names are lifted (time_boost.py), and the query's
+    date words are left out of its text search (`query_vector` should be the embedding of
+    `time_boost.topic_of(query, today)`)."""
     allowed = state.dense.allowed(kinds)
     if k <= 0 or not allowed.any():
         return []
     pool = max(k, CANDIDATES)
     dense_rows, _ = state.dense.search(query_vector, pool, allowed)
-    lexical = state.lexical.scores(lexical_query(query), allowed.astype(np.float32))
+    lexical = state.lexical.scores(lexical_query(time_boost.topic_of(query, today)), allowed.astype(np.float32))
     rows = np.union1d(dense_rows, _top_rows(lexical, pool))
     spans = time_boost.query_spans(query, today, state.records) if today is not None else []
-    dated: list[int] = []
+    bonus: np.ndarray | None = None
     if spans:
-        dated = time_boost.boosted_rows(state.records, np.flatnonzero(allowed), spans)
-        rows = np.union1d(rows, np.asarray(dated, dtype=rows.dtype))
+        candidates = np.flatnonzero(allowed)
+        said = time_boost.said_bonuses(state.records, candidates, spans)
+        rows = np.union1d(rows, candidates[said > 0])
+        bonus = said[np.searchsorted(candidates, rows)] + time_boost.mention_bonuses(state.records, rows, spans)
     vectors = state.dense.vectors(rows)
     cosines = vectors @ np.asarray(query_vector, dtype=np.float32)
     scores = fused_score(cosines, lexical[rows])
-    if dated:
-        scores = scores + time_boost.TIME_BOOST * np.isin(rows, dated)
+    if bonus is not None:
+        scores = scores + bonus
     order = [i for i in np.argsort(-scores, kind="stable") if scores[i] >= min_score]
     kept = _distinct(order, vectors, k)
     return [

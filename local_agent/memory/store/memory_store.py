@@ -22,6 +22,7 @@ from ...errors import InputError, StoreBusyError
 from ...files import refuse_symlink
 from ...types import MemoryDraft, MemoryKind, MemoryRecord, Provenance, RecallHit
 from ..index import recall as recall_module
+from ..index import time_boost
 from ..index.embedder import TextEmbedder, embed_with_progress
 from ..index.render import dense_text, embedding_id
 from ..index.state import MemoryState
@@ -98,7 +99,7 @@ class MemoryStore:
         with self._reading() as state:
             if not state.dense.allowed(kinds).any():  # (the cached filter, not a pass over the records)
                 return []  # nothing to find: don't load the embedding model for it
-        vector = self.embedder.embed([query])[0]
+        vector = self.embedder.embed([time_boost.topic_of(query, today)])[0]
         threshold = recall_module.DEFAULT_MIN_SCORE if min_score is None else min_score
         with self._reading() as state:
             return recall_module.hybrid_recall(state, query, vector, k=k, kinds=kinds, min_score=threshold,
