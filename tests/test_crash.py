@@ -27,6 +27,10 @@ from local_agent.types import MemoryDraft
 from .reliability import HashEmbedder
 
 ROUNDS = int(os.environ.get("CRASH_ROUNDS", "200"))
+# The writer's first line: the store is open. Half the rounds start their kill delay from it, so
+# that a loaded machine, where opening is slow, still kills many writers mid-write; the other
+# half are killed from the fork on, opening (and the repairs an open may do) included.
+READY = b"ready\n"
 TEXT = re.compile(r"^(round \d+ item \d+ about the garden( and more)*|scratch \d+ \d+ to forget)$")
 
 
@@ -38,6 +42,7 @@ def _writer(data_dir: Path, round_number: int, write_fd: int) -> None:
     """The child: add memories forever, acknowledging each id once add() has returned.
     Every third round forgets a few of its own unacknowledged extras (a full rewrite)."""
     store = MemoryStore.open(data_dir, HashEmbedder())
+    os.write(write_fd, READY)
     item = 0
     while True:
         if round_number % 3 == 2:
@@ -57,7 +62,8 @@ def _acknowledged(read_fd: int) -> list[str]:
     data = b""
     while chunk := os.read(read_fd, 65536):
         data += chunk
-    return [line for line in data.decode().split("\n") if line]  # a torn id has no newline yet
+    lines = data.decode().removeprefix(READY.decode()).split("\n")
+    return [line for line in lines if line]  # a torn id has no newline yet
 
 
 def _run_round(data_dir: Path, round_number: int, delay: float) -> list[str]:
@@ -70,6 +76,8 @@ def _run_round(data_dir: Path, round_number: int, delay: float) -> list[str]:
         finally:
             os._exit(1)
     os.close(write_fd)
+    if round_number % 2 == 0:  # the delay runs from the store's opening, however slow it is under load
+        os.read(read_fd, len(READY))
     time.sleep(delay)
     os.kill(pid, signal.SIGKILL)
     os.waitpid(pid, 0)
