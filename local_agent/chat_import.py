@@ -29,6 +29,9 @@ from .errors import InputError, NotFoundError
 from .memory.sessions import validate_session_name
 
 MAX_IMPORT_BYTES = 200 * 1024 * 1024
+# A longer message is skipped as a problem: reading facts from it grows with its length (a 20 MB
+# message took over 5 minutes) and no chat message is that long.
+MAX_MESSAGE_CHARS = 100_000
 ImportRole = Literal["user", "assistant"]
 Format = Literal["jsonl", "chatgpt"]
 _ROLES = ("user", "assistant")
@@ -190,6 +193,8 @@ def _jsonl_message(raw: str, number: int, positions: dict[str, int]) -> Imported
         raise _BadLine(f"content must be text, not {type(content).__name__}")
     if not content.strip():
         raise _BadLine("content is empty")
+    if len(content) > MAX_MESSAGE_CHARS:
+        raise _BadLine(_too_long(len(content)))
     return ImportedMessage(session, position, role, content.strip(), _line_date(item.get("date")), number)
 
 
@@ -202,6 +207,10 @@ def _session(value: Any) -> str:
         return validate_session_name(value)
     except InputError as exc:
         raise _BadLine(str(exc)) from None
+
+
+def _too_long(length: int) -> str:
+    return f"content has {length} characters, over the {MAX_MESSAGE_CHARS} an imported message may have"
 
 
 def _line_date(value: Any) -> datetime | None:
@@ -234,6 +243,10 @@ def _chatgpt(conversations: list[Any], name: str) -> ChatImport:
             continue
         fallback = _epoch(conversation.get("create_time"))
         for position, (role, content, date) in enumerate(_visible(nodes)):
+            if len(content) > MAX_MESSAGE_CHARS:  # skipped, keeping the others' positions
+                problems.append(ImportProblem(number, f"conversation {number} ({session}), message {position + 1}: "
+                                              + _too_long(len(content))))
+                continue
             messages.append(ImportedMessage(session, position, role, content, date or fallback, number))
     return ChatImport("chatgpt", tuple(messages), tuple(problems))
 

@@ -112,7 +112,16 @@ def test_gold_keywords(answer: str, keywords: list[str]) -> None:
     ("She has 2 dogs.", "two dogs", True),
     ("It's Pachelbel\u2019s Canon!", "Pachelbel's Canon", True),
     ("the treehouse", "A treehouse", True),
-    ("a tree house", "A treehouse", False),
+    ("a tree house", "A treehouse", True),  # words the gold runs together match apart
+    ("She likes watching movies.", "Writing, watchingmovies", False),
+    ("Writing and watching movies.", "Writing, watchingmovies", True),
+    ("To destress.", "To de-stress", True),
+    ("On May 7.", "7 May 2023", True),  # a year-less date with the gold's month and day
+    ("On May 7, 2022.", "7 May 2023", False),
+    ("On 2023-05-07 at noon.", "7 May 2023", True),  # the ISO date the prompt shows
+    ("On 2023-05-08.", "7 May 2023", False),
+    ("Aug 4th", "August 4, 2023", True),
+    ("In May.", "2022", False),  # a year alone is always required
     ("anything", "the", False),
 ])
 def test_is_correct(said: str, gold: str, correct: bool) -> None:

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from local_agent.chat_import import ImportProblem, dedupe_key, parse_chats, parse_date, read_chats
+from local_agent.chat_import import MAX_MESSAGE_CHARS, ImportProblem, dedupe_key, parse_chats, parse_date, read_chats
 from local_agent.errors import InputError, NotFoundError
 
 EXPORT = Path(__file__).parent / "data" / "chatgpt_export.json"
@@ -179,6 +179,21 @@ def test_broken_conversations_are_problems_and_the_rest_is_kept() -> None:
     assert [(p.line, p.message.split(": ", 1)[1]) for p in result.problems] == [
         (3, "its message tree has a loop"), (4, "not a conversation (no `mapping`)"),
         (5, "not a conversation (no `mapping`)")]
+
+
+def test_a_message_over_the_length_limit_is_a_problem_and_the_rest_is_kept() -> None:
+    long = "x" * (MAX_MESSAGE_CHARS + 1)
+    result = parse_chats(lines(msg(content=long), msg(content="short")))
+    assert [m.content for m in result.messages] == ["short"] and result.messages[0].position == 1
+    assert [(p.line, p.message.split(",")[0]) for p in result.problems] == [(1, f"content has {len(long)} characters")]
+    exported = export()
+    for node in exported[0]["mapping"].values():
+        if "I recommend Night Train" in json.dumps(node.get("message")):
+            node["message"]["content"]["parts"] = [long]
+    chatgpt = parse_chats(json.dumps(exported))
+    assert len(chatgpt.messages) == 5 and long not in {m.content for m in chatgpt.messages}
+    (problem,) = chatgpt.problems
+    assert problem.line == 1 and f"over the {MAX_MESSAGE_CHARS}" in problem.message
 
 
 def test_one_exported_conversation_on_its_own() -> None:

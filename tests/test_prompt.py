@@ -16,7 +16,7 @@ def test_sections_order_stable_parts_first():
                 memories=["The user's name is Alex."])
     roles = [m.role for m in p.messages]
     assert roles == ["system", "user", "assistant", "user"]
-    assert "2026-11-30" in p.messages[0].content
+    assert "Monday, 30 November 2026" in p.messages[0].content
     assert "planning a trip" in p.messages[0].content
     assert '"The user\'s name is Alex."' in p.messages[-1].content
     assert p.messages[-1].content.endswith("What's my name?")

@@ -59,7 +59,7 @@ def test_forged_markers_cannot_break_the_prompt(llama, tmp_path: Path, embedder)
     assert counts["<|im_start|>"] == len(messages) + 1  # plus the assistant turn being opened
     assert counts["<|endoftext|>"] == 0
     final = messages[-1].content
-    assert final.startswith(MEMORY_HEADER) and '- "The user\'s favourite colour is green.' in final
+    assert final.startswith(MEMORY_HEADER) and '- "Your favourite colour is green.' in final
     assert "Message from the user:\nWhat is my favourite colour?" in final
 
 

@@ -120,4 +120,4 @@ def test_stored_dates_read_and_shown():
     draft = _turn("x", "2024-05-02T09:31", role="assistant")
     shown = prompt_text(MemoryRecord(id="a", kind="turn", text="Read Dune.", created=0.0, updated=0.0,
                                      provenance=draft.provenance))
-    assert shown == "On 2024-05-02 09:31 you (the assistant) told the user: Read Dune."
+    assert shown == "On 2024-05-02 09:31 I told you: Read Dune."

@@ -58,11 +58,11 @@ def test_turns_carry_the_set_today_and_both_sides(tmp_path):
     try:
         result = agent.respond("Recommend me a book", today="2024-04-01")
         result.memory_work()
-        assert "Today is 2024-04-01" in backend.prompts[-1][0].content
+        assert "Today is Monday, 1 April 2024" in backend.prompts[-1][0].content
         turns = store.records(kind="turn")
         assert [t.provenance.role for t in turns] == ["user", "assistant", "assistant"]
         assert {t.provenance.date for t in turns} == {"2024-04-01T12:00"}
-        assert prompt_text(turns[2]) == "On 2024-04-01 12:00 you (the assistant) told the user: Also read Hyperion."
+        assert prompt_text(turns[2]) == "On 2024-04-01 12:00 I told you: Also read Hyperion."
         assert agent.today() == "2024-05-02"  # the line's date was for that turn only
     finally:
         agent.close()

@@ -9,16 +9,18 @@ floor); and memory off with the evidence turns pasted above the question (the mo
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import functools
 import json
 import random
 import sys
 import tempfile
+import time
 from collections import defaultdict
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from .answers_data import AnswerQuestion, History, build_answer_set, is_correct
 
@@ -38,9 +40,11 @@ def _import(history: History, settings: Any) -> None:
         store.close()
 
 
-def _ask(runtime: Any, question: str, number: int) -> str:
+def _ask(runtime: Any, question: str, session: str) -> str:
+    """`question` alone in a session of its own (another mode's answer to the same question
+    in the dialogue would be copied)."""
     agent = runtime.agent
-    agent.use_session(f"eval-{number}")
+    agent.use_session(session)
     agent.set_incognito(True)  # asking leaves nothing behind: every question meets the same memory
     return str(agent.respond(question).answer)
 
@@ -54,8 +58,55 @@ def _pasted(history: History, question: AnswerQuestion) -> str:
     return f"From our past conversations:\n{lines}\n\nQuestion: {question.question}"
 
 
-def evaluate(path: Path, *, limit: int | None, seed: int, max_tokens: int) -> dict[str, Any]:
+class _Log:
+    """Scores per mode and category, each answer as a JSON line (`--answers`), progress on stderr."""
+
+    def __init__(self, answers: IO[str] | None, total: int) -> None:
+        self.scores: dict[str, dict[str, list[bool]]] = {mode: defaultdict(list) for mode in MODES}
+        self.answers, self.total, self.done, self.start = answers, total, 0, time.monotonic()
+
+    def add(self, mode: str, number: int, question: AnswerQuestion, answer: str) -> None:
+        correct = is_correct(answer, question.keywords)
+        self.scores[mode][str(question.category)].append(correct)
+        if self.answers:
+            self.answers.write(json.dumps({"mode": mode, "number": number, "category": question.category,
+                                           "question": question.question, "gold": question.answer,
+                                           "answer": answer, "correct": correct}, ensure_ascii=False) + "\n")
+            self.answers.flush()
+        self.done += 1
+        if self.done % 10 == 0 or self.done == self.total:
+            right = {m: sum(sum(v) for v in c.values()) for m, c in self.scores.items()}
+            sys.stderr.write(f"{self.done}/{self.total} answers, {time.monotonic() - self.start:.0f} s, "
+                             f"correct so far {right}\n")
+            sys.stderr.flush()
+
+
+def _without_memory(log: _Log, questions: list[AnswerQuestion], histories: dict[str, History],
+                    settings: Any, modes: tuple[str, ...]) -> None:
     from ..app import build_runtime
+
+    with build_runtime(settings, memory=False) as runtime:
+        for number, question in enumerate(questions):
+            history = histories[question.sample_id]
+            runtime.agent.clock = functools.partial(_fixed, history.today)
+            asked = {"memory_off": question.question, "pasted_evidence": _pasted(history, question)}
+            for mode in modes:
+                if mode in asked:
+                    log.add(mode, number, question, _ask(runtime, asked[mode], f"eval-{mode}-{number}"))
+
+
+def _with_memory(log: _Log, questions: list[AnswerQuestion], history: History, settings: Any) -> None:
+    from ..app import build_runtime
+
+    _import(history, settings)
+    with build_runtime(settings) as runtime:
+        for number, question in enumerate(questions):
+            if question.sample_id == history.sample_id:
+                log.add("memory", number, question, _ask(runtime, question.question, f"eval-memory-{number}"))
+
+
+def evaluate(path: Path, *, limit: int | None, seed: int, max_tokens: int, modes: tuple[str, ...] = MODES,
+             answers: IO[str] | None = None) -> dict[str, Any]:
     from ..config import load_settings
 
     answer_set = build_answer_set(path)
@@ -63,42 +114,32 @@ def evaluate(path: Path, *, limit: int | None, seed: int, max_tokens: int) -> di
     if limit is not None and limit < len(questions):
         questions = random.Random(seed).sample(questions, limit)
     by_history = {h.sample_id: h for h in answer_set.histories}
-    scores: dict[str, dict[str, list[bool]]] = {mode: defaultdict(list) for mode in MODES}
+    log = _Log(answers, len(questions) * len(modes))
     base = load_settings({"max_tokens": max_tokens})
     with tempfile.TemporaryDirectory(prefix="answers-") as root:
-        off = dataclasses.replace(base, data_dir=Path(root) / "off")
-        with build_runtime(off, memory=False) as runtime:
-            for number, question in enumerate(questions):
-                history = by_history[question.sample_id]
-                runtime.agent.clock = functools.partial(_fixed, history.today)
-                for mode, text in (("memory_off", question.question), ("pasted_evidence", _pasted(history, question))):
-                    scores[mode][str(question.category)].append(is_correct(_ask(runtime, text, number),
-                                                                           question.keywords))
-        for sample_id in sorted({q.sample_id for q in questions}):
+        if set(modes) - {"memory"}:
+            _without_memory(log, questions, by_history, dataclasses.replace(base, data_dir=Path(root) / "off"), modes)
+        for sample_id in sorted({q.sample_id for q in questions}) if "memory" in modes else ():
             history = by_history[sample_id]
             settings = dataclasses.replace(base, data_dir=Path(root) / sample_id,
                                            today=history.today.strftime("%Y-%m-%dT%H:%M"))
-            _import(history, settings)
-            with build_runtime(settings) as runtime:
-                for number, question in enumerate(questions):
-                    if question.sample_id == sample_id:
-                        answer = _ask(runtime, question.question, number)
-                        scores["memory"][str(question.category)].append(is_correct(answer, question.keywords))
-    return _report(path, questions, scores, limit, seed)
+            _with_memory(log, questions, history, settings)
+    return _report(path, questions, log.scores, limit, seed, modes)
 
 
 def _report(path: Path, questions: list[AnswerQuestion], scores: dict[str, dict[str, list[bool]]],
-            limit: int | None, seed: int) -> dict[str, Any]:
+            limit: int | None, seed: int, modes: tuple[str, ...]) -> dict[str, Any]:
     def share(values: list[bool]) -> float:
         return round(sum(values) / len(values), 4) if values else 0.0
 
     report: dict[str, Any] = {"dataset": str(path), "questions": len(questions), "subset_seed": seed if limit else None}
-    for mode in MODES:
+    for mode in modes:
         every = [value for values in scores[mode].values() for value in values]
         per_category = {f"category {c}": share(v) for c, v in sorted(scores[mode].items())}
         report[mode] = {"accuracy": share(every), **per_category}
-    ceiling = report["pasted_evidence"]["accuracy"]
-    report["memory_over_ceiling"] = round(report["memory"]["accuracy"] / ceiling, 4) if ceiling else None
+    if "memory" in modes and "pasted_evidence" in modes:
+        ceiling = report["pasted_evidence"]["accuracy"]
+        report["memory_over_ceiling"] = round(report["memory"]["accuracy"] / ceiling, 4) if ceiling else None
     return report
 
 
@@ -107,10 +148,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("dataset", type=Path)
     parser.add_argument("--limit", type=int, default=None, help="a seeded subset of the sample (it is slow on a CPU)")
     parser.add_argument("--seed", type=int, default=13)
-    parser.add_argument("--max-tokens", type=int, default=48)
+    parser.add_argument("--max-tokens", type=int, default=96,
+                        help="answer budget (48 cut list answers after the model's preamble)")
+    parser.add_argument("--modes", default=",".join(MODES), help="which of " + ", ".join(MODES))
     parser.add_argument("--output", type=Path, default=None)
+    parser.add_argument("--answers", type=Path, default=None, help="write every answer here, one JSON line each")
     args = parser.parse_args(argv)
-    report = evaluate(args.dataset, limit=args.limit, seed=args.seed, max_tokens=args.max_tokens)
+    modes = tuple(mode for mode in MODES if mode in args.modes.split(","))
+    with contextlib.ExitStack() as stack:
+        answers = stack.enter_context(args.answers.open("w", encoding="utf-8")) if args.answers else None
+        report = evaluate(args.dataset, limit=args.limit, seed=args.seed, max_tokens=args.max_tokens, modes=modes,
+                          answers=answers)
     text = json.dumps(report, indent=2)
     if args.output:
         args.output.write_text(text + "\n", encoding="utf-8")

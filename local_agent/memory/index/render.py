@@ -17,24 +17,26 @@ from __future__ import annotations
 import datetime as dt
 
 from ...types import MemoryRecord
+from .person import addressed
 
 RENDER_VERSION = 1
 TURN_MEMORY_CHARS = 200  # a recalled past message is quoted up to this length in the prompt
 
 
 def prompt_text(record: MemoryRecord) -> str:
-    """How a recalled record reads in the prompt."""
+    """How a recalled record reads in the prompt: said to the user ("You live in Lisbon", "On
+    2024-05-02 I told you: ..."), which a small model copies into an answer that speaks to them."""
     day = spoken_day(record.provenance.date or dt.date.fromtimestamp(record.created).isoformat())
     text = " ".join(record.text.split())
     if record.kind == "fact":
-        return f"{text} (noted {day})"
+        return f"{addressed(text)} (noted {day})"
     if record.kind == "digest":
-        return f"Conversation of {day}, in short: {text}"
+        return f"Conversation of {day}, in short: {addressed(text)}"
     if len(text) > TURN_MEMORY_CHARS:
         text = text[:TURN_MEMORY_CHARS].rsplit(" ", 1)[0] + " ..."
     if (record.provenance.role or "") == "assistant" and not record.provenance.speaker:
-        return f"On {day} you (the assistant) told the user: {text}"
-    return f"On {day} the user said: {text}"
+        return f"On {day} I told you: {text}"
+    return f"On {day} you said: {text}"
 
 
 def spoken_day(stamp: str) -> str:

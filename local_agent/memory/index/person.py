@@ -1,0 +1,51 @@
+"""A memory about "the user" rewritten as said to the user ("The user lives in Lisbon" -> "You
+live in Lisbon"), for the prompt only: a small model copies the note's wording into its answer,
+and the answer must speak to the user (scripts/eval_directive.py measures it). Stored text is
+never changed.
+
+Only the subject "the user" at the start of a sentence or clause takes a verb agreement; any
+other "the user" becomes "you", and "the user's" "your".
+"""
+
+from __future__ import annotations
+
+import re
+
+_IRREGULAR = {"is": "are", "was": "were", "has": "have", "does": "do", "isn't": "aren't", "wasn't": "weren't",
+              "hasn't": "haven't", "doesn't": "don't"}
+_ADVERBS = "also|still|often|usually|really|now|recently|never|always|sometimes|already|just|currently|no longer"
+_SUBJECT = re.compile(rf"(^|[.!?;]\s+|\b(?:and|but)\s+)the user (?:({_ADVERBS}) )?([a-z']+)\b", re.IGNORECASE)
+_POSSESSIVE = re.compile(r"\bthe user(?:'s|\u2019s)\s", re.IGNORECASE)
+_OBJECT = re.compile(r"\bthe user\b", re.IGNORECASE)
+
+
+def addressed(text: str) -> str:
+    """`text` with the user as "you"."""
+    text = _POSSESSIVE.sub(lambda m: _cased("your ", m.group(0)), text)
+    text = _SUBJECT.sub(_subject, text)
+    return _OBJECT.sub(lambda m: _cased("you", m.group(0)), text)
+
+
+def _subject(match: re.Match[str]) -> str:
+    lead, adverb, verb = match.group(1), match.group(2), match.group(3)
+    you = "You" if not lead.strip() or lead.rstrip()[-1:] in ".!?" else "you"
+    words = [you, adverb, _plural(verb)] if adverb else [you, _plural(verb)]
+    return lead + " ".join(words)
+
+
+def _plural(verb: str) -> str:
+    """The verb for "you": "lives" -> "live", "watches" -> "watch", "studies" -> "study"."""
+    lower = verb.lower()
+    if lower in _IRREGULAR:
+        return _IRREGULAR[lower]
+    if len(lower) > 3 and lower.endswith("ies") and lower[-4] not in "aeiou":
+        return verb[:-3] + "y"
+    if lower.endswith(("sses", "shes", "ches", "xes", "zes", "oes")):
+        return verb[:-2]
+    if lower.endswith("s") and not lower.endswith(("ss", "us", "is")) and len(lower) > 2:
+        return verb[:-1]
+    return verb  # a past tense or a modal: "moved", "can", "will"
+
+
+def _cased(word: str, like: str) -> str:
+    return word[0].upper() + word[1:] if like[:1].isupper() else word

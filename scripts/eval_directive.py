@@ -1,0 +1,43 @@
+#!/usr/bin/env python
+"""Our system directive against the model's own default setup on everyday prompts with
+checkable answers (see local_agent/evals/directive.py).
+
+    python scripts/eval_directive.py [--model NAME] [--output FILE]
+
+Prints, per setup, the share of cases passing every check and the share of checks passed, then
+one JSON document with every answer.
+"""
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout's package first
+
+from local_agent.backends import create_backend
+from local_agent.config import load_settings
+from local_agent.evals.directive import SETUPS, evaluate
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--model", default=None, help="model name (default: the configured model)")
+    parser.add_argument("--max-tokens", type=int, default=96)
+    parser.add_argument("--output", type=Path, default=None)
+    args = parser.parse_args()
+    backend, _ = create_backend(load_settings({}), model=args.model)
+    with backend:
+        report = evaluate(backend, SETUPS, max_tokens=args.max_tokens)
+    for name, result in report.items():
+        sys.stderr.write(f"{name:>14}: cases passed {result['cases_passed']:.3f}, "
+                         f"checks passed {result['checks_passed']:.3f}\n")
+    text = json.dumps(report, indent=2, ensure_ascii=False)
+    if args.output:
+        args.output.write_text(text + "\n", encoding="utf-8")
+    sys.stdout.write(text + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
