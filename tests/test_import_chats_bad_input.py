@@ -52,17 +52,16 @@ def _cli_with_peak(data_dir: Path, *args: str) -> tuple[subprocess.CompletedProc
     return done, usage.ru_maxrss
 
 
-def _default_sigint() -> None:
-    # A suite started in the background (`make test &`) inherits SIGINT ignored, and Python then
-    # sets up no KeyboardInterrupt: the child gets the default, as a user's terminal gives it.
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
+# A suite started in the background (`make test &`) passes SIGINT on ignored, and Python then
+# sets up no KeyboardInterrupt: the child installs it first, as a user's terminal would have it.
+WITH_SIGINT = ("import runpy, signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+               "sys.argv[0] = 'local_agent'; runpy.run_module('local_agent', run_name='__main__')")
 
 
 def _spawn(data_dir: Path, source: Path) -> subprocess.Popen[str]:
-    return subprocess.Popen([sys.executable, "-m", "local_agent", "memory", "import-chats", str(source), "--no-digests",
+    return subprocess.Popen([sys.executable, "-c", WITH_SIGINT, "memory", "import-chats", str(source), "--no-digests",
                              "--json", "--data-dir", str(data_dir)], cwd=ROOT, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)},
-                            preexec_fn=_default_sigint)
+                            stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
 
 
 def _turns(data_dir: Path) -> list[dict]:
