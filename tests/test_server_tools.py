@@ -46,6 +46,15 @@ def test_the_cli_says_so_in_one_line(capsys, monkeypatch, tmp_path: Path) -> Non
     assert "listening" not in out
 
 
+@pytest.mark.parametrize(("overrides", "message"), [
+    ({"db": Path("missing.db")}, "does not exist"), ({"notes": Path("no-such-folder")}, "not a folder"),
+])
+def test_a_missing_tool_source_fails_before_listening(tmp_path: Path, overrides: dict, message: str) -> None:
+    settings = server_settings(tmp_path / "data", **{k: tmp_path / v for k, v in overrides.items()})
+    with pytest.raises(ConfigError, match=message):
+        LocalServer(settings, ServerOptions(port=0, api_key=KEY))
+
+
 def _chat(server: LocalServer, text: str, namespace: str | None = None, **extra) -> httpx.Response:
     headers = {**AUTH, **({"X-Local-Agent-User": namespace} if namespace else {})}
     return httpx.post(server.url + "/v1/chat/completions", json=chat_body(text, **extra), headers=headers, timeout=60)

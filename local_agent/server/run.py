@@ -20,7 +20,7 @@ from pathlib import Path
 import uvicorn
 from sse_starlette.sse import AppStatus
 
-from ..app import BackendFactory
+from ..app import BackendFactory, check_tool_sources
 from ..backends import create_backend
 from ..config import Settings
 from ..errors import ConfigError
@@ -115,6 +115,8 @@ class LocalServer:
                  backend_factory: BackendFactory = create_backend) -> None:
         check_options(options)
         check_tool_options(options, settings.tools_on, settings.approve)
+        if settings.tools_on:
+            check_tool_sources(settings)  # a missing --db or --notes fails before `listening on`
         self.settings = settings
         self.options = options
         self.status = status
