@@ -15,21 +15,24 @@ import datetime as dt
 import logging
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import wait as wait_for
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any
 
+from . import when
+from .answering import Answer, stream_answer
 from .backends.base import Backend
 from .clock import now as clock_now
 from .clock import stamp
 from .config import Settings
 from .memory.index.render import prompt_text
+from .memory.index.small_talk import is_small_talk
 from .memory.sessions import Session, SessionStore, Turn
 from .prompt import DEFAULT_SYSTEM, Budget, ComposedPrompt, compose
 from .turn_memory import MemoryParts, distill_turn, fold_summary, store_turn
 from .turn_result import MemoryWork, ToolTrace, TurnResult, WorkInProgress
-from .types import GenerationSettings, MemoryRecord, Message, Provenance, RecallHit
+from .types import GenerationSettings, MemoryRecord, Provenance, RecallHit
 
 if TYPE_CHECKING:  # heavy modules are only needed when memory (or tools) are on
     from .memory.store import MemoryStore
@@ -39,14 +42,6 @@ if TYPE_CHECKING:  # heavy modules are only needed when memory (or tools) are on
 
 log = logging.getLogger(__name__)
 FORGOTTEN_NOTICE = "everything was forgotten (`memory forget --all`) while this chat was open: starting afresh"
-
-
-class _Answer(NamedTuple):
-    text: str
-    interrupted: bool
-    tokens: dict[str, int]
-    first_token_at: float
-    tools: ToolOutcome | None = None
 
 
 class Agent:
@@ -77,7 +72,8 @@ class Agent:
         self.tool_turn: ToolTurn | None = None  # set by use_tools
         self._incognito = settings.incognito
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memory-work")
-        self._pending: Future[MemoryWork] | None = None
+        self._pending: list[Future[Any]] = []  # worker-thread work the next turn waits for
+        self._closing = threading.Event()  # stops reading ahead when the chat ends
         self._notices: list[str] = []  # for the next turn's result, from work done in between
         self.digests = False  # chat turns it on: a session left after enough exchanges gets a digest
         self._started: str | None = None  # when this agent's first turn in the session was said
@@ -110,7 +106,8 @@ class Agent:
         prompt_text = self.backend.format_prompt(composed.messages)
         timings["compose_s"] = time.perf_counter() - start - timings.get("recall_s", 0.0)
         if route is None or route.kind == "none":
-            answer = self._generate(composed.messages, settings, on_token, timings, start)
+            answer = stream_answer(self.backend, composed.messages, settings, on_token, timings, start,
+                                   previous=self._previous_answer(message))
         else:
             answer = self._use_tools(route, composed, message, (on_token, ask, on_call), timings, start)
         tools = answer.tools
@@ -127,23 +124,30 @@ class Agent:
         self._started = self._started or result.date
         self._moment = None
         if self.memory and not self._incognito:
-            self._pending = self._worker.submit(self._after_turn, result, self.memory)
-            result = dataclasses.replace(result, memory=self._pending)
+            memory_work = self._worker.submit(self._after_turn, result, self.memory)
+            self._pending.append(memory_work)
+            result = dataclasses.replace(result, memory=memory_work)
         self.last = result
         return result
 
     def wait(self, timeout: float | None = None) -> bool:
-        """Block until the previous turn's memory work is done (or `timeout` seconds pass);
-        True when nothing is left running."""
-        if self._pending is not None:
-            if wait_for([self._pending], timeout).not_done:
-                return False
-            self._pending = None
+        """Block until the previous turn's memory work (and reading ahead) is done, or `timeout`
+        seconds pass; True when nothing is left running."""
+        if self._pending and wait_for(self._pending, timeout).not_done:
+            return False
+        self._pending.clear()
         return True
+
+    def prepare_next_turn(self) -> None:
+        """Let the model read the dialogue so far while the user types, after the memory work
+        (which may use the model and so its cache): the next turn then evaluates only the
+        recalled memories and the new message. For chats; a one-shot `ask` gains nothing."""
+        self._pending.append(self._worker.submit(self._read_ahead))
 
     def close(self) -> None:
         """Finish the memory work still running, write the session's digest when it is due,
         and stop the worker thread. Safe to call twice."""
+        self._closing.set()
         self.wait()
         self._leave_session()
         self._worker.shutdown(wait=True)
@@ -156,8 +160,17 @@ class Agent:
         if self.sessions.check_forgotten(self.session):
             self._notices.append(FORGOTTEN_NOTICE)
 
+    def _read_ahead(self) -> None:
+        """The next prompt's opening (system message and the dialogue that fits with a short
+        message) into the model's cache; a failure only costs the next turn that time."""
+        try:
+            composed = self._compose("", [], self.generation)
+            self.backend.prepare(composed.messages[:-1], self._closing.is_set)
+        except Exception:
+            log.debug("reading the dialogue ahead failed", exc_info=True)
+
     def _recall(self, message: str, timings: dict[str, float]) -> list[RecallHit]:
-        if not self.memory or self.settings.recall_k <= 0:
+        if not self.memory or self.settings.recall_k <= 0 or is_small_talk(message):
             return []
         start = time.perf_counter()
         hits = self.memory.store.recall(message, k=self.settings.recall_k + 4, today=self.now())
@@ -194,40 +207,25 @@ class Agent:
             special_tokens=self.backend.special_tokens,
         )
 
-    def _generate(self, messages: Sequence[Message], settings: GenerationSettings,
-                  on_token: Callable[[str], None] | None, timings: dict[str, float], start: float) -> _Answer:
-        generation_start = time.perf_counter()
-        chunks: list[str] = []
-        first_token_at = 0.0
-        interrupted = False
-        stream = self.backend.stream(messages, settings)
-        try:
-            for chunk in stream:
-                if not chunks:
-                    first_token_at = time.perf_counter()
-                    timings["first_token_s"] = first_token_at - start
-                chunks.append(chunk)
-                if on_token:
-                    on_token(chunk)
-        except KeyboardInterrupt:
-            stream.close()
-            interrupted = True
-        timings["generation_s"] = time.perf_counter() - generation_start
-        completion = stream.result()  # finished or closed by now: reads no further
-        timings["answer_s"] = time.perf_counter() - start
-        tokens = {"prompt": completion.prompt_tokens, "completion": completion.completion_tokens}
-        return _Answer("".join(chunks).strip(), interrupted, tokens, first_token_at)
+    def _previous_answer(self, message: str) -> str:
+        """The last answer in the dialogue, when it answered a different message (the same
+        question asked again may get the same answer)."""
+        recent = self.session.recent
+        if len(recent) < 2 or recent[-1].role != "assistant" or recent[-2].role != "user":
+            return ""
+        same = " ".join(recent[-2].content.split()).lower() == " ".join(message.split()).lower()
+        return "" if same else recent[-1].content
 
     def _use_tools(self, route: Route, composed: ComposedPrompt, message: str,
                    callbacks: tuple[Callable[[str], None] | None, AskUser | None, OnCall | None],
-                   timings: dict[str, float], start: float) -> _Answer:
+                   timings: dict[str, float], start: float) -> Answer:
         from .tool_turn import timed_answer
 
         assert self.tool_turn is not None  # a route comes only from the tool turn
         on_token, ask, on_call = callbacks
         outcome = self.tool_turn.run(route, composed.messages, message, ask=ask, on_call=on_call)
         shown = timed_answer(outcome, on_token, start, timings)
-        return _Answer(outcome.answer, outcome.interrupted, outcome.tokens, shown, outcome)
+        return Answer(outcome.answer, outcome.interrupted, outcome.tokens, shown, outcome)
 
     def _record_dialogue(self, message: str, answer: str, notices: list[str], tools: ToolOutcome | None = None) -> int:
         """Add the exchange to the session (and its file, unless incognito), the answer with
@@ -331,9 +329,16 @@ class Agent:
         return [prompt_text(hit.record) for hit in self.memory.store.recall(query, k=k)]
 
     def warm_up(self) -> None:
-        """Load the embedding model in the background (e.g. while the user types)."""
+        """Load the embedding model and the date library in the background (e.g. while the
+        user types)."""
         if self.memory is not None:
-            threading.Thread(target=self.memory.store.embedder.warm_up, daemon=True).start()
+            embedder = self.memory.store.embedder
+
+            def load() -> None:
+                embedder.warm_up()
+                when.warm_up()
+
+            threading.Thread(target=load, daemon=True).start()
 
     def facts(self) -> list[MemoryRecord]:
         """The facts remembered about the user."""

@@ -39,3 +39,15 @@ def now(fixed: str = "") -> dt.datetime:
 def stamp(moment: dt.datetime) -> str:
     """How a stored memory is dated: `YYYY-MM-DDTHH:MM`."""
     return moment.strftime("%Y-%m-%dT%H:%M")
+
+
+def spoken_date(stamp: str, *, weekday: bool = False) -> str:
+    """An ISO date or moment in words ("2024-05-20T09:30" -> "20 May 2024", with `weekday`
+    "Monday, 20 May 2024"): the default model reads dates right from words and a day off from
+    the ISO form. Other text as it is."""
+    try:
+        day = dt.date.fromisoformat(stamp[:10])
+    except ValueError:
+        return stamp
+    words = f"{day.day} {day:%B %Y}"
+    return f"{day:%A}, {words}" if weekday else words

@@ -4,7 +4,10 @@
 median of --reps runs after one warm-up each. The store is built in a temporary data dir from
 the texts of a JSON Lines file (`text` per line, e.g. ../shared/data/distill-dev.jsonl).
 
-    python scripts/bench_ask.py ../shared/data/distill-dev.jsonl [--memories 1000] [--reps 5]
+    python scripts/bench_ask.py ../shared/data/distill-dev.jsonl [--memories 1000] [--reps 5] [--message TEXT]
+
+"hi" is small talk, which recalls nothing; `--message "what books do I like?"` times a message
+that recalls memories and so evaluates them.
 """
 
 from __future__ import annotations
@@ -53,6 +56,7 @@ def main() -> None:
     parser.add_argument("texts", type=Path)
     parser.add_argument("--memories", type=int, default=1000)
     parser.add_argument("--reps", type=int, default=5)
+    parser.add_argument("--message", default="hi")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         data_dir = Path(folder) / "data"
@@ -60,9 +64,10 @@ def main() -> None:
         subprocess.run([*CLI, "memory", "import", str(source), "--data-dir", str(data_dir)], check=True,
                        capture_output=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
         ask = ["ask", "--no-server", "--max-tokens", "8", "--data-dir", str(data_dir)]
-        result = {"memories": args.memories, "reps": args.reps, "loadavg_before": os.getloadavg()[0]}
+        result = {"memories": args.memories, "reps": args.reps, "message": args.message,
+                  "loadavg_before": os.getloadavg()[0]}
         for name, extra in (("with_memory", []), ("no_memory", ["--no-memory"])):
-            times = timed(ask + extra + ["hi"], args.reps)
+            times = timed(ask + extra + ["--", args.message], args.reps)
             result[name] = {"median_s": round(statistics.median(times), 3), "min_s": round(min(times), 3),
                             "max_s": round(max(times), 3)}
         result["loadavg_after"] = os.getloadavg()[0]

@@ -3,6 +3,8 @@ answers that speak to the user; and the directive evaluation's automatic checks.
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from local_agent.evals.directive import CASES, Case, score
@@ -37,12 +39,15 @@ def _record(kind: MemoryKind, text: str, role: str = "user") -> MemoryRecord:
 
 def test_the_prompt_shows_memories_said_to_the_user_and_the_stored_text_is_kept() -> None:
     fact = _record("fact", "The user lives in Lisbon.")
-    assert prompt_text(fact) == "You live in Lisbon. (noted 2024-05-02 18:30)"
+    assert prompt_text(fact) == "You live in Lisbon. (noted 2 May 2024)"
     assert fact.text == "The user lives in Lisbon."
-    assert prompt_text(_record("turn", "I moved.")) == "On 2024-05-02 18:30 you said: I moved."
-    assert prompt_text(_record("turn", "Read Dune.", "assistant")) == "On 2024-05-02 18:30 I told you: Read Dune."
+    assert prompt_text(_record("turn", "I moved.")) == "(2 May 2024) You said: I moved."
+    assert prompt_text(_record("turn", "Read Dune.", "assistant")) == "(2 May 2024) I told you: Read Dune."
     assert prompt_text(_record("digest", "The user talked about Porto.")) == (
-        "Conversation of 2024-05-02 18:30, in short: You talked about Porto.")
+        "Conversation of 2 May 2024, in short: You talked about Porto.")
+    spanning = dataclasses.replace(_record("digest", "Porto."), provenance=Provenance(
+        role="summary", date="2024-05-02T18:30", extra={"until": "2024-05-04T09:00"}))
+    assert prompt_text(spanning) == "Conversation of 2 May 2024 to 4 May 2024, in short: Porto."
 
 
 def test_today_in_words() -> None:

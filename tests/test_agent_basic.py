@@ -79,3 +79,63 @@ def test_result_is_final_and_the_memory_work_is_a_handle(tmp_path):
     finally:
         agent.close()
         store.close()
+
+
+SMALL_TALK = ["hi", "Hello!", "hey there", "thanks!", "Thank you so much", "how are you?", "good morning",
+              "what's up?", "ok", "bye", "How are you doing today?", "got it, thanks"]
+ASKS_SOMETHING = ["what did I do today?", "where do I live?", "hi, I moved to Porto", "recommend a book",
+                  "what did we talk about yesterday?", "how was my trip?", "what is my name?",
+                  "what do you know about me?", "yes please, the blue one", "Hi! I drive a Ford truck"]
+
+
+@pytest.mark.parametrize("message", SMALL_TALK)
+def test_small_talk_is_read_as_such(message):
+    from local_agent.memory.index.small_talk import is_small_talk
+
+    assert is_small_talk(message)
+
+
+@pytest.mark.parametrize("message", [*ASKS_SOMETHING, "", "   "])
+def test_a_message_that_names_something_is_not_small_talk(message):
+    from local_agent.memory.index.small_talk import is_small_talk
+
+    assert not is_small_talk(message)
+
+
+def test_small_talk_recalls_no_memories(tmp_path):
+    """A greeting would recall other greetings: they only lengthen the prompt."""
+    from local_agent.memory.store import MemoryStore
+    from tests.reliability import HashEmbedder
+
+    store = MemoryStore.open(tmp_path, HashEmbedder())
+    for text in ("Hi! I drive a Ford truck", "hi", "Hello there, my dog says hello"):
+        store.add(text, "fact")
+    agent, backend = make_agent(tmp_path, memory=MemoryParts(store=store), incognito=True)
+    try:
+        assert agent.respond("hi").recalled == ()
+        assert "Ford" not in backend.prompts[-1][-1].content
+        assert agent.respond("Which truck do I drive? Hi").recalled  # a question still recalls
+    finally:
+        agent.close()
+        store.close()
+
+
+class ReadingAhead(ScriptedBackend):
+    def __init__(self) -> None:
+        super().__init__(["First answer", "Second answer"])
+        self.prepared: list[list[str]] = []
+
+    def prepare(self, dialogue, cancelled=lambda: False) -> None:
+        self.prepared.append([m.content for m in dialogue])
+
+
+def test_the_next_turn_is_read_ahead_after_the_memory_work(tmp_path):
+    agent, backend = make_agent(tmp_path, ReadingAhead())
+    agent.respond("Hi there")
+    agent.prepare_next_turn()
+    assert agent.wait(timeout=10)
+    assert backend.prepared[-1][1:] == ["Hi there", "First answer"]  # after the system message
+    agent.respond("And now?")
+    sent = [m.content for m in backend.prompts[-1]]
+    assert sent[: len(backend.prepared[-1])] == backend.prepared[-1]  # the next prompt opens with it
+    agent.close()

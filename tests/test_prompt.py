@@ -18,7 +18,7 @@ def test_sections_order_stable_parts_first():
     assert roles == ["system", "user", "assistant", "user"]
     assert "Monday, 30 November 2026" in p.messages[0].content
     assert "planning a trip" in p.messages[0].content
-    assert '"The user\'s name is Alex."' in p.messages[-1].content
+    assert "\nThe user's name is Alex.\n" in p.messages[-1].content
     assert p.messages[-1].content.endswith("What's my name?")
 
 

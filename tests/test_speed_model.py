@@ -80,3 +80,30 @@ def test_greedy_answers_do_not_depend_on_the_thread_count(default_gguf: Path):
     with backend(default_gguf, threads=0) as auto:  # follows the free cores, switching mid-answer
         assert auto.describe()["threads_follow_load"] is True
         assert answers(auto) == expected
+
+
+def test_reading_the_dialogue_ahead_leaves_only_the_new_message_and_the_same_answer(default_gguf: Path):
+    """After `prepare`, the KV cache holds the opening every next prompt of the dialogue shares
+    (up to the new user message), and the answer is the one a fresh backend gives."""
+    dialogue = [Message("system", SYSTEM), Message("user", QUESTIONS[0]), Message("assistant", "Try a lentil soup.")]
+    following = [*dialogue, Message("user", "And for dessert?")]
+    with backend(default_gguf, threads=2) as fresh:
+        expected = fresh.generate(following, GREEDY).text
+    ahead = backend(default_gguf, threads=2)
+    with ahead:
+        ahead.generate([Message("system", SYSTEM), Message("user", "Something else entirely")], GREEDY)
+        ahead.prepare(dialogue)
+        tokens = ahead._prompt_tokens(ahead.format_prompt(following))
+        cached = ahead._llm.n_tokens
+        assert cached > len(ahead._prompt_tokens(ahead.format_prompt(dialogue[:1])))  # the dialogue is in
+        assert list(ahead._llm.input_ids[:cached]) == tokens[:cached]
+        assert len(tokens) - cached <= ahead.count_tokens("And for dessert?") + 8  # the message and markup
+        assert ahead.generate(following, GREEDY).text == expected
+
+
+def test_reading_ahead_stops_when_cancelled(default_gguf: Path):
+    long_dialogue = [Message("system", SYSTEM), Message("user", "word " * 600), Message("assistant", "OK.")]
+    ahead = backend(default_gguf, threads=2)
+    with ahead:
+        ahead.prepare(long_dialogue, cancelled=lambda: True)
+        assert ahead._llm.n_tokens == 0

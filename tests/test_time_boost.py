@@ -100,7 +100,7 @@ def test_bonuses_for_when_it_was_said_and_what_it_speaks_of():
             _record("On Saturday I baked", "2024-05-23T09:00"), _record("no date", "")]
     spans = read_dates("last weekend", dt.datetime(2024, 5, 14, 12))
     rows = np.arange(len(said))
-    assert time_boost.said_bonuses(said, rows, spans) == pytest.approx(
+    assert time_boost.said_bonuses(time_boost.SaidTimes().cover(said), rows, spans) == pytest.approx(
         [time_boost.SAID_BOOST, time_boost.TOLD_AFTER_BOOST, 0.0, 0.0])
     assert time_boost.mention_bonuses(said, rows, spans) == pytest.approx([0.0, time_boost.MENTION_BOOST, 0.0, 0.0])
 
@@ -120,4 +120,4 @@ def test_stored_dates_read_and_shown():
     draft = _turn("x", "2024-05-02T09:31", role="assistant")
     shown = prompt_text(MemoryRecord(id="a", kind="turn", text="Read Dune.", created=0.0, updated=0.0,
                                      provenance=draft.provenance))
-    assert shown == "On 2024-05-02 09:31 I told you: Read Dune."
+    assert shown == "(2 May 2024) I told you: Read Dune."

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from ..errors import ContextOverflowError
@@ -62,6 +62,11 @@ class Backend(ABC):
 
     def close(self) -> None:
         """Free the runtime's memory. Safe to call twice."""
+
+    def prepare(self, dialogue: Sequence[Message], cancelled: Callable[[], bool] = lambda: False) -> None:
+        """Read ahead the prompt that `dialogue` (system message and turns so far) opens, so that
+        the next call evaluates only what it adds; stop early when `cancelled()` turns true.
+        Backends that keep no cache between calls have nothing to do."""
 
     def describe(self) -> dict[str, Any]:
         return {"backend": self.name, "model": self.model_name, "context_size": self.context_size}

@@ -10,7 +10,7 @@ from __future__ import annotations
 import codecs
 import ctypes
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +24,8 @@ from .generation import Usage
 from .llama_grammar import GrammarGreedy, canonical_spacing
 from .llama_state import MIN_TOKENS, PrefixStates, model_identity
 from .probe import physical_cores
+
+PREPARE_CHUNK = 64  # tokens read ahead per step, so that exiting the chat never waits long
 
 
 def build_has_amx(llama_cpp: Any) -> bool:
@@ -246,14 +248,34 @@ class LlamaCppBackend(Backend):
         size = self._lib.llama_token_to_piece(self._vocab, token, buffer, len(buffer), 0, False)
         return buffer.raw[: max(size, 0)]
 
+    def prepare(self, dialogue: Sequence[Message], cancelled: Callable[[], bool] = lambda: False) -> None:
+        """Evaluate the tokens every next prompt of `dialogue` starts with (up to the opening of
+        the next user message), a chunk at a time so that `cancelled` can stop it."""
+        if not dialogue:
+            return
+        one, two = (self._prompt_tokens(self.format_prompt([*dialogue, Message("user", text)])) for text in "ab")
+        shared = next((i for i, (a, b) in enumerate(zip(one, two)) if a != b), min(len(one), len(two)))
+        if shared < 2 or shared + 1 >= self.context_size:
+            return
+        self._fit_threads()
+        self._restore_system_prompt(dialogue, one)
+        llm, prefix = self._llm, one[:shared]
+        self._keep_cached(prefix, shared)
+        while llm.n_tokens < shared and not cancelled():
+            llm.eval(prefix[llm.n_tokens: llm.n_tokens + PREPARE_CHUNK])
+
     def _evaluate(self, tokens: list[int]) -> None:
         """Evaluate what the KV cache lacks of `tokens`, reusing the prefix it shares with them;
         the last token is always evaluated, for its logits."""
+        self._keep_cached(tokens, len(tokens) - 1)
+        self._llm.eval(tokens[self._llm.n_tokens:])
+
+    def _keep_cached(self, tokens: list[int], limit: int) -> None:
+        """Keep of the KV cache only the prefix it shares with `tokens`, at most `limit` tokens."""
         llm = self._llm
-        cached = np.asarray(llm.input_ids[: min(llm.n_tokens, len(tokens) - 1)])
+        cached = np.asarray(llm.input_ids[: min(llm.n_tokens, limit)])
         differs = np.flatnonzero(cached != np.asarray(tokens[: cached.size]))
         llm.n_tokens = int(differs[0]) if differs.size else cached.size
-        llm.eval(tokens[llm.n_tokens:])
 
     def _last_logits(self) -> np.ndarray:
         pointer = self._lib.llama_get_logits_ith(self._llm.ctx, -1)

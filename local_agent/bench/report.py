@@ -116,7 +116,15 @@ def _pipeline_rows(pipeline: dict[str, Any]) -> list[list[str]]:
         ["memory pipeline before the model (recall + compose)", _cell(turn["agent_memory"], "before_model_ms", 1, 1)],
         ["TTFT with memory - bare (pipeline + longer prompt)",
          f"{_num(turn['ttft_delta_ms'], 0)} (×{_num(turn['ttft_delta_ratio'], 2)})"],
+        *_dialogue_rows(turn.get("dialogue")),
     ]
+
+
+def _dialogue_rows(dialogue: dict[str, Any] | None) -> list[list[str]]:
+    if not dialogue:
+        return []
+    return [["TTFT in an ongoing chat with memory, turns 2-6", _cell(dialogue["no_read_ahead"], "ttft_ms", 1, 0)],
+            ["the same, dialogue read ahead while the user types", _cell(dialogue["read_ahead"], "ttft_ms", 1, 0)]]
 
 
 def _targets_table(checks: list[dict[str, Any]]) -> str:

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from ..turn_result import TurnResult
 
 
-TURN_WARMUP = "Hello! How are you today?"
+TURN_WARMUP = "Hello! What did we talk about last week?"  # warms recall and date reading too
 TURN_MESSAGES = (
     "What should I cook for dinner tonight?",
     "Any tips for my trip to Kyoto?",
@@ -46,7 +46,9 @@ def measure_turns(runtime: Runtime, settings: Settings, plan: BenchPlan) -> dict
     ttft_memory, ttft_bare = _measured(with_memory, "ttft_ms"), _measured(bare, "ttft_ms")
     return {"messages": len(messages), "tokens": plan.tokens, "bare": bare, "agent_no_memory": without,
             "agent_memory": with_memory, "memory_overhead_ms": pipeline_ms, "ttft_delta_ms": ttft_memory - ttft_bare,
-            "ttft_delta_ratio": ttft_memory / ttft_bare}
+            "ttft_delta_ratio": ttft_memory / ttft_bare,
+            "dialogue": {"no_read_ahead": _dialogue(runtime, generation, read_ahead=False),
+                         "read_ahead": _dialogue(runtime, generation, read_ahead=True)}}
 
 
 def _measured(entry: dict[str, Any], key: str) -> float:
@@ -100,3 +102,28 @@ def _agent_turns(runtime: Runtime, memory: MemoryParts | None, messages: list[st
         report["recall_ms"] = scaled([t["recall_s"] for t in timings], 1000)
         report["recalled"] = spread([float(len(result.recalled)) for result, _ in runs])
     return report
+
+
+def _dialogue(runtime: Runtime, generation: GenerationSettings, *, read_ahead: bool) -> dict[str, Any]:
+    """Time to first token of the turns after the first in one ongoing chat with memory (the
+    memory work after each answer included, as in the REPL), with or without the dialogue read
+    ahead while the user would be typing (Agent.prepare_next_turn)."""
+    from ..agent import Agent
+
+    sessions = runtime.agent.sessions
+    agent = Agent(runtime.backend, sessions, sessions.new(), runtime.agent.settings, memory=runtime.agent.memory,
+                  directive=runtime.agent.directive)
+    ttft, prompt_tokens = [], []
+    try:
+        for index, message in enumerate((TURN_WARMUP, *TURN_MESSAGES)):
+            result = agent.respond(message, generation=generation)
+            result.memory_work()
+            if read_ahead:
+                agent.prepare_next_turn()
+                agent.wait()
+            if index:
+                ttft.append(result.timings["first_token_s"])
+                prompt_tokens.append(float(result.tokens.get("prompt", 0)))
+    finally:
+        agent.close()
+    return {"ttft_ms": scaled(ttft, 1000), "prompt_tokens": spread(prompt_tokens)}

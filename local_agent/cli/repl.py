@@ -138,6 +138,7 @@ class ChatRepl:
             t = result.timings
             click.echo(f"· first token {t.get('first_token_s', 0):.2f}s, answer {t.get('answer_s', 0):.2f}s, "
                        f"{result.tokens.get('completion', 0)} tokens", err=True)
+        self.agent.prepare_next_turn()
         if result.memory is not None:
             self.pending_status = result
             try:

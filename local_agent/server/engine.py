@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .. import when
 from ..agent import Agent, MemoryParts
 from ..app import BackendFactory, Runtime, build_runtime, load_session, make_tool_turn
 from ..backends import create_backend
@@ -171,8 +172,9 @@ class Engine:
         runtime = build_runtime(self.settings, system=self.default_system, memory=self.memory_on,
                                 status=self._status, backend_factory=_without_saved_states(self._backend_factory))
         self._runtime = runtime
-        if runtime.agent.memory is not None:
-            runtime.agent.memory.store.embedder.warm_up()  # the first request should not wait for it
+        if runtime.agent.memory is not None:  # the first request should not wait for these
+            runtime.agent.memory.store.embedder.warm_up()
+            when.warm_up()
         backend = runtime.backend
         self.info = EngineInfo(
             model=backend.model_name, aliases=(self.settings.model,), backend=runtime.choice.backend,

@@ -71,11 +71,11 @@ def hybrid_recall(
     dense_rows, _ = state.dense.search(query_vector, pool, allowed)
     lexical = state.lexical.scores(lexical_query(time_boost.topic_of(query, today)), allowed.astype(np.float32))
     rows = np.union1d(dense_rows, _top_rows(lexical, pool))
-    spans = time_boost.query_spans(query, today, state.records) if today is not None else []
+    spans = time_boost.query_spans(query, today, state.said_times) if today is not None else []
     bonus: np.ndarray | None = None
     if spans:
         candidates = np.flatnonzero(allowed)
-        said = time_boost.said_bonuses(state.records, candidates, spans)
+        said = time_boost.said_bonuses(state.said_times(), candidates, spans)
         rows = np.union1d(rows, candidates[said > 0])
         bonus = said[np.searchsorted(candidates, rows)] + time_boost.mention_bonuses(state.records, rows, spans)
     vectors = state.dense.vectors(rows)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import datetime as dt
 
+from ...clock import spoken_date
 from ...types import MemoryRecord
 from .person import addressed
 
@@ -24,25 +25,23 @@ TURN_MEMORY_CHARS = 200  # a recalled past message is quoted up to this length i
 
 
 def prompt_text(record: MemoryRecord) -> str:
-    """How a recalled record reads in the prompt: said to the user ("You live in Lisbon", "On
-    2024-05-02 I told you: ..."), which a small model copies into an answer that speaks to them."""
-    day = spoken_day(record.provenance.date or dt.date.fromtimestamp(record.created).isoformat())
+    """How a recalled record reads in the prompt: dated in words and said to the user ("You live
+    in Lisbon", "(2 May 2024) I told you: ..."), which a small model copies into an answer that
+    speaks to them. The form was chosen by scripts/eval_answers.py (numbers in the README)."""
+    day = spoken_date(record.provenance.date or dt.date.fromtimestamp(record.created).isoformat())
     text = " ".join(record.text.split())
     if record.kind == "fact":
         return f"{addressed(text)} (noted {day})"
     if record.kind == "digest":
+        until = (record.provenance.extra or {}).get("until", "")
+        if until[:10] > (record.provenance.date or "")[:10]:
+            day = f"{day} to {spoken_date(until)}"
         return f"Conversation of {day}, in short: {addressed(text)}"
     if len(text) > TURN_MEMORY_CHARS:
         text = text[:TURN_MEMORY_CHARS].rsplit(" ", 1)[0] + " ..."
     if (record.provenance.role or "") == "assistant" and not record.provenance.speaker:
-        return f"On {day} I told you: {text}"
-    return f"On {day} you said: {text}"
-
-
-def spoken_day(stamp: str) -> str:
-    """A stored date as the prompt shows it: "2024-05-02T09:30" -> "2024-05-02 09:30"; other
-    forms ("8 May 2023") as they are."""
-    return stamp.replace("T", " ", 1) if len(stamp) >= 16 and stamp[10:11] == "T" else stamp
+        return f"({day}) I told you: {text}"
+    return f"({day}) You said: {text}"
 
 
 def dense_text(record: MemoryRecord) -> str:

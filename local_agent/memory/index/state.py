@@ -13,6 +13,7 @@ from ...errors import NotFoundError
 from ...types import MemoryRecord
 from .lexical import LexicalIndex
 from .render import context_session, lexical_text
+from .time_boost import SaidTimes
 from .vectors import DenseIndex
 
 MIN_PREFIX = 4  # characters of an id that may stand for it
@@ -29,6 +30,7 @@ class MemoryState:
         self.journal_ops = 0  # journal operations applied since the snapshot
         self._by_key: dict[tuple[str, str], str] = {}
         self._recent_turns: dict[str, deque[int]] = {}
+        self._said = SaidTimes()
 
     @classmethod
     def build(cls, records: list[MemoryRecord], vectors: np.ndarray, next_seq: int, dimension: int,
@@ -62,6 +64,10 @@ class MemoryState:
         ident = self._by_key.get(_norm_key(key))
         return self.records[self.row_of[ident]] if ident else None
 
+    def said_times(self) -> SaidTimes:
+        """When each row was said, for dated questions (read on first need, then as rows come)."""
+        return self._said.cover(self.records)
+
     def vectors_of(self, records: list[MemoryRecord]) -> np.ndarray:
         return self.dense.vectors([self.row_of[record.id] for record in records])
 
@@ -92,6 +98,7 @@ class MemoryState:
         row = self.row_of[record.id]
         self.records[row] = record
         self.dense.set_active(row, record.active)
+        self._said.refresh(row, record)
         self._index_key(record)
 
     def without(self, *record_ids: str) -> tuple[list[MemoryRecord], np.ndarray, np.ndarray]:

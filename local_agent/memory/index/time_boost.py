@@ -20,7 +20,8 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import re
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -69,12 +70,13 @@ def record_span(record: MemoryRecord) -> tuple[dt.datetime, dt.datetime] | None:
     return start, max(end or start, start)
 
 
-def query_spans(query: str, today: dt.datetime, records: Sequence[MemoryRecord]) -> list[DateSpan]:
-    """The spans of time `query` names, year-less ones moved to a year that has memories."""
+def query_spans(query: str, today: dt.datetime, said: Callable[[], SaidTimes]) -> list[DateSpan]:
+    """The spans of time `query` names, year-less ones moved to a year that has memories
+    (`said` is asked for them only then)."""
     spans = read_dates(query, today)
     if not spans or not any(span.yearless for span in spans):
         return spans
-    days = _days(records)
+    days = said().active_days()
     return [with_memories(span, days) for span in spans]
 
 
@@ -83,19 +85,17 @@ def topic_of(query: str, today: dt.datetime | None) -> str:
     return without_dates(query, today) if today is not None else query
 
 
-def said_bonuses(records: Sequence[MemoryRecord], rows: np.ndarray, spans: list[DateSpan]) -> np.ndarray:
-    """The bonus of each of `rows` for when it was said: within a span, or just after one."""
-    bonus = np.zeros(len(rows), dtype=np.float32)
-    windows = _windows(spans)
-    for index, row in enumerate(rows):
-        said = record_span(records[row])
-        if said is None:
-            continue
-        if any(_overlaps(said, start, end) for start, end in windows):
-            bonus[index] = SAID_BOOST
-        elif any(_overlaps(said, end, end + TOLD_AFTER) for _, end in windows):
-            bonus[index] = TOLD_AFTER_BOOST
-    return bonus
+def said_bonuses(said: SaidTimes, rows: np.ndarray, spans: list[DateSpan]) -> np.ndarray:
+    """The bonus of each of `rows` for when it was said: within a span, or just after one
+    (array operations over the rows: a dated question may weigh every memory)."""
+    start, end = said.start[rows], said.end[rows]
+    inside = np.zeros(len(rows), dtype=bool)
+    after = np.zeros(len(rows), dtype=bool)
+    for low, high in _windows(spans):
+        low_s, high_s = _seconds(low), _seconds(high)
+        inside |= _overlapping(start, end, low_s, high_s)
+        after |= _overlapping(start, end, high_s, high_s + TOLD_AFTER.total_seconds())
+    return np.where(inside, SAID_BOOST, np.where(after, TOLD_AFTER_BOOST, 0.0)).astype(np.float32)
 
 
 def mention_bonuses(records: Sequence[MemoryRecord], rows: np.ndarray, spans: list[DateSpan]) -> np.ndarray:
@@ -127,11 +127,52 @@ def _windows(spans: list[DateSpan]) -> list[tuple[dt.datetime, dt.datetime]]:
     return [(span.start.replace(tzinfo=None), span.end.replace(tzinfo=None)) for span in spans]
 
 
-def _overlaps(said: tuple[dt.datetime, dt.datetime], start: dt.datetime, end: dt.datetime) -> bool:
-    if said[0] == said[1]:
-        return start <= said[0] < end
-    return said[0] < end and start <= said[1]
+def _overlapping(start: np.ndarray, end: np.ndarray, low: float, high: float) -> np.ndarray:
+    """Which said-times fall in [low, high): a moment within it, a span of days touching it
+    (NaN, an unknown time, never does)."""
+    moment = start == end
+    return np.where(moment, (low <= start) & (start < high), (start < high) & (low <= end))
 
 
-def _days(records: Sequence[MemoryRecord]) -> list[dt.date]:
-    return [moment.date() for moment in (moment_of(r.provenance.date or "") for r in records if r.active) if moment]
+_EPOCH = dt.datetime(1970, 1, 1)
+
+
+def _seconds(moment: dt.datetime) -> float:
+    return (moment.replace(tzinfo=None) - _EPOCH).total_seconds()
+
+
+class SaidTimes:
+    """When each record of a growing list was said, as seconds (start and end, equal for a
+    moment; NaN when unknown) and whether it is active: read once per record, on first need,
+    so that opening a store reads no dates."""
+
+    def __init__(self) -> None:
+        self.start = np.empty(0)
+        self.end = np.empty(0)
+        self.active = np.empty(0, dtype=bool)
+        self._lock = threading.Lock()  # readers of a store may recall at once
+
+    def cover(self, records: Sequence[MemoryRecord]) -> SaidTimes:
+        """Read the records not read yet (the list only grows); self."""
+        with self._lock:
+            known = len(self.start)
+            if known < len(records):
+                fresh = records[known:]
+                spans = [record_span(record) for record in fresh]
+                self.start = np.concatenate([self.start, [_seconds(s[0]) if s else np.nan for s in spans]])
+                self.end = np.concatenate([self.end, [_seconds(s[1]) if s else np.nan for s in spans]])
+                self.active = np.concatenate([self.active, np.asarray([r.active for r in fresh], dtype=bool)])
+        return self
+
+    def refresh(self, row: int, record: MemoryRecord) -> None:
+        """A record replaced in place (superseded, say): read again when it has been read."""
+        with self._lock:
+            if row < len(self.start):
+                span = record_span(record)
+                self.start[row], self.end[row] = (_seconds(span[0]), _seconds(span[1])) if span else (np.nan, np.nan)
+                self.active[row] = record.active
+
+    def active_days(self) -> list[dt.date]:
+        """The days active memories were said on."""
+        known = self.start[self.active & ~np.isnan(self.start)]
+        return [(_EPOCH + dt.timedelta(days=int(day))).date() for day in np.unique(known // 86400)]

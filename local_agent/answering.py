@@ -1,0 +1,107 @@
+"""Streaming the model's answer to the user, and keeping it from echoing the previous answer.
+
+A 135M model, shown a dialogue, sometimes answers a new question with its previous answer word
+for word ("where do I live?" -> the answer it gave to "I work as a nurse"). While an answer's
+opening repeats the previous answer it is held back, not shown; once it has repeated ECHO_CHARS
+characters, generation stops and the answer is asked again with the dialogue left out (system
+message and the final message with its memories), which it then cannot copy. An answer that
+departs from the previous one is shown at once, and a short one (a second "Hello!") is let be.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, NamedTuple
+
+from .backends.base import Backend
+from .types import GenerationSettings, Message
+
+if TYPE_CHECKING:
+    from .tool_turn import ToolOutcome
+
+ECHO_CHARS = 40  # this much of the previous answer, repeated from its start, is an echo
+
+
+class Answer(NamedTuple):
+    text: str
+    interrupted: bool
+    tokens: dict[str, int]
+    first_token_at: float  # when the user saw the first of it (perf_counter clock)
+    tools: ToolOutcome | None = None
+
+
+def _plain(text: str) -> str:
+    return " ".join(text.split()).lower()
+
+
+class EchoGuard:
+    """Passes an answer's chunks on to `show`, holding them back while the answer so far
+    repeats the start of `previous`."""
+
+    def __init__(self, previous: str, show: Callable[[str], None]) -> None:
+        self.previous = _plain(previous)
+        self.show = show
+        self.text = ""
+        self.held: list[str] = []
+        self.holding = bool(self.previous)
+
+    def feed(self, chunk: str) -> bool:
+        """Take the next chunk; False once the answer is an echo (then nothing held is shown)."""
+        self.text += chunk
+        if self.holding:
+            so_far = _plain(self.text)
+            if self.previous.startswith(so_far):
+                self.held.append(chunk)
+                return len(so_far) < ECHO_CHARS
+            self.holding = False
+            chunk, self.held = "".join(self.held) + chunk, []
+        self.show(chunk)
+        return True
+
+    def finish(self) -> None:
+        """The answer ended: show what is still held (it repeated too little to matter)."""
+        if self.held:
+            self.show("".join(self.held))
+            self.held = []
+
+
+def stream_answer(backend: Backend, messages: Sequence[Message], settings: GenerationSettings,
+                  on_token: Callable[[str], None] | None, timings: dict[str, float], start: float,
+                  *, previous: str = "") -> Answer:
+    """Stream the answer to `messages` to `on_token`; Ctrl-C stops it and keeps what was said.
+    With `previous` (the last answer, to a different message), an echo of it is asked again
+    without the dialogue. `timings` gets first_token_s (when the user saw it), generation_s
+    and answer_s."""
+    generation_start = time.perf_counter()
+    shown: list[float] = []
+
+    def show(chunk: str) -> None:
+        if not shown:
+            shown.append(time.perf_counter())
+            timings["first_token_s"] = shown[0] - start
+        if on_token:
+            on_token(chunk)
+
+    guard = EchoGuard(previous, show)
+    chunks: list[str] = []
+    interrupted = echoed = False
+    stream = backend.stream(messages, settings)
+    try:
+        for chunk in stream:
+            chunks.append(chunk)
+            if not guard.feed(chunk):
+                echoed = True
+                break
+    except KeyboardInterrupt:
+        interrupted = True
+    stream.close()
+    if echoed and len(messages) > 2:
+        timings["echo_retry"] = 1.0
+        return stream_answer(backend, [messages[0], messages[-1]], settings, on_token, timings, start)
+    guard.finish()
+    timings["generation_s"] = time.perf_counter() - generation_start
+    completion = stream.result()  # finished or closed by now: reads no further
+    timings["answer_s"] = time.perf_counter() - start
+    tokens = {"prompt": completion.prompt_tokens, "completion": completion.completion_tokens}
+    return Answer("".join(chunks).strip(), interrupted, tokens, shown[0] if shown else 0.0)
