@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import itertools
 import logging
 import threading
 import time
@@ -107,7 +108,7 @@ class Agent:
         timings["compose_s"] = time.perf_counter() - start - timings.get("recall_s", 0.0)
         if route is None or route.kind == "none":
             answer = stream_answer(self.backend, composed.messages, settings, on_token, timings, start,
-                                   previous=self._previous_answer(message))
+                                   earlier=self._earlier_answers(message))
         else:
             answer = self._use_tools(route, composed, message, (on_token, ask, on_call), timings, start)
         tools = answer.tools
@@ -207,14 +208,13 @@ class Agent:
             special_tokens=self.backend.special_tokens,
         )
 
-    def _previous_answer(self, message: str) -> str:
-        """The last answer in the dialogue, when it answered a different message (the same
-        question asked again may get the same answer)."""
-        recent = self.session.recent
-        if len(recent) < 2 or recent[-1].role != "assistant" or recent[-2].role != "user":
-            return ""
-        same = " ".join(recent[-2].content.split()).lower() == " ".join(message.split()).lower()
-        return "" if same else recent[-1].content
+    def _earlier_answers(self, message: str) -> list[str]:
+        """The dialogue's answers to other messages than this one (the same question asked
+        again may get the same answer)."""
+        recent, asked = self.session.recent, " ".join(message.split()).lower()
+        return [answer.content for question, answer in itertools.pairwise(recent)
+                if question.role == "user" and answer.role == "assistant"
+                and " ".join(question.content.split()).lower() != asked]
 
     def _use_tools(self, route: Route, composed: ComposedPrompt, message: str,
                    callbacks: tuple[Callable[[str], None] | None, AskUser | None, OnCall | None],

@@ -1,11 +1,11 @@
 """Streaming the model's answer to the user, and keeping it from echoing the previous answer.
 
-A 135M model, shown a dialogue, sometimes answers a new question with its previous answer word
+A 135M model, shown a dialogue, sometimes answers a new question with an earlier answer word
 for word ("where do I live?" -> the answer it gave to "I work as a nurse"). While an answer's
-opening repeats the previous answer it is held back, not shown; once it has repeated ECHO_CHARS
-characters, generation stops and the answer is asked again with the dialogue left out (system
-message and the final message with its memories), which it then cannot copy. An answer that
-departs from the previous one is shown at once, and a short one (a second "Hello!") is let be.
+opening repeats one of the dialogue's earlier answers it is held back, not shown; once it has
+repeated ECHO_CHARS characters, generation stops and the answer is asked again with the dialogue
+left out (system message and the final message with its memories), which it then cannot copy.
+An answer that departs from them is shown at once, and a short one (a second "Hello!") is let be.
 """
 
 from __future__ import annotations
@@ -37,21 +37,21 @@ def _plain(text: str) -> str:
 
 class EchoGuard:
     """Passes an answer's chunks on to `show`, holding them back while the answer so far
-    repeats the start of `previous`."""
+    repeats the start of one of the `earlier` answers."""
 
-    def __init__(self, previous: str, show: Callable[[str], None]) -> None:
-        self.previous = _plain(previous)
+    def __init__(self, earlier: Sequence[str], show: Callable[[str], None]) -> None:
+        self.earlier = [plain for plain in map(_plain, earlier) if plain]
         self.show = show
         self.text = ""
         self.held: list[str] = []
-        self.holding = bool(self.previous)
+        self.holding = bool(self.earlier)
 
     def feed(self, chunk: str) -> bool:
         """Take the next chunk; False once the answer is an echo (then nothing held is shown)."""
         self.text += chunk
         if self.holding:
             so_far = _plain(self.text)
-            if self.previous.startswith(so_far):
+            if any(answer.startswith(so_far) for answer in self.earlier):
                 self.held.append(chunk)
                 return len(so_far) < ECHO_CHARS
             self.holding = False
@@ -68,9 +68,9 @@ class EchoGuard:
 
 def stream_answer(backend: Backend, messages: Sequence[Message], settings: GenerationSettings,
                   on_token: Callable[[str], None] | None, timings: dict[str, float], start: float,
-                  *, previous: str = "") -> Answer:
+                  *, earlier: Sequence[str] = ()) -> Answer:
     """Stream the answer to `messages` to `on_token`; Ctrl-C stops it and keeps what was said.
-    With `previous` (the last answer, to a different message), an echo of it is asked again
+    With `earlier` (the dialogue's answers to other messages), an echo of one is asked again
     without the dialogue. `timings` gets first_token_s (when the user saw it), generation_s
     and answer_s."""
     generation_start = time.perf_counter()
@@ -83,7 +83,7 @@ def stream_answer(backend: Backend, messages: Sequence[Message], settings: Gener
         if on_token:
             on_token(chunk)
 
-    guard = EchoGuard(previous, show)
+    guard = EchoGuard(earlier, show)
     chunks: list[str] = []
     interrupted = echoed = False
     stream = backend.stream(messages, settings)

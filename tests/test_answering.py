@@ -37,6 +37,15 @@ def test_the_same_question_again_may_get_the_same_answer(tmp_path):
     agent.close()
 
 
+def test_an_echo_of_any_earlier_answer_is_caught(tmp_path):
+    agent, backend, _ = chat(tmp_path, NURSE, "You live in Porto.", NURSE, "You work as a nurse.")
+    agent.respond("I live in Porto and I work as a nurse.")
+    agent.respond("Where do I live?")
+    assert agent.respond("What is my job?").answer == "You work as a nurse."
+    assert [m.role for m in backend.prompts[-1]] == ["system", "user"]
+    agent.close()
+
+
 def test_a_short_or_departing_answer_is_shown_as_it_comes(tmp_path):
     agent, backend, shown = chat(tmp_path, "Hello there!", "Hello there!", "You're a nurse, right? Then rest well.")
     agent.respond("hi")
@@ -49,11 +58,11 @@ def test_a_short_or_departing_answer_is_shown_as_it_comes(tmp_path):
 
 def test_the_guard_holds_only_while_the_answer_repeats():
     shown: list[str] = []
-    guard = EchoGuard("You live in Lisbon, by the sea.", shown.append)
+    guard = EchoGuard(["You live in Lisbon, by the sea.", "Yes."], shown.append)
     assert guard.feed("You live") and shown == []
     assert guard.feed(" in Porto") and shown == ["You live in Porto"]
     assert guard.feed(".") and shown[-1] == "."
-    echo = EchoGuard(NURSE, shown.append)
+    echo = EchoGuard(["Hello!", NURSE], shown.append)
     words = iter(NURSE.split(" "))
     results = [echo.feed(next(words)), *(echo.feed(" " + word) for word in words)]
     assert False in results and len(" ".join(NURSE.split()[: results.index(False) + 1])) >= ECHO_CHARS
