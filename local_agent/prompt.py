@@ -110,10 +110,11 @@ def system_text(directive: str, today: str, summary: str) -> str:
 
 
 def memory_block(memories: Sequence[str]) -> str:
-    """The recalled memories, one a line, under a header that marks them as data. The form is
-    the one the model answers best from (scripts/eval_answers.py: as close to the evidence pasted
-    into the question as the product can make it)."""
-    return MEMORY_HEADER + "\n" + "\n".join(" ".join(text.split()) for text in memories)
+    """The recalled memories (given best first), one a line, under a header that marks them as
+    data, the best last: nearest the question, where the small model heeds it most. Form and
+    order are the ones the model answers best from (scripts/eval_answers.py, README)."""
+    lines = [" ".join(text.split()) for text in reversed(memories)]
+    return MEMORY_HEADER + "\n" + "\n".join(lines)
 
 
 def user_text(memories: Sequence[str], message: str) -> str:

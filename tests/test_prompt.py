@@ -22,6 +22,15 @@ def test_sections_order_stable_parts_first():
     assert p.messages[-1].content.endswith("What's my name?")
 
 
+def test_the_best_memory_is_shown_last_nearest_the_question():
+    p = compose(message="Where do I live?", counter=COUNTER, budget=Budget.for_context(2048, 256, MEMORY_TOKENS),
+                today="2026-11-30", memories=["You live in Porto.", "You like trains.", "You have a cat."])
+    final = p.messages[-1].content
+    assert final.index("You have a cat.") < final.index("You like trains.") < final.index("You live in Porto.")
+    assert final.endswith("You live in Porto.\n\nQuestion: Where do I live?")
+    assert p.memories_used == ["You live in Porto.", "You like trains.", "You have a cat."]  # best first
+
+
 def test_budget_holds_with_100kb_message():
     budget = Budget.for_context(2048, 256, MEMORY_TOKENS)
     history = [Message("user", "x" * 2000), Message("assistant", "y" * 2000)] * 5
