@@ -10,6 +10,7 @@ An answer that departs from them is shown at once, and a short one (a second "He
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, NamedTuple
@@ -21,6 +22,11 @@ if TYPE_CHECKING:
     from .tool_turn import ToolOutcome
 
 ECHO_CHARS = 40  # this much of the previous answer, repeated from its start, is an echo
+# The date the prompt puts after a recalled fact ("You like sushi. (noted 2 May 2024)"), which
+# the model sometimes copies into its answer: it is the prompt's markup, never the answer's.
+NOTED = re.compile(r"\s*\(noted \d{1,2} [A-Z][a-z]+ \d{4}\)")
+_NOTED_OPENING = "(noted "
+_NOTED_LONGEST = len("(noted 30 September 2024)")
 
 
 class Answer(NamedTuple):
@@ -66,30 +72,73 @@ class EchoGuard:
             self.held = []
 
 
+class NotedFilter:
+    """Passes text on to `show` without the prompt's "(noted DATE)" markup: from an opening
+    parenthesis on, text is held while it may still become one."""
+
+    def __init__(self, show: Callable[[str], None]) -> None:
+        self.show = show
+        self.held = ""
+
+    def feed(self, chunk: str) -> None:
+        text = self.held + chunk
+        self.held = ""
+        while text:
+            start = text.find("(")
+            if start < 0:
+                break
+            blank = len(text[:start]) - len(text[:start].rstrip())
+            opening, rest = text[: start - blank], text[start - blank:]
+            match = NOTED.match(rest)
+            if match:
+                self._pass(opening)
+                text = rest[match.end():]
+                continue
+            tail = rest.lstrip()
+            if len(tail) < _NOTED_LONGEST and ")" not in tail and (
+                    _NOTED_OPENING.startswith(tail) or tail.startswith(_NOTED_OPENING)):
+                self._pass(opening)
+                self.held = rest  # it may still become the markup
+                return
+            self._pass(text[: start + 1])
+            text = text[start + 1:]
+        self._pass(text)
+
+    def finish(self) -> None:
+        """The answer ended: what is held was not the markup after all."""
+        self._pass(self.held)
+        self.held = ""
+
+    def _pass(self, text: str) -> None:
+        if text:
+            self.show(text)
+
+
 def stream_answer(backend: Backend, messages: Sequence[Message], settings: GenerationSettings,
                   on_token: Callable[[str], None] | None, timings: dict[str, float], start: float,
                   *, earlier: Sequence[str] = ()) -> Answer:
     """Stream the answer to `messages` to `on_token`; Ctrl-C stops it and keeps what was said.
     With `earlier` (the dialogue's answers to other messages), an echo of one is asked again
-    without the dialogue. `timings` gets first_token_s (when the user saw it), generation_s
-    and answer_s."""
+    without the dialogue; the prompt's "(noted DATE)" markup is left out of what is shown and
+    kept. `timings` gets first_token_s (when the user saw it), generation_s and answer_s."""
     generation_start = time.perf_counter()
     shown: list[float] = []
+    said: list[str] = []  # what the user saw: the answer as kept
 
     def show(chunk: str) -> None:
         if not shown:
             shown.append(time.perf_counter())
             timings["first_token_s"] = shown[0] - start
+        said.append(chunk)
         if on_token:
             on_token(chunk)
 
-    guard = EchoGuard(earlier, show)
-    chunks: list[str] = []
+    unnoted = NotedFilter(show)
+    guard = EchoGuard(earlier, unnoted.feed)
     interrupted = echoed = False
     stream = backend.stream(messages, settings)
     try:
         for chunk in stream:
-            chunks.append(chunk)
             if not guard.feed(chunk):
                 echoed = True
                 break
@@ -100,8 +149,9 @@ def stream_answer(backend: Backend, messages: Sequence[Message], settings: Gener
         timings["echo_retry"] = 1.0
         return stream_answer(backend, [messages[0], messages[-1]], settings, on_token, timings, start)
     guard.finish()
+    unnoted.finish()
     timings["generation_s"] = time.perf_counter() - generation_start
     completion = stream.result()  # finished or closed by now: reads no further
     timings["answer_s"] = time.perf_counter() - start
     tokens = {"prompt": completion.prompt_tokens, "completion": completion.completion_tokens}
-    return Answer("".join(chunks).strip(), interrupted, tokens, shown[0] if shown else 0.0)
+    return Answer("".join(said).strip(), interrupted, tokens, shown[0] if shown else 0.0)

@@ -2,7 +2,7 @@
 dialogue; the echo is never shown. Scripted model."""
 
 from local_agent.agent import Agent
-from local_agent.answering import ECHO_CHARS, EchoGuard
+from local_agent.answering import ECHO_CHARS, EchoGuard, NotedFilter
 from local_agent.config import Settings
 from local_agent.memory.sessions import Session, SessionStore
 from tests.fakes import ScriptedBackend
@@ -66,3 +66,33 @@ def test_the_guard_holds_only_while_the_answer_repeats():
     words = iter(NURSE.split(" "))
     results = [echo.feed(next(words)), *(echo.feed(" " + word) for word in words)]
     assert False in results and len(" ".join(NURSE.split()[: results.index(False) + 1])) >= ECHO_CHARS
+
+
+def filtered(chunks: list[str]) -> str:
+    shown: list[str] = []
+    noted = NotedFilter(shown.append)
+    for chunk in chunks:
+        noted.feed(chunk)
+    noted.finish()
+    return "".join(shown)
+
+
+def test_the_prompts_noted_date_is_left_out_of_the_answer():
+    chunks = ["You", " like", " sushi", ".", " (", "noted", " 2", " May", " 2024", ")"]
+    assert filtered(chunks) == "You like sushi."
+    assert filtered(["You are Alexandra. (noted 2 May 2024) Your name", " is Alexandra."]) == (
+        "You are Alexandra. Your name is Alexandra.")
+
+
+def test_other_parentheses_pass_as_they_come():
+    assert filtered(["Try ramen (", "see above) or (n", "ine) (noted that", " you like it)"]) == (
+        "Try ramen (see above) or (nine) (noted that you like it)")
+    assert filtered(["It ends with (", "noted"]) == "It ends with (noted"  # never closed: not the markup
+
+
+def test_a_copied_noted_date_is_neither_shown_nor_kept(tmp_path):
+    agent, _, shown = chat(tmp_path, "You like sushi. (noted 2 May 2024)")
+    result = agent.respond("What food do I like?", on_token=shown.append)
+    assert result.answer == "You like sushi." == "".join(shown)
+    assert agent.session.turns[-1].content == "You like sushi."
+    agent.close()
