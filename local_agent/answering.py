@@ -1,4 +1,5 @@
-"""Streaming the model's answer to the user, and keeping it from echoing the previous answer.
+"""Streaming the model's answer to the user, kept from echoing an earlier answer and from
+repeating the prompt's markup.
 
 A 135M model, shown a dialogue, sometimes answers a new question with an earlier answer word
 for word ("where do I live?" -> the answer it gave to "I work as a nurse"). While an answer's
@@ -6,6 +7,7 @@ opening repeats one of the dialogue's earlier answers it is held back, not shown
 repeated ECHO_CHARS characters, generation stops and the answer is asked again with the dialogue
 left out (system message and the final message with its memories), which it then cannot copy.
 An answer that departs from them is shown at once, and a short one (a second "Hello!") is let be.
+The "(noted DATE)" the prompt puts after a recalled fact, copied by the model, is left out too.
 """
 
 from __future__ import annotations
