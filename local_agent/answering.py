@@ -148,7 +148,7 @@ def stream_answer(backend: Backend, messages: Sequence[Message], settings: Gener
         interrupted = True
     stream.close()
     if echoed and len(messages) > 2:
-        timings["echo_retry"] = 1.0
+        timings["echo_retry_s"] = time.perf_counter() - generation_start  # the attempt thrown away
         return stream_answer(backend, [messages[0], messages[-1]], settings, on_token, timings, start)
     guard.finish()
     unnoted.finish()

@@ -71,7 +71,8 @@ def hybrid_recall(
     dense_rows, _ = state.dense.search(query_vector, pool, allowed)
     lexical = state.lexical.scores(lexical_query(time_boost.topic_of(query, today)), allowed.astype(np.float32))
     rows = np.union1d(dense_rows, _top_rows(lexical, pool))
-    spans = time_boost.query_spans(query, today, state.said_times) if today is not None else []
+    memory_days = lambda: state.said_times().days(allowed)  # noqa: E731
+    spans = time_boost.query_spans(query, today, memory_days) if today is not None else []
     bonus: np.ndarray | None = None
     if spans:
         candidates = np.flatnonzero(allowed)

@@ -70,13 +70,13 @@ def record_span(record: MemoryRecord) -> tuple[dt.datetime, dt.datetime] | None:
     return start, max(end or start, start)
 
 
-def query_spans(query: str, today: dt.datetime, said: Callable[[], SaidTimes]) -> list[DateSpan]:
+def query_spans(query: str, today: dt.datetime, memory_days: Callable[[], list[dt.date]]) -> list[DateSpan]:
     """The spans of time `query` names, year-less ones moved to a year that has memories
-    (`said` is asked for them only then)."""
+    (`memory_days` is asked for those days only then)."""
     spans = read_dates(query, today)
     if not spans or not any(span.yearless for span in spans):
         return spans
-    days = said().active_days()
+    days = memory_days()
     return [with_memories(span, days) for span in spans]
 
 
@@ -143,13 +143,12 @@ def _seconds(moment: dt.datetime) -> float:
 
 class SaidTimes:
     """When each record of a growing list was said, as seconds (start and end, equal for a
-    moment; NaN when unknown) and whether it is active: read once per record, on first need,
-    so that opening a store reads no dates."""
+    moment; NaN when unknown): read once per record, on first need, so that opening a store
+    reads no dates."""
 
     def __init__(self) -> None:
         self.start = np.empty(0)
         self.end = np.empty(0)
-        self.active = np.empty(0, dtype=bool)
         self._lock = threading.Lock()  # readers of a store may recall at once
 
     def cover(self, records: Sequence[MemoryRecord]) -> SaidTimes:
@@ -161,18 +160,16 @@ class SaidTimes:
                 spans = [record_span(record) for record in fresh]
                 self.start = np.concatenate([self.start, [_seconds(s[0]) if s else np.nan for s in spans]])
                 self.end = np.concatenate([self.end, [_seconds(s[1]) if s else np.nan for s in spans]])
-                self.active = np.concatenate([self.active, np.asarray([r.active for r in fresh], dtype=bool)])
         return self
 
     def refresh(self, row: int, record: MemoryRecord) -> None:
-        """A record replaced in place (superseded, say): read again when it has been read."""
+        """A record replaced in place: read again when it has been read."""
         with self._lock:
             if row < len(self.start):
                 span = record_span(record)
                 self.start[row], self.end[row] = (_seconds(span[0]), _seconds(span[1])) if span else (np.nan, np.nan)
-                self.active[row] = record.active
 
-    def active_days(self) -> list[dt.date]:
-        """The days active memories were said on."""
-        known = self.start[self.active & ~np.isnan(self.start)]
+    def days(self, rows: np.ndarray) -> list[dt.date]:
+        """The days the records `rows` (a mask) were said on."""
+        known = self.start[rows & ~np.isnan(self.start)]
         return [(_EPOCH + dt.timedelta(days=int(day))).date() for day in np.unique(known // 86400)]
