@@ -18,6 +18,7 @@ import datetime as dt
 
 from ...clock import spoken_date
 from ...types import MemoryRecord
+from ...when_told import with_told_dates
 from .person import addressed
 
 RENDER_VERSION = 1
@@ -27,11 +28,13 @@ TURN_MEMORY_CHARS = 200  # a recalled past message is quoted up to this length i
 def prompt_text(record: MemoryRecord) -> str:
     """How a recalled record reads in the prompt: dated in words and said to the user ("You live
     in Lisbon", "(2 May 2024) I told you: ..."), which a small model copies into an answer that
-    speaks to them. The form was chosen by scripts/eval_answers.py (numbers in the README)."""
-    day = spoken_date(record.provenance.date or dt.date.fromtimestamp(record.created).isoformat())
+    speaks to them; a relative time in a turn or a fact carries the date it meant when said
+    (`when_told`). The form was chosen by scripts/eval_answers.py (numbers in the README)."""
+    said = _said(record)
+    day = spoken_date(said.isoformat())
     text = " ".join(record.text.split())
-    if record.kind == "fact":
-        return f"{addressed(text)} (noted {day})"
+    if record.kind == "fact":  # "yesterday (7 May 2023)": the model cannot count back from the date
+        return f"{addressed(with_told_dates(text, said))} (noted {day})"
     if record.kind == "digest":
         until = (record.provenance.extra or {}).get("until", "")
         if until[:10] > (record.provenance.date or "")[:10]:
@@ -39,9 +42,18 @@ def prompt_text(record: MemoryRecord) -> str:
         return f"Conversation of {day}, in short: {addressed(text)}"
     if len(text) > TURN_MEMORY_CHARS:
         text = text[:TURN_MEMORY_CHARS].rsplit(" ", 1)[0] + " ..."
+    text = with_told_dates(text, said)
     if (record.provenance.role or "") == "assistant" and not record.provenance.speaker:
         return f"({day}) I told you: {text}"
     return f"({day}) You said: {text}"
+
+
+def _said(record: MemoryRecord) -> dt.datetime:
+    """When the record was said or noted: its provenance date, else when it was stored."""
+    try:
+        return dt.datetime.fromisoformat((record.provenance.date or "").strip())
+    except ValueError:
+        return dt.datetime.fromtimestamp(record.created)
 
 
 def dense_text(record: MemoryRecord) -> str:
