@@ -122,7 +122,8 @@ def stream_answer(backend: Backend, messages: Sequence[Message], settings: Gener
     """Stream the answer to `messages` to `on_token`; Ctrl-C stops it and keeps what was said.
     With `earlier` (the dialogue's answers to other messages), an echo of one is asked again
     without the dialogue; the prompt's "(noted DATE)" markup is left out of what is shown and
-    kept. `timings` gets first_token_s (when the user saw it), generation_s and answer_s."""
+    kept. `timings` gets first_token_s (when the user saw it), model_first_token_s (when the
+    model gave its first text, which a held echo shows later), generation_s and answer_s."""
     generation_start = time.perf_counter()
     shown: list[float] = []
     said: list[str] = []  # what the user saw: the answer as kept
@@ -141,6 +142,7 @@ def stream_answer(backend: Backend, messages: Sequence[Message], settings: Gener
     stream = backend.stream(messages, settings)
     try:
         for chunk in stream:
+            timings.setdefault("model_first_token_s", time.perf_counter() - start)
             if not guard.feed(chunk):
                 echoed = True
                 break

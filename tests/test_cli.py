@@ -110,3 +110,11 @@ def test_batch_jsonl(scripted, tmp_path):
     resumed = run("batch", str(source), "--output", str(out), "--resume", "--quiet", backend=scripted)
     assert resumed.exit_code == 1  # line 2 is still broken
     assert len(out.read_text().splitlines()) == 4
+
+
+def test_memory_budget_from_flag_env_and_default(monkeypatch):
+    settings = lambda *args: json.loads(run(*args, "info", "--json").stdout)["settings"]  # noqa: E731
+    assert settings()["memory_tokens"] == 160
+    monkeypatch.setenv("LOCAL_AGENT_MEMORY_TOKENS", "120")
+    assert settings()["memory_tokens"] == 120
+    assert settings("--memory-tokens", "80")["memory_tokens"] == 80  # the flag wins

@@ -69,3 +69,16 @@ def test_an_imported_history_is_recalled_with_its_dates_and_not_imported_twice(t
     assert json.loads(again.stdout)["skipped_existing"] == 7 and json.loads(again.stdout)["turns"] == 0
     asked = _ask("Which book did you suggest in March?", "2024-07-01", isolated_dirs)
     assert any("Hobbit" in m["text"] for m in asked["memories_recalled"])
+
+
+def test_a_yesterday_told_long_ago_is_answered_with_its_day(tmp_path, isolated_dirs):
+    history = tmp_path / "support.jsonl"
+    history.write_text("".join(json.dumps(line) + "\n" for line in [
+        {"session": "may", "role": "user", "content": "I went to a support group yesterday and it was so powerful.",
+         "date": "2023-05-08T13:56"},
+        {"session": "may", "role": "assistant", "content": "That sounds wonderful. I'm glad it helped you.",
+         "date": "2023-05-08T13:57"},
+    ]), encoding="utf-8")
+    assert cli("memory", "import-chats", str(history), data_dir=isolated_dirs).returncode == 0
+    asked = _ask("When did I go to the support group?", "2023-07-20", isolated_dirs)
+    assert "7 May 2023" in asked["answer"]  # the day the message's "yesterday" meant, not the day it was said

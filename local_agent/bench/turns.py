@@ -107,13 +107,15 @@ def _agent_turns(runtime: Runtime, memory: MemoryParts | None, messages: list[st
 def _dialogue(runtime: Runtime, generation: GenerationSettings, *, read_ahead: bool) -> dict[str, Any]:
     """Time to first token of the turns after the first in one ongoing chat with memory (the
     memory work after each answer included, as in the REPL), with or without the dialogue read
-    ahead while the user would be typing (Agent.prepare_next_turn)."""
+    ahead while the user would be typing (Agent.prepare_next_turn). Also when the model gave its
+    first text: an answer that opens like an earlier one is held until it departs (the echo
+    guard), which the first shown token includes and reading ahead does not change."""
     from ..agent import Agent
 
     sessions = runtime.agent.sessions
     agent = Agent(runtime.backend, sessions, sessions.new(), runtime.agent.settings, memory=runtime.agent.memory,
                   directive=runtime.agent.directive)
-    ttft, prompt_tokens = [], []
+    ttft, model_ttft, prompt_tokens = [], [], []
     try:
         for index, message in enumerate((TURN_WARMUP, *TURN_MESSAGES)):
             result = agent.respond(message, generation=generation)
@@ -123,7 +125,9 @@ def _dialogue(runtime: Runtime, generation: GenerationSettings, *, read_ahead: b
                 agent.wait()
             if index:
                 ttft.append(result.timings["first_token_s"])
+                model_ttft.append(result.timings["model_first_token_s"])
                 prompt_tokens.append(float(result.tokens.get("prompt", 0)))
     finally:
         agent.close()
-    return {"ttft_ms": scaled(ttft, 1000), "prompt_tokens": spread(prompt_tokens)}
+    return {"ttft_ms": scaled(ttft, 1000), "model_ttft_ms": scaled(model_ttft, 1000),
+            "prompt_tokens": spread(prompt_tokens)}

@@ -42,7 +42,8 @@ def info(as_json: bool) -> None:
         "python": platform.python_version(),
         "hardware": hardware.to_dict(),
         "settings": {"model": settings.model, "backend": settings.backend, "device": settings.device,
-                     "ctx_size": settings.ctx_size, "data_dir": str(settings.data_dir),
+                     "ctx_size": settings.ctx_size, "memory_tokens": settings.memory_tokens,
+                     "data_dir": str(settings.data_dir),
                      "models_dir": str(settings.models_dir)},
         "libraries": _versions(),
     }

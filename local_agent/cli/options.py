@@ -29,6 +29,9 @@ COMMON_OPTIONS: list[tuple[tuple[str, ...], dict[str, Any]]] = [
     (("--ctx-size",), dict(type=int, help=f"Context window in tokens [{Settings.ctx_size}].")),
     (("--threads",), dict(type=int, help="CPU threads, at most the machine's cores (0: physical cores).")),
     (("--max-tokens",), dict(type=int, help=f"Longest answer in tokens [{Settings.max_tokens}].")),
+    (("--memory-tokens",), dict(type=int, help="Prompt room for recalled memories, in tokens "
+                                                f"[{Settings.memory_tokens}]; fewer answer sooner on a slow "
+                                                "CPU, from less memory.")),
     (("--temperature",), dict(type=float, help="Sampling temperature; 0 is greedy and deterministic "
                                                f"[{Settings.temperature:g}].")),
     (("--top-p",), dict(type=float, help=f"Nucleus sampling threshold [{Settings.top_p:g}].")),

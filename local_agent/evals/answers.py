@@ -4,6 +4,8 @@ asked in a new session through the agent chat uses, with today the day after the
 
 Three ways, scored by gold keywords (answers_data.is_correct): with memory; memory off (the
 floor); and memory off with the evidence turns pasted above the question (the model's ceiling).
+With memory, it also reports how often the gold keywords were anywhere in the recalled memories
+the prompt showed (`gold_in_memories`): what recall gave the model, apart from what it made of it.
 """
 
 from __future__ import annotations
@@ -40,13 +42,14 @@ def _import(history: History, settings: Any) -> None:
         store.close()
 
 
-def _ask(runtime: Any, question: str, session: str) -> str:
+def _ask(runtime: Any, question: str, session: str) -> tuple[str, list[str]]:
     """`question` alone in a session of its own (another mode's answer to the same question
-    in the dialogue would be copied)."""
+    in the dialogue would be copied): the answer and the memories the prompt showed."""
     agent = runtime.agent
     agent.use_session(session)
     agent.set_incognito(True)  # asking leaves nothing behind: every question meets the same memory
-    return str(agent.respond(question).answer)
+    result = agent.respond(question)
+    return str(result.answer), list(result.prompt.memories_used) if result.prompt else []
 
 
 def _fixed(moment: datetime) -> datetime:
@@ -63,15 +66,22 @@ class _Log:
 
     def __init__(self, answers: IO[str] | None, total: int) -> None:
         self.scores: dict[str, dict[str, list[bool]]] = {mode: defaultdict(list) for mode in MODES}
+        self.gold_in_memories: list[bool] = []
         self.answers, self.total, self.done, self.start = answers, total, 0, time.monotonic()
 
-    def add(self, mode: str, number: int, question: AnswerQuestion, answer: str) -> None:
+    def add(self, mode: str, number: int, question: AnswerQuestion, asked: tuple[str, list[str]]) -> None:
+        answer, memories = asked
         correct = is_correct(answer, question.keywords)
         self.scores[mode][str(question.category)].append(correct)
+        row: dict[str, Any] = {"mode": mode, "number": number, "category": question.category,
+                               "question": question.question, "gold": question.answer, "answer": answer,
+                               "correct": correct}
+        if mode == "memory":
+            found = is_correct("\n".join(memories), question.keywords)
+            row["gold_in_memories"] = found
+            self.gold_in_memories.append(found)
         if self.answers:
-            self.answers.write(json.dumps({"mode": mode, "number": number, "category": question.category,
-                                           "question": question.question, "gold": question.answer,
-                                           "answer": answer, "correct": correct}, ensure_ascii=False) + "\n")
+            self.answers.write(json.dumps(row, ensure_ascii=False) + "\n")
             self.answers.flush()
         self.done += 1
         if self.done % 10 == 0 or self.done == self.total:
@@ -124,7 +134,10 @@ def evaluate(path: Path, *, limit: int | None, seed: int, max_tokens: int, modes
             settings = dataclasses.replace(base, data_dir=Path(root) / sample_id,
                                            today=history.today.strftime("%Y-%m-%dT%H:%M"))
             _with_memory(log, questions, history, settings)
-    return _report(path, questions, log.scores, limit, seed, modes)
+    report = _report(path, questions, log.scores, limit, seed, modes)
+    if log.gold_in_memories:
+        report["memory"]["gold_in_memories"] = round(sum(log.gold_in_memories) / len(log.gold_in_memories), 4)
+    return report
 
 
 def _report(path: Path, questions: list[AnswerQuestion], scores: dict[str, dict[str, list[bool]]],
