@@ -31,3 +31,5 @@ def test_three_modes_and_what_recall_showed(default_gguf: Path) -> None:
     assert treehouse["gold_in_memories"] is True  # the message that says it was recalled and shown
     shown = sum(row["gold_in_memories"] for row in with_memory) / len(with_memory)
     assert report["memory"]["gold_in_memories"] == round(shown, 4)
+    right_when_shown = [row["correct"] for row in with_memory if row["gold_in_memories"]]
+    assert report["memory"]["accuracy_gold_shown"] == round(sum(right_when_shown) / len(right_when_shown), 4)

@@ -5,7 +5,8 @@ asked in a new session through the agent chat uses, with today the day after the
 Three ways, scored by gold keywords (answers_data.is_correct): with memory; memory off (the
 floor); and memory off with the evidence turns pasted above the question (the model's ceiling).
 With memory, it also reports how often the gold keywords were anywhere in the recalled memories
-the prompt showed (`gold_in_memories`): what recall gave the model, apart from what it made of it.
+the prompt showed (`gold_in_memories`), and the accuracy when they were and when not: what recall
+gave the model, apart from what it made of it.
 """
 
 from __future__ import annotations
@@ -66,7 +67,7 @@ class _Log:
 
     def __init__(self, answers: IO[str] | None, total: int) -> None:
         self.scores: dict[str, dict[str, list[bool]]] = {mode: defaultdict(list) for mode in MODES}
-        self.gold_in_memories: list[bool] = []
+        self.gold_in_memories: list[tuple[bool, bool]] = []  # (shown, answered right), with memory
         self.answers, self.total, self.done, self.start = answers, total, 0, time.monotonic()
 
     def add(self, mode: str, number: int, question: AnswerQuestion, asked: tuple[str, list[str]]) -> None:
@@ -79,7 +80,7 @@ class _Log:
         if mode == "memory":
             found = is_correct("\n".join(memories), question.keywords)
             row["gold_in_memories"] = found
-            self.gold_in_memories.append(found)
+            self.gold_in_memories.append((found, correct))
         if self.answers:
             self.answers.write(json.dumps(row, ensure_ascii=False) + "\n")
             self.answers.flush()
@@ -136,8 +137,18 @@ def evaluate(path: Path, *, limit: int | None, seed: int, max_tokens: int, modes
             _with_memory(log, questions, history, settings)
     report = _report(path, questions, log.scores, limit, seed, modes)
     if log.gold_in_memories:
-        report["memory"]["gold_in_memories"] = round(sum(log.gold_in_memories) / len(log.gold_in_memories), 4)
+        report["memory"].update(_recall_split(log.gold_in_memories))
     return report
+
+
+def _recall_split(pairs: list[tuple[bool, bool]]) -> dict[str, float | None]:
+    """How often recall showed the model the gold words, and its accuracy with and without them."""
+    def share(values: list[bool]) -> float | None:
+        return round(sum(values) / len(values), 4) if values else None
+
+    return {"gold_in_memories": share([shown for shown, _ in pairs]),
+            "accuracy_gold_shown": share([right for shown, right in pairs if shown]),
+            "accuracy_gold_not_shown": share([right for shown, right in pairs if not shown])}
 
 
 def _report(path: Path, questions: list[AnswerQuestion], scores: dict[str, dict[str, list[bool]]],
