@@ -8,19 +8,25 @@ message's date, so the prompt shows what each relative phrase meant when it was 
 A phrase that names one day gets that day; a month or a year gets its name. A week or a weekend
 has no agreed edges ("last week", said on a Friday, may be the calendar week before or the seven
 days before), so it is said against the day the message was told: "the week before 9 June 2023".
-Vague phrases ("the past few weeks", "a few years ago") and phrases about the day itself
-("today", "this morning") are left as they are. The phrases are the ones `when` reads in a
+Vague phrases ("the past few weeks", "a few years ago"), phrases about the day itself ("today",
+"this morning") and weekdays or weekends not marked as past ("on Monday", "this weekend": a plan
+or a memory) are left as they are. The phrases are the ones `when` reads in a
 question (the same strict patterns, so "may" or "second" are never dates).
 """
 
 from __future__ import annotations
 
+import re
 from datetime import datetime, timedelta
 
 from .clock import spoken_date
 from .when_phrases import DAY, MAYBE, PHRASES, RELATIVE, DateSpan, resolve
 
 _LEFT_ALONE = frozenset({"rolling"})  # "the past few weeks": no span worth naming
+# A bare or "next" weekday or weekend may be either side of the day it was said ("I fly out on
+# Monday", "this weekend"): only one marked as past is read.
+_PAST_ONLY = frozenset({"weekday", "weekend"})
+_MARKED_PAST = re.compile(r"\b(?:last|past|previous)\b", re.IGNORECASE)
 
 
 def with_told_dates(text: str, said: datetime) -> str:
@@ -33,7 +39,8 @@ def with_told_dates(text: str, said: datetime) -> str:
     last = 0
     for match in PHRASES.finditer(text):
         family = match.lastgroup or ""
-        if family not in RELATIVE or family in _LEFT_ALONE:
+        if family not in RELATIVE or family in _LEFT_ALONE or (
+                family in _PAST_ONLY and not _MARKED_PAST.search(match.group(0))):
             continue
         span = resolve(family, match.group(0), base)
         meant = _meant(span, family, base) if span is not None else None

@@ -20,8 +20,8 @@ TOLD = [
     ("last night I cried", "last night (8 June 2023) I cried"),
     ("three days ago", "three days ago (6 June 2023)"),
     ("last Friday I ran", "last Friday (2 June 2023) I ran"),
-    ("on Monday we met", "on Monday (5 June 2023) we met"),
-    ("next Friday", "next Friday (16 June 2023)"),
+    ("on last Monday we met", "on last Monday (5 June 2023) we met"),
+    ("the past Sunday", "the past Sunday (4 June 2023)"),
     ("tomorrow", "tomorrow (10 June 2023)"),
     ("last week was fun", "last week (the week before 9 June 2023) was fun"),
     ("last weekend", "last weekend (the weekend before 9 June 2023)"),
@@ -34,6 +34,11 @@ TOLD = [
 ]
 
 UNCHANGED = [
+    "I fly out on Monday",  # a bare weekday may be a plan or a memory
+    "next Friday",
+    "Sunday morning",
+    "this weekend",
+    "next weekend",
     "today I ran",  # the message's own day: its date is already on the line
     "this morning",
     "tonight",
