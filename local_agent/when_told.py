@@ -10,8 +10,8 @@ has no agreed edges ("last week", said on a Friday, may be the calendar week bef
 days before), so it is said against the day the message was told: "the week before 9 June 2023".
 Vague phrases ("the past few weeks", "a few years ago"), phrases about the day itself ("today",
 "this morning") and weekdays or weekends not marked as past ("on Monday", "this weekend": a plan
-or a memory) are left as they are. The phrases are the ones `when` reads in a
-question (the same strict patterns, so "may" or "second" are never dates).
+or a memory) are left as they are. The phrases are the ones `when` reads in a question (the same
+strict patterns, so "may" or "second" are never dates).
 """
 
 from __future__ import annotations
