@@ -73,11 +73,14 @@ class GgufEncoder:
         except ValueError as exc:
             raise ModelError(f"llama.cpp could not load {path} ({exc})") from None
         self.dimension = int(self._llm.n_embd())
+        self._threads = 1
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         """Unit vectors, shape (len(texts), dimension), float32."""
         threads = 1 if len(texts) <= SMALL_BATCH else self.threads
-        self._lib.llama_set_n_threads(self._llm.ctx, threads, threads)
+        if threads != self._threads:  # llama.cpp logs each change (see _decode)
+            self._lib.llama_set_n_threads(self._llm.ctx, threads, threads)
+            self._threads = threads
         rows: list[np.ndarray] = []
         pending: list[list[int]] = []
         for encoding in self._tokenizer.encode_batch(list(texts)):
@@ -99,7 +102,10 @@ class GgufEncoder:
         for seq_id, tokens in enumerate(sequences):
             llm._batch.add_sequence(tokens, seq_id, True)
         llm._ctx.kv_cache_clear()
-        llm._ctx.decode(llm._batch)
+        # encode, not decode: decode on this encoder-only model logs a line through the
+        # package's Python log callback each time, and a Ctrl-C handled inside that callback is
+        # swallowed ("Exception ignored ..."), so an interrupted import went on to the end.
+        llm._ctx.encode(llm._batch)
         pooled = [self._lib.llama_get_embeddings_seq(llm.ctx, seq_id) for seq_id in range(len(sequences))]
         if not all(pooled):
             raise ModelError("llama.cpp returned no pooled embedding (is the GGUF an embedding model?)")
