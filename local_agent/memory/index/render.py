@@ -20,6 +20,7 @@ from ...clock import spoken_date
 from ...types import MemoryRecord
 from ...when_told import with_told_dates
 from .person import addressed
+from .time_boost import moment_of
 
 RENDER_VERSION = 1
 TURN_MEMORY_CHARS = 200  # a recalled past message is quoted up to this length in the prompt
@@ -50,10 +51,7 @@ def prompt_text(record: MemoryRecord) -> str:
 
 def _said(record: MemoryRecord) -> dt.datetime:
     """When the record was said or noted: its provenance date, else when it was stored."""
-    try:
-        return dt.datetime.fromisoformat((record.provenance.date or "").strip())
-    except ValueError:
-        return dt.datetime.fromtimestamp(record.created)
+    return moment_of(record.provenance.date or "") or dt.datetime.fromtimestamp(record.created)
 
 
 def dense_text(record: MemoryRecord) -> str:
