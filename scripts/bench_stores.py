@@ -21,7 +21,6 @@ import datetime as dt
 import hashlib
 import json
 import os
-import resource
 import subprocess
 import sys
 import time
@@ -32,6 +31,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout's package first
 
 import local_agent
+from local_agent.bench.measure import peak_rss_mb
 from local_agent.memory.index.embedder import Embedder
 from local_agent.memory.index.render import embedding_id
 from local_agent.memory.index.state import MemoryState
@@ -139,7 +139,7 @@ def measure(folder: Path, queries_file: Path) -> dict[str, object]:
         "dense": percentiles(timing["dense"]), "exact_dense": percentiles(timing["exact"]),
         "recall_at_10_agreement": round(float(np.mean(agreement)), 4), "hybrid_recall": percentiles(timing["recall"]),
         "dated_recall": percentiles(timing["dated"]), "dated_recall_first_s": round(dated_first, 3),
-        "peak_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+        "peak_rss_mib": round(peak_rss_mb(), 1),
         "disk_mib": round(sum(p.stat().st_size for p in StorePaths.for_data_dir(folder).files()) / 2**20, 1),
     }
 

@@ -187,3 +187,18 @@ def test_bench_command_help_and_bad_input():
     assert "--quick" in help_text and "--random-weights" in help_text and "--backends" in help_text
     result = runner.invoke(cli, ["bench", "--sections", "nonsense", "--output-dir", "unused"])
     assert isinstance(result.exception, InputError) and "unknown section" in str(result.exception)
+
+
+def test_a_child_reports_its_own_peak_memory_not_its_parents():
+    import subprocess
+    import sys
+
+    from local_agent.bench.measure import peak_rss_mb
+
+    held = bytearray(400 * 2**20)
+    held[:: 4096] = b"\1" * len(held[:: 4096])  # touched, so it is resident in this parent
+    assert peak_rss_mb() > 400
+    code = "from local_agent.bench.measure import peak_rss_mb; print(peak_rss_mb())"
+    child = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert float(child.stdout) < 300  # getrusage's ru_maxrss would say over 400 here
+    del held

@@ -4,6 +4,7 @@ one notice, the install check, and a CPU path that never imports torch."""
 from __future__ import annotations
 
 import json
+import logging
 import os
 import shutil
 import subprocess
@@ -87,21 +88,23 @@ def _damaged(kind: str, gguf: tuple[Path, str], tmp_path: Path) -> tuple[Path | 
 
 
 @pytest.mark.parametrize("kind", ["missing", "truncated", "unloadable"])
-def test_an_unusable_gguf_falls_back_with_one_notice(kind, gguf, tmp_path, capsys, embedder) -> None:
+def test_an_unusable_gguf_falls_back_with_one_notice(kind, gguf, tmp_path, caplog, embedder) -> None:
     path, sha = _damaged(kind, gguf, tmp_path)
-    fallback = LlamaEmbedder(path, sha)
-    first, second = fallback.embed(TEXTS[:2]), fallback.embed(TEXTS[2:])
-    notices = [line for line in capsys.readouterr().err.splitlines() if line.strip()]
+    with caplog.at_level(logging.INFO):  # notices are log warnings; the CLI prints them as lines
+        fallback = LlamaEmbedder(path, sha)
+        first, second = fallback.embed(TEXTS[:2]), fallback.embed(TEXTS[2:])
+    notices = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
     assert len(notices) == 1 and "sentence-transformers embeds instead" in notices[0], notices
     assert not fallback.uses_llama
     assert np.allclose(np.vstack([first, second]), embedder.embed(TEXTS), atol=1e-6)
     assert fallback.model_id == embedder.model_id
 
 
-def test_no_registry_entry_falls_back_too(capsys) -> None:
-    fallback = LlamaEmbedder(None, None)
+def test_no_registry_entry_falls_back_too(caplog) -> None:
+    with caplog.at_level(logging.WARNING):
+        fallback = LlamaEmbedder(None, None)
     assert not fallback.uses_llama
-    assert "names no llama.cpp embedder" in capsys.readouterr().err
+    assert any("names no llama.cpp embedder" in r.getMessage() for r in caplog.records)
 
 
 def test_the_embedding_model_is_not_a_chat_model(gguf) -> None:

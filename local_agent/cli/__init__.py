@@ -7,6 +7,7 @@ from typing import Any
 
 import click
 
+from .. import interrupts
 from ..errors import LocalAgentError
 from .group import cli, print_json
 from .notices import install_notice_printer
@@ -17,6 +18,7 @@ def main(obj: dict[str, Any] | None = None) -> None:
     """Console entry point: errors become one line and a non-zero exit code. `obj` starts the
     commands' context object (see options.backend_factory)."""
     install_notice_printer()
+    interrupts.install()  # a Ctrl-C that lands in llama.cpp's log callback is not lost
     try:
         cli.main(standalone_mode=False, prog_name="local-agent", obj=obj)
     except click.exceptions.Abort:

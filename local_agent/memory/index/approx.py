@@ -12,6 +12,8 @@ from __future__ import annotations
 import faiss
 import numpy as np
 
+from .rows import Found, VectorRows, bitmap_selector, merge_best
+
 HNSW_NEIGHBOURS = 32  # graph degree (M)
 HNSW_EF_CONSTRUCTION = 80
 HNSW_EF_SEARCH = 96
@@ -24,12 +26,6 @@ def build_graph(matrix: np.ndarray, dimension: int) -> faiss.Index:
     if len(matrix):
         index.add(np.ascontiguousarray(matrix, dtype=np.float32))
     return index
-
-
-def bitmap_selector(allowed: np.ndarray) -> tuple[faiss.IDSelector, np.ndarray]:
-    """A FAISS selector of the True entries (and the bitmap it points into: keep it alive)."""
-    bitmap = np.packbits(allowed, bitorder="little")
-    return faiss.IDSelectorBitmap(len(allowed), faiss.swig_ptr(bitmap)), bitmap
 
 
 class Approximate:
@@ -46,7 +42,7 @@ class Approximate:
         if rows is not None and not np.array_equal(np.sort(rows[rows >= 0]), np.arange(live)):
             raise ValueError("the row map is not a numbering of the first rows")
         self.covered = live
-        self.tail = faiss.IndexFlatIP(dimension)
+        self.tail = VectorRows(dimension)
 
     @property
     def dead(self) -> int:
@@ -54,7 +50,7 @@ class Approximate:
 
     def search(self, query: np.ndarray, k: int, allowed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The k best allowed rows from the graph and the tail, merged: (rows, cosines)."""
-        found: list[tuple[np.ndarray, np.ndarray]] = []
+        found: list[Found] = []
         if self.rows is None:
             nodes_allowed = allowed[: self.covered]
         else:
@@ -68,15 +64,9 @@ class Approximate:
             found.append((rows, scores[0][keep]))
         tail_allowed = allowed[self.covered :]
         if tail_allowed.any():
-            selector, _bitmap = bitmap_selector(tail_allowed)
-            scores, rows = self.tail.search(query, k, params=faiss.SearchParameters(sel=selector))
-            keep = rows[0] >= 0
-            found.append((rows[0][keep] + self.covered, scores[0][keep]))
-        if len(found) == 1:
-            return found[0]
-        rows, scores = np.concatenate([r for r, _ in found]), np.concatenate([s for _, s in found])
-        order = np.argsort(-scores, kind="stable")[:k]
-        return rows[order], scores[order]
+            rows, scores = self.tail.search(query, k, tail_allowed)
+            found.append((rows + self.covered, scores))
+        return merge_best(found, k)
 
     def renumbered(self, kept_rows: np.ndarray, old_rows: int) -> tuple[faiss.Index, np.ndarray]:
         """The graph and its row map once only `kept_rows` (of `old_rows`) stay, renumbered in
@@ -94,9 +84,9 @@ class Approximate:
         """An owned copy with the tail added to the graph and forgotten nodes' vectors zeroed."""
         graph = faiss.deserialize_index(faiss.serialize_index(self.graph))  # never add to a mapped one
         rows = self.rows
-        if self.tail.ntotal:
-            graph.add(self.tail.reconstruct_n(0, self.tail.ntotal))
-            added = np.arange(self.covered, self.covered + self.tail.ntotal)
+        if len(self.tail):
+            graph.add(self.tail.copy())
+            added = np.arange(self.covered, self.covered + len(self.tail))
             rows = None if rows is None else np.concatenate([rows, added])
         if rows is not None:
             storage = faiss.downcast_index(graph.storage)

@@ -1,20 +1,21 @@
-"""Dense search: one FAISS inner-product index over every record's vector.
+"""Dense search: FAISS inner-product search over every record's vector.
 
 Vectors are L2-normalized, so inner product is cosine similarity (higher = closer). Rows follow
-the store's record order; superseded records and unwanted kinds are excluded at search time with
-a bitmap selector, so nothing is ever removed from the index except by a full rebuild
-(compaction after `forget`).
+the store's record order and are kept as rows.py keeps them (the snapshot's vectors file
+memory-mapped, rows added since in memory). Superseded records and unwanted kinds are excluded
+at search time with a bitmap selector, so nothing is ever removed from the rows except by a
+full rebuild (compaction after `forget`).
 
 Large stores (APPROX_MIN_ROWS rows and more) also get an approximate index, HNSW over the same
 vectors: exact search grows linearly (about 70 ms at a million rows), HNSW stays at a few ms
 with a recall@10 agreement measured by scripts/bench_stores.py. The HNSW index is read-only
 between compactions (the store memory-maps its file): it covers the rows of the snapshot, and
-rows added since (the journal's tail) go to a small exact index searched beside it, so adding a
-memory stays an append. Compaction adds the tail to the graph. Forgetting keeps the graph:
-the forgotten rows' nodes are cut from the row map and their vectors zeroed when it is saved,
-and the graph is rebuilt only once such dead nodes are a large share of it (see approx.py).
-The exact index stays the truth for reading vectors back, and answers when a filter leaves
-fewer than half the rows (HNSW finds little through a narrow filter).
+rows added since (the journal's tail) are searched exactly beside it, so adding a memory stays
+an append. Compaction adds the tail to the graph. Forgetting keeps the graph: the forgotten
+rows' nodes are cut from the row map and their vectors zeroed when it is saved, and the graph
+is rebuilt only once such dead nodes are a large share of it (see approx.py). The rows stay the
+truth for reading vectors back, and exact search over them answers when a filter leaves fewer
+than half the rows (HNSW finds little through a narrow filter).
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ import faiss
 import numpy as np
 
 from ...types import MEMORY_KINDS
-from .approx import Approximate, bitmap_selector, build_graph
+from .approx import Approximate, build_graph
+from .rows import VectorRows
 
 KIND_CODES = {kind: code for code, kind in enumerate(MEMORY_KINDS)}
 APPROX_MIN_ROWS = 50_000
@@ -38,23 +40,28 @@ def approximate_due(rows: int) -> bool:
 class DenseIndex:
     def __init__(self, dimension: int) -> None:
         self.dimension = dimension
-        self._index = faiss.IndexFlatIP(dimension)
+        self._rows = VectorRows(dimension)
         self._active = np.zeros(0, dtype=bool)
         self._kind = np.zeros(0, dtype=np.int8)
         self._allowed: dict[tuple[str, ...], np.ndarray] = {}
         self._approx: Approximate | None = None
 
     def __len__(self) -> int:
-        return int(self._index.ntotal)
+        return len(self._rows)
+
+    @property
+    def mapped(self) -> bool:
+        """Whether the rows the store opened with are its vectors file, memory-mapped."""
+        return self._rows.mapped
 
     def add(self, vectors: np.ndarray, kinds: list[str], active: list[bool]) -> None:
-        vectors = np.ascontiguousarray(vectors, dtype=np.float32).reshape(-1, self.dimension)
+        vectors = np.asanyarray(vectors).reshape(-1, self.dimension)  # (a memory map stays one)
         if len(vectors) != len(kinds) or len(kinds) != len(active):
             raise ValueError("vectors, kinds and active flags differ in length")
         if len(vectors):
-            self._index.add(vectors)
+            self._rows.append(vectors)
             if self._approx is not None:
-                self._approx.tail.add(vectors)
+                self._approx.tail.append(vectors)
         self._active = np.concatenate([self._active, np.asarray(active, dtype=bool)])
         codes = np.fromiter((KIND_CODES[k] for k in kinds), dtype=np.int8, count=len(kinds))
         self._kind = np.concatenate([self._kind, codes])
@@ -84,23 +91,15 @@ class DenseIndex:
         query = np.ascontiguousarray(query, dtype=np.float32).reshape(1, self.dimension)
         if self._approx is not None and not exact and allowed_rows >= APPROX_MIN_SHARE * len(allowed):
             return self._approx.search(query, k, allowed)
-        selector, _bitmap = bitmap_selector(allowed)
-        scores, rows = self._index.search(query, k, params=faiss.SearchParameters(sel=selector))
-        keep = rows[0] >= 0
-        return rows[0][keep], scores[0][keep]
+        return self._rows.search(query, k, allowed)
 
     def vectors(self, rows: np.ndarray | list[int]) -> np.ndarray:
         """The stored vectors of `rows`, shape (len(rows), dimension)."""
-        rows = np.asarray(rows, dtype=np.int64)
-        if not len(rows):
-            return np.zeros((0, self.dimension), dtype=np.float32)
-        return self._index.reconstruct_batch(rows)
+        return self._rows.take(np.asarray(rows, dtype=np.int64))
 
     def matrix(self) -> np.ndarray:
         """A copy of every vector in row order (for saving)."""
-        if not len(self):
-            return np.zeros((0, self.dimension), dtype=np.float32)
-        return self._index.reconstruct_n(0, len(self))
+        return self._rows.copy()
 
     # -- the approximate index -------------------------------------------------------------------
     @property
@@ -121,7 +120,7 @@ class DenseIndex:
         approx = Approximate(graph, rows, self.dimension)
         if graph.d != self.dimension or approx.covered > len(self):
             raise ValueError("the saved approximate index does not cover these vectors")
-        approx.tail.add(self.vectors(np.arange(approx.covered, len(self))))
+        approx.tail.append(self.vectors(np.arange(approx.covered, len(self))))
         self._approx = approx
 
     def fold_approximate(self) -> Approximate:
