@@ -8,7 +8,7 @@ import pytest
 from click.testing import CliRunner
 
 from local_agent.cli import cli
-from tests.fakes import scripted_cli_obj
+from tests.fakes import ScriptedBackend, scripted_cli_obj
 
 
 def run(*args, input=None, backend=None):
@@ -29,6 +29,26 @@ def test_ask_json(scripted):
     assert data["answer"] == "Scripted answer."
     assert data["backend"] == "scripted"
     assert {"timings", "tokens", "memories_saved", "memories_recalled"} <= data.keys()
+
+
+class _StoppedMidAnswer(ScriptedBackend):
+    """Ctrl-C arrives after the second word of the answer."""
+
+    def _stream(self, messages, settings, json_schema, usage):
+        for index, chunk in enumerate(super()._stream(messages, settings, json_schema, usage)):
+            if index == 2:
+                raise KeyboardInterrupt
+            yield chunk
+
+
+def test_ask_stopped_by_ctrl_c_exits_130_and_keeps_what_was_said(tmp_path):
+    backend = _StoppedMidAnswer(["Honey is sweet and old."])
+    result = run("ask", "I keep bees in Porto, tell me about honey", backend=backend)
+    assert result.exit_code == 130
+    assert result.stdout.strip() == "Honey is"
+    assert "[answer stopped]" in result.stderr
+    listed = json.loads(run("memory", "list", "--kind", "turn", "--json").stdout)
+    assert [r["text"] for r in listed] == ["I keep bees in Porto, tell me about honey"]
 
 
 def test_shared_options_on_group_and_command(tmp_path):

@@ -132,6 +132,9 @@ def _ask_in_process(ctx: click.Context, settings: Settings, text: str, *, sessio
         error = result.memory_work().error
         if error:
             echo_err(f"warning: memory was not updated: {error}")
+    if result.interrupted:  # Ctrl-C: what was said is kept, and a script's loop stops too
+        echo_err("[answer stopped]")
+        ctx.exit(130)
 
 
 def read_stdin_message() -> str:
