@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import io
 import json
 import os
+import stat
 import tempfile
 from pathlib import Path
 from typing import IO, Any
@@ -33,6 +35,34 @@ def refuse_symlink(path: Path) -> None:
     if path.is_symlink():
         raise DataDirError(f"{path} is a symbolic link; local-agent does not follow links inside its data dir "
                            "(replace it with the real file or folder)")
+
+
+def refuse_odd_file(path: Path) -> None:
+    """refuse_symlink, and DataDirError for a FIFO, device or socket: a FIFO would block its
+    reader forever, a device would be read as data. (Folders are left to the caller.)"""
+    refuse_symlink(path)
+    mode = path.lstat().st_mode
+    if not stat.S_ISDIR(mode):
+        _refuse_special(path, mode)
+
+
+def read_own_file(path: Path) -> bytes:
+    """A data-dir file's bytes, never through a link and never waiting on a FIFO: DataDirError
+    for either, or for a device. FileNotFoundError when there is no file."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            refuse_symlink(path)
+        raise
+    with os.fdopen(fd, "rb") as handle:
+        _refuse_special(path, os.fstat(fd).st_mode)
+        return handle.read()
+
+
+def _refuse_special(path: Path, mode: int) -> None:
+    if not stat.S_ISREG(mode):
+        raise DataDirError(f"{path} is not a regular file; local-agent keeps only its own files there (move it away)")
 
 
 def fsync_dir(path: Path) -> None:

@@ -4,9 +4,12 @@ never writes through a link or leaves a file readable by others."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import stat
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -298,6 +301,43 @@ def test_item10_a_linked_journal_is_never_written_through(isolated_dirs: Path, t
 
     assert code == 1 and "symbolic link" in error_line(err)
     assert outside.read_bytes() == before and _mode(outside) == 0o644
+
+
+def test_item10_a_fifo_in_the_store_is_refused_not_waited_on(isolated_dirs: Path, capsys, monkeypatch) -> None:
+    _ok(["memory", "add", "The user likes tea."], capsys, monkeypatch)
+    journal = isolated_dirs / "memory" / "journal.jsonl"
+    journal.unlink()
+    os.mkfifo(journal)
+    # Were it opened, reading it would wait for a writer: this one comes late, so that a hang
+    # fails the test instead of stopping the suite.
+    threading.Thread(target=_write_late, args=(journal,), daemon=True).start()
+    started = time.monotonic()
+
+    code, _, err = run_main(["memory", "list"], capsys, monkeypatch)
+
+    assert code == 1 and "not a regular file" in error_line(err)
+    assert time.monotonic() - started < 10
+
+
+def test_item10_a_fifo_named_as_a_session_is_refused_not_waited_on(isolated_dirs: Path, scripted, capsys,
+                                                                    monkeypatch) -> None:
+    _ok(["ask", "--session", "s1", "Hello."], capsys, monkeypatch, backend=scripted)
+    session = isolated_dirs / "sessions" / "s1.json"
+    session.unlink()
+    os.mkfifo(session)
+    threading.Thread(target=_write_late, args=(session,), daemon=True).start()
+    started = time.monotonic()
+
+    code, _, err = run_main(["ask", "--session", "s1", "Again."], capsys, monkeypatch, backend=scripted)
+
+    assert code == 1 and "not a regular file" in error_line(err)
+    assert time.monotonic() - started < 10
+
+
+def _write_late(fifo: Path) -> None:
+    time.sleep(15)
+    with contextlib.suppress(OSError):  # ENXIO when no reader waits (the fix works): nothing to unblock
+        os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
 
 
 def test_item10_a_linked_lock_file_is_not_opened(isolated_dirs: Path, tmp_path: Path, capsys, monkeypatch) -> None:

@@ -25,8 +25,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ..errors import LocalAgentError
-from ..files import atomic_write_bytes, refuse_symlink
+from ..errors import DataDirError, LocalAgentError
+from ..files import atomic_write_bytes, read_own_file, refuse_symlink
 
 log = logging.getLogger(__name__)
 
@@ -92,8 +92,8 @@ class PrefixStates:
         """The saved state of exactly `tokens`, or None (none saved, or a damaged file)."""
         path = self.path(tokens)
         try:
-            data = b"" if path.is_symlink() else path.read_bytes()
-        except OSError:
+            data = read_own_file(path)  # not through a link, not waiting on a FIFO
+        except (OSError, DataDirError):
             return None
         header = MAGIC + self.key(tokens).encode() + b"\n"
         if not data.startswith(header) or len(data) < len(header) + 65:

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import InputError, NotFoundError, StoreCorruptError
-from ...files import atomic_write_json, ensure_private_dir
+from ...files import atomic_write_json, ensure_private_dir, read_own_file
 from ...types import Message
 from ..store.datadir import SESSIONS_DIR_NAME
 from .epoch import ForgetGuard
@@ -179,7 +179,7 @@ class SessionStore:
         """The session in its file (named after the file), None when there is none."""
         path = self.path(name)
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            data = json.loads(read_own_file(path).decode("utf-8"))
             return Session.from_dict(data, name=name)
         except FileNotFoundError:
             return None

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import InputError, StoreBusyError
-from ...files import refuse_symlink
+from ...files import refuse_odd_file
 from ...types import MemoryDraft, MemoryKind, MemoryRecord, Provenance, RecallHit
 from ..index import recall as recall_module
 from ..index import time_boost
@@ -52,8 +52,8 @@ class MemoryStore:
     @classmethod
     def open(cls, data_dir: Path, embedder: TextEmbedder, *, lock_timeout: float = 5.0) -> MemoryStore:
         """Open (creating if needed) the store in `data_dir`/memory. Raises StoreCorruptError
-        naming a damaged file, DataDirError for a folder local-agent did not make or a link in
-        the store, StoreError when the folder cannot be read or created."""
+        naming a damaged file, DataDirError for a folder local-agent did not make, or a link,
+        FIFO or device in the store, StoreError when the folder cannot be read or created."""
         if lock_timeout < 0:
             raise ValueError("lock_timeout must be 0 or more seconds")
         paths = StorePaths.for_data_dir(claim_data_dir(Path(data_dir)))
@@ -61,7 +61,7 @@ class MemoryStore:
         with store._mutex, os_errors_as_store_errors(paths):
             paths.create()
             for path in paths.root.iterdir():
-                refuse_symlink(path)
+                refuse_odd_file(path)
             store._files.load()
             if store._files.view.needs_persist:
                 store._persist_rebuilt()
