@@ -25,7 +25,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from .errors import InputError, NotFoundError
+from .errors import InputError
+from .files import read_user_file
 from .memory.sessions import validate_session_name
 
 MAX_IMPORT_BYTES = 200 * 1024 * 1024
@@ -106,20 +107,7 @@ def parse_date(value: str) -> datetime:
 
 
 def _read_text(path: Path, max_bytes: int) -> str:
-    try:
-        if path.stat().st_size > max_bytes:
-            raise InputError(f"{path}: {path.stat().st_size / 2**20:.0f} MiB is over the {max_bytes / 2**20:.0f} MiB "
-                             "import limit; split it into smaller files")
-        with path.open("rb") as handle:
-            data = handle.read(max_bytes + 1)
-    except FileNotFoundError:
-        raise NotFoundError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise InputError(f"{path}: is a folder, not a file") from None
-    except OSError as exc:
-        raise InputError(f"{path}: cannot be read ({exc.strerror or exc})") from None
-    if len(data) > max_bytes:  # it grew while we looked
-        raise InputError(f"{path}: over the {max_bytes / 2**20:.0f} MiB import limit; split it into smaller files")
+    data = read_user_file(path, max_bytes)
     if data.startswith(b"PK\x03\x04"):
         raise InputError(f"{path}: is a zip archive; unzip it and import the conversations.json inside")
     try:

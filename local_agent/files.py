@@ -12,7 +12,7 @@ import tempfile
 from pathlib import Path
 from typing import IO, Any
 
-from .errors import DataDirError
+from .errors import DataDirError, InputError, NotFoundError
 
 PRIVATE_FILE = 0o600
 PRIVATE_DIR = 0o700
@@ -109,3 +109,27 @@ def atomic_write_text(path: Path, text: str) -> None:
 
 def atomic_write_json(path: Path, data: Any) -> None:
     atomic_write_text(path, json.dumps(data, ensure_ascii=False, indent=1) + "\n")
+
+
+def read_user_file(path: Path, max_bytes: int) -> bytes:
+    """A file the user named for import, whole, within `max_bytes`: InputError naming the file
+    and the problem (a folder, a device such as /dev/zero, over the limit, unreadable), or
+    NotFoundError. A pipe is read, up to the limit."""
+    limit = f"the {max_bytes / 2**20:.0f} MiB import limit; split it into smaller files"
+    try:
+        info = path.stat()
+        if stat.S_ISDIR(info.st_mode):
+            raise InputError(f"{path}: is a folder, not a file")
+        if stat.S_ISCHR(info.st_mode) or stat.S_ISBLK(info.st_mode):
+            raise InputError(f"{path}: is a device, not a file")
+        if info.st_size > max_bytes:
+            raise InputError(f"{path}: {info.st_size / 2**20:.0f} MiB is over {limit}")
+        with path.open("rb") as handle:
+            data = handle.read(max_bytes + 1)
+    except FileNotFoundError:
+        raise NotFoundError(f"{path}: no such file") from None
+    except OSError as exc:
+        raise InputError(f"{path}: cannot be read ({exc.strerror or exc})") from None
+    if len(data) > max_bytes:  # it grew while we looked, or a pipe
+        raise InputError(f"{path}: over {limit}")
+    return data

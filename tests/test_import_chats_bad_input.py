@@ -172,3 +172,10 @@ def test_forget_with_source_of_a_user_turn_removes_its_answer(isolated_dirs: Pat
     for gone in (b"Zanzibar", b"flatbread", b"cook for dinner with rice"):
         assert gone not in stored
     assert b"Mint tea goes well" in stored and b"And a drink with it?" in stored  # the other exchange stays
+
+
+@pytest.mark.parametrize("command", ["import", "import-chats"])
+def test_a_device_is_refused_before_it_is_read(command: str, capsys, monkeypatch) -> None:
+    """/dev/zero never ends: `memory import` read it until memory ran out."""
+    code, _, err = run_main(["memory", command, "/dev/zero"], capsys, monkeypatch)
+    assert code == 1 and "/dev/zero: is a device, not a file" in err

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from ...errors import InputError
-from ...files import atomic_write_bytes
+from ...files import atomic_write_bytes, read_user_file
 from ...types import MemoryRecord
 from .datadir import MARKER_NAME, OWN_TOP_FILES, SESSIONS_DIR_NAME
 from .layout import MEMORY_DIR_NAME
@@ -18,6 +18,7 @@ from .records import link_problem, record_from_json, record_problem
 
 EXPORT_FORMAT = "local-agent memory export"
 EXPORT_VERSION = 1
+MAX_EXPORT_BYTES = 2 * 1024**3  # about three million memories; more is not an export
 
 
 def export_bytes(records: list[MemoryRecord], embedding_id: str) -> bytes:
@@ -71,13 +72,12 @@ def write_private_file(path: Path, data: bytes) -> None:
 def read_export(path: Path) -> list[MemoryRecord]:
     """Records from an export file; InputError names the file and the first problem."""
     path = Path(path).expanduser()
+    raw = read_user_file(path, MAX_EXPORT_BYTES)
     try:
-        document = json.loads(path.read_bytes())
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file") from None
+        document = json.loads(raw)
     except RecursionError:
         raise InputError(f"{path}: not a memory export (its JSON is nested too deeply)") from None
-    except (OSError, ValueError) as exc:  # ValueError: bad JSON, bad UTF-8, a number too long
+    except ValueError as exc:  # bad JSON, bad UTF-8, a number too long
         raise InputError(f"{path}: not a JSON file ({exc})") from None
     if not isinstance(document, dict) or document.get("format") != EXPORT_FORMAT:
         raise InputError(f"{path}: not a local-agent memory export")
