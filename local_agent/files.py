@@ -111,11 +111,11 @@ def atomic_write_json(path: Path, data: Any) -> None:
     atomic_write_text(path, json.dumps(data, ensure_ascii=False, indent=1) + "\n")
 
 
-def read_user_file(path: Path, max_bytes: int) -> bytes:
-    """A file the user named for import, whole, within `max_bytes`: InputError naming the file
-    and the problem (a folder, a device such as /dev/zero, over the limit, unreadable), or
-    NotFoundError. A pipe is read, up to the limit."""
-    limit = f"the {max_bytes / 2**20:.0f} MiB import limit; split it into smaller files"
+def read_user_file(path: Path, max_bytes: int, what: str = "import") -> bytes:
+    """A file the user named (an import, a batch), whole, within `max_bytes`: InputError naming
+    the file and the problem (a folder, a device such as /dev/zero, over the limit, unreadable),
+    or NotFoundError. A pipe is read, up to the limit."""
+    limit = f"the {max_bytes / 2**20:.0f} MiB {what} limit; split it into smaller files"
     try:
         info = path.stat()
         if stat.S_ISDIR(info.st_mode):

@@ -138,3 +138,20 @@ def test_memory_budget_from_flag_env_and_default(monkeypatch):
     monkeypatch.setenv("LOCAL_AGENT_MEMORY_TOKENS", "120")
     assert settings()["memory_tokens"] == 120
     assert settings("--memory-tokens", "80")["memory_tokens"] == 80  # the flag wins
+
+
+def test_piped_chat_and_batch_input_are_bounded(tmp_path, capsys, monkeypatch):
+    """A line with no end, a pasted block with no end, a device: one line of error each, not
+    memory read until it runs out."""
+    from tests.cli_helpers import run_main
+
+    endless_line = b"x" * 1_100_000
+    code, _, err = run_main(["chat"], capsys, monkeypatch, stdin=endless_line, backend=ScriptedBackend())
+    assert code == 1 and "a line on stdin is over 1 MB" in err
+    endless_block = b'"""\n' + b"more text\n" * 120_000
+    code, _, err = run_main(["chat"], capsys, monkeypatch, stdin=endless_block, backend=ScriptedBackend())
+    assert code == 1 and "the message is over 1 MB" in err
+    code, _, err = run_main(["batch", "/dev/zero"], capsys, monkeypatch, backend=ScriptedBackend())
+    assert code == 1 and "/dev/zero: is a device, not a file" in err
+    code, out, _ = run_main(["chat"], capsys, monkeypatch, stdin=b"hello\n", backend=ScriptedBackend(["Hi there."]))
+    assert code == 0 and "Hi there." in out

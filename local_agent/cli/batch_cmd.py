@@ -11,16 +11,22 @@ import click
 from ..batch import done_lines, looks_like_jsonl, open_output, parse_lines, same_file, session_name_for
 from ..batch_workers import BatchJob
 from ..errors import InputError
+from ..files import read_user_file
 from .group import cli
 from .notices import install_notice_printer
 from .options import backend_factory, common_options, echo_err, settings_from
 
+MAX_INPUT_BYTES = 512 * 2**20  # lines are answered at a second or so each: more is weeks of work
+
 
 def _read_input(source: str) -> tuple[list[bytes], Path | None]:
     if source == "-":
-        return sys.stdin.buffer.read().splitlines(keepends=True), None
+        data = sys.stdin.buffer.read(MAX_INPUT_BYTES + 1)
+        if len(data) > MAX_INPUT_BYTES:
+            raise InputError(f"the input on stdin is over {MAX_INPUT_BYTES // 2**20} MiB; split it into smaller files")
+        return data.splitlines(keepends=True), None
     path = Path(source)
-    return path.read_bytes().splitlines(keepends=True), path
+    return read_user_file(path, MAX_INPUT_BYTES, what="batch input").splitlines(keepends=True), path
 
 
 def _refuse_same_file(source: str, output: str | None) -> None:

@@ -14,8 +14,7 @@ from ..config import Settings
 from ..errors import InputError
 from .group import cli, print_json
 from .options import backend_factory, common_options, echo_err, settings_from
-
-MAX_MESSAGE_BYTES = 1_000_000
+from .stdin_text import read_stdin_message
 
 
 def session_options(command):
@@ -135,15 +134,6 @@ def _ask_in_process(ctx: click.Context, settings: Settings, text: str, *, sessio
     if result.interrupted:  # Ctrl-C: what was said is kept, and a script's loop stops too
         echo_err("[answer stopped]")
         ctx.exit(130)
-
-
-def read_stdin_message() -> str:
-    if sys.stdin is None or sys.stdin.isatty():
-        return ""
-    data = sys.stdin.buffer.read(MAX_MESSAGE_BYTES + 1)
-    if len(data) > MAX_MESSAGE_BYTES:
-        raise InputError(f"the message on stdin is over {MAX_MESSAGE_BYTES // 1_000_000} MB")
-    return data.decode("utf-8", errors="replace")
 
 
 def _stream_to_stdout(chunk: str) -> None:

@@ -15,6 +15,7 @@ from ..errors import LocalAgentError
 from ..turn_result import MemoryWork, TurnResult
 from .display import printable
 from .history import ChatHistory
+from .stdin_text import check_message_size, read_piped_line
 
 if TYPE_CHECKING:
     from ..tools.loop import ToolCall
@@ -48,11 +49,11 @@ def saved_summary(work: MemoryWork) -> str:
 
 
 class ChatRepl:
-    def __init__(self, runtime: Runtime, settings: Settings, reader: Callable[[str], str] = input) -> None:
+    def __init__(self, runtime: Runtime, settings: Settings, reader: Callable[[str], str] | None = None) -> None:
         self.runtime = runtime
         self.agent = runtime.agent
         self.settings = settings
-        self.read = reader
+        self.read = reader or (input if sys.stdin.isatty() else read_piped_line)
         self.pending_status: TurnResult | None = None  # a turn whose memory work is unreported
         self.history = ChatHistory(None if settings.incognito else settings.data_dir / "chat_history")
 
@@ -106,17 +107,21 @@ class ChatRepl:
         first = self.read(">>> ")
         if first.strip().startswith('"""'):
             return self._read_block(first.strip()[3:])
-        lines = [first]
+        lines, size = [first], len(first)
         while lines[-1].endswith("\\"):
+            check_message_size(size)
             lines[-1] = lines[-1][:-1]
             lines.append(self.read("... "))
+            size += len(lines[-1]) + 1
         return "\n".join(lines)
 
     def _read_block(self, rest: str) -> str:
-        lines = []
+        lines, size = [], 0
         line = rest
         while not line.rstrip().endswith('"""'):
             lines.append(line)
+            size += len(line) + 1
+            check_message_size(size)
             line = self.read("... ")
         lines.append(line.rstrip()[:-3])
         return "\n".join(lines).strip("\n")
