@@ -4,12 +4,14 @@ format migration, vector rebuilds and the doctor."""
 
 from __future__ import annotations
 
+import gc
 import json
 import logging
 import multiprocessing
 import os
 import shutil
 import stat
+import weakref
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -20,7 +22,7 @@ import pytest
 from local_agent.cli.notices import LOGGER, install_notice_printer
 from local_agent.errors import InputError, NotFoundError, StoreBusyError, StoreCorruptError, StoreError
 from local_agent.memory.index.embedder import Embedder, default_model_path
-from local_agent.memory.store import MemoryStore, compaction, doctor
+from local_agent.memory.store import MemoryStore, compaction, doctor, loading
 from local_agent.memory.store.layout import StorePaths
 from local_agent.types import MemoryDraft, Provenance
 
@@ -539,3 +541,24 @@ def test_closed_store_refuses_work(data_dir: Path, embedder: Embedder) -> None:
     opened.close()
     with pytest.raises(StoreError, match="closed"):
         opened.records()
+
+
+def test_a_large_store_is_frozen_out_of_the_collector_and_still_freed(
+    data_dir: Path, embedder: Embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with MemoryStore.open(data_dir, embedder) as store:
+        store.add_many([MemoryDraft(text=f"Lee keeps note {i} about the violin", kind="fact") for i in range(12)])
+    monkeypatch.setattr(loading, "FREEZE_MIN_RECORDS", 13)
+    gc.unfreeze()
+    with MemoryStore.open(data_dir, embedder):
+        assert gc.get_freeze_count() == 0  # a small store: nothing frozen
+    monkeypatch.setattr(loading, "FREEZE_MIN_RECORDS", 12)
+    try:
+        store = MemoryStore.open(data_dir, embedder)
+        assert gc.get_freeze_count() > 0
+        record = weakref.ref(store._files.state.records[0])
+        store.close()
+        del store
+        assert record() is None  # reference counting frees what the collector no longer walks
+    finally:
+        gc.unfreeze()

@@ -104,3 +104,4 @@ def test_a_reopened_store_maps_its_vectors_file_instead_of_copying_it(data_dir: 
         assert store.recall("red bicycle", k=1)[0].record.id == added.id
         assert store.recall("Maria's garden note 3", k=12)[0].record.id in {r.id for r in first}
         assert hashlib.sha256(vectors_file.read_bytes()).hexdigest() == digest
+

@@ -34,6 +34,10 @@ from .snapshot import Snapshot, load_vectors, read_snapshot, vectors_digest
 log = logging.getLogger(__name__)
 
 LOAD_ATTEMPTS = 5
+# From this many records a loaded store is frozen out of the cyclic garbage collector: with a
+# million records, the first full collection after opening walked every one of them (1.1 s,
+# landing in whatever came next, such as the first answer), and so would each later one.
+FREEZE_MIN_RECORDS = 50_000
 
 T = TypeVar("T")
 
@@ -93,7 +97,10 @@ def load(paths: StorePaths, embedder: TextEmbedder, embedding_id: str) -> Loaded
     for _ in range(LOAD_ATTEMPTS):
         try:
             with _collector_paused():
-                return _load_once(paths, embedder, embedding_id)
+                loaded = _load_once(paths, embedder, embedding_id)
+                if len(loaded.state) >= FREEZE_MIN_RECORDS:
+                    gc.freeze()  # records hold no reference cycles: reference counts still free them
+                return loaded
         except _Moved:
             continue
     raise StoreError(f"{paths.root} kept changing while it was read; try again")
