@@ -109,9 +109,10 @@ def write_synthetic_store(data_dir: Path, count: int, embedder: Any) -> None:
     store's own compaction code, so that MemoryStore.open reads it as any user's store."""
     from ..memory.index.render import embedding_id
     from ..memory.store.compaction import write_generation
+    from ..memory.store.datadir import claim_data_dir
     from ..memory.store.layout import StorePaths
 
-    paths = StorePaths.for_data_dir(data_dir)
+    paths = StorePaths.for_data_dir(claim_data_dir(data_dir))  # marked as ours before any file
     paths.create()
     state = synthetic_state(count, embedder.dimension)
     write_generation(paths, state, 1, embedding_id(embedder.model_id))
