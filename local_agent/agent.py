@@ -17,13 +17,14 @@ import logging
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from concurrent.futures import wait as wait_for
 from typing import TYPE_CHECKING, Any
 
 from . import when
 from .answering import Answer, stream_answer
 from .backends.base import Backend
+from .background import Background
 from .clock import now as clock_now
 from .clock import stamp
 from .config import Settings
@@ -72,7 +73,7 @@ class Agent:
         self.last: TurnResult | None = None
         self.tool_turn: ToolTurn | None = None  # set by use_tools
         self._incognito = settings.incognito
-        self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memory-work")
+        self._worker = Background("memory-work")  # a thread only while there is work (background.py)
         self._pending: list[Future[Any]] = []  # worker-thread work the next turn waits for
         self._closing = threading.Event()  # stops reading ahead when the chat ends
         self._notices: list[str] = []  # for the next turn's result, from work done in between
@@ -137,6 +138,7 @@ class Agent:
         if self._pending and wait_for(self._pending, timeout).not_done:
             return False
         self._pending.clear()
+        self._worker.settle()  # its thread gone before the model runs here again
         return True
 
     def prepare_next_turn(self) -> None:
@@ -151,7 +153,7 @@ class Agent:
         self._closing.set()
         self.wait()
         self._leave_session()
-        self._worker.shutdown(wait=True)
+        self._worker.shutdown()
 
     # -- steps ----------------------------------------------------------------------
     def _begin(self, today: str | None) -> None:

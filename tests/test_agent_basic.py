@@ -139,3 +139,26 @@ def test_the_next_turn_is_read_ahead_after_the_memory_work(tmp_path):
     sent = [m.content for m in backend.prompts[-1]]
     assert sent[: len(backend.prepared[-1])] == backend.prepared[-1]  # the next prompt opens with it
     agent.close()
+
+
+def test_no_background_thread_outlives_the_work_before_the_next_turn(tmp_path):
+    """The memory work and the reading ahead run on a thread that is gone when the next turn
+    starts: a thread that ran the model keeps an OpenMP team, which slowed decode to a third."""
+    import threading
+
+    from local_agent.memory.store import MemoryStore
+    from tests.reliability import HashEmbedder
+
+    store = MemoryStore.open(tmp_path, HashEmbedder())
+    agent, _ = make_agent(tmp_path, memory=MemoryParts(store=store))
+    try:
+        agent.respond("I live in Lisbon")
+        agent.prepare_next_turn()
+        assert agent.wait()
+        assert not [t for t in threading.enumerate() if t.name.startswith("memory-work")]
+        agent.respond("And I play the cello")
+        assert agent.wait()
+        assert not [t for t in threading.enumerate() if t.name.startswith("memory-work")]
+    finally:
+        agent.close()
+        store.close()

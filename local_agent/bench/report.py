@@ -129,6 +129,9 @@ def _dialogue_rows(dialogue: dict[str, Any] | None) -> list[list[str]]:
         rows += [["model's first token (before an echo is held), turns 2-6",
                   _cell(dialogue["no_read_ahead"], "model_ttft_ms", 1, 0)],
                  ["the same, dialogue read ahead", _cell(dialogue["read_ahead"], "model_ttft_ms", 1, 0)]]
+    if "decode_tok_s" in dialogue["no_read_ahead"]:
+        rows += [["decode tokens/s in those turns", _cell(dialogue["no_read_ahead"], "decode_tok_s", 1, 1)],
+                 ["the same, dialogue read ahead", _cell(dialogue["read_ahead"], "decode_tok_s", 1, 1)]]
     return rows
 
 

@@ -109,13 +109,14 @@ def _dialogue(runtime: Runtime, generation: GenerationSettings, *, read_ahead: b
     memory work after each answer included, as in the REPL), with or without the dialogue read
     ahead while the user would be typing (Agent.prepare_next_turn). Also when the model gave its
     first text: an answer that opens like an earlier one is held until it departs (the echo
-    guard), which the first shown token includes and reading ahead does not change."""
+    guard), which the first shown token includes and reading ahead does not change. And the
+    decode speed of those turns."""
     from ..agent import Agent
 
     sessions = runtime.agent.sessions
     agent = Agent(runtime.backend, sessions, sessions.new(), runtime.agent.settings, memory=runtime.agent.memory,
                   directive=runtime.agent.directive)
-    ttft, model_ttft, prompt_tokens = [], [], []
+    ttft, model_ttft, prompt_tokens, decode = [], [], [], []
     try:
         for index, message in enumerate((TURN_WARMUP, *TURN_MESSAGES)):
             result = agent.respond(message, generation=generation)
@@ -127,7 +128,15 @@ def _dialogue(runtime: Runtime, generation: GenerationSettings, *, read_ahead: b
                 ttft.append(result.timings["first_token_s"])
                 model_ttft.append(result.timings["model_first_token_s"])
                 prompt_tokens.append(float(result.tokens.get("prompt", 0)))
+                decode.append(_decode_speed(result))
     finally:
         agent.close()
     return {"ttft_ms": scaled(ttft, 1000), "model_ttft_ms": scaled(model_ttft, 1000),
-            "prompt_tokens": spread(prompt_tokens)}
+            "prompt_tokens": spread(prompt_tokens), "decode_tok_s": spread(decode)}
+
+
+def _decode_speed(result: TurnResult) -> float:
+    """Tokens per second after the first, in a chat turn (the memory work and reading ahead
+    ran before it, as in the REPL: this is where a lingering worker thread slowed decode)."""
+    seconds = result.timings["answer_s"] - result.timings["model_first_token_s"]
+    return max(0, result.tokens.get("completion", 0) - 1) / seconds if seconds > 0 else 0.0

@@ -63,6 +63,7 @@ class ChatRepl:
             self.history.start()
         self._banner()
         self.agent.warm_up()  # load the embedding model while the user types the first message
+        self.agent.prepare_next_turn()  # and read the system prompt (and a resumed dialogue) ahead
         while True:
             try:
                 text = self._read_message()
