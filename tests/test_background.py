@@ -46,3 +46,30 @@ def test_an_error_goes_to_the_future_and_later_jobs_still_run() -> None:
     assert not _alive("test-errors")
     with pytest.raises(RuntimeError):
         work.submit(lambda: None)
+
+
+def _threads() -> int:
+    with open("/proc/self/status", encoding="ascii") as status:
+        return next(int(line.split()[1]) for line in status if line.startswith("Threads:"))
+
+
+def test_handing_work_over_lets_the_callers_openmp_threads_go(default_gguf) -> None:
+    """A thread that ran the model keeps OpenMP threads; two such teams on the cores of one
+    throttle each other (decode at a third of its speed). Handing work to the background lets
+    the caller's go first: here, the one extra thread of a 2-thread team."""
+    import llama_cpp
+
+    llm = llama_cpp.Llama(str(default_gguf), n_ctx=256, n_threads=2, n_threads_batch=2, verbose=False)
+    try:
+        llm.eval(llm.tokenize(b"The lighthouse keeper climbed the stairs"))  # this thread's team
+        with_team = _threads()
+        work = Background("test-handover")
+        assert work.submit(lambda: "done").result(timeout=5) == "done"
+        work.settle()
+        deadline = time.monotonic() + 5
+        while _threads() >= with_team and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert _threads() == with_team - 1
+        llm.eval(llm.tokenize(b" and wound the clock"))  # a new team when it computes again
+    finally:
+        llm.close()
