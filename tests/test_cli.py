@@ -41,12 +41,15 @@ class _StoppedMidAnswer(ScriptedBackend):
             yield chunk
 
 
-def test_ask_stopped_by_ctrl_c_exits_130_and_keeps_what_was_said(tmp_path):
+def test_ask_stopped_by_ctrl_c_exits_130_and_keeps_what_was_said(tmp_path, capsys, monkeypatch):
+    from tests.cli_helpers import run_main
+
     backend = _StoppedMidAnswer(["Honey is sweet and old."])
-    result = run("ask", "I keep bees in Porto, tell me about honey", backend=backend)
-    assert result.exit_code == 130
-    assert result.stdout.strip() == "Honey is"
-    assert "[answer stopped]" in result.stderr
+    code, out, err = run_main(["ask", "I keep bees in Porto, tell me about honey"], capsys, monkeypatch,
+                              backend=backend)
+    assert code == 130  # as the shell sees it, through the console entry point
+    assert out.strip() == "Honey is"
+    assert "[answer stopped]" in err
     listed = json.loads(run("memory", "list", "--kind", "turn", "--json").stdout)
     assert [r["text"] for r in listed] == ["I keep bees in Porto, tell me about honey"]
 

@@ -133,7 +133,7 @@ def _ask_in_process(ctx: click.Context, settings: Settings, text: str, *, sessio
             echo_err(f"warning: memory was not updated: {error}")
     if result.interrupted:  # Ctrl-C: what was said is kept, and a script's loop stops too
         echo_err("[answer stopped]")
-        ctx.exit(130)
+        sys.exit(130)  # (click's ctx.exit would only hand the code back to main())
 
 
 def _stream_to_stdout(chunk: str) -> None:
