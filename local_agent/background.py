@@ -36,12 +36,12 @@ class Background:
 
     def submit(self, fn: Callable[..., T], *args: Any) -> Future[T]:
         future: Future[T] = Future()
+        release_thread_team()  # the caller's OpenMP team, so the job's runs unthrottled
         with self._changed:
             if self._closed:
                 raise RuntimeError("cannot submit work after shutdown")
             self._jobs.append((functools.partial(fn, *args), future))
             if not self._running:
-                release_thread_team()  # the caller's OpenMP team, so the job's runs unthrottled
                 self._running = True
                 # Not a daemon: the interpreter waits for memory work before it exits.
                 self._thread = threading.Thread(target=self._run, name=self._name)

@@ -15,16 +15,15 @@ from ..files import read_user_file
 from .group import cli
 from .notices import install_notice_printer
 from .options import backend_factory, common_options, echo_err, settings_from
+from .stdin_text import read_stdin
 
 MAX_INPUT_BYTES = 512 * 2**20  # lines are answered at a second or so each: more is weeks of work
 
 
 def _read_input(source: str) -> tuple[list[bytes], Path | None]:
     if source == "-":
-        data = sys.stdin.buffer.read(MAX_INPUT_BYTES + 1)
-        if len(data) > MAX_INPUT_BYTES:
-            raise InputError(f"the input on stdin is over {MAX_INPUT_BYTES // 2**20} MiB; split it into smaller files")
-        return data.splitlines(keepends=True), None
+        too_long = f"the input on stdin is over {MAX_INPUT_BYTES // 2**20} MiB; split it into smaller files"
+        return read_stdin(MAX_INPUT_BYTES, too_long).splitlines(keepends=True), None
     path = Path(source)
     return read_user_file(path, MAX_INPUT_BYTES, what="batch input").splitlines(keepends=True), path
 

@@ -11,13 +11,19 @@ from ..errors import InputError
 MAX_MESSAGE_BYTES = 1_000_000
 
 
+def read_stdin(max_bytes: int, too_long: str) -> bytes:
+    """All of stdin, up to `max_bytes`; InputError(`too_long`) past them."""
+    data = sys.stdin.buffer.read(max_bytes + 1)
+    if len(data) > max_bytes:
+        raise InputError(too_long)
+    return data
+
+
 def read_stdin_message() -> str:
     """All of stdin as one message ("" when stdin is a terminal or closed)."""
     if sys.stdin is None or sys.stdin.isatty():
         return ""
-    data = sys.stdin.buffer.read(MAX_MESSAGE_BYTES + 1)
-    if len(data) > MAX_MESSAGE_BYTES:
-        raise InputError(f"the message on stdin is over {MAX_MESSAGE_BYTES // 1_000_000} MB")
+    data = read_stdin(MAX_MESSAGE_BYTES, f"the message on stdin is over {MAX_MESSAGE_BYTES // 1_000_000} MB")
     return data.decode("utf-8", errors="replace")
 
 
