@@ -2,7 +2,7 @@
 
 import os
 
-from .omp_env import apply_wait_policy
+from .process.omp_env import apply_wait_policy
 
 __version__ = "0.1.0"
 

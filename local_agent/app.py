@@ -10,7 +10,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from .agent import Agent, MemoryParts
 from .backends import create_backend
 from .backends.base import Backend
 from .backends.llama_state import delete_states
@@ -21,7 +20,8 @@ from .memory.sessions.epoch import bump_epoch
 from .memory.sessions.transcripts import find_messages, remove_from_history, remove_messages
 from .memory.store.datadir import HISTORY_NAME, claim_data_dir, namespace_dirs
 from .prompt import DEFAULT_SYSTEM
-from .turn_result import TurnResult
+from .turn.agent import Agent, MemoryParts
+from .turn.result import TurnResult
 
 if TYPE_CHECKING:
     import numpy as np
@@ -30,8 +30,8 @@ if TYPE_CHECKING:
     from .memory.index.embedder import Embedder, TextEmbedder
     from .memory.store import MemoryStore
     from .memory.store.forgetting import Origin
-    from .tool_turn import ToolTurn
     from .tools.loop import Approve
+    from .turn.tool_turn import ToolTurn
 
 Status = Callable[[str], None]
 TOOL_CACHE_DIR = "tool-cache"  # in the data dir: the notes index (chunks and vectors of the user's notes)
@@ -175,9 +175,9 @@ def make_tool_turn(settings: Settings, agent: Agent, parts: MemoryParts | None,
                    approver: Approve | None) -> ToolTurn:
     """The enabled tools (every available one unless settings name them): memory search
     through the agent's recall, notes search with the memory's embedder."""
-    from .tool_turn import ToolTurn
     from .tools.intent import Intent
     from .tools.registry import ToolSources, build_tools
+    from .turn.tool_turn import ToolTurn
 
     embedder = parts.store.embedder if parts else (open_embedder(settings) if settings.notes else None)
     sources = ToolSources(

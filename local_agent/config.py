@@ -177,7 +177,7 @@ def _coerce(name: str, value: Any, source: str) -> Any:
         what = "a list of names" if kind is tuple else kind.__name__
         raise ConfigError(f"{source}: {name} must be {what}, got {value!r}") from None
     if name == "today" and converted.strip():
-        from .clock import parse_today
+        from .dates.clock import parse_today
 
         parse_today(converted, source)
     if kind is float and not math.isfinite(converted):

@@ -27,7 +27,7 @@ from typing import IO, Any
 
 from .config import CHECKOUT_MODELS_DIR
 from .errors import BackendError, ModelError
-from .files import atomic_write_stream, fsync_dir
+from .process.files import atomic_write_stream, fsync_dir
 
 REGISTRY_FILE = "registry.toml"
 DEFAULT_CONTEXT_LENGTH = 2048

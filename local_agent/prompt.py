@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from .clock import spoken_date
+from .dates.clock import spoken_date
 from .types import Message
 
 TokenCounter = Callable[[str], int]

@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""Decode speed when model work moves between threads (local_agent/background.py), and the
+"""Decode speed when model work moves between threads (local_agent/process/background.py), and the
 first answer of a resumed chat with and without reading it ahead.
 
     python scripts/bench_threads.py [--tokens 64] [--reps 3]
@@ -30,7 +30,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout's package first
 
 from local_agent.config import CHECKOUT_MODELS_DIR, Settings  # (the package sets the OpenMP variables)
-from local_agent.omp_env import release_thread_team
+from local_agent.process.omp_env import release_thread_team
 
 GGUF = CHECKOUT_MODELS_DIR / "SmolLM2-135M-Instruct.Q4_1.gguf"
 PROMPT = b"Write a long story about the sea and a lighthouse keeper who"

@@ -23,11 +23,11 @@ from pathlib import Path
 from local_agent.backends.probe import physical_cores
 from local_agent.config import load_settings
 from local_agent.errors import LocalAgentError, ModelError
-from local_agent.files import atomic_write_stream
 from local_agent.memory.index.embedder import default_model_path
 from local_agent.memory.index.embedder_check import check
 from local_agent.memory.index.gguf_embedder import embedding_entry
 from local_agent.models import sha256_file
+from local_agent.process.files import atomic_write_stream
 
 # f16 embeds like float32 on the check's sample (cosine 0.99999+ either way) at half the size,
 # and the checksum verified at every start reads half as much.

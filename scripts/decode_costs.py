@@ -31,7 +31,7 @@ from local_agent.bench.workers import Competitor, raw_worker, with_env
 from local_agent.config import CHECKOUT_MODELS_DIR, Settings
 from local_agent.memory.distill.distiller import DEFAULT_MAX_TOKENS, distill_schema, load_prompt
 from local_agent.models import resolve_model
-from local_agent.omp_env import SHORT_SPIN
+from local_agent.process.omp_env import SHORT_SPIN
 from local_agent.types import GenerationSettings
 
 MESSAGES = [

@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""End-to-end answer accuracy on the LoCoMo dev sample (see local_agent/evals/answers.py).
+"""End-to-end answer accuracy on the LoCoMo dev sample (see scripts/evals/answers.py).
 
     python scripts/eval_answers.py /work/shared/data/locomo-dev.json --limit 30 --output answers.json
 """
@@ -9,7 +9,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout's package first
 
-from local_agent.evals.answers import main
+from evals.answers import main
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -1,6 +1,6 @@
 #!/usr/bin/env python
 """Our system directive against the model's own default setup on everyday prompts with
-checkable answers (see local_agent/evals/directive.py).
+checkable answers (see scripts/evals/directive.py).
 
     python scripts/eval_directive.py [--model NAME] [--output FILE]
 
@@ -15,9 +15,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout's package first
 
+from evals.directive import SETUPS, evaluate
+
 from local_agent.backends import create_backend
 from local_agent.config import load_settings
-from local_agent.evals.directive import SETUPS, evaluate
 
 
 def main() -> int:

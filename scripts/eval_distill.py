@@ -1,4 +1,4 @@
-"""Evaluate the product's distiller on a labelled JSONL file (see local_agent/evals/distill.py).
+"""Evaluate the product's distiller on a labelled JSONL file (see scripts/evals/distill.py).
 
     python scripts/eval_distill.py PATH [--limit N] [--output FILE] [--model NAME]
 
@@ -12,8 +12,9 @@ import argparse
 import json
 from pathlib import Path
 
+from evals.distill import evaluate_file
+
 from local_agent.errors import LocalAgentError
-from local_agent.evals.distill import evaluate_file
 
 
 def main() -> int:

@@ -22,8 +22,9 @@ import tempfile
 from dataclasses import replace
 from pathlib import Path
 
+from evals.locomo import Conversation, Turn, _after_history, load_conversations, question_recall, turn_items
+
 from local_agent.config import load_settings
-from local_agent.evals.locomo import Conversation, Turn, _after_history, load_conversations, question_recall, turn_items
 from local_agent.memory.index import render
 from local_agent.memory.index.embedder import TextEmbedder
 from local_agent.memory.index.gguf_embedder import memory_embedder

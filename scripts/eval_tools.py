@@ -20,12 +20,13 @@ import time
 from pathlib import Path
 from typing import Any
 
+from evals.tool_eval import chat_rate, load_tasks, outcome_rows, run_task, task_report
+from evals.tool_router import locomo_turns
+from evals.tool_tasks.build import build_task_set
+
 from local_agent.app import build_runtime
 from local_agent.config import Settings
 from local_agent.errors import LocalAgentError
-from local_agent.evals.tool_eval import chat_rate, load_tasks, outcome_rows, run_task, task_report
-from local_agent.evals.tool_router import locomo_turns
-from local_agent.evals.tool_tasks.build import build_task_set
 
 
 def _arguments() -> argparse.Namespace:

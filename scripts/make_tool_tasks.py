@@ -14,7 +14,7 @@ import argparse
 import json
 from pathlib import Path
 
-from local_agent.evals.tool_tasks.build import build_task_set
+from evals.tool_tasks.build import build_task_set
 
 
 def main() -> int:

@@ -12,8 +12,9 @@ import argparse
 import json
 from pathlib import Path
 
+from evals.tool_router import locomo_turns, tool_call_rate
+
 from local_agent.errors import LocalAgentError
-from local_agent.evals.tool_router import locomo_turns, tool_call_rate
 
 
 def main() -> int:

@@ -6,8 +6,8 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
+from evals.directive import CASES, Case, score
 
-from local_agent.evals.directive import CASES, Case, score
 from local_agent.memory.index.person import addressed
 from local_agent.memory.index.render import prompt_text
 from local_agent.prompt import spoken_today

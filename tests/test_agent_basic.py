@@ -4,9 +4,9 @@ import dataclasses
 
 import pytest
 
-from local_agent.agent import Agent, MemoryParts
 from local_agent.config import Settings
 from local_agent.memory.sessions import Session, SessionStore
+from local_agent.turn.agent import Agent, MemoryParts
 from tests.fakes import ScriptedBackend
 
 

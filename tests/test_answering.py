@@ -1,10 +1,10 @@
 """An answer that echoes the previous answer to a different message is asked again without the
 dialogue; the echo is never shown. Scripted model."""
 
-from local_agent.agent import Agent
-from local_agent.answering import ECHO_CHARS, EchoGuard, NotedFilter
 from local_agent.config import Settings
 from local_agent.memory.sessions import Session, SessionStore
+from local_agent.turn.agent import Agent
+from local_agent.turn.answering import ECHO_CHARS, EchoGuard, NotedFilter
 from tests.fakes import ScriptedBackend
 
 NURSE = "You're a nurse, right? That's wonderful! I'm happy to help you with your work."

@@ -9,10 +9,7 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
-
-from local_agent.chat_import import parse_chats
-from local_agent.errors import InputError
-from local_agent.evals.answers_data import (
+from evals.answers_data import (
     AnswerQuestion,
     build_answer_set,
     gold_keywords,
@@ -20,6 +17,9 @@ from local_agent.evals.answers_data import (
     parse_session_date,
     sample_questions,
 )
+
+from local_agent.conversations.chat_import import parse_chats
+from local_agent.errors import InputError
 
 TINY = Path(__file__).parent / "data" / "locomo_tiny.json"
 

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from local_agent.background import Background
+from local_agent.process.background import Background
 
 
 def _alive(name: str) -> list[threading.Thread]:

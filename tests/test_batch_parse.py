@@ -1,6 +1,6 @@
 import json
 
-from local_agent.batch import BatchRunner, done_lines, parse_lines
+from local_agent.conversations.batch import BatchRunner, done_lines, parse_lines
 
 
 def _items(*lines: bytes, plain=False):

@@ -14,7 +14,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from local_agent.chat_import import MAX_MESSAGE_CHARS, ImportProblem, dedupe_key, parse_chats, parse_date, read_chats
+from local_agent.conversations.chat_import import (
+    MAX_MESSAGE_CHARS,
+    ImportProblem,
+    dedupe_key,
+    parse_chats,
+    parse_date,
+    read_chats,
+)
 from local_agent.errors import InputError, NotFoundError
 
 EXPORT = Path(__file__).parent / "data" / "chatgpt_export.json"

@@ -47,9 +47,9 @@ def _forgetter(data_dir: str, start, results) -> None:
 
 
 def _agent(data_dir: str, start, results) -> None:
-    from local_agent.agent import Agent, MemoryParts
     from local_agent.config import Settings
     from local_agent.memory.sessions import Session, SessionStore
+    from local_agent.turn.agent import Agent, MemoryParts
     from tests.fakes import ScriptedBackend
 
     _small_compactions()

@@ -2,12 +2,12 @@
 later digest of the same session replaces it; short or one-shot sessions get none."""
 import datetime as dt
 
-from local_agent.agent import Agent, MemoryParts
 from local_agent.config import Settings
 from local_agent.memory.digests import save_digest
 from local_agent.memory.sessions import SessionStore
 from local_agent.memory.store import MemoryStore
 from local_agent.memory.summary import Summarizer
+from local_agent.turn.agent import Agent, MemoryParts
 from tests.fakes import ScriptedBackend
 from tests.reliability import HashEmbedder
 

@@ -8,8 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
-
-from local_agent.evals.answers import evaluate
+from evals.answers import evaluate
 
 pytestmark = pytest.mark.model
 

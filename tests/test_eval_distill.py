@@ -9,9 +9,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from evals.distill import evaluate_file, load_examples
 
 from local_agent.errors import InputError
-from local_agent.evals.distill import evaluate_file, load_examples
 from local_agent.memory.distill import Distiller
 
 from .fakes import ScriptedBackend

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from local_agent.chat_import import MAX_MESSAGE_CHARS
+from local_agent.conversations.chat_import import MAX_MESSAGE_CHARS
 from tests.cli_helpers import run_main
 from tests.fakes import ScriptedBackend
 from tests.file_helpers import all_bytes

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from local_agent import interrupts
+from local_agent.process import interrupts
 
 
 class _Stderr:

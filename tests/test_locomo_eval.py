@@ -9,8 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from local_agent.evals.locomo import (
+from evals.locomo import (
     evaluate,
     load_conversations,
     main,
@@ -18,6 +17,7 @@ from local_agent.evals.locomo import (
     question_recall,
     turn_items,
 )
+
 from local_agent.memory.index.embedder import Embedder
 
 REPO = Path(__file__).resolve().parent.parent

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from local_agent.batch import parse_lines
 from local_agent.config import load_settings
+from local_agent.conversations.batch import parse_lines
 from local_agent.errors import ConfigError
 
 from .cli_helpers import error_line, run_main
@@ -210,7 +210,7 @@ def test_item17_plain_text_file_with_a_space_in_its_name(scripted, tmp_path, cap
     ("a" * 100, "a" * 64), ("ok_name.v2", "ok_name.v2"),
 ])
 def test_item17_session_name_from_a_file_name(stem, name):
-    from local_agent.batch import session_name_for
+    from local_agent.conversations.batch import session_name_for
 
     assert session_name_for(Path(f"/tmp/{stem}.txt")) == name
 

@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from local_agent.agent import Agent, MemoryParts
 from local_agent.config import Settings
 from local_agent.errors import InputError, StoreCorruptError
 from local_agent.memory.sessions import SessionStore, Turn, validate_session_name
+from local_agent.turn.agent import Agent, MemoryParts
 from tests.cli_helpers import error_line, run_main
 from tests.fakes import ScriptedBackend, ScriptedFactory
 

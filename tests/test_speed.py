@@ -13,11 +13,11 @@ from typing import Any
 
 import pytest
 
-from local_agent import omp_env
 from local_agent.backends import cpu_share
 from local_agent.bench import llama_bench, report
 from local_agent.bench.targets import targets
 from local_agent.bench.workers import library_env, with_env
+from local_agent.process import omp_env
 
 # -- the wait policy ---------------------------------------------------------------------------
 

@@ -5,12 +5,12 @@ import datetime as dt
 import numpy as np
 import pytest
 
+from local_agent.dates.when import read_dates
 from local_agent.memory.index import time_boost
 from local_agent.memory.index.render import prompt_text
 from local_agent.memory.index.time_boost import moment_of
 from local_agent.memory.store import MemoryStore
 from local_agent.types import MemoryDraft, MemoryRecord, Provenance
-from local_agent.when import read_dates
 from tests.reliability import HashEmbedder
 
 TODAY = dt.datetime(2024, 5, 10, 12)

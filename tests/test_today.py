@@ -4,15 +4,15 @@ import datetime as dt
 
 import pytest
 
-from local_agent.agent import Agent, MemoryParts
-from local_agent.batch import parse_lines
-from local_agent.clock import now, parse_today
 from local_agent.config import Settings, load_settings
+from local_agent.conversations.batch import parse_lines
+from local_agent.dates.clock import now, parse_today
 from local_agent.errors import ConfigError
 from local_agent.memory.index.render import prompt_text
 from local_agent.memory.passages import passages
 from local_agent.memory.sessions import Session, SessionStore
 from local_agent.memory.store import MemoryStore
+from local_agent.turn.agent import Agent, MemoryParts
 from tests.cli_helpers import error_line, run_main
 from tests.fakes import ScriptedBackend
 from tests.reliability import HashEmbedder

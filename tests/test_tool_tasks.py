@@ -9,8 +9,8 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from evals.tool_tasks.build import COUNTS, build_task_set
 
-from local_agent.evals.tool_tasks.build import COUNTS, build_task_set
 from local_agent.tools.calculator import make_calculator
 from local_agent.tools.dates import make_date
 from local_agent.tools.loop import ToolLoop

@@ -7,9 +7,9 @@ from datetime import UTC, datetime
 
 import pytest
 
+from local_agent.dates.when_told import with_told_dates
 from local_agent.memory.index.render import prompt_text
 from local_agent.types import MemoryRecord, Provenance
-from local_agent.when_told import with_told_dates
 
 SAID = datetime(2023, 6, 9, 13, 56)  # a Friday
 

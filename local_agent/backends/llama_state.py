@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import DataDirError, LocalAgentError
-from ..files import atomic_write_bytes, read_own_file, refuse_symlink
+from ..process.files import atomic_write_bytes, read_own_file, refuse_symlink
 
 log = logging.getLogger(__name__)
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import LocalAgentError
-from ..omp_env import OPENMP_PREFIXES
+from ..process.omp_env import OPENMP_PREFIXES
 from .workers import library_env
 
 CACHE = Path.home() / ".cache" / "local-agent"

@@ -19,8 +19,8 @@ from .synthetic import write_synthetic_store
 from .turns import measure_turns
 
 if TYPE_CHECKING:
-    from ..agent import MemoryParts
     from ..app import Runtime
+    from ..turn.agent import MemoryParts
 
 
 # One message per route: rules, the model (two), and the gate's rejection.

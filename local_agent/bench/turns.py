@@ -13,10 +13,10 @@ from .plan import BenchPlan
 from .stats import median_of, scaled, spread
 
 if TYPE_CHECKING:
-    from ..agent import MemoryParts
     from ..app import Runtime
     from ..backends.base import Backend
-    from ..turn_result import TurnResult
+    from ..turn.agent import MemoryParts
+    from ..turn.result import TurnResult
 
 
 TURN_WARMUP = "Hello! What did we talk about last week?"  # warms recall and date reading too
@@ -73,7 +73,7 @@ def _bare_turns(backend: Backend, messages: list[str], generation: GenerationSet
 
 def _agent_turns(runtime: Runtime, memory: MemoryParts | None, messages: list[str],
                  generation: GenerationSettings) -> dict[str, Any]:
-    from ..agent import Agent
+    from ..turn.agent import Agent
 
     sessions = runtime.agent.sessions
 
@@ -111,7 +111,7 @@ def _dialogue(runtime: Runtime, generation: GenerationSettings, *, read_ahead: b
     first text: an answer that opens like an earlier one is held until it departs (the echo
     guard), which the first shown token includes and reading ahead does not change. And the
     decode speed of those turns."""
-    from ..agent import Agent
+    from ..turn.agent import Agent
 
     sessions = runtime.agent.sessions
     agent = Agent(runtime.backend, sessions, sessions.new(), runtime.agent.settings, memory=runtime.agent.memory,

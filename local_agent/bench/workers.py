@@ -21,7 +21,7 @@ from typing import Any
 
 from ..config import Settings
 from ..errors import LocalAgentError
-from ..omp_env import OPENMP_PREFIXES
+from ..process.omp_env import OPENMP_PREFIXES
 
 RAW_WORKER = Path(__file__).with_name("raw_worker.py")
 PACKAGE_ROOT = Path(__file__).resolve().parents[2]  # the folder holding local_agent/

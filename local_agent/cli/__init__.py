@@ -7,8 +7,8 @@ from typing import Any
 
 import click
 
-from .. import interrupts
 from ..errors import LocalAgentError
+from ..process import interrupts
 from .group import cli, print_json
 from .notices import install_notice_printer
 from .options import debug_enabled, echo_err

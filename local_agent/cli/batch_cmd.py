@@ -8,10 +8,10 @@ from typing import IO
 
 import click
 
-from ..batch import done_lines, looks_like_jsonl, open_output, parse_lines, same_file, session_name_for
-from ..batch_workers import BatchJob
+from ..conversations.batch import done_lines, looks_like_jsonl, open_output, parse_lines, same_file, session_name_for
+from ..conversations.batch_workers import BatchJob
 from ..errors import InputError
-from ..files import read_user_file
+from ..process.files import read_user_file
 from .group import cli
 from .notices import install_notice_printer
 from .options import backend_factory, common_options, echo_err, settings_from

@@ -15,8 +15,8 @@ from types import ModuleType
 import click
 
 from ..errors import LocalAgentError
-from ..files import PRIVATE_FILE, ensure_private_dir
 from ..memory.sessions.epoch import ForgetGuard
+from ..process.files import PRIVATE_FILE, ensure_private_dir
 
 HISTORY_LENGTH = 1000
 

@@ -276,8 +276,8 @@ def doctor(repair: bool, as_json: bool) -> None:
 def import_chats_command(path: str, dry_run: bool, digests: bool, as_json: bool) -> None:
     """Import past conversations (JSON Lines or a ChatGPT conversations.json): both sides with
     their dates, the facts you stated, a digest per session. Importing again adds nothing."""
-    from ..chat_history import import_history
-    from ..chat_import import read_chats
+    from ..conversations.chat_history import import_history
+    from ..conversations.chat_import import read_chats
     from .import_chats import progress_bar, summarizer_for
 
     ctx = click.get_current_context()

@@ -12,7 +12,7 @@ from .. import __version__
 from ..app import Runtime
 from ..config import Settings
 from ..errors import LocalAgentError
-from ..turn_result import MemoryWork, TurnResult
+from ..turn.result import MemoryWork, TurnResult
 from .display import printable
 from .history import ChatHistory
 from .stdin_text import check_message_size, read_piped_line

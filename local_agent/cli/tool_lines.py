@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 from ..tools.loop import ASK_USER, ToolCall
-from ..turn_result import TurnResult
+from ..turn.result import TurnResult
 from .display import printable
 
 SHORT_CHARS = 60

@@ -29,16 +29,16 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .. import when
-from ..agent import Agent, MemoryParts
 from ..app import BackendFactory, Runtime, build_runtime, load_session, make_tool_turn
 from ..backends import create_backend
 from ..config import Settings, with_overrides
+from ..dates import when
 from ..errors import InputError, StoreError
 from ..memory.sessions import Session, SessionStore, Turn
 from ..memory.store.datadir import claim_data_dir
 from ..prompt import DEFAULT_SYSTEM
-from ..turn_result import TurnResult
+from ..turn.agent import Agent, MemoryParts
+from ..turn.result import TurnResult
 from ..types import MemoryRecord, Provenance
 from .discovery import CALL_SETTINGS
 from .namespaces import namespace_dir

@@ -24,7 +24,7 @@ from ..app import BackendFactory, check_tool_sources
 from ..backends import create_backend
 from ..config import Settings
 from ..errors import ConfigError
-from ..files import ensure_private_dir
+from ..process.files import ensure_private_dir
 from .app import create_app
 from .discovery import is_socket, private_socket_dir, safe_socket_dir, socket_path
 from .engine import Engine

@@ -21,7 +21,7 @@ import numpy as np
 import Stemmer
 from bm25s.tokenization import Tokenizer
 
-from ..files import atomic_write_json
+from ..process.files import atomic_write_json
 from .notes_files import NoteFile, list_notes, notes_root, read_note
 
 log = logging.getLogger(__name__)

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import datetime as dt
 
-from ...clock import spoken_date
+from ...dates.clock import spoken_date
+from ...dates.when_told import with_told_dates
 from ...types import MemoryRecord
-from ...when_told import with_told_dates
 from .person import addressed
 from .time_boost import moment_of
 

@@ -25,8 +25,8 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from ...dates.when import DateSpan, read_dates, with_memories, without_dates
 from ...types import MemoryRecord
-from ...when import DateSpan, read_dates, with_memories, without_dates
 
 SAID_BOOST = 0.15
 TOLD_AFTER_BOOST = 0.075

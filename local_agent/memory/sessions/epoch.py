@@ -20,7 +20,7 @@ from pathlib import Path
 import filelock
 
 from ...errors import StoreBusyError, StoreError
-from ...files import PRIVATE_FILE, atomic_write_text, ensure_private_dir
+from ...process.files import PRIVATE_FILE, atomic_write_text, ensure_private_dir
 from ..store.datadir import EPOCH_NAME, SESSIONS_LOCK_NAME
 
 LOCK_TIMEOUT_S = 10.0

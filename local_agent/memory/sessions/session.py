@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import InputError, NotFoundError, StoreCorruptError
-from ...files import atomic_write_json, ensure_private_dir, read_own_file
+from ...process.files import atomic_write_json, ensure_private_dir, read_own_file
 from ...types import Message
 from ..store.datadir import SESSIONS_DIR_NAME
 from .epoch import ForgetGuard

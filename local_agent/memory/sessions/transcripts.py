@@ -12,7 +12,7 @@ import secrets
 from pathlib import Path
 
 from ...errors import InputError, NotFoundError
-from ...files import atomic_write_bytes, atomic_write_json
+from ...process.files import atomic_write_bytes, atomic_write_json
 from ..store.forgetting import Origin, Source, sources_of
 from .session import Session, SessionStore
 

@@ -23,7 +23,7 @@ from typing import IO, cast
 import faiss
 import numpy as np
 
-from ...files import atomic_write_stream
+from ...process.files import atomic_write_stream
 from ..index.vectors import DenseIndex
 
 log = logging.getLogger(__name__)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from ...files import atomic_write_bytes
+from ...process.files import atomic_write_bytes
 from ..index.state import MemoryState
 from ..index.vectors import approximate_due
 from .approx_file import approx_stamp, write_approx

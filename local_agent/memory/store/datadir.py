@@ -20,7 +20,7 @@ from pathlib import Path
 
 from ...backends.llama_state import CACHE_DIR_NAME, STATE_DIR_NAME, is_state_file
 from ...errors import DataDirError, StoreError
-from ...files import atomic_write_json, ensure_private_dir, refuse_symlink
+from ...process.files import atomic_write_json, ensure_private_dir, refuse_symlink
 from .layout import MEMORY_DIR_NAME, is_own_file
 
 log = logging.getLogger(__name__)

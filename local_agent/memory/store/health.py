@@ -19,7 +19,7 @@ from pathlib import Path
 import filelock
 
 from ...errors import StoreBusyError, StoreError
-from ...files import PRIVATE_FILE, refuse_symlink
+from ...process.files import PRIVATE_FILE, refuse_symlink
 from ...types import MemoryRecord
 from ..index.embedder import Embedder, TextEmbedder, embed_with_progress
 from ..index.render import dense_text, embedding_id

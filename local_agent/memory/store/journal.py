@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from ...files import PRIVATE_FILE, atomic_write_bytes, refuse_symlink
+from ...process.files import PRIVATE_FILE, atomic_write_bytes, refuse_symlink
 from ...types import MemoryRecord
 from .layout import FileDamage
 from .records import record_from_json

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ...errors import StoreCorruptError, StoreError
-from ...files import ensure_private_dir
+from ...process.files import ensure_private_dir
 
 MEMORY_DIR_NAME = "memory"
 SNAPSHOT_NAME = "memories.json"

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ...files import atomic_write_bytes
+from ...process.files import atomic_write_bytes
 from ...types import MemoryRecord
 from ..index.lexical import LexicalIndex
 from ..index.render import lexical_text

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import InputError, StoreBusyError
-from ...files import refuse_odd_file
+from ...process.files import refuse_odd_file
 from ...types import MemoryDraft, MemoryKind, MemoryRecord, Provenance, RecallHit
 from ..index import recall as recall_module
 from ..index import time_boost

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from ...backends.llama_state import CACHE_DIR_NAME, STATE_DIR_NAME, is_state_file
 from ...errors import DataDirError
-from ...files import PRIVATE_DIR, PRIVATE_FILE
+from ...process.files import PRIVATE_DIR, PRIVATE_FILE
 from .datadir import (
     HISTORY_NAME,
     MARKER_NAME,

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 import orjson
 
-from ...files import atomic_write_bytes
+from ...process.files import atomic_write_bytes
 from ...types import MemoryRecord
 from .layout import FileDamage, NewerFormat
 from .records import record_from_json

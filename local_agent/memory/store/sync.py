@@ -17,7 +17,7 @@ from contextlib import contextmanager
 import filelock
 
 from ...errors import StoreBusyError, StoreError
-from ...files import PRIVATE_FILE, atomic_write_bytes, refuse_symlink
+from ...process.files import PRIVATE_FILE, atomic_write_bytes, refuse_symlink
 from ..index.embedder import TextEmbedder
 from ..index.state import MemoryState
 from .compaction import compaction_due, write_generation

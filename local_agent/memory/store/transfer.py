@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from ...errors import InputError
-from ...files import atomic_write_bytes, read_user_file
+from ...process.files import atomic_write_bytes, read_user_file
 from ...types import MemoryRecord
 from .datadir import MARKER_NAME, OWN_TOP_FILES, SESSIONS_DIR_NAME
 from .layout import MEMORY_DIR_NAME

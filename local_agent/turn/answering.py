@@ -17,8 +17,8 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
-from .backends.base import Backend
-from .types import GenerationSettings, Message
+from ..backends.base import Backend
+from ..types import GenerationSettings, Message
 
 if TYPE_CHECKING:
     from .tool_turn import ToolOutcome

@@ -10,15 +10,15 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .memory.passages import passages
-from .memory.sessions import Session
-from .turn_result import TurnResult, WorkInProgress
-from .types import MemoryDraft, Provenance
+from ..memory.passages import passages
+from ..memory.sessions import Session
+from ..types import MemoryDraft, Provenance
+from .result import TurnResult, WorkInProgress
 
 if TYPE_CHECKING:  # heavy modules are only needed when memory is on
-    from .memory.distill import Distiller
-    from .memory.store import MemoryStore
-    from .memory.summary import Summarizer
+    from ..memory.distill import Distiller
+    from ..memory.store import MemoryStore
+    from ..memory.summary import Summarizer
 
 
 @dataclass
@@ -53,7 +53,7 @@ def distill_turn(result: TurnResult, memory: MemoryParts, work: WorkInProgress, 
     distiller = memory.distiller
     if distiller is None:
         return
-    from .memory.distill.saving import is_correction, save_fact
+    from ..memory.distill.saving import is_correction, save_fact
 
     start = time.perf_counter()
     judged = distiller.distill(result.message)

@@ -12,7 +12,7 @@ import tempfile
 from pathlib import Path
 from typing import IO, Any
 
-from .errors import DataDirError, InputError, NotFoundError
+from ..errors import DataDirError, InputError, NotFoundError
 
 PRIVATE_FILE = 0o600
 PRIVATE_DIR = 0o700

@@ -28,7 +28,8 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from ..errors import InputError
+from local_agent.errors import InputError
+
 from .locomo import normalize_evidence
 
 SAMPLE_SIZE = 300

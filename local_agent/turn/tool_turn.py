@@ -24,17 +24,17 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
-from .backends.base import Backend
-from .errors import ToolError
-from .tools.actions import capped, instructions
-from .tools.base import Tool
-from .tools.grounding import grounded
-from .tools.intent import Intent
-from .tools.loop import Approve, AskUser, LoopLimits, LoopResult, ToolCall, ToolLoop
-from .tools.router import Route, Router
-from .tools.text import quoted_result
-from .turn_result import ToolTrace
-from .types import GenerationSettings, Message
+from ..backends.base import Backend
+from ..errors import ToolError
+from ..tools.actions import capped, instructions
+from ..tools.base import Tool
+from ..tools.grounding import grounded
+from ..tools.intent import Intent
+from ..tools.loop import Approve, AskUser, LoopLimits, LoopResult, ToolCall, ToolLoop
+from ..tools.router import Route, Router
+from ..tools.text import quoted_result
+from ..types import GenerationSettings, Message
+from .result import ToolTrace
 
 OnCall = Callable[[ToolCall], None]
 DECIDE_MAX_TOKENS = 1024  # one step's action at most

@@ -26,9 +26,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import InputError
-from ..types import MemoryDraft, Provenance
-from ..when import read_dates
+from local_agent.dates.when import read_dates
+from local_agent.errors import InputError
+from local_agent.types import MemoryDraft, Provenance
 
 DEFAULT_KS = (5, 10, 25, 50)
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
@@ -171,8 +171,8 @@ def evaluate(
     """Run the evaluation; `embedder` defaults to the product's (a loaded one can be shared)."""
     from tqdm import tqdm
 
-    from ..config import load_settings
-    from ..memory.index.gguf_embedder import memory_embedder
+    from local_agent.config import load_settings
+    from local_agent.memory.index.gguf_embedder import memory_embedder
 
     conversations = load_conversations(path)[:limit_conversations]
     embedder = embedder or memory_embedder(load_settings().models_dir)
@@ -185,7 +185,7 @@ def evaluate(
 
 
 def _run_conversation(conversation: Conversation, embedder: Any, tally: Tally, bar: Any) -> None:
-    from ..memory.store import MemoryStore
+    from local_agent.memory.store import MemoryStore
 
     with tempfile.TemporaryDirectory(prefix="locomo-") as data_dir:
         store = MemoryStore.open(Path(data_dir), embedder)
@@ -222,14 +222,14 @@ def dated_half(sample_id: str, question: str) -> str:
 
 def _after_history(conversation: Conversation) -> dt.datetime | None:
     """The day after the conversation's last session: questions are asked then."""
-    from ..memory.index.time_boost import moment_of
+    from local_agent.memory.index.time_boost import moment_of
 
     moments = [m for m in (moment_of(turn.date) for turn in conversation.turns) if m is not None]
     return max(moments) + dt.timedelta(days=1) if moments else None
 
 
 def _report(path: Path, conversations: list[Conversation], tally: Tally) -> dict[str, Any]:
-    from ..memory.index import recall
+    from local_agent.memory.index import recall
 
     report: dict[str, Any] = {f"recall@{k}": _mean(tally.overall.get(k, [])) for k in tally.ks}
     report["per_category"] = {

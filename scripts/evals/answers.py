@@ -31,9 +31,9 @@ MODES = ("memory", "memory_off", "pasted_evidence")
 
 
 def _import(history: History, settings: Any) -> None:
-    from ..app import open_store
-    from ..chat_history import import_history
-    from ..chat_import import parse_chats
+    from local_agent.app import open_store
+    from local_agent.conversations.chat_history import import_history
+    from local_agent.conversations.chat_import import parse_chats
 
     chats = parse_chats(history.jsonl(), name=history.sample_id)
     store = open_store(settings)
@@ -94,7 +94,7 @@ class _Log:
 
 def _without_memory(log: _Log, questions: list[AnswerQuestion], histories: dict[str, History],
                     settings: Any, modes: tuple[str, ...]) -> None:
-    from ..app import build_runtime
+    from local_agent.app import build_runtime
 
     with build_runtime(settings, memory=False) as runtime:
         for number, question in enumerate(questions):
@@ -107,7 +107,7 @@ def _without_memory(log: _Log, questions: list[AnswerQuestion], histories: dict[
 
 
 def _with_memory(log: _Log, questions: list[AnswerQuestion], history: History, settings: Any) -> None:
-    from ..app import build_runtime
+    from local_agent.app import build_runtime
 
     _import(history, settings)
     with build_runtime(settings) as runtime:
@@ -118,7 +118,7 @@ def _with_memory(log: _Log, questions: list[AnswerQuestion], history: History, s
 
 def evaluate(path: Path, *, limit: int | None, seed: int, max_tokens: int, modes: tuple[str, ...] = MODES,
              answers: IO[str] | None = None) -> dict[str, Any]:
-    from ..config import load_settings
+    from local_agent.config import load_settings
 
     answer_set = build_answer_set(path)
     questions = list(answer_set.questions)

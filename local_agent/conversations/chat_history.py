@@ -18,16 +18,16 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from ..dates.clock import stamp
+from ..memory.distill.rules import extract
+from ..memory.distill.saving import save_fact
+from ..memory.passages import passages
+from ..types import FactCandidate, MemoryDraft, Message, Provenance
 from .chat_import import ImportedMessage
-from .clock import stamp
-from .memory.distill.rules import extract
-from .memory.distill.saving import save_fact
-from .memory.passages import passages
-from .types import FactCandidate, MemoryDraft, Message, Provenance
 
 if TYPE_CHECKING:
-    from .memory.store import MemoryStore
-    from .memory.summary import Summarizer
+    from ..memory.store import MemoryStore
+    from ..memory.summary import Summarizer
 
 KEY = "import_key"
 
@@ -101,7 +101,7 @@ def _save_facts(store: MemoryStore, group: list[ImportedMessage]) -> int:
 
 
 def _save_digest(store: MemoryStore, session: str, group: list[ImportedMessage], summarizer: Summarizer | None) -> int:
-    from .memory.digests import MIN_EXCHANGES, save_digest
+    from ..memory.digests import MIN_EXCHANGES, save_digest
 
     if summarizer is None or sum(1 for m in group if m.role == "user") < MIN_EXCHANGES:
         return 0

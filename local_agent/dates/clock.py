@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 
-from .errors import ConfigError
+from ..errors import ConfigError
 
 _FORMAT = re.compile(r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2})?")
 

@@ -18,8 +18,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..prompt import DEFAULT_SYSTEM, Budget, compose
-from ..types import MemoryRecord, Message, Provenance
+from local_agent.prompt import DEFAULT_SYSTEM, Budget, compose
+from local_agent.types import MemoryRecord, Message, Provenance
 
 TODAY = "2024-05-20"
 NOTED = "2024-05-02T18:30"
@@ -88,7 +88,7 @@ def messages_for(case: Case, directive: str | None, counter: Any) -> list[Messag
 
 
 def _rendered(text: str) -> str:
-    from ..memory.index.render import prompt_text
+    from local_agent.memory.index.render import prompt_text
 
     record = MemoryRecord(id="m", kind="fact", text=text, provenance=Provenance(role="user", date=NOTED))
     return prompt_text(record)
@@ -122,7 +122,7 @@ def evaluate(backend: Any, setups: dict[str, str | None] = SETUPS, cases: Sequen
              max_tokens: int = 96) -> dict[str, Any]:
     """Every case under every setup, with chat's generation settings (greedy by default); per
     setup the share of checks passed and of cases passing all their checks, and each answer."""
-    from ..config import Settings
+    from local_agent.config import Settings
 
     settings = dataclasses.replace(Settings().generation(), max_tokens=max_tokens)
     report: dict[str, Any] = {}

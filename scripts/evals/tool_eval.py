@@ -19,10 +19,10 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from ..agent import Agent
-from ..clock import now as clock_now
-from ..tool_turn import ToolTurn
-from ..turn_result import TurnResult
+from local_agent.dates.clock import now as clock_now
+from local_agent.turn.agent import Agent
+from local_agent.turn.result import TurnResult
+from local_agent.turn.tool_turn import ToolTurn
 
 CATEGORIES = ("arithmetic", "date", "memory", "notes", "sql")
 _NUMBER = re.compile(r"-?\d+(?:,\d{3})*(?:\.\d+)?")

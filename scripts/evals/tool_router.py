@@ -9,9 +9,9 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from ..errors import InputError
-from ..tools.registry import TOOL_NAMES
-from ..tools.router import Router
+from local_agent.errors import InputError
+from local_agent.tools.registry import TOOL_NAMES
+from local_agent.tools.router import Router
 
 
 def locomo_turns(path: Path) -> list[str]:

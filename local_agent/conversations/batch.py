@@ -21,11 +21,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from .clock import parse_today
-from .config import Settings, with_overrides
-from .errors import LocalAgentError
-from .memory.sessions import validate_session_name
-from .turn_result import TurnResult
+from ..config import Settings, with_overrides
+from ..dates.clock import parse_today
+from ..errors import LocalAgentError
+from ..memory.sessions import validate_session_name
+from ..turn.result import TurnResult
 
 MAX_LINE_BYTES = 1_000_000
 DEFAULT_SESSION = "batch"

@@ -21,26 +21,26 @@ from concurrent.futures import Future
 from concurrent.futures import wait as wait_for
 from typing import TYPE_CHECKING, Any
 
-from . import when
+from ..backends.base import Backend
+from ..config import Settings
+from ..dates import when
+from ..dates.clock import now as clock_now
+from ..dates.clock import stamp
+from ..memory.index.render import prompt_text
+from ..memory.index.small_talk import is_small_talk
+from ..memory.sessions import Session, SessionStore, Turn
+from ..process.background import Background
+from ..prompt import DEFAULT_SYSTEM, Budget, ComposedPrompt, compose
+from ..types import GenerationSettings, MemoryRecord, Provenance, RecallHit
 from .answering import Answer, stream_answer
-from .backends.base import Backend
-from .background import Background
-from .clock import now as clock_now
-from .clock import stamp
-from .config import Settings
-from .memory.index.render import prompt_text
-from .memory.index.small_talk import is_small_talk
-from .memory.sessions import Session, SessionStore, Turn
-from .prompt import DEFAULT_SYSTEM, Budget, ComposedPrompt, compose
-from .turn_memory import MemoryParts, distill_turn, fold_summary, store_turn
-from .turn_result import MemoryWork, ToolTrace, TurnResult, WorkInProgress
-from .types import GenerationSettings, MemoryRecord, Provenance, RecallHit
+from .memory_work import MemoryParts, distill_turn, fold_summary, store_turn
+from .result import MemoryWork, ToolTrace, TurnResult, WorkInProgress
 
 if TYPE_CHECKING:  # heavy modules are only needed when memory (or tools) are on
-    from .memory.store import MemoryStore
+    from ..memory.store import MemoryStore
+    from ..tools.loop import AskUser
+    from ..tools.router import Route
     from .tool_turn import OnCall, ToolOutcome, ToolTurn
-    from .tools.loop import AskUser
-    from .tools.router import Route
 
 log = logging.getLogger(__name__)
 FORGOTTEN_NOTICE = "everything was forgotten (`memory forget --all`) while this chat was open: starting afresh"
@@ -268,7 +268,7 @@ class Agent:
 
     def _save_digest(self, memory: MemoryParts, summary: str) -> None:
         if self.digests and not self._incognito:
-            from .memory.digests import save_digest
+            from ..memory.digests import save_digest
 
             now = stamp(self.now())
             save_digest(memory.store, self.session.name, summary, self._started or now, now)
@@ -276,7 +276,7 @@ class Agent:
     def _leave_session(self) -> None:
         """A chat session left with at least MIN_EXCHANGES exchanges: its digest, from the
         summary and the dialogue not yet folded into it."""
-        from .memory.digests import MIN_EXCHANGES
+        from ..memory.digests import MIN_EXCHANGES
 
         memory, session = self.memory, self.session
         if (not self.digests or memory is None or memory.summarizer is None or self._started is None

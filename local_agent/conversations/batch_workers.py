@@ -13,15 +13,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any
 
-from .app import BackendFactory, Runtime, build_runtime
-from .backends import create_backend
+from ..app import BackendFactory, Runtime, build_runtime
+from ..backends import create_backend
+from ..config import Settings
+from ..turn.result import TurnResult
+from ..types import GenerationSettings
 from .batch import BatchItem, BatchRunner
-from .config import Settings
-from .turn_result import TurnResult
-from .types import GenerationSettings
 
 if TYPE_CHECKING:
-    from .tools.loop import Approve
+    from ..tools.loop import Approve
 
 
 def responder(runtime: Runtime, base: GenerationSettings) -> Callable[[BatchItem], tuple[TurnResult, dict[str, Any]]]:

@@ -25,9 +25,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from .errors import InputError
-from .files import read_user_file
-from .memory.sessions import validate_session_name
+from ..errors import InputError
+from ..memory.sessions import validate_session_name
+from ..process.files import read_user_file
 
 MAX_IMPORT_BYTES = 200 * 1024 * 1024
 # A longer message is skipped as a problem: reading facts from it grows with its length (a 20 MB

@@ -24,10 +24,10 @@ from typing import Any, TextIO
 import numpy as np
 from tqdm import tqdm
 
-from ..errors import InputError
-from ..memory.distill import Distiller
-from ..memory.distill.validation import mentions
-from ..types import DistillResult
+from local_agent.errors import InputError
+from local_agent.memory.distill import Distiller
+from local_agent.memory.distill.validation import mentions
+from local_agent.types import DistillResult
 
 WARMUP_MESSAGE = "I'm a teacher and I live near the sea."
 
@@ -149,9 +149,9 @@ def print_table(report: dict[str, Any], out: TextIO) -> None:
 def product_distiller(model: str | None = None) -> tuple[Distiller, dict[str, Any]]:
     """The distiller the product builds, with the product's default settings (its own backend
     instance, the memory store's embedder). Returns it and a description of the run."""
-    from ..backends import create_backend
-    from ..config import load_settings
-    from ..memory.index.embedder import Embedder
+    from local_agent.backends import create_backend
+    from local_agent.config import load_settings
+    from local_agent.memory.index.embedder import Embedder
 
     settings = load_settings({"model": model})
     backend, choice = create_backend(settings)

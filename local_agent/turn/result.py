@@ -7,12 +7,12 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .prompt import ComposedPrompt
-from .types import RecallHit
+from ..prompt import ComposedPrompt
+from ..types import RecallHit
 
 if TYPE_CHECKING:
-    from .memory.distill.saving import SaveOutcome
-    from .tools.loop import ToolCall
+    from ..memory.distill.saving import SaveOutcome
+    from ..tools.loop import ToolCall
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,1 @@
+"""Conversations in and out: batch runs and imported chat histories."""

@@ -1,0 +1,1 @@
+"""Process plumbing: private atomic files, OpenMP threads, Ctrl-C, background work."""

@@ -1,0 +1,1 @@
+"""The turn: recall, compose, generate, and the memory work after the answer."""
