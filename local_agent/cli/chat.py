@@ -7,6 +7,8 @@ server imports only the standard-library client (server/client.py).
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
+from typing import TypeVar
 
 import click
 
@@ -16,8 +18,10 @@ from .group import cli, print_json
 from .options import backend_factory, common_options, echo_err, settings_from
 from .stdin_text import read_stdin_message
 
+Command = TypeVar("Command", bound=Callable[..., object])
 
-def session_options(command):
+
+def session_options(command: Command) -> Command:
     command = click.option("--session", "-s", help="Resume (or create) the session with this name.")(command)
     command = click.option("--system", help="Replace the default system directive.")(command)
     command = click.option("--incognito", is_flag=True, default=None, help="Read memory, write nothing.")(command)
@@ -25,7 +29,7 @@ def session_options(command):
     return command
 
 
-def _status_printer(settings: Settings, show_loading: bool):
+def _status_printer(settings: Settings, show_loading: bool) -> Callable[[str], None]:
     """Progress lines on stderr: the loading line in chat, everything with --verbose."""
     def status(message: str) -> None:
         if settings.verbose or (show_loading and message.startswith("loading")):

@@ -11,7 +11,7 @@ import click
 
 from ..errors import LocalAgentError
 from ..memory.sessions import SessionStore
-from ..models import list_models, resolve_model
+from ..models import ModelStatus, list_models, resolve_model
 from .group import cli, print_json
 from .options import common_options, echo_err, settings_from
 
@@ -57,7 +57,7 @@ def info(as_json: bool) -> None:
     print_json(report) if as_json else _print_info(report)
 
 
-def _model_row(status) -> dict:
+def _model_row(status: ModelStatus) -> dict[str, Any]:
     return {"name": status.name, "present": status.present, "path": str(status.path),
             "size_mb": round(status.size_bytes / 1e6, 1) if status.size_bytes else None,
             "checksum_ok": status.checksum_ok}
