@@ -1,40 +1,40 @@
-"""Wiring: build the backend, memory and agent that a front end (CLI, batch) asks for."""
+"""Wiring: build the models, memory and agent that a front end (CLI, batch, server) asks for.
+
+The runtime owns each shared thing once: the chat model, the distiller's model, the embedder,
+the memory store and the memory service over it. Front ends, tools and the server take them
+from the runtime; nothing reaches through the agent for them. What a turn gives back as JSON
+lives in turn/record.py, what people do to memory in memory/service.py.
+"""
 
 from __future__ import annotations
 
 import contextlib
 import datetime as dt
-import functools
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from .backends import create_backend
 from .backends.base import Backend
-from .backends.llama_state import delete_states
 from .config import Settings
+from .dates import when
+from .dates.clock import now as clock_now
 from .errors import ConfigError, ToolError
+from .memory.service import MemoryService
 from .memory.sessions import Session, SessionStore
-from .memory.sessions.epoch import bump_epoch
-from .memory.sessions.transcripts import find_messages, remove_from_history, remove_messages
-from .memory.store.datadir import HISTORY_NAME, claim_data_dir, namespace_dirs
+from .memory.store.datadir import TOOL_CACHE_NAME, claim_data_dir
 from .prompt import DEFAULT_SYSTEM
 from .turn.agent import Agent, MemoryParts
-from .turn.result import TurnResult
 
 if TYPE_CHECKING:
-    import numpy as np
-
     from .backends.probe import BackendChoice
-    from .memory.index.embedder import Embedder, TextEmbedder
+    from .memory.index.embedder import TextEmbedder
     from .memory.store import MemoryStore
-    from .memory.store.forgetting import Origin
     from .tools.loop import Approve
     from .turn.tool_turn import ToolTurn
 
 Status = Callable[[str], None]
-TOOL_CACHE_DIR = "tool-cache"  # in the data dir: the notes index (chunks and vectors of the user's notes)
 
 
 class BackendFactory(Protocol):
@@ -48,26 +48,53 @@ def _quiet(_: str) -> None:
     pass
 
 
-def open_embedder(settings: Settings) -> Embedder:
+def open_embedder(settings: Settings) -> TextEmbedder:
+    """The memory embedder for `settings`, chosen and loaded on first use."""
     from .memory.index.gguf_embedder import memory_embedder
+    from .memory.index.lazy import LazyEmbedder
 
-    return memory_embedder(settings.models_dir, settings.device)
+    return LazyEmbedder(lambda: memory_embedder(settings.models_dir, settings.device))
 
 
-def open_store(settings: Settings) -> MemoryStore:
+def open_store(settings: Settings, embedder: TextEmbedder | None = None) -> MemoryStore:
+    """The data dir's memory store, on `embedder` (a new one when not given)."""
     from .memory.store import MemoryStore
 
-    return MemoryStore.open(settings.data_dir, open_embedder(settings))
+    return MemoryStore.open(settings.data_dir, embedder if embedder is not None else open_embedder(settings))
+
+
+def settings_clock(settings: Settings) -> Callable[[], dt.datetime]:
+    """The moment memory is dated with: --today when set, else the clock."""
+    return lambda: clock_now(settings.today)
+
+
+@contextlib.contextmanager
+def opened_memory(settings: Settings) -> Iterator[MemoryService]:
+    """The memory service over the data dir's own store, for one command (`memory ...`)."""
+    store = open_store(settings)
+    try:
+        yield MemoryService(store, settings.data_dir, clock=settings_clock(settings))
+    finally:
+        store.close()
 
 
 @dataclass
 class Runtime:
-    """Everything a conversation holds open; `close()` frees it all (the agent's memory work
-    first, then the models and the store)."""
+    """Everything a conversation holds open, each with one owner: the chat model (`backend`,
+    and how it was chosen), the distiller's model (`distill_backend`: the chat model itself
+    unless a separate instance was loaded; None with memory off), the embedder (memory's, the
+    notes search's and the tool router's, loaded on first use), the memory the agent works with
+    (`memory`: store, distiller, summarizer; None with memory off) and the memory service over
+    it (`memory_service`, for /remember, /forget and the like). `close()` frees it all (the
+    agent's memory work first, then the models and the store)."""
 
     agent: Agent
     backend: Backend
     choice: BackendChoice
+    embedder: TextEmbedder
+    distill_backend: Backend | None = None
+    memory: MemoryParts | None = None
+    memory_service: MemoryService | None = None
     resources: contextlib.ExitStack = field(default_factory=contextlib.ExitStack, repr=False)
 
     def close(self) -> None:
@@ -79,29 +106,21 @@ class Runtime:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def turn_json(self, result: TurnResult) -> dict[str, Any]:
-        """The JSON shape shared by `ask --json` and `batch` records; waits for the turn's
-        memory work, whose saved facts and timings it reports."""
-        work = result.memory_work()
-        return {
-            "answer": result.answer,
-            "session": result.session,
-            "backend": self.choice.backend,
-            "device": self.choice.device,
-            "model": self.backend.model_name,
-            "interrupted": result.interrupted,
-            "memories_saved": [{"id": o.record.id, "text": o.record.text, "action": o.action} for o in work.saved],
-            "memories_recalled": [
-                {"id": h.record.id, "kind": h.record.kind, "text": h.record.text, "score": round(h.score, 4)}
-                for h in result.recalled
-            ],
-            "timings": {k: round(v, 4) for k, v in {**result.timings, **work.timings}.items()},
-            "tokens": dict(result.tokens),
-            "notices": list(result.notices),
-            "tool_calls": [call.to_dict() for call in result.tool_calls],
-            "asked_user": result.asked_user,
-            "tools": result.tools.to_dict() if result.tools is not None else None,
-        }
+    def warm_up(self, *, background: bool = True) -> None:
+        """Load the embedding model and the date library (with memory on), in a thread of
+        their own (while the user types) or now."""
+        if self.memory is None:
+            return
+        embedder = self.embedder
+
+        def load() -> None:
+            embedder.warm_up()
+            when.warm_up()
+
+        if background:
+            threading.Thread(target=load, daemon=True).start()
+        else:
+            load()
 
 
 def _distill_backend(settings: Settings, chat: Backend, choice: BackendChoice,
@@ -144,12 +163,19 @@ def build_runtime(
         backend, choice = backend_factory(settings)
         opened.callback(backend.close)
         status(f"loaded {backend.model_name} with {choice.backend} on {choice.device}: {choice.reason}")
-        parts = _memory_parts(settings, backend, choice, opened, status, backend_factory) if memory else None
+        embedder = open_embedder(settings)
+        distill_backend, parts = None, None
+        if memory:
+            distill_backend, parts = _open_memory(settings, backend, choice, embedder, opened, status, backend_factory)
         agent = Agent(backend, sessions, dialogue, settings, memory=parts, directive=system or DEFAULT_SYSTEM)
         opened.callback(agent.close)  # closed first: its memory work still uses the rest
+        service = (MemoryService(parts.store, settings.data_dir, clock=agent.now, settle=agent.wait)
+                   if parts is not None else None)
         if settings.tools_on:
-            agent.use_tools(make_tool_turn(settings, agent, parts, approver))
-        return Runtime(agent=agent, backend=backend, choice=choice, resources=opened.pop_all())
+            agent.use_tools(make_tool_turn(settings, agent, embedder, approver))
+        return Runtime(agent=agent, backend=backend, choice=choice, embedder=embedder,
+                       distill_backend=distill_backend, memory=parts, memory_service=service,
+                       resources=opened.pop_all())
 
 
 def check_tool_sources(settings: Settings) -> None:
@@ -171,122 +197,42 @@ def check_tool_sources(settings: Settings) -> None:
         raise ConfigError(str(exc)) from None
 
 
-def make_tool_turn(settings: Settings, agent: Agent, parts: MemoryParts | None,
-                   approver: Approve | None) -> ToolTurn:
+def make_tool_turn(settings: Settings, agent: Agent, embedder: TextEmbedder, approver: Approve | None) -> ToolTurn:
     """The enabled tools (every available one unless settings name them): memory search
-    through the agent's recall, notes search with the memory's embedder."""
+    through the agent's recall, notes search and the router's classifier on `embedder` (the
+    runtime's, loaded when first needed)."""
     from .tools.intent import Intent
     from .tools.registry import ToolSources, build_tools
     from .turn.tool_turn import ToolTurn
 
-    embedder = parts.store.embedder if parts else (open_embedder(settings) if settings.notes else None)
     sources = ToolSources(
         today=lambda: dt.date.fromisoformat(agent.today()), notes_dir=settings.notes, db_file=settings.db,
-        recall=agent.recall_texts if parts else None, embed=embedder.embed if embedder else None,
-        embedder_id=embedder.model_id if embedder else "", cache_dir=settings.data_dir / TOOL_CACHE_DIR,
+        recall=agent.recall_texts if agent.has_memory else None,
+        embed=embedder.embed if settings.notes is not None else None,  # the notes index's
+        embedder_id=embedder.model_id if settings.notes is not None else "",
+        cache_dir=settings.data_dir / TOOL_CACHE_NAME,
         sql_time_limit=settings.tool_timeout * 0.8,  # SQLite stops itself before the call's own limit
     )
     tools = build_tools(sources, settings.enabled_tools or None)
-    intent = Intent(embedder.embed if embedder else _embed_when_needed(settings))
+    intent = Intent(embedder.embed)
     return ToolTurn(tools, agent.backend, max_steps=settings.max_steps, tool_timeout=settings.tool_timeout,
                     seed=settings.seed, approver=approver, approving=settings.approve, intent=intent)
 
 
-def _embed_when_needed(settings: Settings) -> Callable[[list[str]], np.ndarray]:
-    """An embed function that opens the memory embedder on its first call (memory off: the
-    router's classifier needs it only for questions its rules leave open)."""
-    opened: list[Embedder] = []
-
-    def embed(texts: list[str]) -> np.ndarray:
-        if not opened:
-            opened.append(open_embedder(settings))
-        return opened[0].embed(texts)
-    return embed
-
-
-def _memory_parts(settings: Settings, backend: Backend, choice: BackendChoice, opened: contextlib.ExitStack,
-                  status: Status, backend_factory: BackendFactory) -> MemoryParts:
+def _open_memory(settings: Settings, backend: Backend, choice: BackendChoice, embedder: TextEmbedder,
+                 opened: contextlib.ExitStack, status: Status,
+                 backend_factory: BackendFactory) -> tuple[Backend, MemoryParts]:
+    """The store on `embedder`, and the distiller's and summarizer's model; returns that
+    model and the parts the agent works with."""
     from .memory.distill import Distiller
     from .memory.summary import Summarizer
 
     status("opening memory ...")
-    store = open_store(settings)
+    store = open_store(settings, embedder)
     opened.callback(store.close)
     distill_backend, owned = _distill_backend(settings, backend, choice, backend_factory)
     if owned:
         opened.callback(distill_backend.close)
-    return MemoryParts(
-        store=store,
-        distiller=Distiller(distill_backend, store.embedder),
-        summarizer=Summarizer(distill_backend),
-    )
-
-
-def forget_everything(settings: Settings) -> None:
-    """Remove all memory: facts, turns, vectors, journal, backups, sessions (with their
-    summaries), the chat's line-editing history, the notes index and the saved llama.cpp
-    states (which hold session summaries), in the data dir and in each of the server's
-    namespaces (`users/NAME`); only files local-agent made. Raises
-    rather than return when any of it could not be deleted."""
-    data_dir = claim_data_dir(settings.data_dir)
-    namespaces = namespace_dirs(data_dir)  # the server's users/NAME: links refused before anything goes
-    embedder = _forget_data_dir(data_dir, lambda: open_store(settings))
-    for folder in namespaces:
-        _forget_data_dir(claim_data_dir(folder), functools.partial(_open_at, folder, embedder))
-
-
-def _forget_data_dir(data_dir: Path, opened: Callable[[], MemoryStore]) -> TextEmbedder:
-    """forget_everything in one data dir (the default or a namespace); returns the store's
-    embedder, for the next."""
-    bump_epoch(data_dir)  # open chats must not write back what they hold (epoch.py)
-    SessionStore(data_dir).delete_all()  # first: it refuses links before deleting anything
-    store = opened()
-    try:
-        store.forget_all()
-    finally:
-        store.close()
-    (data_dir / HISTORY_NAME).unlink(missing_ok=True)
-    for cache in (data_dir / TOOL_CACHE_DIR).glob("notes-*.json"):  # what was read from the notes
-        cache.unlink(missing_ok=True)
-    delete_states(data_dir)
-    bump_epoch(data_dir)  # again: a chat that read the old files meanwhile sees it too
-    return store.embedder
-
-
-def _open_at(data_dir: Path, embedder: TextEmbedder) -> MemoryStore:
-    from .memory.store import MemoryStore
-
-    return MemoryStore.open(data_dir, embedder)
-
-
-def memory_origin(settings: Settings, ident: str) -> tuple[Origin, list[tuple[str, int]]]:
-    """Where a memory came from: its origin in the store, and the (session, message index)
-    of each transcript message that holds one of its sources."""
-    store = open_store(settings)
-    try:
-        origin = store.origin(ident)
-    finally:
-        store.close()
-    return origin, find_messages(SessionStore(settings.data_dir), origin)
-
-
-def forget_memory(settings: Settings, ident: str, *, with_source: bool) -> tuple[Origin, list[str]]:
-    """Forget a memory; `with_source` also forgets the messages it was made from: their turn
-    memories, the messages (with the answers to them) in the session transcripts, and their
-    lines in the chat's line-editing history. Returns
-    the origin and the sessions whose transcript changed. Transcripts go first, so a failure
-    leaves the memory in place to forget again."""
-    store = open_store(settings)
-    try:
-        origin = store.origin(ident)
-        if not with_source:
-            store.forget(origin.record.id)
-            return origin, []
-        edited = remove_messages(SessionStore(settings.data_dir), origin)
-        remove_from_history(settings.data_dir / HISTORY_NAME, origin)
-        delete_states(settings.data_dir)  # a saved system prompt may hold a summary of the messages
-        if edited:  # an open chat may still hold the message (or a summary of it): it drops them
-            bump_epoch(settings.data_dir)
-        return store.forget_with_source(origin.record.id), edited
-    finally:
-        store.close()
+    parts = MemoryParts(store=store, distiller=Distiller(distill_backend, embedder),
+                        summarizer=Summarizer(distill_backend))
+    return distill_backend, parts

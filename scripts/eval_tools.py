@@ -65,7 +65,7 @@ def evaluate(args: argparse.Namespace) -> dict[str, Any]:
             assert agent.tool_turn is not None
             outcomes = []
             for number, task in enumerate(tasks, 1):
-                outcomes.append(run_task(agent, task))
+                outcomes.append(run_task(runtime, task))
                 print(f"\r{number}/{len(tasks)} {task['id']}", end="", file=sys.stderr, flush=True)
             print(file=sys.stderr)
             chat = {name: chat_rate(agent.tool_turn, messages) for name, messages in _plain_chat(args).items()}

@@ -14,15 +14,13 @@ def main() -> None:
     backend = ScriptedBackend(default="Scripted answer.")
     if "--hash-embedder" in sys.argv:
         sys.argv.remove("--hash-embedder")
-        from local_agent.memory.store import MemoryStore
-
         from .reliability import HashEmbedder
 
         class WarmHashEmbedder(HashEmbedder):
             def warm_up(self) -> None:
                 pass
 
-        app.open_store = lambda settings: MemoryStore.open(settings.data_dir, WarmHashEmbedder())
+        app.open_embedder = lambda settings: WarmHashEmbedder()
     sys.argv[0] = "local-agent"
     from local_agent.cli import main as cli_main
 

@@ -71,7 +71,7 @@ def test_batch_stdin_fuzz(scripted, capsys, monkeypatch, lines: list[bytes]) -> 
 @pytest.mark.parametrize("text", NASTY, ids=range(len(NASTY)))
 def test_nasty_messages_with_memory_on(scripted, isolated_dirs: Path, embedder, capsys, monkeypatch,
                                        text: str) -> None:
-    monkeypatch.setattr("local_agent.app.open_store", lambda settings: MemoryStore.open(settings.data_dir, embedder))
+    monkeypatch.setattr("local_agent.app.open_embedder", lambda settings: embedder)
     code, _, err = run_main(["ask", "--json"], capsys, monkeypatch, stdin=text.encode("utf-8"), backend=scripted)
     _expect_ask(text, code, err)
     answered = int(code == 0)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from local_agent.app import forget_everything
+from local_agent.app import opened_memory
 from local_agent.backends import llama_state
 from local_agent.backends.llama_state import PrefixStates, delete_states, state_dir
 from local_agent.config import Settings
@@ -152,7 +152,8 @@ def test_doctor_names_a_linked_state(tmp_path: Path):
 
 def test_forget_all_deletes_the_saved_states(tmp_path: Path):
     data_dir, state = _data_dir_with_a_state(tmp_path)
-    forget_everything(Settings(data_dir=data_dir))
+    with opened_memory(Settings(data_dir=data_dir)) as memory:
+        memory.forget_all()
     assert not state.exists() and not (data_dir / "cache").exists()
     assert b"kv cache" not in b"".join(p.read_bytes() for p in data_dir.rglob("*") if p.is_file())
 

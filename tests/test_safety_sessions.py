@@ -191,10 +191,11 @@ def test_item06_incognito_lines_stay_out_of_readline_history(chat_repl, isolated
 
 # -- item 7: forget --all against a running chat -------------------------------------------------
 def _forget_all(data_dir: Path) -> None:
-    from local_agent.app import forget_everything
+    from local_agent.app import opened_memory
     from local_agent.config import Settings
 
-    forget_everything(Settings(data_dir=data_dir))
+    with opened_memory(Settings(data_dir=data_dir)) as memory:
+        memory.forget_all()
 
 
 def test_item07_forget_all_holds_against_an_open_chat(tmp_path):

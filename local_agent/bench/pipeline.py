@@ -66,9 +66,9 @@ def measure_pipeline(settings: Settings, plan: BenchPlan) -> dict[str, Any]:
 
 
 def _memory(runtime: Runtime) -> MemoryParts:
-    if runtime.agent.memory is None:
+    if runtime.memory is None:
         raise InputError("the memory pipeline benchmark needs a runtime with memory on")
-    return runtime.agent.memory
+    return runtime.memory
 
 
 def _measure_distill(runtime: Runtime, reps: int) -> dict[str, Any]:

@@ -38,7 +38,7 @@ def measure_turns(runtime: Runtime, settings: Settings, plan: BenchPlan) -> dict
     messages = list(TURN_MESSAGES[: max(plan.reps, 2)])
     bare = _bare_turns(runtime.backend, messages, generation)
     without = _agent_turns(runtime, None, messages, generation)
-    with_memory = _agent_turns(runtime, runtime.agent.memory, messages, generation)
+    with_memory = _agent_turns(runtime, runtime.memory, messages, generation)
     # The pipeline's own cost before the model sees the prompt: recall (query embedding
     # included) and composing. The longer prompt that recalled memories make is the model's
     # prompt processing, reported apart as the TTFT difference.
@@ -114,7 +114,7 @@ def _dialogue(runtime: Runtime, generation: GenerationSettings, *, read_ahead: b
     from ..turn.agent import Agent
 
     sessions = runtime.agent.sessions
-    agent = Agent(runtime.backend, sessions, sessions.new(), runtime.agent.settings, memory=runtime.agent.memory,
+    agent = Agent(runtime.backend, sessions, sessions.new(), runtime.agent.settings, memory=runtime.memory,
                   directive=runtime.agent.directive)
     ttft, model_ttft, prompt_tokens, decode = [], [], [], []
     try:

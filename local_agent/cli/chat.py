@@ -117,6 +117,7 @@ def ask(question: tuple[str, ...], as_json: bool, no_server: bool, session: str 
 def _ask_in_process(ctx: click.Context, settings: Settings, text: str, *, session: str | None,
                     system: str | None, memory: bool, as_json: bool) -> None:
     from ..app import build_runtime
+    from ..turn.record import turn_json
     from .approval import TtyApprover
     from .tool_lines import call_line
 
@@ -127,7 +128,7 @@ def _ask_in_process(ctx: click.Context, settings: Settings, text: str, *, sessio
     with runtime:
         result = runtime.agent.respond(text, on_token=None if as_json else _stream_to_stdout, on_call=show_call)
         if as_json:
-            print_json(runtime.turn_json(result))
+            print_json(turn_json(result, runtime.choice, runtime.backend.model_name))
         else:
             click.echo()
             for notice in result.notices if result.tool_calls else ():  # e.g. a call that was not allowed

@@ -5,17 +5,16 @@ from __future__ import annotations
 import datetime as dt
 import sys
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from pathlib import Path
-from typing import Any
 
 import click
 
-from ..app import forget_everything, forget_memory, memory_origin, open_store
+from ..app import open_store, opened_memory
 from ..errors import InputError
+from ..memory.service import MemoryService, Traced
 from ..memory.store.datadir import namespace_dirs
-from ..memory.store.records import MAX_FACT_CHARS
-from ..types import MemoryRecord, Provenance
+from ..types import MemoryRecord
 from .display import printable
 from .group import cli, print_json
 from .options import common_options, echo_err, is_terminal, settings_from
@@ -30,12 +29,9 @@ def memory() -> None:
 
 
 @contextmanager
-def _store() -> Iterator[Any]:
-    store = open_store(settings_from(click.get_current_context()))
-    try:
-        yield store
-    finally:
-        store.close()
+def _memory() -> Iterator[MemoryService]:
+    with opened_memory(settings_from(click.get_current_context())) as memory:
+        yield memory
 
 
 def _day(timestamp: float) -> str:
@@ -54,11 +50,9 @@ def _row(record: MemoryRecord) -> str:
 @common_options
 def list_command(kind: str, limit: int, all_versions: bool, as_json: bool) -> None:
     """Active memories, newest first: id, date, text."""
-    with _store() as store:
-        records = store.records(kind=None if kind == "all" else kind, include_inactive=all_versions)
-        turns = len(store.records(kind="turn")) if kind == "fact" else 0
-    records.sort(key=lambda r: r.updated, reverse=True)
-    records = records[:limit] if limit > 0 else records
+    with _memory() as memory:
+        records = memory.newest(None if kind == "all" else kind, limit=limit, include_inactive=all_versions)
+        turns = len(memory.records("turn")) if kind == "fact" else 0
     if as_json:
         print_json([r.to_dict() for r in records])
         return
@@ -78,8 +72,8 @@ def list_command(kind: str, limit: int, all_versions: bool, as_json: bool) -> No
 @common_options
 def search(query: str, limit: int, as_json: bool) -> None:
     """Memories closest to QUERY (the same recall that chat uses), with scores."""
-    with _store() as store:
-        hits = store.recall(query, k=limit)
+    with _memory() as memory:
+        hits = memory.search(query, limit)
     if as_json:
         print_json([{**h.record.to_dict(), "score": h.score} for h in hits])
         return
@@ -93,9 +87,9 @@ def search(query: str, limit: int, as_json: bool) -> None:
 @common_options
 def show(ident: str, as_json: bool) -> None:
     """One memory with its provenance, the decision that saved it, and what it replaced."""
-    with _store() as store:
-        record = store.get(ident)
-        previous = store.get(record.supersedes) if record.supersedes else None
+    with _memory() as memory:
+        shown = memory.show(ident)
+    record, previous = shown.record, shown.previous
     if as_json:
         print_json({**record.to_dict(), "supersedes_record": previous.to_dict() if previous else None})
         return
@@ -119,25 +113,14 @@ def _shown_fields(record: MemoryRecord, previous: MemoryRecord | None) -> list[t
     return fields
 
 
-def _require_text(text: str) -> str:
-    text = " ".join(text.split())
-    if not text:
-        raise InputError("the memory text is empty")
-    if len(text) > MAX_FACT_CHARS:
-        raise InputError(f"a memory is at most {MAX_FACT_CHARS} characters")
-    return text
-
-
 @memory.command()
 @click.argument("text")
 @json_option
 @common_options
 def add(text: str, as_json: bool) -> None:
     """Remember TEXT as a fact about you; prints the new id."""
-    text = _require_text(text)
-    with _store() as store:
-        record = store.add(text, "fact", provenance=Provenance(source_text=text, extra={"via": "memory add"}),
-                           decision={"route": "user"})
+    with _memory() as memory:
+        record = memory.remember(text, via="memory add").record
     print_json(record.to_dict()) if as_json else click.echo(record.id)
 
 
@@ -148,11 +131,10 @@ def add(text: str, as_json: bool) -> None:
 @common_options
 def edit(ident: str, text: str, as_json: bool) -> None:
     """Correct a memory: the new TEXT supersedes it (the old one is kept, out of recall)."""
-    text = _require_text(text)
-    with _store() as store:
-        old = store.get(ident)
-        record = store.supersede(old.id, text, provenance=Provenance(source_text=text, extra={"via": "memory edit"}),
-                                 decision={"route": "user"}, key=old.key)
+    with _memory() as memory:
+        saved = memory.correct(ident, text, via="memory edit")
+    record, old = saved.record, saved.previous
+    assert old is not None  # a correction always replaces a record
     print_json(record.to_dict()) if as_json else click.echo(f"{record.id} replaces {old.id}")
 
 
@@ -173,31 +155,31 @@ def forget(ident: str | None, everything: bool, with_source: bool | None, yes: b
     if not ident:  # hence --all
         _forget_all(yes, as_json)
         return
-    settings = settings_from(click.get_current_context())
-    origin, messages = memory_origin(settings, ident)
-    held = _still_held(origin, messages)
-    if with_source is None:
-        with_source = bool(held) and not yes and not as_json and is_terminal() and click.confirm(
-            f"It was made from your message {origin.sources[0].text!r} ({held}). Forget that too?", default=True)
-    origin, edited = forget_memory(settings, origin.record.id, with_source=with_source)
+    with _memory() as memory:
+        traced = memory.trace(ident)
+        origin, held = traced.origin, _still_held(traced)
+        if with_source is None:
+            with_source = bool(held) and not yes and not as_json and is_terminal() and click.confirm(
+                f"It was made from your message {origin.sources[0].text!r} ({held}). Forget that too?", default=True)
+        forgotten = memory.forget(origin.record.id, with_source=with_source)
     if as_json:
-        turns = [turn.id for turn in origin.turns] if with_source else []
-        print_json({"forgotten": origin.record.id, "turns_forgotten": turns, "sessions_edited": edited})
+        print_json({"forgotten": forgotten.record.id, "turns_forgotten": [turn.id for turn in forgotten.turns],
+                    "sessions_edited": list(forgotten.sessions_edited)})
         return
-    click.echo(f"forgot {origin.record.id}  {origin.record.text}")
-    if with_source:
-        for turn in origin.turns:
-            click.echo(f"forgot {turn.id}  {turn.text}")
-        for name in edited:
-            click.echo(f"removed the message from session {name}")
-    elif held:
+    click.echo(f"forgot {forgotten.record.id}  {forgotten.record.text}")
+    for turn in forgotten.turns:
+        click.echo(f"forgot {turn.id}  {turn.text}")
+    for name in forgotten.sessions_edited:
+        click.echo(f"removed the message from session {name}")
+    if not with_source and held:
         echo_err(f"note: the message it was made from is still stored ({held}); "
                  + (f"`local-agent memory forget {origin.turns[0].id} --with-source` forgets it" if origin.turns
                     else "it stays in the session transcript"))
 
 
-def _still_held(origin: Any, messages: list[tuple[str, int]]) -> str:
+def _still_held(traced: Traced) -> str:
     """Where the source of a memory is still stored, in words ('' when nowhere)."""
+    origin, messages = traced.origin, traced.messages
     parts = []
     if origin.turns:
         parts.append(f"{len(origin.turns)} conversation turn memor{'ies' if len(origin.turns) > 1 else 'y'}")
@@ -215,7 +197,8 @@ def _forget_all(yes: bool, as_json: bool) -> None:
         count = len(namespace_dirs(settings.data_dir))
         also = f" and its {count} server namespace{'s' if count > 1 else ''}" if count else ""
         click.confirm(f"Forget ALL memories, sessions and summaries in {settings.data_dir}{also}?", abort=True)
-    forget_everything(settings)
+    with opened_memory(settings) as memory:
+        memory.forget_all()
     print_json({"forgotten": "all"}) if as_json else click.echo("all memory forgotten")
 
 
@@ -225,10 +208,8 @@ def _forget_all(yes: bool, as_json: bool) -> None:
 @common_options
 def export_command(path: str, as_json: bool) -> None:
     """Write every memory (with provenance) to a JSON file at PATH."""
-    from pathlib import Path
-
-    with _store() as store:
-        count = store.export(Path(path))
+    with _memory() as memory:
+        count = memory.export(Path(path)).records
     print_json({"exported": count, "path": path}) if as_json else click.echo(f"exported {count} memories to {path}")
 
 
@@ -238,10 +219,8 @@ def export_command(path: str, as_json: bool) -> None:
 @common_options
 def import_command(path: str, as_json: bool) -> None:
     """Add the memories from a file written by `memory export`."""
-    from pathlib import Path
-
-    with _store() as store:
-        count = store.import_file(Path(path))
+    with _memory() as memory:
+        count = memory.import_file(Path(path)).added
     print_json({"imported": count}) if as_json else click.echo(f"imported {count} memories")
 
 
@@ -284,7 +263,7 @@ def import_chats_command(path: str, dry_run: bool, digests: bool, as_json: bool)
     chats = read_chats(Path(path))
     for problem in chats.problems:
         echo_err(printable(f"line {problem.line}: {problem.message} (skipped)"))
-    with (_store() as store, summarizer_for(ctx, digests and not dry_run) as summarizer,
+    with (closing(open_store(settings_from(ctx))) as store, summarizer_for(ctx, digests and not dry_run) as summarizer,
           progress_bar(len(chats.messages), quiet=as_json) as advance):
         counts = import_history(store, chats.messages, summarizer=summarizer, dry_run=dry_run, progress=advance)
     report = {"format": chats.format, "messages": counts.messages, "skipped_existing": counts.skipped_existing,

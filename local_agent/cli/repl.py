@@ -18,6 +18,7 @@ from .history import ChatHistory
 from .stdin_text import check_message_size, read_piped_line
 
 if TYPE_CHECKING:
+    from ..memory.service import MemoryService
     from ..tools.loop import ToolCall
 
 HELP = """Commands:
@@ -62,7 +63,7 @@ class ChatRepl:
         if sys.stdin.isatty():
             self.history.start()
         self._banner()
-        self.agent.warm_up()  # load the embedding model while the user types the first message
+        self.runtime.warm_up()  # load the embedding model while the user types the first message
         self.agent.prepare_next_turn()  # and read the system prompt (and a resumed dialogue) ahead
         while True:
             try:
@@ -209,27 +210,29 @@ class ChatRepl:
             click.echo(f"error: {exc}", err=True)
             return None
 
-    def _need_memory(self) -> bool:
-        if not self.agent.has_memory:
+    def _memory(self) -> MemoryService | None:
+        """The runtime's memory service; None (said) when memory is off."""
+        if self.runtime.memory_service is None:
             click.echo("memory is off in this chat (--no-memory)", err=True)
-            return False
-        return True
+        return self.runtime.memory_service
 
     def _clear(self) -> None:
         self.agent.clear()
         click.echo("· dialogue cleared; long-term memory kept", err=True)
 
     def _memories(self) -> None:
-        if not self._need_memory():
+        memory = self._memory()
+        if memory is None:
             return
-        facts = self.agent.facts()
+        facts = memory.records("fact")
         if not facts:
             click.echo("I don't remember anything about you yet.")
         for record in facts:
             click.echo(f"{record.id}  {record.text}")
 
     def _remember(self, text: str) -> None:
-        if not self._need_memory():
+        memory = self._memory()
+        if memory is None:
             return
         if not text:
             click.echo("usage: /remember TEXT", err=True)
@@ -237,16 +240,17 @@ class ChatRepl:
         if self.agent.incognito:
             click.echo("incognito: nothing is written (toggle with /incognito)", err=True)
             return
-        record = self.agent.remember(text)
+        record = memory.remember(text, via="/remember", session=self.agent.session.name).record
         click.echo(f"· remembered [{record.id}] {record.text}", err=True)
 
     def _forget(self, ident: str) -> None:
-        if not self._need_memory():
+        memory = self._memory()
+        if memory is None:
             return
         if not ident:
             click.echo("usage: /forget ID", err=True)
             return
-        record = self.agent.forget(ident)
+        record = memory.forget(ident).record
         click.echo(f"· forgot [{record.id}] {record.text}", err=True)
 
     def _summary(self) -> None:

@@ -16,6 +16,7 @@ from typing import IO, TYPE_CHECKING, Any
 from ..app import BackendFactory, Runtime, build_runtime
 from ..backends import create_backend
 from ..config import Settings
+from ..turn.record import turn_json
 from ..turn.result import TurnResult
 from ..types import GenerationSettings
 from .batch import BatchItem, BatchRunner
@@ -34,7 +35,8 @@ def responder(runtime: Runtime, base: GenerationSettings) -> Callable[[BatchItem
                                 today=item.today)
         if result.interrupted:  # Ctrl-C: stop the batch; this line is redone by --resume
             raise KeyboardInterrupt
-        turn = runtime.turn_json(result)  # waits: memories saved by this line are part of its record
+        # waits for the memory work: memories saved by this line are part of its record
+        turn = turn_json(result, runtime.choice, runtime.backend.model_name)
         turn["error"] = None
         return result, turn
 

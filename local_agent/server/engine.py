@@ -3,16 +3,16 @@
 Everything the server needs from the rest of local-agent goes through `Engine`, in plain data
 (turns.py) and dicts, so a change to the agent's shape is an edit here only. What it uses:
 
-- `app.build_runtime(settings, system=, memory=, status=, backend_factory=)` -> Runtime
-  (backend, choice, agent.memory: the store, distiller and summarizer), `Runtime.turn_json`,
-  `Runtime.close()`, `app.load_session`;
-- `agent.Agent(backend, sessions, session, settings, memory=, directive=)`, `.respond(message,
-  on_token=, generation=)` -> TurnResult (`.memory_work()` waits for the memory work),
-  `.set_incognito`, `.close()`; `MemoryParts`; `Agent._in_window` is overridden (see
-  `_ClientDialogueAgent`);
-- `memory.sessions.Session/Turn/SessionStore`, `memory.datadir.claim_data_dir`;
-- `MemoryStore.open/records/add/recall/forget/close`, the store's embedder (`embed`,
-  `warm_up`), `memory.gguf_embedder.memory_embedder` when memory is off;
+- `app.build_runtime(settings, system=, memory=, status=, backend_factory=)` -> Runtime, whose
+  named fields own what requests share: `backend` and `choice` (the chat model), `embedder`,
+  `memory` (the default namespace's store, the distiller and summarizer), `warm_up`, `close`;
+  `app.load_session`, `app.make_tool_turn`; `turn.record.turn_json` (the warm ask's record);
+- `agent.Agent(backend, sessions, session, settings, memory=, directive=, in_window=)`,
+  `.respond(message, on_token=, generation=)` -> TurnResult (`.memory_work()` waits for the
+  memory work), `.set_incognito`, `.close()`; `MemoryParts`;
+- `memory.service.MemoryService` for the memory routes (one per namespace, dated by --today);
+- `memory.sessions.Session/Turn/SessionStore`, `memory.store.datadir.claim_data_dir`,
+  `MemoryStore.open/close` for the named namespaces;
 - `config.with_overrides` for a warm `ask`'s own settings.
 
 Every method except `info` runs on the worker thread (worker.py): one at a time.
@@ -25,32 +25,33 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
-from ..app import BackendFactory, Runtime, build_runtime, load_session, make_tool_turn
+from ..app import BackendFactory, Runtime, build_runtime, load_session, make_tool_turn, settings_clock
 from ..backends import create_backend
 from ..config import Settings, with_overrides
-from ..dates import when
 from ..errors import InputError, StoreError
+from ..memory.service import MemoryService
 from ..memory.sessions import Session, SessionStore, Turn
 from ..memory.store.datadir import claim_data_dir
 from ..prompt import DEFAULT_SYSTEM
-from ..turn.agent import Agent, MemoryParts
+from ..turn.agent import Agent, MemoryParts, WindowRule
+from ..turn.record import recalled_json, saved_json, turn_json
 from ..turn.result import TurnResult
-from ..types import MemoryRecord, Provenance
+from ..types import MemoryRecord
 from .discovery import CALL_SETTINGS
 from .namespaces import namespace_dir
 from .turns import AskTurn, ChatOutcome, ChatTurn
 
 if TYPE_CHECKING:
-    from ..memory.index.embedder import Embedder, TextEmbedder
     from ..memory.store import MemoryStore
 
 OnToken = Callable[[str], bool]  # False: the client has gone, stop
 MAX_OPEN_NAMESPACES = 8  # stores of named namespaces kept open (least recently used closes)
 EMBEDDING_MODEL = "all-MiniLM-L6-v2"
+API = "api"  # what the memory routes write: the `via` of a remembered fact's provenance
 
 
 class Disconnected(KeyboardInterrupt):
@@ -81,16 +82,14 @@ class _NoSessionFiles:
         return False
 
 
-class _ClientDialogueAgent(Agent):
-    """An Agent whose visible dialogue is the client's message list: a recalled past message
-    is left out when the client sent the same text in this request."""
+def client_window(turn: ChatTurn) -> WindowRule:
+    """The window rule of a request: the visible dialogue is the client's message list, so a
+    recalled past message is left out when the client sent the same text in this request."""
+    visible = {_plain(text) for role, text in turn.history if role == "user"}
 
-    def __init__(self, *args: Any, visible: set[str], **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._visible = visible
-
-    def _in_window(self, record: MemoryRecord) -> bool:
-        return record.kind == "turn" and _plain(record.text) in self._visible
+    def in_window(record: MemoryRecord) -> bool:
+        return record.kind == "turn" and _plain(record.text) in visible
+    return in_window
 
 
 def _plain(text: str) -> str:
@@ -114,14 +113,6 @@ def _relay(agent: Agent, on_token: OnToken, *, keep_on_disconnect: bool) -> Call
     return relay
 
 
-def hit_dict(hit: Any) -> dict[str, Any]:
-    return {"id": hit.record.id, "kind": hit.record.kind, "text": hit.record.text, "score": round(hit.score, 4)}
-
-
-def saved_dict(outcome: Any) -> dict[str, Any]:
-    return {"id": outcome.record.id, "text": outcome.record.text, "action": outcome.action}
-
-
 def record_dict(record: MemoryRecord) -> dict[str, Any]:
     return {"id": record.id, "object": "memory", "kind": record.kind, "text": record.text,
             "created": record.created, "updated": record.updated,
@@ -135,7 +126,7 @@ def _outcome(result: TurnResult, max_tokens: int) -> ChatOutcome:
     return ChatOutcome(
         answer=result.answer, finish_reason="length" if completion >= max_tokens else "stop",
         prompt_tokens=result.tokens.get("prompt", 0), completion_tokens=completion,
-        recalled=[hit_dict(hit) for hit in result.recalled], saved=[saved_dict(o) for o in work.saved],
+        recalled=recalled_json(result.recalled), saved=saved_json(work.saved),
         memory_error=work.error, cancelled=result.interrupted,
         tool_calls=[call.to_dict() for call in result.tool_calls],
     )
@@ -165,16 +156,13 @@ class Engine:
         self._backend_factory = backend_factory
         self._runtime: Runtime | None = None
         self._stores: OrderedDict[str, MemoryStore] = OrderedDict()  # named namespaces
-        self._spare_embedder: Embedder | None = None
 
     # -- life ------------------------------------------------------------------------------
     def load(self) -> EngineInfo:
         runtime = build_runtime(self.settings, system=self.default_system, memory=self.memory_on,
                                 status=self._status, backend_factory=_without_saved_states(self._backend_factory))
         self._runtime = runtime
-        if runtime.agent.memory is not None:  # the first request should not wait for these
-            runtime.agent.memory.store.embedder.warm_up()
-            when.warm_up()
+        runtime.warm_up(background=False)  # with memory on: the first request should not wait for it
         backend = runtime.backend
         self.info = EngineInfo(
             model=backend.model_name, aliases=(self.settings.model,), backend=runtime.choice.backend,
@@ -199,11 +187,10 @@ class Engine:
         runtime = self._loaded()
         generation = self.settings.generation(**turn.generation)
         session = Session(name=conversation_name(turn), turns=[Turn(role, text) for role, text in turn.history])
-        visible = {_plain(text) for role, text in turn.history if role == "user"}
-        agent = _ClientDialogueAgent(
-            runtime.backend, _NoSessionFiles(), session, self.settings,
+        agent = Agent(
+            runtime.backend, cast(SessionStore, _NoSessionFiles()), session, self.settings,
             memory=self._chat_memory(turn.namespace) if turn.memory and self.memory_on else None,
-            directive=turn.system or self.default_system or DEFAULT_SYSTEM, visible=visible,
+            directive=turn.system or self.default_system or DEFAULT_SYSTEM, in_window=client_window(turn),
         )
         self._with_tools(agent, self.settings)
         try:
@@ -216,7 +203,7 @@ class Engine:
     def ask(self, turn: AskTurn, on_token: OnToken,
             on_answer: Callable[[dict[str, Any]], None] | None = None) -> tuple[dict[str, Any], str | None]:
         """What `ask` does in-process, on the loaded model: the same session file, memory and
-        output record (`Runtime.turn_json`). Returns (record, memory error) once the memory work
+        output record (`turn_json`). Returns (record, memory error) once the memory work
         is done; `on_answer` gets the answer before that, as soon as it is written."""
         runtime = self._loaded()
         unknown = sorted(set(turn.settings) - set(CALL_SETTINGS))
@@ -225,13 +212,13 @@ class Engine:
         settings = replace(self.settings, **with_overrides(self.settings, turn.settings, "ask request"))
         sessions = SessionStore(claim_data_dir(settings.data_dir))
         agent = Agent(runtime.backend, sessions, load_session(sessions, turn.session), settings,
-                      memory=runtime.agent.memory if turn.memory else None, directive=turn.system or DEFAULT_SYSTEM)
+                      memory=runtime.memory if turn.memory else None, directive=turn.system or DEFAULT_SYSTEM)
         self._with_tools(agent, settings)
         try:
             result = agent.respond(turn.message, on_token=_relay(agent, on_token, keep_on_disconnect=True))
             if on_answer is not None:
                 on_answer({"answer": result.answer, "session": result.session, "interrupted": result.interrupted})
-            return runtime.turn_json(result), result.memory_work().error
+            return turn_json(result, runtime.choice, runtime.backend.model_name), result.memory_work().error
         finally:
             agent.close()
 
@@ -239,29 +226,30 @@ class Engine:
         """The built-in tools (`serve --tools`, which needs an API key), for this request's
         agent: memory search reads the request's own namespace. No call is put to anyone."""
         if settings.tools_on:
-            agent.use_tools(make_tool_turn(settings, agent, agent.memory, approver=None))
+            agent.use_tools(make_tool_turn(settings, agent, self._loaded().embedder, approver=None))
 
     # -- memory REST -------------------------------------------------------------------------
     def memories(self, namespace: str | None, kind: str | None, limit: int) -> list[dict[str, Any]]:
-        records = self._store(namespace).records(kind=kind)
-        records.sort(key=lambda record: record.updated, reverse=True)
-        return [record_dict(record) for record in records[: limit or None]]
+        return [record_dict(record) for record in self.memory_service(namespace).newest(kind, limit=limit)]
 
     def remember(self, namespace: str | None, text: str) -> dict[str, Any]:
         """Store `text` as a fact the user stated (as the chat's /remember does)."""
-        provenance = Provenance(session="api", source_text=text, date=time.strftime("%Y-%m-%dT%H:%M"), role="user")
-        record = self._store(namespace).add(text, "fact", provenance=provenance, decision={"route": "user"})
-        return record_dict(record)
+        return record_dict(self.memory_service(namespace).remember(text, via=API).record)
 
     def search(self, namespace: str | None, query: str, limit: int) -> list[dict[str, Any]]:
-        hits = self._store(namespace).recall(query, k=limit)
+        hits = self.memory_service(namespace).search(query, limit)
         return [{**record_dict(hit.record), "score": round(hit.score, 4)} for hit in hits]
 
     def forget(self, namespace: str | None, ident: str) -> dict[str, Any]:
-        return record_dict(self._store(namespace).forget(ident))
+        return record_dict(self.memory_service(namespace).forget(ident).record)
+
+    def memory_service(self, namespace: str | None) -> MemoryService:
+        """The memory service of a namespace (None: the default one), dated by --today."""
+        return MemoryService(self._store(namespace), namespace_dir(self.settings.data_dir, namespace),
+                             clock=settings_clock(self.settings))
 
     def embed(self, texts: list[str]) -> np.ndarray:
-        return self._embedder().embed(texts)
+        return self._loaded().embedder.embed(texts)
 
     # -- internals ---------------------------------------------------------------------------
     def _loaded(self) -> Runtime:
@@ -275,7 +263,7 @@ class Engine:
         return self.info
 
     def _memory(self) -> MemoryParts:
-        parts = self._loaded().agent.memory
+        parts = self._loaded().memory
         if not self.memory_on or parts is None:
             raise InputError("memory is off on this server (it was started with --no-memory)")
         return parts
@@ -292,18 +280,8 @@ class Engine:
         if store is None:
             from ..memory.store import MemoryStore
 
-            store = MemoryStore.open(namespace_dir(self.settings.data_dir, namespace), own.embedder)
+            store = MemoryStore.open(namespace_dir(self.settings.data_dir, namespace), self._loaded().embedder)
         self._stores[namespace] = store  # most recently used last
         while len(self._stores) > MAX_OPEN_NAMESPACES:
             self._stores.popitem(last=False)[1].close()
         return store
-
-    def _embedder(self) -> TextEmbedder:
-        parts = self._loaded().agent.memory
-        if parts is not None:
-            return parts.store.embedder
-        if self._spare_embedder is None:
-            from ..memory.index.gguf_embedder import memory_embedder
-
-            self._spare_embedder = memory_embedder(self.settings.models_dir, self.settings.device)
-        return self._spare_embedder

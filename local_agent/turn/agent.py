@@ -23,7 +23,6 @@ from typing import TYPE_CHECKING, Any
 
 from ..backends.base import Backend
 from ..config import Settings
-from ..dates import when
 from ..dates.clock import now as clock_now
 from ..dates.clock import stamp
 from ..memory.index.render import prompt_text
@@ -31,24 +30,29 @@ from ..memory.index.small_talk import is_small_talk
 from ..memory.sessions import Session, SessionStore, Turn
 from ..process.background import Background
 from ..prompt import DEFAULT_SYSTEM, Budget, ComposedPrompt, compose
-from ..types import GenerationSettings, MemoryRecord, Provenance, RecallHit
+from ..types import GenerationSettings, MemoryRecord, RecallHit
 from .answering import Answer, stream_answer
 from .memory_work import MemoryParts, distill_turn, fold_summary, store_turn
 from .result import MemoryWork, ToolTrace, TurnResult, WorkInProgress
 
 if TYPE_CHECKING:  # heavy modules are only needed when memory (or tools) are on
-    from ..memory.store import MemoryStore
     from ..tools.loop import AskUser
     from ..tools.router import Route
     from .tool_turn import OnCall, ToolOutcome, ToolTurn
 
 log = logging.getLogger(__name__)
+# Whether a recalled memory is already in the dialogue the model sees (then it is not recalled
+# again): by default a past message of the session not yet folded into its summary; the server
+# passes its own rule, as its client sends the dialogue.
+WindowRule = Callable[[MemoryRecord], bool]
 FORGOTTEN_NOTICE = "everything was forgotten (`memory forget --all`) while this chat was open: starting afresh"
 
 
 class Agent:
     """A conversation with one model: `settings` (config.Settings) give its recall, budget,
-    summary and generation settings and whether it starts incognito."""
+    summary and generation settings and whether it starts incognito. `clock` is its today
+    (default: --today, else the clock); `in_window` the rule for what is already in the
+    visible dialogue (WindowRule)."""
 
     def __init__(
         self,
@@ -60,6 +64,7 @@ class Agent:
         memory: MemoryParts | None = None,
         directive: str = DEFAULT_SYSTEM,
         clock: Callable[[], dt.datetime] | None = None,
+        in_window: WindowRule | None = None,
     ) -> None:
         self.backend = backend
         self.sessions = sessions
@@ -69,6 +74,7 @@ class Agent:
         self.memory = memory
         self.directive = directive
         self.clock = clock or (lambda: clock_now(settings.today))
+        self._in_window = in_window or self._in_session_window
         self._moment: dt.datetime | None = None  # a batch line's own date, for its turn
         self.last: TurnResult | None = None
         self.tool_turn: ToolTurn | None = None  # set by use_tools
@@ -181,8 +187,9 @@ class Agent:
         timings["recall_s"] = time.perf_counter() - start
         return hits
 
-    def _in_window(self, record: MemoryRecord) -> bool:
-        """A past message already in the visible dialogue need not be recalled again."""
+    def _in_session_window(self, record: MemoryRecord) -> bool:
+        """The window rule of a session: a past message of this session not yet folded into
+        its summary is in the visible dialogue."""
         origin = record.provenance
         return (
             record.kind == "turn"
@@ -330,32 +337,6 @@ class Agent:
             return []
         return [prompt_text(hit.record) for hit in self.memory.store.recall(query, k=k)]
 
-    def warm_up(self) -> None:
-        """Load the embedding model and the date library in the background (e.g. while the
-        user types)."""
-        if self.memory is not None:
-            embedder = self.memory.store.embedder
-
-            def load() -> None:
-                embedder.warm_up()
-                when.warm_up()
-
-            threading.Thread(target=load, daemon=True).start()
-
-    def facts(self) -> list[MemoryRecord]:
-        """The facts remembered about the user."""
-        return self._store().records(kind="fact")
-
-    def remember(self, text: str) -> MemoryRecord:
-        """Store `text` as a fact the user stated explicitly (/remember)."""
-        store = self._store()
-        provenance = Provenance(session=self.session.name, source_text=text, date=stamp(self.now()), role="user")
-        return store.add(text, "fact", provenance=provenance, decision={"route": "user"})
-
-    def forget(self, ident: str) -> MemoryRecord:
-        """Forget the memory `ident` (an id or a unique prefix); returns what was forgotten."""
-        return self._store().forget(ident)
-
     def use_session(self, name: str) -> None:
         """Go on in the session called `name` (loaded, or created when new)."""
         if name != self.session.name:
@@ -368,10 +349,3 @@ class Agent:
         self.wait()
         self.session.summary = ""
         self.session.summarized_upto = len(self.session.turns)
-
-    def _store(self) -> MemoryStore:
-        """The memory store, once the memory work still running is done."""
-        if not self.memory:
-            raise RuntimeError("memory is off")
-        self.wait()
-        return self.memory.store

@@ -19,8 +19,9 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from local_agent.app import Runtime
 from local_agent.dates.clock import now as clock_now
-from local_agent.turn.agent import Agent
+from local_agent.errors import InputError
 from local_agent.turn.result import TurnResult
 from local_agent.turn.tool_turn import ToolTurn
 
@@ -93,18 +94,24 @@ def outcome_of(task: dict[str, Any], result: TurnResult) -> TaskOutcome:
     )
 
 
-def run_task(agent: Agent, task: dict[str, Any]) -> TaskOutcome:
+def run_task(runtime: Runtime, task: dict[str, Any]) -> TaskOutcome:
     """One task in a fresh session from the task's today; a memory task's facts are stored
-    before and forgotten after."""
+    before (as /remember stores them) and forgotten after."""
+    agent, memory = runtime.agent, runtime.memory_service
     agent.use_session(task["id"])
     agent.clock = functools.partial(clock_now, str(task["today"]))
-    stored = [agent.remember(fact) for fact in task.get("memories", [])]
+    facts = task.get("memories", [])
+    if facts and memory is None:
+        raise InputError(f"task {task['id']} stores memories: run it with memory on")
+    stored = [memory.remember(fact, via="/remember", session=agent.session.name).record
+              for fact in facts] if memory is not None else []
     try:
         result = agent.respond(task["message"])
         result.memory_work()
     finally:
-        for record in stored:
-            agent.forget(record.id)
+        if memory is not None:
+            for record in stored:
+                memory.forget(record.id)
     return outcome_of(task, result)
 
 

@@ -34,6 +34,7 @@ MODELS_DIR_NAME = "models"  # model files fetched into the default data dir: nev
 EPOCH_NAME = "epoch"  # the forget epoch and the lock of session writes: see sessions/epoch.py
 SESSIONS_LOCK_NAME = "sessions.lock"
 USERS_DIR_NAME = "users"  # the server's memory namespaces, a data dir each (server/namespaces.py)
+TOOL_CACHE_NAME = "tool-cache"  # the notes index: chunks and vectors of the user's notes (tools/notes_index.py)
 OWN_TOP_FILES = frozenset({HISTORY_NAME, EPOCH_NAME, SESSIONS_LOCK_NAME})
 # a session file (the name rule of sessions/format.py) or an atomic write of one
 SESSION_FILE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}\.json")
