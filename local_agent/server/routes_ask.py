@@ -20,6 +20,7 @@ from fastapi.responses import StreamingResponse
 
 from .discovery import ASK_PATH, load_identity, mismatch
 from .errors import APIError, as_api_error, error_body
+from .namespaces import USER_HEADER, refuse_namespace
 from .schemas import AskRequest
 from .state import state_of
 from .streaming import Channel, Early
@@ -32,6 +33,7 @@ router = APIRouter()
 async def ask(body: AskRequest, request: Request) -> StreamingResponse:
     state = state_of(request)
     state.info()
+    refuse_namespace(request.headers.get(USER_HEADER), body.user)
     differ = mismatch(body.expect, load_identity(state.engine.settings))
     if differ:
         raise APIError(409, f"this server was started with other settings ({', '.join(differ)})",

@@ -1,5 +1,7 @@
-"""Memory over HTTP, per namespace (X-Local-Agent-User): list, add, search, forget.
+"""Memory over HTTP, per namespace: list, add, search, forget.
 
+The namespace is the `X-Local-Agent-User` header, or the body's `user` on the routes with a
+body (add, search), checked as chat completions check it (namespaces.select_namespace).
 Search is a POST so that queries, which say what the user asked, never reach access logs.
 """
 
@@ -18,8 +20,8 @@ from .state import state_of
 router = APIRouter()
 
 
-def _namespace(request: Request) -> str | None:
-    return select_namespace(request.headers.get(USER_HEADER), None)
+def _namespace(request: Request, body_user: str | None = None) -> str | None:
+    return select_namespace(request.headers.get(USER_HEADER), body_user)
 
 
 @router.get("/v1/memories", response_model=None)
@@ -36,7 +38,7 @@ async def list_memories(request: Request, kind: Literal["fact", "turn", "digest"
 async def add_memory(body: MemoryAdd, request: Request) -> Response | dict[str, Any]:
     state = state_of(request)
     state.info()
-    namespace = _namespace(request)
+    namespace = _namespace(request, body.user)
     record = await state.run(request, lambda: state.engine.remember(namespace, body.text))
     return Response(status_code=GONE) if record is None else record
 
@@ -45,7 +47,7 @@ async def add_memory(body: MemoryAdd, request: Request) -> Response | dict[str, 
 async def search_memories(body: MemorySearch, request: Request) -> Response | dict[str, Any]:
     state = state_of(request)
     state.info()
-    namespace = _namespace(request)
+    namespace = _namespace(request, body.user)
     hits = await state.run(request, lambda: state.engine.search(namespace, body.query, body.limit))
     return Response(status_code=GONE) if hits is None else memory_list(hits)
 

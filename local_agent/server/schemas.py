@@ -81,11 +81,13 @@ class EmbeddingsRequest(_Open):
 
 class MemoryAdd(_Open):
     text: Text = Field(min_length=1)
+    user: Text | None = None  # the namespace, as in a chat request (namespaces.py)
 
 
 class MemorySearch(_Open):
     query: Text = Field(min_length=1)
     limit: int = Field(10, ge=1, le=100)
+    user: Text | None = None
 
 
 class AskRequest(_Open):
@@ -98,6 +100,7 @@ class AskRequest(_Open):
     settings: dict[str, Any] = Field(default_factory=dict)
     expect: dict[str, Any] = Field(default_factory=dict)
     wait_for_memory: bool = True  # False: answer first; the server finishes the memory work after
+    user: Text | None = None  # refused: the warm ask is in the default memory only
 
 
 def unsupported(body: ChatRequest) -> str | None:
