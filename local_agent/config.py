@@ -19,6 +19,7 @@ from .types import BACKEND_NAMES, GenerationSettings
 APP_NAME = "local-agent"
 ENV_PREFIX = "LOCAL_AGENT_"
 CHECKOUT_MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
+DEFAULT_CTX_SIZE = 2048  # the context window used, and assumed for a model that does not state its own
 
 
 def default_data_dir() -> Path:
@@ -37,14 +38,16 @@ class Settings:
     model: str = "smollm2-135m-instruct-q4_1"
     backend: str = "auto"  # auto or one of types.BACKEND_NAMES
     device: str = "auto"  # auto | cpu | cuda
-    ctx_size: int = 2048
+    ctx_size: int = DEFAULT_CTX_SIZE
     threads: int = 0  # 0: let the runtime choose (physical cores)
-    max_tokens: int = 256
-    temperature: float = 0.0
-    top_p: float = 0.95
-    # Small models loop on their own phrases; llama.cpp's CLI default of 1.1 curbs that.
+    # How answers are generated: GenerationSettings' defaults (types.py), written there once.
+    max_tokens: int = GenerationSettings.max_tokens
+    temperature: float = GenerationSettings.temperature
+    top_p: float = GenerationSettings.top_p
+    # Small models loop on their own phrases; llama.cpp's CLI default of 1.1 curbs that (a
+    # model call that asks for nothing, the distiller's say, has GenerationSettings' 1.0: off).
     repeat_penalty: float = 1.1
-    seed: int = 0
+    seed: int = GenerationSettings.seed
     data_dir: Path = field(default_factory=default_data_dir)
     models_dir: Path = field(default_factory=default_models_dir)
     distill_model: str = ""  # empty: the chat model distills too

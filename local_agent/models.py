@@ -25,12 +25,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from .config import CHECKOUT_MODELS_DIR
+from .config import CHECKOUT_MODELS_DIR, DEFAULT_CTX_SIZE
 from .errors import BackendError, ModelError
 from .process.files import atomic_write_stream, fsync_dir
 
 REGISTRY_FILE = "registry.toml"
-DEFAULT_CONTEXT_LENGTH = 2048
+DEFAULT_CONTEXT_LENGTH = DEFAULT_CTX_SIZE  # a model's, when neither the registry nor its config says
 _HF_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
 _OFFLINE_HINT = (
     "local-agent runs offline and downloads nothing; point --model at a local .gguf file or a "

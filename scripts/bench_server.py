@@ -31,6 +31,8 @@ from typing import Any
 import httpx
 import psutil
 
+from local_agent.turn.result import measured
+
 ROOT = Path(__file__).resolve().parent.parent
 QUESTIONS = [f"In one sentence, what is {n} times {n + 1}?" for n in range(1, 400)]
 
@@ -91,7 +93,7 @@ class InProcess:
         agent = self.runtime.agent
         agent.use_session(f"bench-{secrets.token_hex(4)}")  # a fresh dialogue
         result = agent.respond(question, generation=self.settings.generation(max_tokens=8))
-        return result.timings["first_token_s"]
+        return measured(result.timings.first_token_s)
 
     def close(self) -> None:
         self.runtime.close()

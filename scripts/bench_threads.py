@@ -29,8 +29,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout's package first
 
-from local_agent.config import CHECKOUT_MODELS_DIR, Settings  # (the package sets the OpenMP variables)
+# (importing the package sets the OpenMP variables)
+from local_agent.config import CHECKOUT_MODELS_DIR, DEFAULT_CTX_SIZE, Settings
 from local_agent.process.omp_env import release_thread_team
+from local_agent.turn.result import measured
 
 GGUF = CHECKOUT_MODELS_DIR / "SmolLM2-135M-Instruct.Q4_1.gguf"
 PROMPT = b"Write a long story about the sea and a lighthouse keeper who"
@@ -61,7 +63,7 @@ def on_fresh_thread(llm: Any, tokens: int) -> float:
 def decode_cases(tokens: int, reps: int) -> dict[str, float]:
     import llama_cpp
 
-    llm = llama_cpp.Llama(str(GGUF), n_ctx=2048, n_threads=2, n_threads_batch=2, verbose=False)
+    llm = llama_cpp.Llama(str(GGUF), n_ctx=DEFAULT_CTX_SIZE, n_threads=2, n_threads_batch=2, verbose=False)
     median = lambda run: statistics.median(run() for _ in range(reps))  # noqa: E731
     results = {"main thread alone": median(lambda: decode_speed(llm, tokens))}
     with ThreadPoolExecutor(1) as pool:  # a pooled thread that ran the model stays alive
@@ -89,7 +91,7 @@ def resumed_first_token(read_ahead: bool, data_dir: Path) -> float:
         if read_ahead:
             runtime.agent.prepare_next_turn()
         time.sleep(3)  # the user types
-        return float(runtime.agent.respond("What should we eat tonight?").timings["first_token_s"])
+        return measured(runtime.agent.respond("What should we eat tonight?").timings.first_token_s)
     finally:
         runtime.close()
 

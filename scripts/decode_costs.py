@@ -28,7 +28,7 @@ from local_agent.backends import create_backend
 from local_agent.backends.hf import without_patterns
 from local_agent.backends.llama_cpp import LlamaCppBackend
 from local_agent.bench.workers import Competitor, raw_worker, with_env
-from local_agent.config import CHECKOUT_MODELS_DIR, Settings
+from local_agent.config import CHECKOUT_MODELS_DIR, DEFAULT_CTX_SIZE, Settings
 from local_agent.memory.distill.distiller import DEFAULT_MAX_TOKENS, distill_schema, load_prompt
 from local_agent.models import resolve_model
 from local_agent.process.omp_env import SHORT_SPIN
@@ -52,7 +52,7 @@ WAIT_PROMPT = ("<|im_start|>system\nRun {run}. You are a helpful assistant.<|im_
 
 
 def cpu_settings(backend: str) -> Settings:
-    return Settings(backend=backend, device="cpu", models_dir=CHECKOUT_MODELS_DIR, ctx_size=2048)
+    return Settings(backend=backend, device="cpu", models_dir=CHECKOUT_MODELS_DIR, ctx_size=DEFAULT_CTX_SIZE)
 
 
 def common_prefix(sequences: list[list[int]]) -> list[int]:
@@ -103,7 +103,7 @@ def wait_policy(rounds: int = 3, tokens: int = 128) -> dict:
         raise SystemExit("the default model has no GGUF file")
     out: dict = {"load_average_start": os.getloadavg()}
     with contextlib.ExitStack() as stack:
-        workers = {name: stack.enter_context(raw_worker(gguf, threads, 2048, with_env(env), name))
+        workers = {name: stack.enter_context(raw_worker(gguf, threads, DEFAULT_CTX_SIZE, with_env(env), name))
                    for name, (env, threads) in WAIT_SETUPS.items()}
         for case in ("idle", "competing"):
             speeds: dict[str, list[float]] = {name: [] for name in workers}

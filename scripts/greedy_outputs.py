@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 DEFAULT_GGUF = Path(__file__).resolve().parents[1] / "models" / "SmolLM2-135M-Instruct.Q4_1.gguf"
+CONTEXT = 2048  # local_agent.config.DEFAULT_CTX_SIZE: this script imports nothing of the package (see above)
 FILLER = ("The lighthouse keeper climbed the stairs at dusk, trimmed the wick, wound the clockwork and wrote "
           "the wind, the sea and the passing ships into the log before the night watch. ")
 QUESTIONS = (
@@ -74,7 +75,7 @@ def greedy(llm: Any, prompt: str, tokens: int) -> list[int]:
 def record(args: argparse.Namespace) -> dict:
     import llama_cpp
 
-    llm = llama_cpp.Llama(model_path=str(args.model), n_ctx=2048, n_batch=args.batch,
+    llm = llama_cpp.Llama(model_path=str(args.model), n_ctx=CONTEXT, n_batch=args.batch,
                           n_ubatch=args.ubatch or args.batch, n_threads=args.threads, n_threads_batch=args.threads,
                           flash_attn=args.flash_attn, verbose=False)
     start = time.perf_counter()

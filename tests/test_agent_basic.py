@@ -7,6 +7,7 @@ import pytest
 from local_agent.config import Settings
 from local_agent.memory.sessions import Session, SessionStore
 from local_agent.turn.agent import Agent, MemoryParts
+from local_agent.turn.result import measured
 from tests.fakes import ScriptedBackend
 
 
@@ -27,7 +28,7 @@ def test_streams_and_keeps_history(tmp_path):
     assert sent[1].content == "Hi" and sent[2].content == "Hello there friend"
     reloaded = SessionStore(tmp_path).load("s1")
     assert [t.content for t in reloaded.turns] == ["Hi", "Hello there friend", "And again?", "Second answer"]
-    assert first.timings["first_token_s"] > 0
+    assert measured(first.timings.first_token_s) > 0
 
 
 def test_ctrl_c_stops_answer_and_keeps_partial(tmp_path):
@@ -71,7 +72,7 @@ def test_result_is_final_and_the_memory_work_is_a_handle(tmp_path):
         assert dataclasses.asdict(dataclasses.replace(result, memory=None)) == seen  # nothing changed it
         with pytest.raises(dataclasses.FrozenInstanceError):
             result.answer = "changed"  # type: ignore[misc,unused-ignore]
-        assert work.error is None and "store_s" in work.timings and "store_s" not in result.timings
+        assert work.error is None and work.timings.store_s is not None and "store_s" not in result.timings.to_dict()
         assert [(r.text, r.provenance.role) for r in store.records(kind="turn")] == [
             ("I live in Lisbon", "user"), ("OK.", "assistant")]
         agent.set_incognito(True)
@@ -162,3 +163,24 @@ def test_no_background_thread_outlives_the_work_before_the_next_turn(tmp_path):
     finally:
         agent.close()
         store.close()
+
+
+def test_timings_and_tokens_are_typed_records_with_the_old_json_shape(tmp_path):
+    """Timings and token counts were string-keyed dicts; they are frozen records now, and the
+    JSON record (ask --json, batch) keeps their names, their order and their rounding."""
+    from local_agent.backends.probe import BackendChoice
+    from local_agent.turn.record import turn_json
+    from local_agent.turn.result import TurnTimings
+
+    agent, _ = make_agent(tmp_path, ScriptedBackend(["three words here"]))
+    result = agent.respond("Hi")
+    assert result.tokens.completion == 3 and result.tokens.prompt > 0
+    record = turn_json(result, BackendChoice(backend="scripted", device="cpu", reason="test"), "scripted")
+    assert record["tokens"] == {"prompt": result.tokens.prompt, "completion": 3}
+    assert list(record["timings"]) == ["compose_s", "model_first_token_s", "first_token_s", "generation_s",
+                                       "answer_s"]
+    assert all(isinstance(value, float) for value in record["timings"].values())
+    with pytest.raises(TypeError):
+        TurnTimings.measured({"answer_s": 1.0, "answr_s": 2.0})  # a misspelt step is caught
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        result.timings.answer_s = 0.0

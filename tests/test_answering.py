@@ -5,6 +5,7 @@ from local_agent.config import Settings
 from local_agent.memory.sessions import Session, SessionStore
 from local_agent.turn.agent import Agent
 from local_agent.turn.answering import ECHO_CHARS, EchoGuard, NotedFilter
+from local_agent.turn.result import measured
 from tests.fakes import ScriptedBackend
 
 NURSE = "You're a nurse, right? That's wonderful! I'm happy to help you with your work."
@@ -25,7 +26,7 @@ def test_an_echo_of_the_previous_answer_is_asked_again_without_the_dialogue(tmp_
     assert [m.role for m in backend.prompts[-1]] == ["system", "user"]  # no dialogue to copy
     assert [m.role for m in backend.prompts[-2]] == ["system", "user", "assistant", "user"]
     assert agent.session.turns[-1].content == "You live in Porto."
-    assert 0 < result.timings["model_first_token_s"] < result.timings["first_token_s"]  # the held echo
+    assert 0 < measured(result.timings.model_first_token_s) < measured(result.timings.first_token_s)  # the held echo
     agent.close()
 
 

@@ -6,6 +6,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from ..config import Settings
+from ..turn.result import measured
 from ..types import GenerationSettings, Message
 from .generation import answer_settings
 from .measure import timed_stream
@@ -91,15 +92,15 @@ def _agent_turns(runtime: Runtime, memory: MemoryParts | None, messages: list[st
     runs = [turn(message) for message in messages]
     timings = [result.timings for result, _ in runs]
     report = {
-        "ttft_ms": scaled([t["first_token_s"] for t in timings], 1000),
-        "answer_ms": scaled([t["answer_s"] for t in timings], 1000),
-        "compose_ms": scaled([t["compose_s"] for t in timings], 1000),
-        "before_model_ms": scaled([t.get("recall_s", 0.0) + t["compose_s"] for t in timings], 1000),
-        "prompt_tokens": spread([float(result.tokens.get("prompt", 0)) for result, _ in runs]),
+        "ttft_ms": scaled([measured(t.first_token_s) for t in timings], 1000),
+        "answer_ms": scaled([measured(t.answer_s) for t in timings], 1000),
+        "compose_ms": scaled([measured(t.compose_s) for t in timings], 1000),
+        "before_model_ms": scaled([(t.recall_s or 0.0) + measured(t.compose_s) for t in timings], 1000),
+        "prompt_tokens": spread([float(result.tokens.prompt) for result, _ in runs]),
         "after_answer_ms": scaled([after for _, after in runs], 1000),
     }
     if memory is not None:
-        report["recall_ms"] = scaled([t["recall_s"] for t in timings], 1000)
+        report["recall_ms"] = scaled([measured(t.recall_s) for t in timings], 1000)
         report["recalled"] = spread([float(len(result.recalled)) for result, _ in runs])
     return report
 
@@ -125,9 +126,9 @@ def _dialogue(runtime: Runtime, generation: GenerationSettings, *, read_ahead: b
                 agent.prepare_next_turn()
                 agent.wait()
             if index:
-                ttft.append(result.timings["first_token_s"])
-                model_ttft.append(result.timings["model_first_token_s"])
-                prompt_tokens.append(float(result.tokens.get("prompt", 0)))
+                ttft.append(measured(result.timings.first_token_s))
+                model_ttft.append(measured(result.timings.model_first_token_s))
+                prompt_tokens.append(float(result.tokens.prompt))
                 decode.append(_decode_speed(result))
     finally:
         agent.close()
@@ -138,5 +139,5 @@ def _dialogue(runtime: Runtime, generation: GenerationSettings, *, read_ahead: b
 def _decode_speed(result: TurnResult) -> float:
     """Tokens per second after the first, in a chat turn (the memory work and reading ahead
     ran before it, as in the REPL: this is where a lingering worker thread slowed decode)."""
-    seconds = result.timings["answer_s"] - result.timings["model_first_token_s"]
-    return max(0, result.tokens.get("completion", 0) - 1) / seconds if seconds > 0 else 0.0
+    seconds = measured(result.timings.answer_s) - measured(result.timings.model_first_token_s)
+    return max(0, result.tokens.completion - 1) / seconds if seconds > 0 else 0.0

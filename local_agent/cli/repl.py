@@ -143,8 +143,8 @@ class ChatRepl:
             click.echo(f"· {notice}", err=True)
         if self.settings.verbose:
             t = result.timings
-            click.echo(f"· first token {t.get('first_token_s', 0):.2f}s, answer {t.get('answer_s', 0):.2f}s, "
-                       f"{result.tokens.get('completion', 0)} tokens", err=True)
+            click.echo(f"· first token {t.first_token_s or 0:.2f}s, answer {t.answer_s or 0:.2f}s, "
+                       f"{result.tokens.completion} tokens", err=True)
         self.agent.prepare_next_turn()
         if result.memory is not None:
             self.pending_status = result

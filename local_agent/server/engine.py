@@ -122,10 +122,10 @@ def record_dict(record: MemoryRecord) -> dict[str, Any]:
 def _outcome(result: TurnResult, max_tokens: int) -> ChatOutcome:
     """The turn as the routes see it, once its memory work is done."""
     work = result.memory_work()
-    completion = result.tokens.get("completion", 0)
+    completion = result.tokens.completion
     return ChatOutcome(
         answer=result.answer, finish_reason="length" if completion >= max_tokens else "stop",
-        prompt_tokens=result.tokens.get("prompt", 0), completion_tokens=completion,
+        prompt_tokens=result.tokens.prompt, completion_tokens=completion,
         recalled=recalled_json(result.recalled), saved=saved_json(work.saved),
         memory_error=work.error, cancelled=result.interrupted,
         tool_calls=[call.to_dict() for call in result.tool_calls],

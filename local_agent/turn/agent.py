@@ -33,7 +33,7 @@ from ..prompt import DEFAULT_SYSTEM, Budget, ComposedPrompt, compose
 from ..types import GenerationSettings, MemoryRecord, RecallHit
 from .answering import Answer, stream_answer
 from .memory_work import MemoryParts, distill_turn, fold_summary, store_turn
-from .result import MemoryWork, ToolTrace, TurnResult, WorkInProgress
+from .result import MemoryWork, ToolTrace, TurnResult, TurnTimings, WorkInProgress
 
 if TYPE_CHECKING:  # heavy modules are only needed when memory (or tools) are on
     from ..tools.loop import AskUser
@@ -124,7 +124,8 @@ class Agent:
         result = TurnResult(
             session=self.session.name, turn_index=turn_index, message=message, answer=answer.text,
             interrupted=answer.interrupted, recalled=tuple(recalled), prompt=composed, prompt_text=prompt_text,
-            tokens=answer.tokens, timings=timings, notices=tuple(notices), first_token_at=answer.first_token_at,
+            tokens=answer.tokens, timings=TurnTimings.measured(timings), notices=tuple(notices),
+            first_token_at=answer.first_token_at,
             date=stamp(self.now()),
             tool_calls=tools.calls if tools else (), asked_user=bool(tools and tools.asked_user),
             tools=tools.trace if tools else (ToolTrace(route.kind, route.reason) if route else None),

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from ..backends.base import Backend
 from ..types import GenerationSettings, Message
+from .result import TokenCounts
 
 if TYPE_CHECKING:
     from .tool_turn import ToolOutcome
@@ -34,7 +35,7 @@ _NOTED_LONGEST = len("(noted 30 September 2024)")
 class Answer(NamedTuple):
     text: str
     interrupted: bool
-    tokens: dict[str, int]
+    tokens: TokenCounts
     first_token_at: float  # when the user saw the first of it (perf_counter clock)
     tools: ToolOutcome | None = None
 
@@ -157,5 +158,5 @@ def stream_answer(backend: Backend, messages: Sequence[Message], settings: Gener
     timings["generation_s"] = time.perf_counter() - generation_start
     completion = stream.result()  # finished or closed by now: reads no further
     timings["answer_s"] = time.perf_counter() - start
-    tokens = {"prompt": completion.prompt_tokens, "completion": completion.completion_tokens}
+    tokens = TokenCounts(completion.prompt_tokens, completion.completion_tokens)
     return Answer("".join(said).strip(), interrupted, tokens, shown[0] if shown else 0.0)

@@ -1,11 +1,13 @@
-"""What a turn gives back: its final result, and the memory work done after the answer."""
+"""What a turn gives back: its final result, and the memory work done after the answer, with
+their token counts and timings as small frozen records (their JSON keeps the names and the
+shape the string-keyed dicts had: `to_dict`)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from concurrent.futures import Future
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, field, fields
+from typing import TYPE_CHECKING, Any, Self
 
 from ..prompt import ComposedPrompt
 from ..types import RecallHit
@@ -16,13 +18,71 @@ if TYPE_CHECKING:
 
 
 @dataclass(frozen=True)
+class TokenCounts:
+    """The tokens of a turn's model calls: the prompts' and the answers' (a tool turn sums its
+    steps)."""
+
+    prompt: int = 0
+    completion: int = 0
+
+    def to_dict(self) -> dict[str, int]:
+        return {"prompt": self.prompt, "completion": self.completion}
+
+
+@dataclass(frozen=True)
+class _Seconds:
+    """Timings of which each field is measured or None (the step did not happen). `measured`
+    builds one from what a stopwatch dict holds (TypeError for a name that is no field);
+    `to_dict` gives the measured ones, in the fields' order."""
+
+    @classmethod
+    def measured(cls, seconds: Mapping[str, float]) -> Self:
+        return cls(**seconds)
+
+    def to_dict(self) -> dict[str, float]:
+        return {item.name: value for item in fields(self) if (value := getattr(self, item.name)) is not None}
+
+
+def measured(seconds: float | None) -> float:
+    """A timing that must be there (a benchmark reads one): ValueError when the step did not
+    happen."""
+    if seconds is None:
+        raise ValueError("this step was not measured in the turn")
+    return seconds
+
+
+@dataclass(frozen=True)
+class TurnTimings(_Seconds):
+    """When each step of a turn ended, in seconds from the turn's start, or how long it took."""
+
+    recall_s: float | None = None  # recall (the query's embedding included)
+    compose_s: float | None = None  # composing the prompt
+    model_first_token_s: float | None = None  # the model's first text (a held echo shows later)
+    tools_s: float | None = None  # the tool steps, until the answer was there
+    echo_retry_s: float | None = None  # an answer thrown away for echoing an earlier one
+    first_token_s: float | None = None  # the first text the user saw
+    generation_s: float | None = None  # generating the answer
+    answer_s: float | None = None  # the whole answer
+
+
+@dataclass(frozen=True)
+class MemoryTimings(_Seconds):
+    """How long the memory work after a turn took, step by step (seconds)."""
+
+    memory_start_after_first_token_s: float | None = None  # from the answer's first token to the work's start
+    store_s: float | None = None  # storing the exchange as turn memories
+    distill_s: float | None = None  # distilling and saving facts
+    summary_s: float | None = None  # folding older dialogue into the summary
+
+
+@dataclass(frozen=True)
 class MemoryWork:
     """What the memory work after a turn did: the facts saved, the candidates rejected (text,
-    reason), its timings (seconds), and the error that stopped it, if one did."""
+    reason), its timings, and the error that stopped it, if one did."""
 
     saved: tuple[SaveOutcome, ...] = ()
     rejected: tuple[tuple[str, str], ...] = ()
-    timings: Mapping[str, float] = field(default_factory=dict)
+    timings: MemoryTimings = MemoryTimings()
     error: str | None = None
 
 
@@ -59,8 +119,8 @@ class TurnResult:
     recalled: tuple[RecallHit, ...] = ()
     prompt: ComposedPrompt | None = None
     prompt_text: str = ""
-    tokens: Mapping[str, int] = field(default_factory=dict)
-    timings: Mapping[str, float] = field(default_factory=dict)
+    tokens: TokenCounts = TokenCounts()
+    timings: TurnTimings = TurnTimings()
     notices: tuple[str, ...] = ()
     tool_calls: tuple[ToolCall, ...] = ()  # every step that ran a tool or asked the user, in order
     asked_user: bool = False  # the answer is a question to the user (ask and batch end the turn there)
@@ -81,8 +141,8 @@ class WorkInProgress:
 
     saved: list[SaveOutcome] = field(default_factory=list)
     rejected: list[tuple[str, str]] = field(default_factory=list)
-    timings: dict[str, float] = field(default_factory=dict)
+    timings: dict[str, float] = field(default_factory=dict)  # MemoryTimings' fields, as measured
     error: str | None = None
 
     def finish(self) -> MemoryWork:
-        return MemoryWork(tuple(self.saved), tuple(self.rejected), dict(self.timings), self.error)
+        return MemoryWork(tuple(self.saved), tuple(self.rejected), MemoryTimings.measured(self.timings), self.error)

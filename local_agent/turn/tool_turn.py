@@ -34,7 +34,7 @@ from ..tools.loop import Approve, AskUser, LoopLimits, LoopResult, ToolCall, Too
 from ..tools.router import Route, Router
 from ..tools.text import quoted_result
 from ..types import GenerationSettings, Message
-from .result import ToolTrace
+from .result import TokenCounts, ToolTrace
 
 OnCall = Callable[[ToolCall], None]
 DECIDE_MAX_TOKENS = 1024  # one step's action at most
@@ -65,7 +65,7 @@ class ToolOutcome:
     asked_user: bool = False
     interrupted: bool = False
     notices: tuple[str, ...] = ()
-    tokens: dict[str, int] = field(default_factory=lambda: {"prompt": 0, "completion": 0})
+    tokens: TokenCounts = field(default_factory=TokenCounts)  # over the model's steps
 
 
 @lru_cache(maxsize=1)
@@ -146,7 +146,7 @@ class ToolTurn:
             result = LoopResult("", False, tuple(made), 0, "interrupted")
         return ToolOutcome(
             answer=result.answer, calls=result.tool_calls, asked_user=result.asked_user,
-            interrupted=result.stop == "interrupted", notices=(*notices, *result.notices), tokens=tokens,
+            interrupted=result.stop == "interrupted", notices=(*notices, *result.notices), tokens=TokenCounts(**tokens),
             trace=ToolTrace(route.kind, route.reason, result.steps, result.stop, result.rule_calls),
         )
 

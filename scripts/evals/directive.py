@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from local_agent.config import DEFAULT_CTX_SIZE, Settings
 from local_agent.prompt import DEFAULT_SYSTEM, Budget, compose
 from local_agent.types import MemoryRecord, Message, Provenance
 
@@ -81,7 +82,8 @@ def messages_for(case: Case, directive: str | None, counter: Any) -> list[Messag
     (and so without today's date) for the model's default."""
     memories = [_rendered(text) for text in case.memories]
     history = [Message("user", case.previous[0]), Message("assistant", case.previous[1])] if case.previous else []
-    composed = compose(message=case.message, counter=counter, budget=Budget.for_context(2048, 128, 160),
+    budget = Budget.for_context(DEFAULT_CTX_SIZE, 128, Settings.memory_tokens)
+    composed = compose(message=case.message, counter=counter, budget=budget,
                        today=TODAY, directive=directive or DEFAULT_SYSTEM, history=history, memories=memories,
                        special_tokens=counter.special_tokens)
     return composed.messages if directive is not None else composed.messages[1:]

@@ -90,7 +90,7 @@ def outcome_of(task: dict[str, Any], result: TurnResult) -> TaskOutcome:
         answer=result.answer, correct=answer_correct(result.answer, task),
         choice_ok=set(called) == set(task["tools"]), tools_called=called, model_calls=model_calls,
         invalid_steps=invalid, steps=trace.steps if trace else 0, stop=trace.stop if trace else "",
-        seconds=result.timings.get("answer_s", 0.0),
+        seconds=result.timings.answer_s or 0.0,
     )
 
 
