@@ -187,9 +187,9 @@ class MemoryService:
         chat's line-editing history, and the saved model states (which may hold a summary of
         them). Transcripts go first, so a failure leaves the memory in place to forget again."""
         self._settle()
-        origin = self._store.origin(ident)
         if not with_source:
-            return Forgotten(self._store.forget(origin.record.id))
+            return Forgotten(self._store.forget(ident))
+        origin = self._store.origin(ident)
         edited = remove_messages(SessionStore(self.data_dir), origin)
         remove_from_history(self.data_dir / HISTORY_NAME, origin)
         delete_states(self.data_dir)

@@ -212,7 +212,7 @@ class MemoryStore:
     def forget_with_source(self, id_or_prefix: str) -> Origin:
         """forget(), and the messages the memory was made from: the turn memories holding them
         go too, and their words leave every other record's provenance. (The session
-        transcripts are not the store's: see app.forget_memory.)"""
+        transcripts are not the store's: see MemoryService.forget in memory/service.py.)"""
         with self._writing() as state:
             origin = origin_of(state, state.get(id_or_prefix))
             self._forget_locked(state, [origin.record.id, *(turn.id for turn in origin.turns)], keep_source=False)
