@@ -132,10 +132,8 @@ def add(text: str, as_json: bool) -> None:
 def edit(ident: str, text: str, as_json: bool) -> None:
     """Correct a memory: the new TEXT supersedes it (the old one is kept, out of recall)."""
     with _memory() as memory:
-        saved = memory.correct(ident, text, via="memory edit")
-    record, old = saved.record, saved.previous
-    assert old is not None  # a correction always replaces a record
-    print_json(record.to_dict()) if as_json else click.echo(f"{record.id} replaces {old.id}")
+        record = memory.correct(ident, text, via="memory edit").record
+    print_json(record.to_dict()) if as_json else click.echo(f"{record.id} replaces {record.supersedes}")
 
 
 @memory.command()
