@@ -15,6 +15,7 @@ from evals.locomo import (
     main,
     normalize_evidence,
     question_recall,
+    split_of,
     turn_items,
 )
 
@@ -56,6 +57,11 @@ def test_question_recall_counts_each_evidence_turn() -> None:
     assert question_recall(["D1:3", "D2:2"], recalled, (1, 2, 3)) == {1: 0.0, 2: 0.5, 3: 1.0}
 
 
+def test_dev_conversations_fall_in_fixed_splits() -> None:
+    assert [split_of(f"conv-{n}") for n in (26, 30, 41, 42, 43)] == ["tune"] * 3 + ["check"] * 2
+    assert split_of("conv-44") == split_of("tiny-1") == "other"
+
+
 def test_missing_file_is_an_error_message(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     assert main([str(tmp_path / "nope.json")]) == 2
     assert "no such file" in capsys.readouterr().err
@@ -71,6 +77,7 @@ def test_evaluation_on_the_tiny_file(embedder: Embedder) -> None:
     assert set(report["per_category"]) == {"1 multi-hop", "2 temporal", "3 open-domain", "4 single-hop",
                                            "5 adversarial"}
     assert report["per_category"]["1 multi-hop"]["questions"] == 2
+    assert report["per_split"]["other"]["questions"] == 7 and report["per_split"]["other"]["recall@5"] == values[2]
     assert report["latency_ms"]["p95"] >= report["latency_ms"]["p50"] > 0
 
 

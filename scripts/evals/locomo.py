@@ -31,6 +31,9 @@ from local_agent.errors import InputError
 from local_agent.types import MemoryDraft, Provenance
 
 DEFAULT_KS = (5, 10, 25, 50)
+# Recall's methods are tuned on the first three dev conversations and checked on the other two
+# (issue 32); a conversation outside both lists (held-out files) is reported as "other".
+DEV_SPLITS = {"tune": ("conv-26", "conv-30", "conv-41"), "check": ("conv-42", "conv-43")}
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 _EVIDENCE_ID = re.compile(r"D:?(\d+):(\d+)")
 
@@ -72,12 +75,20 @@ class Tally:
     by_conversation: dict[str, dict[int, list[float]]] = field(default_factory=dict)
     dated: dict[int, list[float]] = field(default_factory=dict)  # questions with a date expression
     dated_halves: dict[str, dict[int, list[float]]] = field(default_factory=dict)  # "tuned_on", "held_out"
+    by_split: dict[str, dict[int, dict[int, list[float]]]] = field(default_factory=dict)  # split, category, k
 
     def add(self, conversation: str, category: int, values: dict[int, float]) -> None:
+        split = split_of(conversation)
         for k, value in values.items():
             self.overall.setdefault(k, []).append(value)
             self.by_category.setdefault(category, {}).setdefault(k, []).append(value)
             self.by_conversation.setdefault(conversation, {}).setdefault(k, []).append(value)
+            self.by_split.setdefault(split, {}).setdefault(category, {}).setdefault(k, []).append(value)
+
+
+def split_of(sample_id: str) -> str:
+    """The dev split a conversation belongs to ("tune", "check"), or "other"."""
+    return next((name for name, ids in DEV_SPLITS.items() if sample_id in ids), "other")
 
 
 # -- reading the data --------------------------------------------------------------------------
@@ -246,6 +257,8 @@ def _report(path: Path, conversations: list[Conversation], tally: Tally) -> dict
                                                                     for k in tally.ks}}
            for name, values in sorted(tally.dated_halves.items())},
     }
+    report["per_split"] = {name: _split_report(categories, tally.ks)
+                           for name, categories in sorted(tally.by_split.items())}
     report["per_conversation"] = {
         name: {f"recall@{k}": _mean(values[k]) for k in tally.ks} for name, values in tally.by_conversation.items()
     }
@@ -263,6 +276,17 @@ def _report(path: Path, conversations: list[Conversation], tally: Tally) -> dict
     }
     report["dataset"] = str(path)
     return report
+
+
+def _split_report(categories: dict[int, dict[int, list[float]]], ks: tuple[int, ...]) -> dict[str, Any]:
+    name = lambda category: f"{category} {CATEGORIES.get(category, 'other')}"  # noqa: E731
+    every = {k: [value for values in categories.values() for value in values[k]] for k in ks}
+    return {
+        "questions": len(every[ks[0]]),
+        **{f"recall@{k}": _mean(every[k]) for k in ks},
+        "per_category": {name(category): {f"recall@{k}": _mean(values[k]) for k in ks}
+                         for category, values in sorted(categories.items())},
+    }
 
 
 def _mean(values: list[float]) -> float:
@@ -287,6 +311,9 @@ def format_table(report: dict[str, Any], ks: tuple[int, ...]) -> str:
     for name, values in [("with a date", dated), *((f" {half}", dated[half]) for half in ("tuned_on", "held_out")
                                                    if half in dated)]:
         rows.append(f"{name:<16}{values['questions']:>6}" + "".join(f"{values[f'recall@{k}']:>9.3f}" for k in ks))
+    for name, values in report["per_split"].items():
+        cells = "".join(f"{values[f'recall@{k}']:>9.3f}" for k in ks)
+        rows.append(f"{'split ' + name:<16}{values['questions']:>6}{cells}")
     latency, embedding = report["latency_ms"], report["query_embedding_ms"]
     rows.append(f"query latency p50 {latency['p50']:.1f} ms, p95 {latency['p95']:.1f} ms "
                 f"(of which embedding the query p50 {embedding['p50']:.1f} ms); "
