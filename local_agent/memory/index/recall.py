@@ -15,17 +15,22 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 
-from ...types import RecallHit
+from ...types import MemoryRecord, RecallHit
+from ...when import DateSpan
 from . import time_boost
+from .rerank import FEATURES, Candidates, RankerModel, features, packaged_ranker
 from .state import MemoryState
 
 DENSE_WEIGHT = 0.3
 LEXICAL_WEIGHT = 0.7
 LEXICAL_HALF = 10.0  # the BM25 score that earns half of the lexical credit
 CANDIDATES = 100  # rows taken from each retriever before fusing (at least k)
+RERANK_POOL = 50  # the best fused candidates the ranker reorders
 DUPLICATE_COSINE = 0.95  # a hit this close to a better hit is the same memory said again
 # Below this, nothing in the query relates to the memory. Without a shared word a record needs
 # cosine >= 0.23: MiniLM puts paraphrases ("what's my job?" / "User works as a nurse") at
@@ -59,38 +64,115 @@ def hybrid_recall(
     kinds: tuple[str, ...],
     min_score: float,
     today: dt.datetime | None = None,
+    ranker: RankerModel | Literal["packaged"] | None = "packaged",
 ) -> list[RecallHit]:
     """The k best active records of `kinds` for the query, near-duplicates collapsed; with
     `today`, memories from the days the query names are lifted (time_boost.py), and the query's
     date words are left out of its text search (`query_vector` should be the embedding of
-    `time_boost.topic_of(query, today)`)."""
+    `time_boost.topic_of(query, today)`). The best RERANK_POOL candidates are then reordered by
+    `ranker` (rerank.py; by default the packaged one, None: fused order); `score` stays the fused
+    score."""
+    first = _first_stage(state, query, query_vector, k=k, kinds=kinds, min_score=min_score, today=today)
+    if first is None:
+        return []
+    order = first.order
+    if ranker == "packaged":
+        ranker = packaged_ranker()
+    if ranker is not None and len(order) > 1:
+        head = np.asarray(order[:RERANK_POOL])
+        ranked = ranker.scores(features(first.candidates(state, head), state.records, query))
+        order = [int(head[i]) for i in np.argsort(-ranked, kind="stable")] + order[RERANK_POOL:]
+    kept = _distinct(order, first.vectors, k)
+    return [
+        RecallHit(record=state.records[first.rows[i]], score=float(first.scores[i]), dense=float(first.cosines[i]),
+                  lexical=float(first.lexical[first.rows[i]]))
+        for i in kept
+    ]
+
+
+def ranking_features(state: MemoryState, query: str, query_vector: np.ndarray, *, kinds: tuple[str, ...],
+                     min_score: float, today: dt.datetime | None = None) -> tuple[list[MemoryRecord], np.ndarray]:
+    """The candidates the ranker would reorder and their features (to train it: see
+    scripts/train_recall_ranker.py)."""
+    first = _first_stage(state, query, query_vector, k=RERANK_POOL, kinds=kinds, min_score=min_score, today=today)
+    if first is None:
+        return [], np.zeros((0, len(FEATURES)), dtype=np.float32)
+    head = np.asarray(first.order[:RERANK_POOL], dtype=np.int64)
+    return [state.records[first.rows[i]] for i in head], features(first.candidates(state, head), state.records, query)
+
+
+@dataclass(frozen=True)
+class _FirstStage:
+    """Candidate rows with their scores (arrays aligned with `rows`, except `lexical`, which is
+    over every row), and `order`: positions in `rows` above the threshold, best fused first."""
+
+    rows: np.ndarray
+    vectors: np.ndarray
+    cosines: np.ndarray
+    lexical: np.ndarray
+    bonus: np.ndarray
+    scores: np.ndarray
+    order: list[int]
+    query_vector: np.ndarray
+    spans: list[DateSpan]
+
+    def candidates(self, state: MemoryState, head: np.ndarray) -> Candidates:
+        """The ranker's view of the candidates at positions `head`."""
+        chosen = self.rows[head]
+        return Candidates(
+            rows=chosen, fused=self.scores[head], dense=self.cosines[head], lexical=_saturated(self.lexical[chosen]),
+            dated=self.bonus[head],
+            before=_neighbour_scores(state, state.before[chosen], self.query_vector, self.lexical, self.spans),
+            after=_neighbour_scores(state, state.after[chosen], self.query_vector, self.lexical, self.spans),
+        )
+
+
+def _first_stage(state: MemoryState, query: str, query_vector: np.ndarray, *, k: int, kinds: tuple[str, ...],
+                 min_score: float, today: dt.datetime | None) -> _FirstStage | None:
     allowed = state.dense.allowed(kinds)
     if k <= 0 or not allowed.any():
-        return []
+        return None
     pool = max(k, CANDIDATES)
     dense_rows, _ = state.dense.search(query_vector, pool, allowed)
     lexical = state.lexical.scores(lexical_query(time_boost.topic_of(query, today)), allowed.astype(np.float32))
     rows = np.union1d(dense_rows, _top_rows(lexical, pool))
     memory_days = lambda: state.said_times().days(allowed)  # noqa: E731
     spans = time_boost.query_spans(query, today, memory_days) if today is not None else []
-    bonus: np.ndarray | None = None
     if spans:
         candidates = np.flatnonzero(allowed)
         said = time_boost.said_bonuses(state.said_times(), candidates, spans)
         rows = np.union1d(rows, candidates[said > 0])
-        bonus = said[np.searchsorted(candidates, rows)] + time_boost.mention_bonuses(state.records, rows, spans)
+    vector = np.asarray(query_vector, dtype=np.float32)
     vectors = state.dense.vectors(rows)
-    cosines = vectors @ np.asarray(query_vector, dtype=np.float32)
-    scores = fused_score(cosines, lexical[rows])
-    if bonus is not None:
-        scores = scores + bonus
-    order = [i for i in np.argsort(-scores, kind="stable") if scores[i] >= min_score]
-    kept = _distinct(order, vectors, k)
-    return [
-        RecallHit(record=state.records[rows[i]], score=float(scores[i]), dense=float(cosines[i]),
-                  lexical=float(lexical[rows[i]]))
-        for i in kept
-    ]
+    cosines = vectors @ vector
+    bonus = _bonuses(state, rows, spans)
+    scores = fused_score(cosines, lexical[rows]) + bonus
+    order = [int(i) for i in np.argsort(-scores, kind="stable") if scores[i] >= min_score]
+    return _FirstStage(rows, vectors, cosines, lexical, bonus, scores, order, vector, spans)
+
+
+def _bonuses(state: MemoryState, rows: np.ndarray, spans: list[DateSpan]) -> np.ndarray:
+    """The date bonus of each of `rows` (time_boost.py); zeros without dates in the query."""
+    if not spans:
+        return np.zeros(len(rows), dtype=np.float32)
+    said = time_boost.said_bonuses(state.said_times(), rows, spans)
+    return said + time_boost.mention_bonuses(state.records, rows, spans)
+
+
+def _neighbour_scores(state: MemoryState, neighbours: np.ndarray, query_vector: np.ndarray, lexical: np.ndarray,
+                      spans: list[DateSpan]) -> np.ndarray:
+    """The fused score of each neighbouring row (0 where there is none, -1)."""
+    scores = np.zeros(len(neighbours), dtype=np.float32)
+    present = np.flatnonzero(neighbours >= 0)
+    if len(present):
+        rows = neighbours[present]
+        cosines = state.dense.vectors(rows) @ np.asarray(query_vector, dtype=np.float32)
+        scores[present] = fused_score(cosines, lexical[rows]) + _bonuses(state, rows, spans)
+    return scores
+
+
+def _saturated(lexical: np.ndarray) -> np.ndarray:
+    return lexical / (lexical + LEXICAL_HALF)
 
 
 def nearest(state: MemoryState, vector: np.ndarray, *, k: int, kinds: tuple[str, ...]) -> list[RecallHit]:

@@ -31,6 +31,10 @@ class MemoryState:
         self._by_key: dict[tuple[str, str], str] = {}
         self._recent_turns: dict[str, deque[int]] = {}
         self._said = SaidTimes()
+        # The turn said just before and just after each row in its session (-1: none), for the
+        # ranker's neighbour features (rerank.py).
+        self.before = np.zeros(0, dtype=np.int64)
+        self.after = np.zeros(0, dtype=np.int64)
 
     @classmethod
     def build(cls, records: list[MemoryRecord], vectors: np.ndarray, next_seq: int, dimension: int,
@@ -90,6 +94,7 @@ class MemoryState:
                 if record.key is not None:
                     self._index_key(record)
         self.dense.add(vectors, [r.kind for r in records], [r.superseded_by is None for r in records])
+        self._link_neighbours(contexts)
         if index_text:
             self.lexical.add([lexical_text(r) for r in records], contexts)
 
@@ -130,6 +135,15 @@ class MemoryState:
         return chain
 
     # -- helpers ---------------------------------------------------------------------------------
+    def _link_neighbours(self, contexts: list[tuple[int, ...]]) -> None:
+        """Extend `before` and `after` with new rows whose contexts (nearest first) are given."""
+        before = np.asarray([context[0] if context else -1 for context in contexts], dtype=np.int64)
+        start = len(self.before)
+        self.before = np.concatenate([self.before, before])
+        self.after = np.concatenate([self.after, np.full(len(before), -1, dtype=np.int64)])
+        linked = np.flatnonzero(before >= 0)
+        self.after[before[linked]] = linked + start
+
     def _context_for(self, record: MemoryRecord, row: int) -> tuple[int, ...]:
         session = context_session(record)
         if session is None:
