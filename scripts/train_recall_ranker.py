@@ -6,9 +6,11 @@ Reads a LoCoMo file (the shared dev set) and learns from the conversations of it
 only (local_agent/evals/locomo.py DEV_SPLITS): each conversation's turns are indexed as the
 LoCoMo evaluation stores them, each question goes through the first stage of recall, and every
 candidate the ranker would reorder is an example, positive when it is one of the question's
-evidence turns. A logistic regression over the standardized features (the distill gate's
-`fit_logistic`) is fitted to them. The check split is never read: scripts/eval_locomo.py
-reports both.
+evidence turns. The model is a linear score over the standardized features, fitted as a
+pairwise logistic regression (the distill gate's `fit_logistic` on the differences between an
+evidence candidate and each other candidate of the same question): what matters is the order
+of one question's candidates, not a score comparable across questions. The check split is
+never read: scripts/eval_locomo.py reports both.
 
     python scripts/train_recall_ranker.py ../shared/data/locomo-dev.json [--output PATH]
 """
@@ -48,9 +50,9 @@ def conversation_state(conversation: Conversation, embed: Embed) -> MemoryState:
     return MemoryState.build(records, vectors, len(records), vectors.shape[1])
 
 
-def examples(conversations: list[Conversation], embed: Embed) -> tuple[np.ndarray, np.ndarray]:
-    """Features and labels of every candidate of every question."""
-    features, labels = [], []
+def examples(conversations: list[Conversation], embed: Embed) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Features and labels of the candidates of each question."""
+    found = []
     for conversation in conversations:
         state = conversation_state(conversation, embed)
         today = _after_history(conversation)
@@ -58,18 +60,28 @@ def examples(conversations: list[Conversation], embed: Embed) -> tuple[np.ndarra
         for question, vector in zip(conversation.questions, vectors):
             records, x = recall.ranking_features(state, question.text, vector, kinds=KINDS,
                                                  min_score=recall.DEFAULT_MIN_SCORE, today=today)
-            features.append(x)
-            labels.append([record.provenance.extra.get("dia_id") in question.evidence for record in records])
-    return np.concatenate(features), np.concatenate(labels).astype(bool)
+            labels = [record.provenance.extra.get("dia_id") in question.evidence for record in records]
+            found.append((x, np.asarray(labels, dtype=bool)))
+    return found
+
+
+def pairs(questions: list[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
+    """For each question, each evidence candidate's features minus each other candidate's."""
+    differences = [x[y][:, None, :] - x[~y][None, :, :] for x, y in questions if y.any() and (~y).any()]
+    return np.concatenate([d.reshape(-1, d.shape[-1]) for d in differences])
 
 
 def train(conversations: list[Conversation], embed: Embed) -> RankerModel:
-    x, y = examples(conversations, embed)
+    questions = examples(conversations, embed)
+    x = np.concatenate([x for x, _ in questions])
     mean, scale = x.mean(axis=0), x.std(axis=0) + 1e-6
-    weights, bias = fit_logistic((x - mean) / scale, y, l2=L2, steps=STEPS, learning_rate=LEARNING_RATE)
-    meta = {"trained_on": [c.sample_id for c in conversations], "examples": len(y), "positives": int(y.sum()),
+    better = pairs([((x - mean) / scale, y) for x, y in questions])
+    both = np.concatenate([better, -better])  # each pair both ways: the fitted bias stays 0
+    labels = np.concatenate([np.ones(len(better), dtype=bool), np.zeros(len(better), dtype=bool)])
+    weights, _ = fit_logistic(both, labels, l2=L2, steps=STEPS, learning_rate=LEARNING_RATE)
+    meta = {"trained_on": [c.sample_id for c in conversations], "candidates": len(x), "pairs": len(better),
             "l2": L2, "steps": STEPS, "script": "scripts/train_recall_ranker.py"}
-    return RankerModel(FEATURES, mean.astype(np.float32), scale.astype(np.float32), weights, bias, meta)
+    return RankerModel(FEATURES, mean.astype(np.float32), scale.astype(np.float32), weights, 0.0, meta)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -87,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
     embedder = memory_embedder(load_settings().models_dir)
     model = train(tune, embedder.embed)
     model.save(args.output)
-    print(f"wrote {args.output}: {model.meta['examples']} candidates, {model.meta['positives']} evidence")
+    print(f"wrote {args.output}: {model.meta['candidates']} candidates, {model.meta['pairs']} pairs")
     return 0
 
 

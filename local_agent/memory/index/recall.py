@@ -124,6 +124,7 @@ class _FirstStage:
             dated=self.bonus[head],
             before=_neighbour_scores(state, state.before[chosen], self.query_vector, self.lexical, self.spans),
             after=_neighbour_scores(state, state.after[chosen], self.query_vector, self.lexical, self.spans),
+            before_rows=state.before[chosen],
         )
 
 

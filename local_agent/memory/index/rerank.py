@@ -9,7 +9,9 @@ The fused score (recall.py) judges each memory alone. A conversation tells more:
 - a question that names who said a message ("What does Melanie do to destress?"), or asks
   about "I"/"my" (the user's own messages) or "you" (the assistant's), points at that
   speaker's turns (`speaker`);
-- a few words ("Thanks!", "Wow, cool!") seldom hold what is asked about (`length`).
+- a few words ("Thanks!", "Wow, cool!") seldom hold what is asked about (`length`);
+- the reply to a question that matches is often the answer (`answers`), and a question whose
+  reply matches is seldom it (`answered`).
 
 A logistic regression over these features and the first stage's own scores (`FEATURES`)
 gives each candidate a ranking score; the weights are trained by scripts/train_recall_ranker.py
@@ -37,7 +39,7 @@ from .render import speaker_of
 FORMAT_VERSION = 1
 WEIGHTS_FILE = "recall_ranker.json"
 FEATURES = ("fused", "dense", "lexical", "dated", "before", "after", "asks", "only_asks", "length",
-            "speaker", "session", "rank")
+            "speaker", "session", "rank", "answers", "answered")
 _WORD = re.compile(r"[\w']+")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 USER_WORDS = frozenset("i i'm i've i'd i'll me my mine myself".split())
@@ -94,6 +96,7 @@ class Candidates:
     dated: np.ndarray  # the date bonus alone
     before: np.ndarray  # fused score of the turn said just before in the session (0: none)
     after: np.ndarray  # ... and just after
+    before_rows: np.ndarray  # that turn's row (-1: none)
 
 
 def features(candidates: Candidates, records: list[MemoryRecord], query: str) -> np.ndarray:
@@ -104,14 +107,19 @@ def features(candidates: Candidates, records: list[MemoryRecord], query: str) ->
     order = np.argsort(-candidates.fused, kind="stable")
     rank = np.empty(len(rows), dtype=np.float32)
     rank[order] = 1.0 / (1.0 + np.arange(len(rows)))
+    asking = np.fromiter((asks(r.text) for r in chosen), np.float32, len(rows))
+    asked_before = np.fromiter((row >= 0 and asks(records[row].text) for row in candidates.before_rows),
+                               np.float32, len(rows))
     columns = [
         candidates.fused, candidates.dense, candidates.lexical, candidates.dated, candidates.before, candidates.after,
-        np.fromiter((asks(r.text) for r in chosen), np.float32, len(rows)),
+        asking,
         np.fromiter((only_asks(r.text) for r in chosen), np.float32, len(rows)),
         np.fromiter((np.log1p(len(r.text.split())) for r in chosen), np.float32, len(rows)),
         np.fromiter((speaker_named(r, asked) for r in chosen), np.float32, len(rows)),
         session_best(chosen, candidates.fused),
         rank,
+        candidates.before * asked_before,  # the reply to a question that matches
+        candidates.after * asking,  # a question whose reply matches
     ]
     return np.stack(columns, axis=1).astype(np.float32)
 
