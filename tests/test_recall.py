@@ -51,11 +51,10 @@ def test_a_paraphrase_is_found_by_meaning(facts: MemoryStore) -> None:
     assert facts.recall("which foods should I avoid?", k=1)[0].record.text == FACTS[2]
 
 
-def test_scores_are_fused_higher_is_closer_and_sorted(facts: MemoryStore) -> None:
+def test_scores_are_fused_and_higher_is_closer(facts: MemoryStore) -> None:
+    # (The hits come in the ranker's order, test_rerank.py; without it, in the order of these scores.)
     hits = facts.recall("what is my dog called?", k=5, min_score=-1.0)
     assert len(hits) == len(FACTS)
-    scores = [hit.score for hit in hits]
-    assert scores == sorted(scores, reverse=True)
     for hit in hits:
         expected = fused_score(np.asarray(hit.dense, dtype=np.float32), np.asarray(hit.lexical, dtype=np.float32))
         assert hit.score == pytest.approx(float(expected), abs=1e-5)

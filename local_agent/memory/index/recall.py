@@ -30,7 +30,7 @@ DENSE_WEIGHT = 0.3
 LEXICAL_WEIGHT = 0.7
 LEXICAL_HALF = 10.0  # the BM25 score that earns half of the lexical credit
 CANDIDATES = 100  # rows taken from each retriever before fusing (at least k)
-RERANK_POOL = 50  # the best fused candidates the ranker reorders
+RERANK_POOL = 100  # the best fused candidates the ranker reorders
 DUPLICATE_COSINE = 0.95  # a hit this close to a better hit is the same memory said again
 # Below this, nothing in the query relates to the memory. Without a shared word a record needs
 # cosine >= 0.23: MiniLM puts paraphrases ("what's my job?" / "User works as a nurse") at
