@@ -92,8 +92,11 @@ def test_the_reply_to_a_matching_question_comes_before_the_question(store: Memor
         MemoryDraft("Cool! See you next week.", "turn", said("Caroline")),
     ])
     question = "Why did Melanie use colors and patterns in her pottery?"
-    first = store.recall(question, k=2)[0].record.text
-    assert first.startswith("Thanks! I'm obsessed")
+    vector = store.embedder.embed([question])[0]
+    for ranker, reply_first in ((None, False), ("packaged", True)):
+        hits = hybrid_recall(store._files.state, question, vector, k=4, kinds=("turn",), min_score=-1.0, ranker=ranker)
+        order = [hit.record.text[:7] for hit in hits]
+        assert (order.index("Thanks!") < order.index("That bo")) is reply_first
 
 
 def test_without_the_ranker_hits_come_in_fused_order(store: MemoryStore) -> None:

@@ -31,10 +31,8 @@ class MemoryState:
         self._by_key: dict[tuple[str, str], str] = {}
         self._recent_turns: dict[str, deque[int]] = {}
         self._said = SaidTimes()
-        # The turn said just before and just after each row in its session (-1: none), for the
-        # ranker's neighbour features (rerank.py).
-        self.before = np.zeros(0, dtype=np.int64)
-        self.after = np.zeros(0, dtype=np.int64)
+        self._neighbours = np.zeros((2, 0), dtype=np.int64)  # before and after, with room to grow
+        self._linked = 0  # rows linked so far
 
     @classmethod
     def build(cls, records: list[MemoryRecord], vectors: np.ndarray, next_seq: int, dimension: int,
@@ -67,6 +65,17 @@ class MemoryState:
     def by_key(self, key: tuple[str, str]) -> MemoryRecord | None:
         ident = self._by_key.get(_norm_key(key))
         return self.records[self.row_of[ident]] if ident else None
+
+    @property
+    def before(self) -> np.ndarray:
+        """The row of the turn said just before each row in its session (-1: none), for the
+        ranker's neighbour features (rerank.py)."""
+        return self._neighbours[0, : self._linked]
+
+    @property
+    def after(self) -> np.ndarray:
+        """The row of the turn said just after each row in its session (-1: none)."""
+        return self._neighbours[1, : self._linked]
 
     def said_times(self) -> SaidTimes:
         """When each row was said, for dated questions (read on first need, then as rows come)."""
@@ -138,11 +147,16 @@ class MemoryState:
     def _link_neighbours(self, contexts: list[tuple[int, ...]]) -> None:
         """Extend `before` and `after` with new rows whose contexts (nearest first) are given."""
         before = np.asarray([context[0] if context else -1 for context in contexts], dtype=np.int64)
-        start = len(self.before)
-        self.before = np.concatenate([self.before, before])
-        self.after = np.concatenate([self.after, np.full(len(before), -1, dtype=np.int64)])
+        start, stop = self._linked, self._linked + len(before)
+        if stop > self._neighbours.shape[1]:  # grown by doubling: one turn at a time stays cheap
+            grown = np.full((2, max(stop, 2 * self._neighbours.shape[1], 64)), -1, dtype=np.int64)
+            grown[:, :start] = self._neighbours[:, :start]
+            self._neighbours = grown
+        self._neighbours[0, start:stop] = before
+        self._neighbours[1, start:stop] = -1
         linked = np.flatnonzero(before >= 0)
-        self.after[before[linked]] = linked + start
+        self._neighbours[1, before[linked]] = linked + start
+        self._linked = stop
 
     def _context_for(self, record: MemoryRecord, row: int) -> tuple[int, ...]:
         session = context_session(record)
