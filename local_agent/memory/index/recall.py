@@ -114,7 +114,6 @@ class _FirstStage:
     scores: np.ndarray
     order: list[int]
     query_vector: np.ndarray
-    spans: list[DateSpan]
 
     def candidates(self, state: MemoryState, head: np.ndarray) -> Candidates:
         """The ranker's view of the candidates at positions `head`."""
@@ -122,8 +121,8 @@ class _FirstStage:
         return Candidates(
             rows=chosen, fused=self.scores[head], dense=self.cosines[head], lexical=_saturated(self.lexical[chosen]),
             dated=self.bonus[head],
-            before=_neighbour_scores(state, state.before[chosen], self.query_vector, self.lexical, self.spans),
-            after=_neighbour_scores(state, state.after[chosen], self.query_vector, self.lexical, self.spans),
+            before=_neighbour_scores(state, state.before[chosen], self.query_vector, self.lexical),
+            after=_neighbour_scores(state, state.after[chosen], self.query_vector, self.lexical),
             before_rows=state.before[chosen],
         )
 
@@ -149,7 +148,7 @@ def _first_stage(state: MemoryState, query: str, query_vector: np.ndarray, *, k:
     bonus = _bonuses(state, rows, spans)
     scores = fused_score(cosines, lexical[rows]) + bonus
     order = [int(i) for i in np.argsort(-scores, kind="stable") if scores[i] >= min_score]
-    return _FirstStage(rows, vectors, cosines, lexical, bonus, scores, order, vector, spans)
+    return _FirstStage(rows, vectors, cosines, lexical, bonus, scores, order, vector)
 
 
 def _bonuses(state: MemoryState, rows: np.ndarray, spans: list[DateSpan]) -> np.ndarray:
@@ -160,15 +159,17 @@ def _bonuses(state: MemoryState, rows: np.ndarray, spans: list[DateSpan]) -> np.
     return said + time_boost.mention_bonuses(state.records, rows, spans)
 
 
-def _neighbour_scores(state: MemoryState, neighbours: np.ndarray, query_vector: np.ndarray, lexical: np.ndarray,
-                      spans: list[DateSpan]) -> np.ndarray:
-    """The fused score of each neighbouring row (0 where there is none, -1)."""
+def _neighbour_scores(state: MemoryState, neighbours: np.ndarray, query_vector: np.ndarray,
+                      lexical: np.ndarray) -> np.ndarray:
+    """The fused score of each neighbouring row without date bonuses (0 where there is none,
+    -1): a neighbour tells what a turn is about; when it was said is the turn's own (a turn
+    said the day before a named day is not lifted by the next day's turn)."""
     scores = np.zeros(len(neighbours), dtype=np.float32)
     present = np.flatnonzero(neighbours >= 0)
     if len(present):
         rows = neighbours[present]
         cosines = state.dense.vectors(rows) @ np.asarray(query_vector, dtype=np.float32)
-        scores[present] = fused_score(cosines, lexical[rows]) + _bonuses(state, rows, spans)
+        scores[present] = fused_score(cosines, lexical[rows])
     return scores
 
 
