@@ -3,7 +3,7 @@
 local_agent/data/recall_ranker.json.
 
 Reads a LoCoMo file (the shared dev set) and learns from the conversations of its tune split
-only (local_agent/evals/locomo.py DEV_SPLITS): each conversation's turns are indexed as the
+only (scripts/evals/locomo.py DEV_SPLITS): each conversation's turns are indexed as the
 LoCoMo evaluation stores them, each question goes through the first stage of recall, and every
 candidate the ranker would reorder is an example, positive when it is one of the question's
 evidence turns. The model is a linear score over the standardized features, fitted as a
@@ -27,7 +27,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout's package first
 
-from local_agent.evals.locomo import Conversation, _after_history, load_conversations, split_of, turn_items
+from evals.locomo import Conversation, _after_history, load_conversations, split_of, turn_items
+
 from local_agent.memory.distill.gate import fit_logistic
 from local_agent.memory.index import recall, time_boost
 from local_agent.memory.index.render import dense_text

@@ -93,7 +93,7 @@ def test_the_reply_to_a_matching_question_comes_before_the_question(store: Memor
     ])
     question = "Why did Melanie use colors and patterns in her pottery?"
     vector = store.embedder.embed([question])[0]
-    for ranker, reply_first in ((None, False), ("packaged", True)):
+    for ranker, reply_first in ((None, False), (packaged_ranker(), True)):
         hits = hybrid_recall(store._files.state, question, vector, k=4, kinds=("turn",), min_score=-1.0, ranker=ranker)
         order = [hit.record.text[:7] for hit in hits]
         assert (order.index("Thanks!") < order.index("That bo")) is reply_first

@@ -20,8 +20,8 @@ from typing import Literal
 
 import numpy as np
 
+from ...dates.when import DateSpan
 from ...types import MemoryRecord, RecallHit
-from ...when import DateSpan
 from . import time_boost
 from .rerank import FEATURES, Candidates, RankerModel, features, packaged_ranker
 from .state import MemoryState
