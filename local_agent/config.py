@@ -20,6 +20,7 @@ APP_NAME = "local-agent"
 ENV_PREFIX = "LOCAL_AGENT_"
 CHECKOUT_MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
 DEFAULT_CTX_SIZE = 2048  # the context window used, and assumed for a model that does not state its own
+MAX_IMPORT_BYTES = 200 * 1024 * 1024  # the largest file of past chats to import (CLI or the page's upload)
 
 
 def default_data_dir() -> Path:

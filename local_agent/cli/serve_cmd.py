@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from ..server.options import DEFAULT_MAX_BODY, DEFAULT_MAX_QUEUE, DEFAULT_PORT
+from ..server.options import DEFAULT_MAX_BODY, DEFAULT_MAX_IMPORT, DEFAULT_MAX_QUEUE, DEFAULT_PORT
 from .group import cli
 from .options import backend_factory, common_options, echo_err, settings_from
 
@@ -23,6 +23,8 @@ from .options import backend_factory, common_options, echo_err, settings_from
               help="Requests that may wait while one is served; more get 429.")
 @click.option("--max-body", type=int, default=DEFAULT_MAX_BODY, show_default=True,
               help="Largest request body in bytes; larger get 413.")
+@click.option("--max-import", type=int, default=DEFAULT_MAX_IMPORT, show_default=True,
+              help="Largest file of past chats the page may upload, in bytes.")
 @click.option("--cors-origin", multiple=True,
               help="Allow browser pages from this origin (repeatable). No CORS by default.")
 @click.option("--allowed-host", multiple=True,
@@ -33,9 +35,10 @@ from .options import backend_factory, common_options, echo_err, settings_from
 @click.option("--no-socket", is_flag=True, help="Do not publish the Unix socket that `ask` uses.")
 @common_options
 def serve(host: str, port: int, api_key: str | None, api_key_file: Path | None, max_queue: int, max_body: int,
-          cors_origin: tuple[str, ...], allowed_host: tuple[str, ...], system: str | None, no_memory: bool,
-          incognito: bool | None, no_socket: bool) -> None:
-    """Serve the assistant over HTTP, OpenAI-compatible, with your memory.
+          max_import: int, cors_origin: tuple[str, ...], allowed_host: tuple[str, ...], system: str | None,
+          no_memory: bool, incognito: bool | None, no_socket: bool) -> None:
+    """Serve the assistant over HTTP, OpenAI-compatible, with your memory, and a page to
+    chat and see your memory in: open the printed address in a browser.
 
     \b
     Endpoints: POST /v1/chat/completions (streamed or not), GET /v1/models,
@@ -54,8 +57,8 @@ def serve(host: str, port: int, api_key: str | None, api_key_file: Path | None, 
     settings = settings_from(ctx, incognito=incognito)
     options = ServerOptions(
         host=host, port=port, api_key=resolve_api_key(api_key, api_key_file), max_queue=max_queue,
-        max_body=max_body, cors_origins=cors_origin, allowed_hosts=allowed_host, socket=not no_socket,
-        memory=not no_memory, system=system, verbose=settings.verbose,
+        max_body=max_body, max_import=max_import, cors_origins=cors_origin, allowed_hosts=allowed_host,
+        socket=not no_socket, memory=not no_memory, system=system, verbose=settings.verbose,
     )
 
     def status(message: str) -> None:

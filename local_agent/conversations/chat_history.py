@@ -48,23 +48,54 @@ def imported_keys(store: MemoryStore) -> set[str]:
             if KEY in record.provenance.extra}
 
 
-def import_history(store: MemoryStore, messages: Sequence[ImportedMessage], *, summarizer: Summarizer | None,
-                   dry_run: bool = False, progress: Callable[[int], None] = lambda n: None) -> ImportCounts:
-    """Store `messages` (see the module's docstring); with `dry_run`, only count."""
+@dataclass
+class HistoryImport:
+    """An import planned session by session. Each `step()` stores the next session (facts,
+    digest, then its turns, in one write), so a caller may run it a session at a time and stop
+    between two: the server's page runs each step as a job of its own, between chat turns.
+    Stopping early keeps what was stored, and importing again picks up the rest."""
+
+    store: MemoryStore
+    summarizer: Summarizer | None
+    counts: ImportCounts
+    pending: list[tuple[str, list[ImportedMessage]]]
+    dry_run: bool = False
+
+    @property
+    def done(self) -> bool:
+        return not self.pending
+
+    def step(self) -> int:
+        """Store the next session; returns how many of its messages were handled."""
+        session, group = self.pending.pop(0)
+        self.counts.sessions.append(session)
+        drafts = [draft for message in group for draft in _turn_drafts(message)]
+        self.counts.turns += len(drafts)
+        if not self.dry_run:
+            self.counts.facts += _save_facts(self.store, group)
+            self.counts.digests += _save_digest(self.store, session, group, self.summarizer)
+            self.store.add_many(drafts)
+        return len(group)
+
+
+def plan_import(store: MemoryStore, messages: Sequence[ImportedMessage], *, summarizer: Summarizer | None,
+                dry_run: bool = False) -> HistoryImport:
+    """The sessions of `messages` still to import (messages already imported are counted and
+    skipped), in the order `import_history` stores them."""
     counts = ImportCounts(messages=len(messages))
     known = imported_keys(store)
     fresh = [message for message in messages if message.key not in known]
     counts.skipped_existing = len(messages) - len(fresh)
-    for session, group in _by_session(fresh):
-        counts.sessions.append(session)
-        drafts = [draft for message in group for draft in _turn_drafts(message)]
-        counts.turns += len(drafts)
-        if not dry_run:
-            counts.facts += _save_facts(store, group)
-            counts.digests += _save_digest(store, session, group, summarizer)
-            store.add_many(drafts)
-        progress(len(group))
-    return counts
+    return HistoryImport(store, summarizer, counts, _by_session(fresh), dry_run)
+
+
+def import_history(store: MemoryStore, messages: Sequence[ImportedMessage], *, summarizer: Summarizer | None,
+                   dry_run: bool = False, progress: Callable[[int], None] = lambda n: None) -> ImportCounts:
+    """Store `messages` (see the module's docstring); with `dry_run`, only count."""
+    plan = plan_import(store, messages, summarizer=summarizer, dry_run=dry_run)
+    while not plan.done:
+        progress(plan.step())
+    return plan.counts
 
 
 def _by_session(messages: Sequence[ImportedMessage]) -> list[tuple[str, list[ImportedMessage]]]:

@@ -25,11 +25,11 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
+from ..config import MAX_IMPORT_BYTES
 from ..errors import InputError
 from ..memory.sessions import validate_session_name
 from ..process.files import read_user_file
 
-MAX_IMPORT_BYTES = 200 * 1024 * 1024
 # A longer message is skipped as a problem: reading facts from it grows with its length (a 20 MB
 # message took over 5 minutes) and no chat message is that long.
 MAX_MESSAGE_CHARS = 100_000
@@ -83,6 +83,12 @@ def read_chats(path: Path, *, max_bytes: int = MAX_IMPORT_BYTES) -> ChatImport:
     return parse_chats(_read_text(Path(path), max_bytes), name=str(path))
 
 
+def read_chat_bytes(data: bytes, *, name: str) -> ChatImport:
+    """An import sent as bytes (the page's upload), read as a file is: InputError for a zip
+    archive, text that is not UTF-8, or neither format."""
+    return parse_chats(_decoded(data, name), name=name)
+
+
 def parse_chats(text: str, *, name: str = "input") -> ChatImport:
     """The format is told by the first character: `[` a ChatGPT export, `{` JSON Lines (or one
     exported conversation on its own)."""
@@ -107,14 +113,17 @@ def parse_date(value: str) -> datetime:
 
 
 def _read_text(path: Path, max_bytes: int) -> str:
-    data = read_user_file(path, max_bytes)
+    return _decoded(read_user_file(path, max_bytes), str(path))
+
+
+def _decoded(data: bytes, name: str) -> str:
     if data.startswith(b"PK\x03\x04"):
-        raise InputError(f"{path}: is a zip archive; unzip it and import the conversations.json inside")
+        raise InputError(f"{name}: is a zip archive; unzip it and import the conversations.json inside")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
-        raise InputError(f"{path}: not UTF-8 text (line {line}, byte {exc.start})") from None
+        raise InputError(f"{name}: not UTF-8 text (line {line}, byte {exc.start})") from None
 
 
 def _load_export(body: str, name: str) -> list[Any]:

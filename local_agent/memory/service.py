@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 
 from ..backends.llama_state import delete_states
 from ..dates.clock import stamp
-from ..errors import InputError
+from ..errors import InputError, NotFoundError
 from ..types import MemoryRecord, Provenance, RecallHit
 from .distill.saving import SaveOutcome
 from .sessions import SessionStore
@@ -73,6 +73,16 @@ class Forgotten:
 
     record: MemoryRecord
     turns: tuple[MemoryRecord, ...] = ()
+    sessions_edited: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class SessionDeleted:
+    """A conversation deleted: its name, and with what it taught the memories forgotten (each
+    with the turn memories of its source) and the other sessions whose transcript lost a message."""
+
+    name: str
+    forgotten: tuple[MemoryRecord, ...] = ()
     sessions_edited: tuple[str, ...] = ()
 
 
@@ -197,6 +207,34 @@ class MemoryService:
             bump_epoch(self.data_dir)
         gone = self._store.forget_with_source(origin.record.id)
         return Forgotten(gone.record, gone.turns, tuple(edited))
+
+    def delete_session(self, name: str, *, forget_taught: bool = False) -> SessionDeleted:
+        """Delete a conversation's transcript. With `forget_taught`, first forget what it taught:
+        every memory made in it (the facts drawn from it and stated in it, its digest, its turn
+        memories), each as `forget(with_source=True)` does. The transcript goes last, so a
+        failure leaves it in place to delete again. NotFoundError when there is no such session."""
+        self._settle()
+        sessions = SessionStore(self.data_dir)
+        if not sessions.exists(name):
+            raise NotFoundError(f"no session named {name!r}")
+        forgotten: list[MemoryRecord] = []
+        edited: dict[str, None] = {}
+        for record in self._taught_in(name) if forget_taught else []:
+            try:
+                gone = self.forget(record.id, with_source=True)
+            except NotFoundError:
+                continue  # it went with the source of one forgotten before it
+            forgotten += [gone.record, *gone.turns]
+            edited.update(dict.fromkeys(gone.sessions_edited))
+        sessions.delete(name)
+        edited.pop(name, None)
+        return SessionDeleted(name, tuple(forgotten), tuple(edited))
+
+    def _taught_in(self, session: str) -> list[MemoryRecord]:
+        """The active memories made in `session`: facts and digests first, then turn memories
+        (most go with the sources of the facts)."""
+        made = [record for record in self._store.records(kind=None) if record.provenance.session == session]
+        return sorted(made, key=lambda record: record.kind == "turn")
 
     def forget_all(self) -> Cleared:
         """Remove all memory: facts, turns, vectors, journal, backups, sessions (with their

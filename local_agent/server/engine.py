@@ -46,6 +46,10 @@ from .namespaces import namespace_dir
 from .turns import AskTurn, ChatOutcome, ChatTurn
 
 if TYPE_CHECKING:
+    from ..backends.probe import BackendChoice
+    from ..conversations.chat_history import HistoryImport
+    from ..conversations.chat_import import ImportedMessage
+    from ..memory.service import Cleared
     from ..memory.store import MemoryStore
 
 OnToken = Callable[[str], bool]  # False: the client has gone, stop
@@ -250,6 +254,27 @@ class Engine:
 
     def embed(self, texts: list[str]) -> np.ndarray:
         return self._loaded().embedder.embed(texts)
+
+    # -- the page (routes_page*.py) -------------------------------------------------------------
+    def choice(self) -> BackendChoice:
+        """How the chat model was chosen: backend, device and why."""
+        return self._loaded().choice
+
+    def forget_everything(self) -> Cleared:
+        """`forget --all` for the owner: every namespace too, whose open stores close first."""
+        for store in self._stores.values():
+            store.close()
+        self._stores.clear()
+        return self.memory_service(None).forget_all()
+
+    def plan_chat_import(self, messages: tuple[ImportedMessage, ...], *, digests: bool) -> HistoryImport:
+        """An import of past conversations into the owner's memory, to run a session at a
+        time: what `memory import-chats` does (conversations/chat_history.py), with the
+        distiller's model summarizing each session when `digests`."""
+        from ..conversations.chat_history import plan_import
+
+        parts = self._memory()
+        return plan_import(parts.store, messages, summarizer=parts.summarizer if digests else None)
 
     # -- internals ---------------------------------------------------------------------------
     def _loaded(self) -> Runtime:

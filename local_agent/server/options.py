@@ -9,12 +9,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..config import MAX_IMPORT_BYTES
 from ..errors import ConfigError
 
 API_KEY_ENV = "LOCAL_AGENT_API_KEY"
 DEFAULT_PORT = 8765
 DEFAULT_MAX_QUEUE = 16
 DEFAULT_MAX_BODY = 1_000_000  # bytes; the CLI's limit for one message on stdin
+DEFAULT_MAX_IMPORT = MAX_IMPORT_BYTES  # the page's upload of past chats: import-chats' own limit
 LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
 
 
@@ -25,6 +27,7 @@ class ServerOptions:
     api_key: str | None = None
     max_queue: int = DEFAULT_MAX_QUEUE  # requests waiting, not counting the one being served
     max_body: int = DEFAULT_MAX_BODY
+    max_import: int = DEFAULT_MAX_IMPORT  # the page's import upload only (page.IMPORT_PATH)
     cors_origins: tuple[str, ...] = ()
     allowed_hosts: tuple[str, ...] = ()  # Host header names accepted besides loopback and the bound host
     socket: bool = True  # publish the warm-ask socket in the data dir
@@ -54,6 +57,8 @@ def check_options(options: ServerOptions) -> None:
         raise ConfigError(f"--max-queue must be at least 1, got {options.max_queue}")
     if options.max_body < 1024:
         raise ConfigError(f"--max-body must be at least 1024 bytes, got {options.max_body}")
+    if options.max_import < 1024:
+        raise ConfigError(f"--max-import must be at least 1024 bytes, got {options.max_import}")
     if options.api_key is not None and len(options.api_key) < 8:
         raise ConfigError("the API key must be at least 8 characters")
 

@@ -5,8 +5,14 @@
 - API key, when one is set: `Authorization: Bearer KEY`, compared in constant time. The Unix
   socket needs none: its folder (0700) already admits only the server's own user.
 - POST bodies must be `application/json`: a cross-site form or `text/plain` fetch cannot
-  send one without a CORS preflight, which fails unless --cors-origin allows it.
-- The body is refused past --max-body, by its Content-Length or as it arrives.
+  send one without a CORS preflight, which fails unless --cors-origin allows it. The page's
+  import upload is the one exception: raw bytes (`application/octet-stream`) with an
+  `X-Local-Agent-Import` header, which no form can send and a cross-site fetch only after the
+  same preflight.
+- The body is refused past --max-body (the upload: past --max-import), by its Content-Length or
+  as it arrives.
+- The page's own files (GET `/` and `/static/...`, page.py) are served without the key: they
+  hold no secret, and the page asks for the key before anything else.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ from fastapi import HTTPException
 
 from .errors import error_response
 from .options import ServerOptions, allowed_host_names
+from .page import IMPORT_HEADER, IMPORT_PATH, is_page_file
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -54,8 +61,16 @@ def _headers(scope: Scope) -> dict[str, str]:
     return {name.decode("latin-1").lower(): value.decode("latin-1") for name, value in scope.get("headers", [])}
 
 
+def _media(content_type: str | None) -> str:
+    return (content_type or "").split(";", 1)[0].strip().lower()
+
+
 def _is_json(content_type: str | None) -> bool:
-    return (content_type or "").split(";", 1)[0].strip().lower() == "application/json"
+    return _media(content_type) == "application/json"
+
+
+def _is_upload(headers: dict[str, str]) -> bool:
+    return _media(headers.get("content-type")) == "application/octet-stream" and bool(headers.get(IMPORT_HEADER))
 
 
 class Guard:
@@ -66,6 +81,7 @@ class Guard:
         self.hosts = allowed_host_names(options)
         self.key = options.api_key.encode("utf-8") if options.api_key else None
         self.max_body = options.max_body
+        self.max_import = options.max_import
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -77,7 +93,10 @@ class Guard:
             headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
             await error_response(status, message, code, headers=headers)(scope, receive, send)
             return
-        await self.app(scope, self._limited(receive), send)
+        await self.app(scope, self._limited(receive, self._limit(scope)), send)
+
+    def _limit(self, scope: Scope) -> int:
+        return self.max_import if scope.get("path") == IMPORT_PATH else self.max_body
 
     def check(self, scope: Scope) -> Refusal | None:
         headers = _headers(scope)
@@ -86,15 +105,30 @@ class Guard:
         method = scope.get("method", "GET")
         if method == "OPTIONS":  # a CORS preflight carries no key; CORS answers it
             return None
-        if self.key is not None and not is_unix_socket(scope) and not self._key_ok(headers.get("authorization")):
+        if (self.key is not None and not is_unix_socket(scope) and not is_page_file(method, scope.get("path", ""))
+                and not self._key_ok(headers.get("authorization"))):
             return 401, "a valid API key is required (Authorization: Bearer KEY)", "invalid_api_key"
-        if method in ("POST", "PUT", "PATCH") and not _is_json(headers.get("content-type")):
-            return 415, "the body must be application/json", "unsupported_media_type"
+        refusal = self._body_refusal(scope, method, headers)
+        if refusal is not None:
+            return refusal
         length = (headers.get("content-length") or "0").strip()
         if not length.isdigit():
             return 400, "Content-Length must be a number", "invalid_request"
-        if int(length) > self.max_body:
-            return 413, f"the request body is over {self.max_body} bytes", "body_too_large"
+        limit = self._limit(scope)
+        if int(length) > limit:
+            return 413, f"the request body is over {limit} bytes", "body_too_large"
+        return None
+
+    def _body_refusal(self, scope: Scope, method: str, headers: dict[str, str]) -> Refusal | None:
+        if method not in ("POST", "PUT", "PATCH"):
+            return None
+        if scope.get("path") == IMPORT_PATH and method == "POST":
+            if _is_upload(headers):
+                return None
+            return (415, "an import is sent as application/octet-stream with an X-Local-Agent-Import header",
+                    "unsupported_media_type")
+        if not _is_json(headers.get("content-type")):
+            return 415, "the body must be application/json", "unsupported_media_type"
         return None
 
     def _key_ok(self, header: str | None) -> bool:
@@ -102,7 +136,7 @@ class Guard:
         offered = token.strip().encode("utf-8") if scheme.lower() == "bearer" else b""
         return hmac.compare_digest(offered, self.key or b"")
 
-    def _limited(self, receive: Receive) -> Receive:
+    def _limited(self, receive: Receive, limit: int) -> Receive:
         seen = 0
 
         async def counted() -> Message:
@@ -110,8 +144,8 @@ class Guard:
             message = await receive()
             if message.get("type") == "http.request":
                 seen += len(message.get("body", b""))
-                if seen > self.max_body:
-                    raise BodyTooLarge(self.max_body)
+                if seen > limit:
+                    raise BodyTooLarge(limit)
             return message
 
         return counted

@@ -13,6 +13,7 @@ SESSION_FORMAT_VERSION = 1
 ROLES = ("user", "assistant")
 LATEST_TIME = 32_503_680_000.0  # year 3000: a later timestamp is damage, not a date
 _NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+MAX_TITLE_CHARS = 120
 
 
 def validate_session_name(name: str) -> str:
@@ -21,6 +22,15 @@ def validate_session_name(name: str) -> str:
             f"invalid session name {name!r}: use 1-64 letters, digits, '.', '_' or '-'"
         )
     return name
+
+
+def session_title(title: str) -> str:
+    """A conversation's title as it is stored: one line, whitespace runs made one space ("" to
+    have none). InputError when it is too long."""
+    title = " ".join(title.split())
+    if len(title) > MAX_TITLE_CHARS:
+        raise InputError(f"a title is at most {MAX_TITLE_CHARS} characters")
+    return title
 
 
 def check_session_data(data: Any) -> dict[str, Any]:
@@ -47,6 +57,7 @@ def check_session_data(data: Any) -> dict[str, Any]:
         "updated": _time(data, "updated"),
         "turns": checked,
         "summary": _text(data, "summary"),
+        "title": _text(data, "title"),
         "summarized_upto": upto,
         "revision": revision,
     }

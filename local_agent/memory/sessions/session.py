@@ -21,7 +21,7 @@ from ...process.files import atomic_write_json, ensure_private_dir, read_own_fil
 from ...types import Message
 from ..store.datadir import SESSIONS_DIR_NAME
 from .epoch import ForgetGuard
-from .format import SESSION_FORMAT_VERSION, check_session_data, validate_session_name
+from .format import SESSION_FORMAT_VERSION, check_session_data, session_title, validate_session_name
 
 __all__ = ["Session", "SessionStore", "Turn"]
 
@@ -50,6 +50,7 @@ class Session:
     turns: list[Turn] = field(default_factory=list)
     summary: str = ""
     summarized_upto: int = 0  # turns[:summarized_upto] are folded into `summary`
+    title: str = ""  # what the page shows instead of the name ("": none); the name stays the file's
     # What this process knows of the file: turns[:synced] are in it as of `revision`, and the
     # forget epoch it was read in (None: not read from a store, nothing to check).
     synced: int = field(default=0, repr=False)
@@ -64,11 +65,12 @@ class Session:
         return sum(1 for turn in self.recent if turn.role == "user")
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        data = {
             "version": SESSION_FORMAT_VERSION, "name": self.name, "created": self.created,
             "updated": self.updated, "turns": [turn.to_dict() for turn in self.turns],
             "summary": self.summary, "summarized_upto": self.summarized_upto, "revision": self.revision,
         }
+        return {**data, "title": self.title} if self.title else data
 
     @classmethod
     def from_dict(cls, data: Any, name: str | None = None) -> Session:
@@ -132,6 +134,28 @@ class SessionStore:
         # turns (never written) dropped.
         _adopt(session, written)
         return forgotten
+
+    def set_title(self, name: str, title: str) -> Session:
+        """Give a saved session a title (see `session_title`; "" removes it). Its name, which
+        `chat --session` takes and its memories' provenance names, stays. NotFoundError when
+        there is no such session."""
+        title = session_title(title)
+        with self.guard.locked():
+            session = self._read(name)
+            if session is None:
+                raise NotFoundError(f"no session named {name!r}")
+            session.title, session.revision = title, secrets.token_hex(8)  # others merge, never overwrite
+            atomic_write_json(self.path(name), session.to_dict())
+        return session
+
+    def delete(self, name: str) -> None:
+        """Delete a session's file. NotFoundError when there is none. An open chat on it that
+        saves later writes only what it added since (as after a file deleted by hand)."""
+        with self.guard.locked():
+            try:
+                self.path(name).unlink()
+            except FileNotFoundError:
+                raise NotFoundError(f"no session named {name!r}") from None
 
     def check_forgotten(self, session: Session, *, keep_unsaved: bool = False) -> bool:
         """True (and the session's dialogue dropped) if `forget --all` ran since it was read;
@@ -204,7 +228,7 @@ def _merged(session: Session, disk: Session | None) -> Session:
     nobody_else = (disk.revision if disk else None) == session.revision
     base = _base_turns(session, disk, nobody_else)
     written = Session(name=session.name, created=disk.created if disk else session.created,
-                      turns=base + mine, revision=secrets.token_hex(8))
+                      turns=base + mine, revision=secrets.token_hex(8), title=disk.title if disk else session.title)
 
     def position(index: int) -> int:  # where turns[index] of this process lands in the file
         if index <= session.synced:
@@ -221,6 +245,6 @@ def _merged(session: Session, disk: Session | None) -> Session:
 
 
 def _adopt(session: Session, written: Session) -> None:
-    session.turns, session.summary = written.turns, written.summary
+    session.turns, session.summary, session.title = written.turns, written.summary, written.title
     session.summarized_upto, session.updated = written.summarized_upto, written.updated
     session.synced, session.revision = len(written.turns), written.revision
