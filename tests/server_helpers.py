@@ -88,9 +88,11 @@ def running_server(settings: Settings, backend: Backend, **options: Any) -> Iter
 
 
 def start_process(data_dir: Path, *args: str, scripted: bool = True, hash_embedder: bool = False,
-                  env: dict[str, str] | None = None) -> tuple[subprocess.Popen[str], str]:
+                  env: dict[str, str] | None = None,
+                  headers: dict[str, str] | None = None) -> tuple[subprocess.Popen[str], str]:
     """`local-agent serve --port 0` in a process of its own (scripted model unless told
-    otherwise); returns the process and its URL, once it is ready."""
+    otherwise); returns the process and its URL, once it is ready (asked with `headers`: the
+    API key of a server that has one)."""
     command = [sys.executable, "-m", "tests.serve_scripted"] if scripted else [sys.executable, "-m", "local_agent"]
     if hash_embedder:
         command.append("--hash-embedder")
@@ -104,7 +106,7 @@ def start_process(data_dir: Path, *args: str, scripted: bool = True, hash_embedd
         process.kill()
         raise RuntimeError(f"the server did not start: {line!r} {process.stderr.read() if process.stderr else ''}")
     url = line.removeprefix("listening on ")
-    wait_ready(url)
+    wait_ready(url, headers)
     return process, url
 
 

@@ -16,7 +16,7 @@ T = TypeVar("T")
 VENDOR = Path(__file__).with_name("vendor")
 CHROMIUM_NAMES = ("chromium", "chromium-browser")
 DRIVER_NAMES = ("chromedriver",)
-INSTALL = "apt-get install chromium chromium-driver (.ci/run does it)"
+INSTALL = "apt-get install chromium chromium-driver; .ci/run does it"
 
 
 def _which(names: tuple[str, ...]) -> str | None:

@@ -1,6 +1,6 @@
 // The page's start: connect (asking for the API key when the server has one), then show the
 // view the address names: #/chat, #/chat/NAME, #/memory or #/settings.
-import { ApiError, get, setApiKey, whenUnauthorized } from "./api.js";
+import { ApiError, forgetApiKey, get, setApiKey, whenUnauthorized } from "./api.js";
 import { Chat } from "./chat.js";
 import { keyDialog } from "./dialogs.js";
 import { $, notice } from "./dom.js";
@@ -37,6 +37,7 @@ async function tryKey(key) {
     await get("/v1/local-agent/sessions");
     return null;
   } catch (error) {
+    forgetApiKey();
     return error.status === 401 ? "That key was refused. Check it and try again." : error.message;
   }
 }
