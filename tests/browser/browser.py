@@ -10,9 +10,8 @@ import shutil
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
-T = TypeVar("T")
 VENDOR = Path(__file__).with_name("vendor")
 CHROMIUM_NAMES = ("chromium", "chromium-browser")
 DRIVER_NAMES = ("chromedriver",)
@@ -57,7 +56,7 @@ def set_viewport(driver: Any, width: int, height: int, mobile: bool = False) -> 
         "width": width, "height": height, "deviceScaleFactor": 1, "mobile": mobile})
 
 
-def wait_for(check: Callable[[], T], timeout: float = 120.0, what: str = "the page") -> T:
+def wait_for(check: Callable[[], Any], timeout: float = 120.0, what: str = "the page") -> Any:
     """`check()`'s first truthy value, polled; AssertionError naming `what` after `timeout`."""
     deadline = time.monotonic() + timeout
     last: Exception | None = None
@@ -138,6 +137,10 @@ class Page:
 
     def last_answer(self) -> Any:
         return self.last(".turn.assistant")
+
+    def shows(self, view: str) -> None:
+        """Wait until the page shows `view` (chat, memory or settings)."""
+        wait_for(lambda: self.js("return document.body.dataset.view") == view, 10, f"the {view} view")
 
     def notice(self) -> str:
         return str(self.js("const n = document.getElementById('notice'); return n.hidden ? '' : n.textContent"))

@@ -91,9 +91,13 @@ def test_tell_a_fact_see_it_in_memory_forget_it_and_it_is_gone_from_recall(page:
 def test_stream_stop_mid_answer_and_the_next_answer_works(page: Page) -> None:
     before = page.answers()
     page.type("Tell me a long story about a dragon who learns to cook, with many details.")
-    lengths = []
-    wait_for(lambda: lengths.append(len(page.last_answer().text)) or len(set(lengths)) >= 3, 60,
-             "tokens to stream in")  # the text grew twice: it streams, it does not come at once
+    lengths: list[int] = []
+
+    def grew_twice() -> bool:  # it streams: the text grows, it does not come at once
+        lengths.append(len(page.last_answer().text))
+        return len(set(lengths)) >= 3
+
+    wait_for(grew_twice, 60, "tokens to stream in")
     page.find("#composer-text").send_keys("\ue00c")  # Esc stops
     wait_for(lambda: "stopped" in page.last_answer().text and page.visible("#send"), 30, "the answer to stop")
     assert page.answers() == before + 1
@@ -208,7 +212,7 @@ def test_axe_finds_no_serious_violation_in_any_view(page: Page) -> None:
     found: dict[str, list[dict[str, Any]]] = {"chat": page.axe()}
     for view in ("memory", "settings"):
         page.go(f"#/{view}")
-        wait_for(lambda: page.js("return document.body.dataset.view") == view, 10, view)
+        page.shows(view)
         found[view] = page.axe()
     page.go("#/memory")
     page.find("#memory-forget-all").click()  # a dialog open
@@ -218,3 +222,20 @@ def test_axe_finds_no_serious_violation_in_any_view(page: Page) -> None:
     serious = {view: [v for v in violations if v["impact"] in ("serious", "critical")]
                for view, violations in found.items()}
     assert all(not items for items in serious.values()), json.dumps(serious, indent=1)
+
+
+def test_nothing_scrolls_sideways_on_a_phone(driver: Any, page: Page) -> None:
+    from .browser import set_viewport
+
+    try:
+        for width, height in ((390, 844), (1280, 800)):
+            set_viewport(driver, width, height, mobile=width < 500)
+            for view in ("chat", "memory", "settings"):
+                page.go(f"#/{view}")
+                page.shows(view)
+                wide = page.js("const v = document.getElementById(arguments[0] + '-view');"
+                               "return [document.documentElement.scrollWidth - innerWidth,"
+                               " v.scrollWidth - v.clientWidth]", view)
+                assert wide == [0, 0], (width, view, wide)
+    finally:
+        set_viewport(driver, 1280, 800)

@@ -92,6 +92,8 @@ export class Chat {
     }
     if (incognito) this.incognito.set(this.name, true);
     this.text.value = "";
+    performance.clearMarks("local-agent:first-token");
+    performance.mark("local-agent:sent");  // scripts/bench_page.py reads these two marks
     const transcript = $("transcript");
     const answer = new AnswerTurn({ unsaved: incognito });
     transcript.append(userTurn(message, { unsaved: incognito }), answer.node);
@@ -100,6 +102,7 @@ export class Chat {
     this.setBusy(new AbortController());
     try {
       const record = await this.ask(message, incognito, answer);
+      performance.mark("local-agent:answer", { detail: record.timings || null });
       answer.finish(record);
       if (!incognito) await this.afterAnswer(message);
     } catch (error) {

@@ -55,11 +55,10 @@ function route() {
   if (name === "chat") {
     const session = rest.length ? decodeURIComponent(rest.join("/")) : null;
     if (session && session !== page.chat.name) {
-      page.chat.open(session).catch((error) => { notice(error.message, "error"); page.chat.newChat(); })
+      page.chat.open(session).catch((error) => { notice(error.message, "error"); newChat(); })
         .finally(() => page.sidebar.render());
     } else if (!session && page.chat.name) {
-      page.chat.newChat();
-      page.sidebar.render();
+      showChatAddress();  // back to the open conversation (New chat is the button's)
     }
   } else if (name === "memory") {
     page.memory.refresh();
@@ -79,20 +78,25 @@ function bindChrome() {
     const open = document.body.classList.toggle("sidebar-open");
     $("sidebar-toggle").setAttribute("aria-expanded", String(open));
   });
-  $("new-chat").addEventListener("click", () => {
-    if (location.hash === "#/chat" || location.hash === "") page.chat.newChat();
-    else location.hash = "#/chat";
-    page.sidebar.render();
-    closeSidebar();
-  });
-  document.addEventListener("local-agent:forgotten-all", () => { page.chat.newChat(); refreshSessions(); });
+  $("new-chat").addEventListener("click", () => { newChat(); closeSidebar(); });
+  document.addEventListener("local-agent:forgotten-all", () => { newChat(); refreshSessions(); });
   window.addEventListener("hashchange", route);
 }
 
+function newChat() {
+  page.chat.newChat();
+  if (location.hash !== "#/chat") location.hash = "#/chat";
+  page.sidebar.render();
+}
+
+// The address names the open conversation (replaced, not pushed: nothing reloads).
+function showChatAddress() {
+  const address = `#/chat/${encodeURIComponent(page.chat.name)}`;
+  if (location.hash !== address && document.body.dataset.view === "chat") history.replaceState(null, "", address);
+}
+
 function refreshSessions() {
-  if (page.chat.name && location.hash !== `#/chat/${encodeURIComponent(page.chat.name)}` && document.body.dataset.view === "chat") {
-    history.replaceState(null, "", `#/chat/${encodeURIComponent(page.chat.name)}`);  // no reload of the chat
-  }
+  if (page.chat.name && !page.chat.incognito.get(page.chat.name)) showChatAddress();
   return page.sidebar.refresh().catch((error) => notice(error.message, "error"));
 }
 
@@ -102,8 +106,7 @@ async function start() {
   $("notice").hidden = true;
   page = { info };
   page.chat = new Chat({ info, onSessionsChanged: refreshSessions, budget: pageBudget });
-  page.sidebar = new Sidebar({ onDeleted: () => { location.hash = "#/chat"; page.chat.newChat(); },
-                               current: () => page.chat.name });
+  page.sidebar = new Sidebar({ onDeleted: newChat, current: () => page.chat.name });
   page.memory = new MemoryView();
   page.importer = new Importer({ info, onImported: () => { page.memory.refresh(); refreshSessions(); } });
   bindChrome();

@@ -57,7 +57,8 @@ function whereFrom(shown) {
   const record = shown.record;
   const source = record.provenance || {};
   const nodes = [];
-  const stored = `Stored ${when(record.created)}${source.date ? `, dated ${day(source.date)}` : ""}.`;
+  const dated = source.date && day(source.date.slice(0, 10)) !== day(isoDay(record.created)) ? `, dated ${day(source.date)}` : "";
+  const stored = `Stored ${when(record.created)}${dated}.`;
   nodes.push(el("p", {}, stored));
   if (shown.sources.length) {
     nodes.push(el("p", { class: "label" }, shown.sources.length === 1 ? "It came from this message" : "It came from these messages"));
@@ -71,6 +72,12 @@ function whereFrom(shown) {
   }
   if (shown.previous) nodes.push(el("p", {}, "It corrects an earlier memory: ", el("q", {}, shown.previous.text)));
   return nodes;
+}
+
+// A record's time (seconds) as the local YYYY-MM-DD.
+function isoDay(seconds) {
+  const date = new Date(seconds * 1000);
+  return `${date.getFullYear()}-${String(date.getMonth() + 1).padStart(2, "0")}-${String(date.getDate()).padStart(2, "0")}`;
 }
 
 function sessionLink(session, messages) {

@@ -42,7 +42,12 @@ export class AnswerTurn {
   }
 
   render() {
-    this.body.replaceChildren(renderMarkdown(this.text.trimStart()));
+    const text = this.text.trimStart();
+    this.body.replaceChildren(renderMarkdown(text));
+    if (text && !this.shown) {
+      this.shown = true;
+      if (this.node.classList.contains("streaming")) performance.mark("local-agent:first-token");
+    }
   }
 
   finish(record) {
