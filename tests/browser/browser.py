@@ -143,7 +143,8 @@ class Page:
         wait_for(lambda: self.js("return document.body.dataset.view") == view, 10, f"the {view} view")
 
     def notice(self) -> str:
-        return str(self.js("const n = document.getElementById('notice'); return n.hidden ? '' : n.textContent"))
+        """The last notice the page showed (it hides itself after a few seconds)."""
+        return str(self.js("return document.getElementById('notice').textContent"))
 
     def go(self, fragment: str) -> None:
         self.js("location.hash = arguments[0]", fragment)

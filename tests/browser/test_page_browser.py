@@ -239,3 +239,56 @@ def test_nothing_scrolls_sideways_on_a_phone(driver: Any, page: Page) -> None:
                 assert wide == [0, 0], (width, view, wide)
     finally:
         set_viewport(driver, 1280, 800)
+
+
+def test_rename_and_delete_and_forget_from_the_sidebar(page: Page, server) -> None:
+    url, _ = server
+    page.find("#new-chat").click()
+    page.say("My sister is called Marta.")
+    name = page.js("return decodeURIComponent(location.hash.split('/')[2])")
+
+    def menu_of(label: str) -> Any:
+        item = wait_for(lambda: next((li for li in page.all("#session-list li") if label in li.text), None), 30, label)
+        item.find_element("css selector", "summary").click()
+        return item
+
+    next(b for b in menu_of(name).find_elements("css selector", "button") if b.text == "Rename").click()
+    wait_for(lambda: page.visible("#prompt-dialog"), 10, "the rename dialog")
+    page.find("#prompt-input").send_keys("Family\n")
+    wait_for(lambda: any(li.text.startswith("Family") for li in page.all("#session-list li")), 30, "the new title")
+    assert page.find("#chat-title").text == "Family"
+    assert httpx.get(f"{url}/v1/local-agent/sessions/{name}", timeout=30).json()["title"] == "Family"
+    buttons = menu_of("Family").find_elements("css selector", "button")
+    next(b for b in buttons if b.text.startswith("Delete and forget")).click()
+    page.confirm()
+    wait_for(lambda: all("Family" not in li.text for li in page.all("#session-list li")), 30, "the deletion")
+    assert page.find("#chat-title").text == "New chat"
+    assert httpx.get(f"{url}/v1/local-agent/sessions/{name}", timeout=30).status_code == 404
+    assert all("Marta" not in text for text in recall(url, "What is my sister called? Marta"))
+
+
+def test_export_is_a_download(driver: Any, page: Page, tmp_path: Path) -> None:
+    driver.execute_cdp_cmd("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": str(tmp_path)})
+    page.go("#/memory")
+    page.find("#memory-export").click()
+    done = wait_for(lambda: list(tmp_path.glob("*.json")), 30, "the download")
+    exported = json.loads(done[0].read_text())
+    assert "Beeton" in json.dumps(exported)  # the imported fact is in it
+    assert done[0].name.startswith("local-agent-memories-")
+
+
+def test_forget_everything_needs_the_phrase_typed(page: Page, server) -> None:
+    url, data_dir = server
+    page.go("#/memory")
+    page.find("#memory-forget-all").click()
+    wait_for(lambda: page.visible("#confirm-dialog"), 10, "the confirmation")
+    page.find("#confirm-input").send_keys("forget")
+    assert not page.find("#confirm-yes").is_enabled()
+    page.find("#confirm-input").send_keys(" everything")
+    assert page.find("#confirm-yes").is_enabled()
+    page.find("#confirm-yes").click()
+    wait_for(lambda: "Everything was forgotten" in page.notice(), 60, "the notice")
+    wait_for(lambda: page.all("#memory-list li") == [], 30, "an empty memory")
+    assert page.all("#session-list li") == []
+    assert httpx.get(url + "/v1/local-agent/memories", timeout=30).json()["total"] == 0
+    assert [path for path in data_dir.rglob("*") if path.is_file() and b"Beeton" in path.read_bytes()] == []

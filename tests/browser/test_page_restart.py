@@ -1,6 +1,7 @@
-"""The page against a real `serve` with an API key, which is killed and started again while it
-answers: a wrong key is refused, the right one is kept in the tab only, and after the restart
-the page says what happened, gives the message back and shows the conversation as saved."""
+"""The page against a real `serve` with an API key and the built-in tools, which is killed and
+started again while it answers: a wrong key is refused, the right one is kept in the tab only, a
+tool call shows as one line that opens, and after the restart the page says what happened,
+gives the message back and shows the conversation as saved."""
 
 from __future__ import annotations
 
@@ -29,7 +30,7 @@ class Served:
         self.url = ""
 
     def start(self, port: int = 0) -> None:
-        self.process, self.url = start_process(self.data_dir, "--port", str(port), "--max-tokens", "96",
+        self.process, self.url = start_process(self.data_dir, "--port", str(port), "--max-tokens", "96", "--tools",
                                                scripted=False, env={"LOCAL_AGENT_API_KEY": KEY}, headers=self.key)
 
     @property
@@ -84,8 +85,22 @@ def test_a_wrong_key_is_refused_and_the_right_one_stays_in_the_tab(driver: Any, 
     assert page.js("return localStorage.getItem('local-agent.api-key') === null && document.cookie === ''")
 
 
+def test_a_tool_call_is_one_line_that_opens_to_its_trace(driver: Any, served: Served) -> None:
+    page = Page(driver, served.url)
+    page.find("#new-chat").click()
+    page.say("What is 17 times 23?")
+    line = page.last_answer().find_element("css selector", ".tool-line")
+    summary = line.find_element("css selector", "summary")
+    assert summary.text.startswith("tool calculator(") and "391" in summary.text
+    assert not line.find_element("css selector", "pre").is_displayed()
+    summary.click()
+    trace = line.find_element("css selector", "pre").text
+    assert '"expression": "17 * 23"' in trace and "result: 17 * 23 = 391" in trace
+
+
 def test_a_server_restarted_mid_answer_loses_nothing_saved(driver: Any, served: Served) -> None:
     page = Page(driver, served.url)
+    page.find("#new-chat").click()
     page.say("My favourite fruit is mango.")
     name = page.js("return decodeURIComponent(location.hash.split('/')[2])")
     asked = "Tell me a very long story about a lighthouse keeper and the sea."

@@ -76,7 +76,9 @@ export class Chat {
   }
 
   setIncognito(on) {
+    on = on || this.info.incognito;
     $("incognito").checked = on;
+    $("incognito").disabled = this.info.incognito;
     $("incognito-note").hidden = !on;
     document.body.classList.toggle("incognito", on);
     if (this.name) this.incognito.set(this.name, on);
@@ -85,7 +87,7 @@ export class Chat {
   async send() {
     const message = this.text.value;
     if (!message.trim() || this.busy) return;
-    const incognito = $("incognito").checked;
+    const incognito = $("incognito").checked || this.info.incognito;  // serve --incognito: every chat
     if (this.name === null) {
       this.name = newSessionName();
       if (!incognito) this.showHeader({ name: this.name, title: "" });

@@ -107,7 +107,7 @@ async function start() {
   page = { info };
   page.chat = new Chat({ info, onSessionsChanged: refreshSessions, budget: pageBudget });
   page.sidebar = new Sidebar({ onDeleted: newChat, current: () => page.chat.name });
-  page.memory = new MemoryView();
+  page.memory = new MemoryView({ enabled: info.memory });
   page.importer = new Importer({ info, onImported: () => { page.memory.refresh(); refreshSessions(); } });
   bindChrome();
   bindSettings();

@@ -10,10 +10,15 @@ const FORGET_ALL_PHRASE = "forget everything";
 const BASE = "/v1/local-agent/memories";
 
 export class MemoryView {
-  constructor() {
+  constructor({ enabled }) {
     this.shown = 0;
     this.query = null;
+    this.enabled = enabled;
     this.bind();
+    if (!enabled) {
+      $("memory-columns").hidden = true;
+      $("memory-off").hidden = false;
+    }
   }
 
   bind() {
@@ -37,6 +42,7 @@ export class MemoryView {
   kinds() { return $("memory-kind").value.split(","); }
 
   async refresh() {
+    if (!this.enabled) return;
     try {
       if (this.query) await this.search(this.query);
       else await this.list(0);
