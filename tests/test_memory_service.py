@@ -117,6 +117,25 @@ def test_forget_without_source_leaves_the_message(memory: MemoryService, own_sto
         memory.forget(fact)
 
 
+def test_delete_session_keeps_or_forgets_what_it_taught(memory: MemoryService, own_store: MemoryStore,
+                                                        data_dir: Path) -> None:
+    fact = _said_in_a_session(own_store, data_dir)
+    elsewhere = Provenance(session="s2", role="user", source_text="I like tea.")
+    SessionStore(data_dir).save(Session(name="s2", turns=[Turn("user", "I like tea."), Turn("assistant", "Ok.")]))
+    kept = own_store.add("The user likes tea.", "fact", provenance=elsewhere).id
+    deleted = memory.delete_session("s2")
+    assert deleted.forgotten == () and not SessionStore(data_dir).exists("s2")
+    assert [r.id for r in memory.records("fact")] == [fact, kept]  # plain delete: what it taught stays
+
+    deleted = memory.delete_session("s1", forget_taught=True)
+    assert {r.id for r in deleted.forgotten} >= {fact} and SAID in [r.text for r in deleted.forgotten]
+    assert not SessionStore(data_dir).exists("s1")
+    assert [r.id for r in memory.records(None)] == [kept]
+    assert not [path for path in data_dir.rglob("*") if path.is_file() and b"Aiko" in path.read_bytes()]
+    with pytest.raises(NotFoundError):
+        memory.delete_session("s1")
+
+
 def test_forget_all_clears_the_namespaces_too(memory: MemoryService, data_dir: Path, gguf_embedder) -> None:
     memory.remember("I keep bees.", via="test")
     namespace = claim_data_dir(data_dir / "users" / "bob")
