@@ -21,10 +21,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..errors import LocalAgentError
+from .worker import QueueFull
 
 if TYPE_CHECKING:
     from ..conversations.chat_history import HistoryImport
-    from ..conversations.chat_import import ChatImport
+    from ..conversations.chat_import import ChatImport, ImportedMessage, ImportProblem
     from .state import ServerState
 
 log = logging.getLogger(__name__)
@@ -38,8 +39,14 @@ class ImportBusy(Exception):
 
 @dataclass
 class ImportJob:
+    """One import: what was read from the file, and how far storing it went. The messages are
+    let go once planned (the plan holds those still to store), so a finished job keeps only
+    its counts."""
+
     name: str
-    chats: ChatImport
+    messages: tuple[ImportedMessage, ...]
+    format: str
+    problems: tuple[ImportProblem, ...]
     digests: bool
     id: str = field(default_factory=lambda: f"import-{secrets.token_hex(6)}")
     state: str = "queued"  # queued, running, done, cancelled, failed
@@ -49,23 +56,32 @@ class ImportJob:
     error: str | None = None
     plan: HistoryImport | None = None
     cancel_asked: threading.Event = field(default_factory=threading.Event)
+    messages_total: int = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.messages_total = len(self.messages)
+
+    @classmethod
+    def of(cls, name: str, chats: ChatImport, *, digests: bool) -> ImportJob:
+        return cls(name=name, messages=chats.messages, format=chats.format, problems=chats.problems, digests=digests)
 
     @property
     def running(self) -> bool:
         return self.state in ("queued", "running")
 
     def to_dict(self) -> dict[str, Any]:
-        counts = self.plan.counts if self.plan is not None else None
+        plan = self.plan
+        counts = plan.counts if plan is not None else None
         skipped = counts.skipped_existing if counts else 0
         return {
-            "object": "import", "id": self.id, "name": self.name, "format": self.chats.format, "state": self.state,
+            "object": "import", "id": self.id, "name": self.name, "format": self.format, "state": self.state,
             "digests": self.digests, "started": self.started, "finished": self.finished,
-            "messages_total": len(self.chats.messages), "messages_done": skipped + self.done_messages,
+            "messages_total": self.messages_total, "messages_done": skipped + self.done_messages,
             "skipped_existing": skipped, "sessions_done": len(counts.sessions) if counts else 0,
-            "sessions_total": len(counts.sessions) + len(self.plan.pending) if counts and self.plan else None,
+            "sessions_total": len(counts.sessions) + len(plan.pending) if counts and plan else None,
             "turns": counts.turns if counts else 0, "facts": counts.facts if counts else 0,
-            "digests_saved": counts.digests if counts else 0, "bad_lines": len(self.chats.problems),
-            "problems": [{"line": p.line, "message": p.message} for p in self.chats.problems[:SHOWN_PROBLEMS]],
+            "digests_saved": counts.digests if counts else 0, "bad_lines": len(self.problems),
+            "problems": [{"line": p.line, "message": p.message} for p in self.problems[:SHOWN_PROBLEMS]],
             "error": self.error,
         }
 
@@ -82,9 +98,13 @@ class Imports:
         with self._lock:
             if self.last is not None and self.last.running:
                 raise ImportBusy(f"an import ({self.last.name}) is already running")
-            job = ImportJob(name=name, chats=chats, digests=digests)
+            job = ImportJob.of(name, chats, digests=digests)
             self.last = job
-        state.worker.submit(lambda: _slice(state, job), force=True)
+        try:
+            state.worker.submit(lambda: _slice(state, job), force=True)
+        except QueueFull:  # the server is shutting down
+            _finish(job, "failed", "the server is shutting down")
+            raise
         return job
 
     def get(self, ident: str) -> ImportJob | None:
@@ -100,7 +120,8 @@ def _slice(state: ServerState, job: ImportJob) -> None:
     try:
         if job.plan is None:
             job.state = "running"
-            job.plan = state.engine.plan_chat_import(job.chats.messages, digests=job.digests)
+            job.plan = state.engine.plan_chat_import(job.messages, digests=job.digests)
+            job.messages = ()  # the plan holds what is left to store
         deadline = time.perf_counter() + STEP_S
         while not job.plan.done and not job.cancel_asked.is_set():
             job.done_messages += job.plan.step()

@@ -22,6 +22,7 @@ from .errors import APIError
 from .imports import ImportBusy, ImportJob, Imports
 from .page import IMPORT_HEADER, IMPORT_PATH
 from .state import state_of
+from .worker import QueueFull
 
 router = APIRouter()
 DIGESTS_HEADER = "x-local-agent-digests"
@@ -51,6 +52,8 @@ async def start_import(request: Request) -> JSONResponse:
         job = imports_of(request).start(state, name, chats, digests=digests)
     except ImportBusy as exc:
         raise APIError(409, f"{exc}; wait for it or cancel it", code="import_running") from None
+    except QueueFull as exc:
+        raise APIError(503, f"the server is busy: {exc}", code="queue_full") from None
     return JSONResponse(job.to_dict(), status_code=202)
 
 
