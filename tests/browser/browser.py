@@ -125,9 +125,12 @@ class Page:
 
     def say(self, text: str, timeout: float = 180.0) -> str:
         """Send `text` and wait until its answer has finished; the answer's text."""
-        before = self.answers()
         self.type(text)
-        wait_for(lambda: self.answers() > before, 10, "the answer to start")
+        wait_for(lambda: self.js(
+            "const turns = [...document.querySelectorAll('#transcript .turn')];"
+            "return turns.length > 1 && turns.at(-1).classList.contains('assistant')"
+            " && turns.at(-2).querySelector('.body').innerText.trim() === arguments[0]", text.strip()),
+            10, "the answer to start")
         return self.finished(timeout)
 
     def finished(self, timeout: float = 180.0) -> str:

@@ -102,17 +102,19 @@ export class Chat {
     answer.waiting();
     transcript.scrollTop = transcript.scrollHeight;
     this.setBusy(new AbortController());
+    let answered = false;
     try {
       const record = await this.ask(message, incognito, answer);
       performance.mark("local-agent:answer", { detail: record.timings || null });
       answer.finish(record);
-      if (!incognito) await this.afterAnswer(message);
+      answered = true;
     } catch (error) {
       this.failed(error, answer, message, incognito);
     } finally {
       this.setBusy(null);
       transcript.scrollTop = transcript.scrollHeight;
     }
+    if (answered && !incognito) await this.afterAnswer(message);
   }
 
   async ask(message, incognito, answer) {
