@@ -212,6 +212,7 @@ def make_tool_turn(settings: Settings, agent: Agent, embedder: TextEmbedder, app
         embedder_id=embedder.model_id if settings.notes is not None else "",
         cache_dir=settings.data_dir / TOOL_CACHE_NAME,
         sql_time_limit=settings.tool_timeout * 0.8,  # SQLite stops itself before the call's own limit
+        notes_index_time=settings.tool_timeout * 0.5,  # the rest of a large note waits for later searches
     )
     tools = build_tools(sources, settings.enabled_tools or None)
     intent = Intent(embedder.embed)
