@@ -181,9 +181,11 @@ class Engine:
             self._runtime = None
 
     # -- turns -----------------------------------------------------------------------------
-    def chat(self, turn: ChatTurn, on_token: OnToken) -> ChatOutcome:
+    def chat(self, turn: ChatTurn, on_token: OnToken, left: Callable[[], bool] = lambda: False) -> ChatOutcome:
         """Answer the client's dialogue; recall for, store and distill only its last message.
-        Returns when the turn's memory work is done."""
+        Returns when the turn's memory work is done. Once `left()` (the client has gone before
+        it had the whole response) the memory work writes nothing more and takes back what it
+        wrote: the client never saw the answer."""
         runtime = self._loaded()
         generation = self.settings.generation(**turn.generation)
         session = Session(name=conversation_name(turn), turns=[Turn(role, text) for role, text in turn.history])
@@ -195,8 +197,8 @@ class Engine:
         self._with_tools(agent, self.settings)
         try:
             relay = _relay(agent, on_token, keep_on_disconnect=False)
-            return _outcome(agent.respond(turn.message, on_token=relay, generation=generation),
-                            generation.max_tokens)
+            result = agent.respond(turn.message, on_token=relay, generation=generation, wanted=lambda: not left())
+            return _outcome(result, generation.max_tokens)
         finally:
             agent.close()
 
