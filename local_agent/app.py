@@ -108,7 +108,9 @@ class Runtime:
 
     def warm_up(self, *, background: bool = True) -> None:
         """Load the embedding model and the date library (with memory on), in a thread of
-        their own (while the user types) or now."""
+        their own (while the user types) or now. `close()` waits for that thread: a load must
+        not outlive the runtime, as llama.cpp's quiet load points the process's stdout and
+        stderr at /dev/null while it runs (what the process printed next was lost)."""
         if self.memory is None:
             return
         embedder = self.embedder
@@ -118,7 +120,9 @@ class Runtime:
             when.warm_up()
 
         if background:
-            threading.Thread(target=load, daemon=True).start()
+            loading = threading.Thread(target=load, name="warm-up", daemon=True)
+            loading.start()
+            self.resources.callback(loading.join)  # closed first: before the models it loads beside
         else:
             load()
 
