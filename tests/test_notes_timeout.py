@@ -18,7 +18,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from local_agent.app import TOOL_CACHE_DIR
+from local_agent.memory.store.datadir import TOOL_CACHE_NAME
 from local_agent.tools.notes_files import MAX_NOTE_BYTES
 from local_agent.tools.notes_search import cache_file_for
 
@@ -49,7 +49,7 @@ def _large_note(folder: Path) -> Path:
 
 
 def _embedded(data_dir: Path, notes: Path) -> int:
-    cache = json.loads(cache_file_for(notes, data_dir / TOOL_CACHE_DIR).read_text(encoding="utf-8"))
+    cache = json.loads(cache_file_for(notes, data_dir / TOOL_CACHE_NAME).read_text(encoding="utf-8"))
     vectors = cache["files"]["journal.md"]["vectors"]
     return 0 if vectors is None else int(vectors["shape"][0])
 
