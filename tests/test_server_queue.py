@@ -145,10 +145,9 @@ class SlowBatchEmbedder(HashEmbedder):
 @pytest.fixture
 def slow_memory_work(monkeypatch: pytest.MonkeyPatch) -> SlowBatchEmbedder:
     import local_agent.app as app
-    from local_agent.memory.store import MemoryStore
 
     embedder = SlowBatchEmbedder(delay=2.0)
-    monkeypatch.setattr(app, "open_store", lambda settings: MemoryStore.open(settings.data_dir, embedder))
+    monkeypatch.setattr(app, "open_embedder", lambda settings: embedder)
     return embedder
 
 
