@@ -108,7 +108,9 @@ class Runtime:
 
     def warm_up(self, *, background: bool = True) -> None:
         """Load the embedding model and the date library (with memory on), in a thread of
-        their own (while the user types) or now."""
+        their own (while the user types) or now. `close()` waits for that thread: a load must
+        not outlive the runtime, as llama.cpp's quiet load points the process's stdout and
+        stderr at /dev/null while it runs (what the process printed next was lost)."""
         if self.memory is None:
             return
         embedder = self.embedder
@@ -118,7 +120,9 @@ class Runtime:
             when.warm_up()
 
         if background:
-            threading.Thread(target=load, daemon=True).start()
+            loading = threading.Thread(target=load, name="warm-up", daemon=True)
+            loading.start()
+            self.resources.callback(loading.join)  # closed first: before the models it loads beside
         else:
             load()
 
@@ -212,6 +216,7 @@ def make_tool_turn(settings: Settings, agent: Agent, embedder: TextEmbedder, app
         embedder_id=embedder.model_id if settings.notes is not None else "",
         cache_dir=settings.data_dir / TOOL_CACHE_NAME,
         sql_time_limit=settings.tool_timeout * 0.8,  # SQLite stops itself before the call's own limit
+        notes_index_time=settings.tool_timeout * 0.5,  # the rest of a large note waits for later searches
     )
     tools = build_tools(sources, settings.enabled_tools or None)
     intent = Intent(embedder.embed)

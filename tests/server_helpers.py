@@ -88,16 +88,14 @@ def running_server(settings: Settings, backend: Backend, **options: Any) -> Iter
 
 
 def start_process(data_dir: Path, *args: str, scripted: bool = True, hash_embedder: bool = False,
-                  env: dict[str, str] | None = None,
-                  headers: dict[str, str] | None = None) -> tuple[subprocess.Popen[str], str]:
+                  env: dict[str, str] | None = None, api_key: str | None = None) -> tuple[subprocess.Popen[str], str]:
     """`local-agent serve --port 0` in a process of its own (scripted model unless told
-    otherwise); returns the process and its URL, once it is ready (asked with `headers`: the
-    API key of a server that has one)."""
+    otherwise, with `api_key` when given); returns the process and its URL, once it is ready."""
     command = [sys.executable, "-m", "tests.serve_scripted"] if scripted else [sys.executable, "-m", "local_agent"]
     if hash_embedder:
         command.append("--hash-embedder")
     command += ["serve", "--port", "0", "--data-dir", str(data_dir), *args]
-    environment = {**os.environ, **(env or {})}
+    environment = {**os.environ, **(env or {}), **({"LOCAL_AGENT_API_KEY": api_key} if api_key else {})}
     process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                env=environment)
     assert process.stdout is not None
@@ -106,7 +104,7 @@ def start_process(data_dir: Path, *args: str, scripted: bool = True, hash_embedd
         process.kill()
         raise RuntimeError(f"the server did not start: {line!r} {process.stderr.read() if process.stderr else ''}")
     url = line.removeprefix("listening on ")
-    wait_ready(url, headers)
+    wait_ready(url, {"Authorization": f"Bearer {api_key}"} if api_key else None)
     return process, url
 
 

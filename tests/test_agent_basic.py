@@ -184,3 +184,39 @@ def test_timings_and_tokens_are_typed_records_with_the_old_json_shape(tmp_path):
         TurnTimings.measured({"answer_s": 1.0, "answr_s": 2.0})  # a misspelt step is caught
     with pytest.raises(dataclasses.FrozenInstanceError):
         result.timings.answer_s = 0.0
+
+
+def test_closing_the_runtime_waits_for_the_warm_up_so_no_thread_outlives_the_chat(tmp_path):
+    """Issue 23: a chat's embedder warm-up thread outlived the command. In a process that runs
+    the CLI again (the tests) it went on loading after the chat ended, and llama.cpp's quiet
+    load points the whole process's stdout and stderr at /dev/null meanwhile: the next run's
+    error line was lost (tests/test_cli.py::test_piped_chat_and_batch_input_are_bounded)."""
+    import threading
+    import time
+    from typing import cast
+
+    from local_agent.app import Runtime
+    from local_agent.backends.probe import BackendChoice
+    from local_agent.memory.index.embedder import TextEmbedder
+    from local_agent.memory.store import MemoryStore
+    from tests.reliability import HashEmbedder
+
+    class SlowWarmUp(HashEmbedder):
+        def __init__(self) -> None:
+            self.done = threading.Event()
+
+        def warm_up(self) -> None:
+            time.sleep(0.5)
+            self.done.set()
+
+    embedder = SlowWarmUp()
+    store = MemoryStore.open(tmp_path, embedder)
+    agent, backend = make_agent(tmp_path, memory=MemoryParts(store=store))
+    runtime = Runtime(agent=agent, backend=backend, choice=BackendChoice("scripted", "cpu", "test"),
+                      embedder=cast("TextEmbedder", embedder), memory=agent.memory)
+    runtime.resources.callback(store.close)
+    runtime.resources.callback(agent.close)
+    runtime.warm_up()
+    runtime.close()
+    assert embedder.done.is_set()
+    assert not [t for t in threading.enumerate() if t.name == "warm-up"]

@@ -188,6 +188,44 @@ def test_broken_conversations_are_problems_and_the_rest_is_kept() -> None:
         (5, "not a conversation (no `mapping`)")]
 
 
+def test_a_looped_conversation_without_current_node_is_imported_not_dropped() -> None:
+    """Issue 23: with no current_node and no root (a loop), the conversation vanished without a
+    word. The path that ends at its latest message is imported; the loop is cut where it closes."""
+    conversations = export()
+    looped = conversations[1]
+    looped["mapping"]["r-root"]["parent"] = "r-a1"
+    del looped["current_node"]
+    result = parse_chats(json.dumps(conversations))
+    assert result.problems == ()
+    assert [(m.role, m.content) for m in result.messages if m.line == 2] == [
+        ("user", "I became vegetarian last month. Ideas for a quick dinner?"),
+        ("assistant", "A chickpea curry takes twenty minutes.\nServe it with rice.")]
+
+
+def test_a_conversation_with_several_roots_keeps_the_branch_of_its_latest_message() -> None:
+    conversations = export()
+    first = conversations[0]
+    del first["current_node"]
+    stray: dict[str, Any] = {"id": "stray-root", "message": None, "parent": None, "children": []}
+    older: dict[str, Any] = {"id": "old-u", "parent": None, "children": [], "message": {
+        "author": {"role": "user"}, "create_time": 1700000000.0, "content": {"content_type": "text",
+                                                                          "parts": ["An older, detached question."]}}}
+    first["mapping"] = {"stray-root": stray, "old-u": older, **first["mapping"]}
+    result = parse_chats(json.dumps(conversations))
+    assert result.problems == ()
+    contents = [m.content for m in result.messages if m.line == 1]
+    assert contents[-1] == "Yes, that's tram 28; it climbs up to São Jorge Castle." and len(contents) == 4
+
+
+def test_a_conversation_with_nothing_to_import_is_reported() -> None:
+    conversations = export()
+    for node in conversations[1]["mapping"].values():
+        node["message"] = None
+    result = parse_chats(json.dumps(conversations))
+    assert [(p.line, p.message.split(": ", 1)[1]) for p in result.problems] == [
+        (2, "no user or assistant text to import")]
+
+
 def test_a_message_over_the_length_limit_is_a_problem_and_the_rest_is_kept() -> None:
     long = "x" * (MAX_MESSAGE_CHARS + 1)
     result = parse_chats(lines(msg(content=long), msg(content="short")))

@@ -137,8 +137,21 @@ def test_item01_a_data_dir_of_an_earlier_version_is_adopted(isolated_dirs: Path,
     code, out, err = run_main(["memory", "list", "--json"], capsys, monkeypatch)
 
     assert code == 0 and [r["text"] for r in json.loads(out)] == ["The user likes tea."]
-    assert (isolated_dirs / ".local-agent").is_file() and "marked" in err
+    assert (isolated_dirs / ".local-agent").is_file() and "made by an earlier version" in err
     assert _ok(["sessions", "--json"], capsys, monkeypatch)[0].count('"s1"') == 1
+
+
+def test_issue23_a_folder_holding_only_caches_is_marked_as_new(isolated_dirs: Path, capsys, monkeypatch) -> None:
+    """A machine that never ran local-agent, whose data folder got saved llama.cpp states (as the
+    test suite once left there): nothing there is an earlier version's data."""
+    states = isolated_dirs / "cache" / "llama-state"
+    states.mkdir(parents=True)
+    (states / ("a" * 64 + ".state")).write_bytes(b"state")
+
+    code, _, err = run_main(["memory", "list"], capsys, monkeypatch)
+
+    assert code == 0 and (isolated_dirs / ".local-agent").is_file()
+    assert "as a new local-agent data dir" in err and "earlier version" not in err
 
 
 @pytest.mark.parametrize("foreign", ["survey.txt", "memory/survey.txt", "memory/sub/x.txt", "sessions/notes.json"])

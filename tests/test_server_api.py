@@ -208,3 +208,15 @@ def test_namespace_names_are_checked(server: LocalServer) -> None:
                           headers={"X-Local-Agent-User": "../etc"})
     assert response.status_code == 400 and response.json()["error"]["code"] == "invalid_namespace"
     assert not (Path(server.settings.data_dir) / "etc").exists()
+
+
+def test_reading_a_new_namespace_creates_nothing(server: LocalServer) -> None:
+    """Issue 23: a GET naming a namespace nobody wrote to made users/NAME/ on disk."""
+    headers = {"X-Local-Agent-User": "never-written"}
+    listed = httpx.get(server.url + "/v1/memories", headers=headers, params={"kind": "all"})
+    assert listed.status_code == 200 and listed.json()["data"] == []
+    found = httpx.post(server.url + "/v1/memories/search", json={"query": "bees"}, headers=headers)
+    assert found.status_code == 200 and found.json()["data"] == []
+    gone = httpx.delete(server.url + "/v1/memories/0123456789", headers=headers)
+    assert gone.status_code == 404
+    assert not (Path(server.settings.data_dir) / "users" / "never-written").exists()

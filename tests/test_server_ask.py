@@ -96,9 +96,21 @@ def test_local_agent_server_url_with_a_key(scripted, in_process, monkeypatch: py
         monkeypatch.setenv("LOCAL_AGENT_API_KEY", KEY)
         assert run(scripted, "ask", "hello").stdout == "Scripted answer.\n"
         assert in_process == []
-        monkeypatch.setenv("LOCAL_AGENT_API_KEY", "wrong-key-0000")
-        assert run(scripted, "ask", "hello").stdout == "Scripted answer.\n"
-        assert in_process == ["loaded"]  # refused: answered here instead
+
+
+def test_a_named_server_that_refuses_the_key_is_an_error(scripted, in_process, monkeypatch, capsys) -> None:
+    """Issue 23: with LOCAL_AGENT_SERVER named and a wrong key, `ask` answered in-process
+    without a word. The user named that server: its refusal is a one-line error, exit 1."""
+    from .cli_helpers import error_line, run_main
+
+    with running_server(load_settings(), scripted, api_key=KEY, socket=False) as server:
+        monkeypatch.setenv("LOCAL_AGENT_SERVER", server.url)
+        for key in ("wrong-key-0000", ""):
+            monkeypatch.setenv("LOCAL_AGENT_API_KEY", key)
+            code, out, err = run_main(["ask", "hello"], capsys, monkeypatch, backend=scripted)
+            line = error_line(err)
+            assert code == 1 and out == "" and in_process == []
+            assert server.url in line and "LOCAL_AGENT_API_KEY" in line and len(err.strip().splitlines()) == 1
 
 
 def test_a_stale_socket_is_ignored(scripted, in_process) -> None:

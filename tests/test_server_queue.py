@@ -1,17 +1,21 @@
 """One model, FIFO: a client that leaves stops its generation and the next request starts at
-once; a full queue answers 429; SIGTERM lets what is in flight finish."""
+once, and its turn is not stored; a full queue answers 429; SIGTERM lets what is in flight
+finish."""
 
 from __future__ import annotations
 
 import signal
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import httpx
+import numpy as np
 import pytest
 
+from .fakes import ScriptedBackend
+from .reliability import HashEmbedder
 from .server_helpers import SlowBackend, chat_body, running_server, server_settings, start_process
 
 
@@ -123,3 +127,56 @@ def test_sigterm_lets_the_request_in_flight_finish(tmp_path: Path) -> None:
         if process.poll() is None:
             process.kill()
     assert not (tmp_path / "data" / "server.sock").exists()
+
+
+class SlowBatchEmbedder(HashEmbedder):
+    """Embeds a batch of two or more texts (a turn being stored; never a recall query)
+    `delay` seconds late: the memory work after an answer takes that long."""
+
+    def __init__(self, delay: float) -> None:
+        self.delay = delay
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        if len(texts) >= 2:
+            time.sleep(self.delay)
+        return super().embed(texts)
+
+
+@pytest.fixture
+def slow_memory_work(monkeypatch: pytest.MonkeyPatch) -> SlowBatchEmbedder:
+    import local_agent.app as app
+
+    embedder = SlowBatchEmbedder(delay=2.0)
+    monkeypatch.setattr(app, "open_embedder", lambda settings: embedder)
+    return embedder
+
+
+def _stored(url: str) -> list[str]:
+    """Every memory of the server's own namespace, once the request before has finished (one
+    model, first come first served: this request waits for it)."""
+    httpx.post(url + "/v1/chat/completions", json=chat_body("ping", memory=False), timeout=30).raise_for_status()
+    return [r["text"] for r in httpx.get(url + "/v1/memories", params={"kind": "all"}, timeout=30).json()["data"]]
+
+
+def test_a_non_streamed_request_whose_client_left_during_its_memory_work_stores_nothing(
+        slow_memory_work: SlowBatchEmbedder, tmp_path: Path) -> None:
+    """Issue 23, item 3: the client of a non-streamed request gets nothing before the memory
+    work is done; one that gave up by then never had the answer, so nothing is kept."""
+    with running_server(server_settings(tmp_path / "data"), ScriptedBackend(default="Noted.")) as server:
+        with pytest.raises(httpx.ReadTimeout):
+            httpx.post(server.url + "/v1/chat/completions", json=chat_body("I keep bees in my garden."), timeout=1.0)
+        assert _stored(server.url) == []
+        slow_memory_work.delay = 0.0
+        kept = httpx.post(server.url + "/v1/chat/completions", json=chat_body("I keep bees in my garden."), timeout=30)
+        assert kept.status_code == 200 and "I keep bees in my garden." in _stored(server.url)
+
+
+def test_a_stream_whose_client_left_before_its_end_stores_nothing(slow_memory_work: SlowBatchEmbedder,
+                                                                   tmp_path: Path) -> None:
+    with running_server(server_settings(tmp_path / "data"), ScriptedBackend(default="Noted.")) as server:
+        with httpx.stream("POST", server.url + "/v1/chat/completions", timeout=30,
+                          json=chat_body("I keep bees in my garden.", stream=True)) as stream:
+            lines = stream.iter_lines()
+            while "Noted." not in next(lines):  # the whole answer came; its final chunk waits
+                pass
+        assert _stored(server.url) == []

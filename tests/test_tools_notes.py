@@ -5,14 +5,17 @@ from __future__ import annotations
 import json
 import os
 import stat
+import threading
+import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
 from local_agent.errors import ToolError
 from local_agent.tools.notes_files import MAX_NOTE_BYTES, NoteFile, list_notes, notes_root, read_note
-from local_agent.tools.notes_index import NotesIndex, chunk_text
+from local_agent.tools.notes_index import EMBED_PIECE, FORMAT_VERSION, NotesIndex, chunk_text
 from local_agent.tools.notes_search import cache_file_for, make_notes_search
 from local_agent.tools.runner import run_tool
 
@@ -33,6 +36,26 @@ class CountingEmbed:
                 if word in CONCEPTS:
                     vectors[row, CONCEPTS[word]] += 1.0
         return vectors
+
+
+class SlowEmbed(CountingEmbed):
+    """CountingEmbed at `seconds` a text, which records whether two calls ever overlapped."""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__()
+        self.seconds = seconds
+        self.calls = 0
+        self._busy = threading.Lock()
+
+    def __call__(self, texts: list[str]) -> np.ndarray:
+        if not self._busy.acquire(blocking=False):
+            raise AssertionError("two embed calls overlapped")
+        try:
+            self.calls += 1
+            time.sleep(self.seconds * len(texts))
+            return super().__call__(texts)
+        finally:
+            self._busy.release()
 
 
 @pytest.fixture
@@ -99,7 +122,7 @@ def test_a_damaged_cache_is_rebuilt(notes: Path, tmp_path: Path):
     index = NotesIndex(notes, cache)
     index.refresh()
     assert index.search("dentist")[0][0].note == "dentist.md"
-    assert json.loads(cache.read_text())["format_version"] == 1
+    assert json.loads(cache.read_text())["format_version"] == FORMAT_VERSION
 
 
 def test_symlinks_out_of_the_folder_are_refused(notes: Path, tmp_path: Path):
@@ -165,3 +188,71 @@ def test_chunks_join_paragraphs_and_split_long_ones():
     assert chunk_text("a b\n\nc d", words=3) == ["a b", "c d"]
     assert chunk_text("a b\n\nc", words=3) == ["a b c"]
     assert chunk_text(" ".join("w" for _ in range(7)), words=3) == ["w w w", "w w w", "w"]
+
+
+def _large_note(folder: Path, chunks: int) -> None:
+    """A note of `chunks` chunks, each a paragraph of its own; the last says where the car is."""
+    paragraphs = [" ".join(f"filler{i}w{j}" for j in range(115)) for i in range(chunks - 1)]
+    (folder / "journal.md").write_text("\n\n".join([*paragraphs, "The car is parked on level 3."]) + "\n")
+
+
+def _saved_vectors(cache: Path, note: str) -> int:
+    vectors = json.loads(cache.read_text())["files"][note]["vectors"]
+    return 0 if vectors is None else vectors["shape"][0]
+
+
+def test_a_large_note_is_indexed_in_pieces_within_the_time_given(notes: Path, tmp_path: Path):
+    """Issue 23: a large note kept a search embedding for minutes. A search indexes for at most
+    its `index_time`, searches every chunk by words at once, keeps the partial vectors, and the
+    next search goes on where it stopped."""
+    _large_note(notes, 200)
+    embed = SlowEmbed(0.05)  # 10 s for the whole note
+    tool = make_notes_search(notes, tmp_path / "cache", embed, "counting-v1", index_time=0.3)
+    cache = cache_file_for(notes, tmp_path / "cache")
+    start = time.monotonic()
+    outcome = run_tool(tool, {"query": "where is it parked"}, timeout=5)
+    assert time.monotonic() - start < 3 and not outcome.timed_out and outcome.error is None
+    # the last chunk, found by its words before it is embedded
+    assert "[journal.md] The car is parked on level 3." in outcome.result.splitlines()
+    first = _saved_vectors(cache, "journal.md")
+    assert 0 < first < 200 and first % EMBED_PIECE == 0
+    tool({"query": "where is the car parked"})
+    assert first < _saved_vectors(cache, "journal.md") < 200  # went on, kept in the cache
+    embed.seconds = 0.0
+    index = NotesIndex(notes, cache, embed, "counting-v1")
+    assert index.pending() >= 200 - _saved_vectors(cache, "journal.md")  # shopping.txt may wait too
+    assert index.refresh() and index.pending() == 0  # no deadline: all of it
+    assert _saved_vectors(cache, "journal.md") == 200
+
+
+def test_a_partly_embedded_note_is_searched_by_meaning_as_far_as_it_goes(notes: Path, tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch):
+    import local_agent.tools.notes_index as notes_index
+
+    clock = [0.0]
+    monkeypatch.setattr(notes_index, "time", SimpleNamespace(monotonic=lambda: clock[0]))
+
+    def embed(texts: list[str]) -> np.ndarray:  # each piece takes a second of the index's clock
+        clock[0] += 1.0
+        return CountingEmbed()(texts)
+
+    _large_note(notes, 40)
+    partial = NotesIndex(notes, cache_file_for(notes, tmp_path / "cache"), embed, "counting-v1")
+    assert not partial.refresh(deadline=2.5)  # dentist.md and garage.md, then out of time
+    assert partial.pending() == 1 + 40 + 1
+    assert partial.search("automobile")[0][0].note == "garage.md"  # by meaning
+    by_words = [chunk.text for chunk, _ in partial.search("parked on level 3")]
+    assert "The car is parked on level 3." in by_words  # by words, not embedded yet
+    assert partial.refresh() and partial.pending() == 0
+
+
+def test_the_embedder_is_free_soon_after_a_search_that_ran_out_of_time(notes: Path, tmp_path: Path):
+    """What the turn's own memory work needs: no search thread still embedding after the call."""
+    _large_note(notes, 400)
+    embed = SlowEmbed(0.02)
+    tool = make_notes_search(notes, tmp_path / "cache", embed, "counting-v1", index_time=0.2)
+    outcome = run_tool(tool, {"query": "parked car"}, timeout=5)
+    assert not outcome.timed_out
+    calls = embed.calls
+    time.sleep(0.5)
+    assert embed.calls == calls  # nothing embeds behind the caller's back

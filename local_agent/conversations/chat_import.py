@@ -6,6 +6,8 @@ JSON Lines, one message a line, in order:
 `session` is required and follows the session-name rules; `date` may be left out. A ChatGPT
 export is a JSON array of conversations: each is walked from its `current_node` back to the root
 (the branch the user last saw), keeping the user's and the assistant's visible text messages.
+Without a current node, from its latest message; a conversation with nothing to import is a
+problem, never dropped in silence.
 
 Dates are naive local time, as the agent's today is: a timestamp with an offset or a ChatGPT
 epoch time is converted to this machine's local time. A message's position is its index in its
@@ -239,7 +241,11 @@ def _chatgpt(conversations: list[Any], name: str) -> ChatImport:
             problems.append(ImportProblem(number, f"conversation {number} ({session}): {exc}"))
             continue
         fallback = _epoch(conversation.get("create_time"))
-        for position, (role, content, date) in enumerate(_visible(nodes)):
+        visible = list(_visible(nodes))
+        if not visible:
+            problems.append(ImportProblem(number, f"conversation {number} ({session}): no user or assistant text "
+                                          "to import"))
+        for position, (role, content, date) in enumerate(visible):
             if len(content) > MAX_MESSAGE_CHARS:  # skipped, keeping the others' positions
                 problems.append(ImportProblem(number, f"conversation {number} ({session}), message {position + 1}: "
                                               + _too_long(len(content))))
@@ -249,21 +255,47 @@ def _chatgpt(conversations: list[Any], name: str) -> ChatImport:
 
 
 def _current_branch(mapping: dict[str, Any], current: Any) -> list[dict[str, Any]]:
-    """The nodes from the root to `current_node` (or, without one, to the newest leaf)."""
-    if not isinstance(current, str) or current not in mapping:
-        current = _newest_leaf(mapping)
+    """The nodes from the root to `current_node`; without a usable one, the path that ends at
+    the latest message (a tree with several roots, or no root at all, is read that way too,
+    and a loop is cut where it closes: nothing is lost in silence). A loop on the way to a
+    named current node is a problem."""
+    named = _in(current, mapping)
+    node_id = current if named else _latest(mapping)
     path: list[dict[str, Any]] = []
     seen: set[str] = set()
-    while isinstance(current, str) and current in mapping:
-        if current in seen:
-            raise _BadLine("its message tree has a loop")
-        seen.add(current)
-        node = mapping[current]
+    while isinstance(node_id, str) and node_id in mapping:
+        if node_id in seen:
+            if named:
+                raise _BadLine("its message tree has a loop")
+            break
+        seen.add(node_id)
+        node = mapping[node_id]
         if not isinstance(node, dict):
-            raise _BadLine(f"node {current!r} is not an object")
+            raise _BadLine(f"node {node_id!r} is not an object")
         path.append(node)
-        current = node.get("parent")
+        node_id = node.get("parent")
     return path[::-1]
+
+
+def _latest(mapping: dict[str, Any]) -> str | None:
+    """The node of the latest message: the newest create_time, else the newest leaf (each
+    node's last child, from the first root), else the last node with a message."""
+    timed: list[tuple[datetime, int, str]] = []
+    for order, (key, node) in enumerate(mapping.items()):
+        when = _epoch(node["message"].get("create_time")) if _message_of(node) else None
+        if when is not None:
+            timed.append((when, order, key))  # of two at the same time, the later in the file
+    if timed:
+        return max(timed)[2]
+    leaf = _newest_leaf(mapping)
+    if leaf is not None and _message_of(mapping.get(leaf)):
+        return leaf
+    with_message = [key for key, node in mapping.items() if _message_of(node)]
+    return with_message[-1] if with_message else leaf
+
+
+def _message_of(node: Any) -> bool:
+    return isinstance(node, dict) and isinstance(node.get("message"), dict)
 
 
 def _newest_leaf(mapping: dict[str, Any]) -> str | None:

@@ -5,7 +5,8 @@ Standard library only, so that `ask` through a server starts in a fraction of a 
 server is found by its socket in the data dir or by LOCAL_AGENT_SERVER (discovery.py). It is
 used only when it was started with the same load-time settings (it answers 409 otherwise),
 and only before it has begun: once it accepted the question, a failure is an error, never a
-second answer in-process.
+second answer in-process. A server the user named (LOCAL_AGENT_SERVER) that refuses the key
+or the Host is an error too: the user asked for that server.
 """
 
 from __future__ import annotations
@@ -37,6 +38,15 @@ from .options import API_KEY_ENV
 CONNECT_TIMEOUT_S = 0.5
 ANSWER_TIMEOUT_S = 600.0  # between two lines of the answer (a long queue, a slow model)
 FALLBACK_STATUSES = frozenset({401, 404, 409, 429, 503})  # the server did nothing with the question
+REFUSALS = frozenset({401, 403})  # a server named in LOCAL_AGENT_SERVER that refuses us: an error
+
+
+@dataclass(frozen=True)
+class FoundServer:
+    connection: http.client.HTTPConnection  # not yet opened
+    headers: dict[str, str]  # the API key, for a named server
+    where: str  # its URL or socket path, for messages
+    named: bool  # named by LOCAL_AGENT_SERVER (not found by its socket)
 
 
 @dataclass(frozen=True)
@@ -68,9 +78,8 @@ def _note(settings: Settings, text: str) -> None:
         print(f"· {text}", file=sys.stderr, flush=True)
 
 
-def find_server(settings: Settings) -> tuple[http.client.HTTPConnection, dict[str, str], str] | None:
-    """A connection (not yet opened) to the server for these settings, its extra headers and
-    where it is; None when there is none."""
+def find_server(settings: Settings) -> FoundServer | None:
+    """The server for these settings; None when there is none."""
     url = os.environ.get(SERVER_ENV, "").strip()
     if url:
         parts = urlsplit(url)
@@ -79,11 +88,11 @@ def find_server(settings: Settings) -> tuple[http.client.HTTPConnection, dict[st
         key = os.environ.get(API_KEY_ENV, "").strip()
         headers = {"Authorization": f"Bearer {key}"} if key else {}
         connection = http.client.HTTPConnection(parts.hostname, parts.port or 80, timeout=CONNECT_TIMEOUT_S)
-        return connection, headers, url
+        return FoundServer(connection, headers, url, named=True)
     path = socket_path(settings.data_dir)
     if not is_socket(path) or (path.parent == private_socket_dir() and not safe_socket_dir(path.parent)):
         return None
-    return UnixHTTPConnection(str(path), CONNECT_TIMEOUT_S), {}, str(path)
+    return FoundServer(UnixHTTPConnection(str(path), CONNECT_TIMEOUT_S), {}, str(path), named=False)
 
 
 def warm_ask(settings: Settings, message: str, *, session: str | None, system: str | None, memory: bool,
@@ -94,29 +103,33 @@ def warm_ask(settings: Settings, message: str, *, session: str | None, system: s
     found = find_server(settings)
     if found is None:
         return None
-    connection, headers, where = found
+    connection, where = found.connection, found.where
     body = {"message": message, "session": session, "system": system, "memory": memory,
             "settings": call_settings(settings), "expect": load_identity(settings),
             "wait_for_memory": wait_for_memory}
     try:
         connection.request("POST", ASK_PATH, body=json.dumps(body).encode("utf-8"),
-                           headers={"Content-Type": "application/json", **headers})
+                           headers={"Content-Type": "application/json", **found.headers})
     except OSError as exc:
         _note(settings, f"no server at {where} ({exc.strerror or exc}); answering in-process")
         connection.close()
         return None
     try:
-        return _answer(settings, connection, where, on_token)
+        return _answer(settings, found, on_token)
     finally:
         connection.close()
 
 
-def _answer(settings: Settings, connection: http.client.HTTPConnection, where: str,
-            on_token: Callable[[str], None] | None) -> WarmAnswer | None:
+def _answer(settings: Settings, found: FoundServer, on_token: Callable[[str], None] | None) -> WarmAnswer | None:
+    connection, where = found.connection, found.where
     try:
         if connection.sock is not None:
             connection.sock.settimeout(ANSWER_TIMEOUT_S)
         response = connection.getresponse()
+        if found.named and response.status in REFUSALS:
+            reason = _error_of(response.read()).get("message", response.reason)
+            hint = f"; check {API_KEY_ENV}" if response.status == 401 else ""
+            raise errors.ConfigError(f"the server {SERVER_ENV} names, {where}, refused the request: {reason}{hint}")
         if response.status in FALLBACK_STATUSES:
             reason = _error_of(response.read()).get("message", response.reason)
             _note(settings, f"the server at {where} cannot answer: {reason}; answering in-process")

@@ -32,7 +32,7 @@ import numpy as np
 from ..app import BackendFactory, Runtime, build_runtime, load_session, make_tool_turn, settings_clock
 from ..backends import create_backend
 from ..config import Settings, with_overrides
-from ..errors import InputError, StoreError
+from ..errors import InputError, NotFoundError, StoreError
 from ..memory.service import MemoryService
 from ..memory.sessions import Session, SessionStore, Turn
 from ..memory.store.datadir import claim_data_dir
@@ -185,9 +185,11 @@ class Engine:
             self._runtime = None
 
     # -- turns -----------------------------------------------------------------------------
-    def chat(self, turn: ChatTurn, on_token: OnToken) -> ChatOutcome:
+    def chat(self, turn: ChatTurn, on_token: OnToken, left: Callable[[], bool] = lambda: False) -> ChatOutcome:
         """Answer the client's dialogue; recall for, store and distill only its last message.
-        Returns when the turn's memory work is done."""
+        Returns when the turn's memory work is done. Once `left()` (the client has gone before
+        it had the whole response) the memory work writes nothing more and takes back what it
+        wrote: the client never saw the answer."""
         runtime = self._loaded()
         generation = self.settings.generation(**turn.generation)
         session = Session(name=conversation_name(turn), turns=[Turn(role, text) for role, text in turn.history])
@@ -199,8 +201,8 @@ class Engine:
         self._with_tools(agent, self.settings)
         try:
             relay = _relay(agent, on_token, keep_on_disconnect=False)
-            return _outcome(agent.respond(turn.message, on_token=relay, generation=generation),
-                            generation.max_tokens)
+            result = agent.respond(turn.message, on_token=relay, generation=generation, wanted=lambda: not left())
+            return _outcome(result, generation.max_tokens)
         finally:
             agent.close()
 
@@ -234,6 +236,8 @@ class Engine:
 
     # -- memory REST -------------------------------------------------------------------------
     def memories(self, namespace: str | None, kind: str | None, limit: int) -> list[dict[str, Any]]:
+        if not self._exists(namespace):
+            return []
         return [record_dict(record) for record in self.memory_service(namespace).newest(kind, limit=limit)]
 
     def remember(self, namespace: str | None, text: str) -> dict[str, Any]:
@@ -241,10 +245,14 @@ class Engine:
         return record_dict(self.memory_service(namespace).remember(text, via=API).record)
 
     def search(self, namespace: str | None, query: str, limit: int) -> list[dict[str, Any]]:
+        if not self._exists(namespace):
+            return []
         hits = self.memory_service(namespace).search(query, limit)
         return [{**record_dict(hit.record), "score": round(hit.score, 4)} for hit in hits]
 
     def forget(self, namespace: str | None, ident: str) -> dict[str, Any]:
+        if not self._exists(namespace):
+            raise NotFoundError(f"no memory with id {ident!r}")
         return record_dict(self.memory_service(namespace).forget(ident).record)
 
     def memory_service(self, namespace: str | None) -> MemoryService:
@@ -296,6 +304,13 @@ class Engine:
     def _chat_memory(self, namespace: str | None) -> MemoryParts:
         """Recall and distillation, without the rolling summary: the client owns the dialogue."""
         return MemoryParts(store=self._store(namespace), distiller=self._memory().distiller, summarizer=None)
+
+    def _exists(self, namespace: str | None) -> bool:
+        """Whether the namespace holds a memory to read: reading one never creates it."""
+        self._memory()
+        if namespace is None or namespace in self._stores:
+            return True
+        return namespace_dir(self.settings.data_dir, namespace).is_dir()
 
     def _store(self, namespace: str | None) -> MemoryStore:
         own = self._memory().store

@@ -75,14 +75,10 @@ def as_api_error(exc: BaseException) -> APIError:
 
 
 def _validation_message(exc: RequestValidationError) -> tuple[str, str | None]:
-    first = exc.errors()[0] if exc.errors() else {}
-    where = [str(part) for part in first.get("loc", ()) if part != "body"]
-    param = ".".join(where) or None
-    kind = first.get("type", "")
-    if kind in ("json_invalid", "json_type"):
-        return "the body is not valid JSON (UTF-8)", None
-    text = str(first.get("msg", "invalid request"))
-    return (f"{param}: {text}" if param else text), param
+    from .invalid import describe, field_names
+    from .schemas import REQUEST_MODELS
+
+    return describe(exc.errors(), field_names(REQUEST_MODELS))
 
 
 def install_handlers(app: FastAPI) -> None:

@@ -50,7 +50,7 @@ async def chat_completions(body: ChatRequest, request: Request) -> Response | di
         memory=memory_enabled(request.headers.get(MEMORY_HEADER), body.memory), context_size=info.context_size,
     )
     channel = Channel(asyncio.get_running_loop())
-    future = state.submit(channel.run(lambda ch: state.engine.chat(turn, ch.token)))
+    future = state.submit(channel.run(lambda ch: state.engine.chat(turn, ch.token, left=lambda: ch.gone)))
     reply = Reply(model=info.model)
     if body.stream:
         include_usage = bool(body.stream_options and body.stream_options.include_usage)

@@ -1,5 +1,7 @@
 """Request bodies, validated by pydantic (through FastAPI): a wrong type, a missing field or an
-out-of-range number is a 400 before anything runs.
+out-of-range number is a 400 before anything runs. Types are strict, as in OpenAI's API: a
+number is not taken for a string or a boolean, nor `true` or "8" for an integer (invalid.py
+says what failed in the API's terms).
 
 Unknown fields are accepted and ignored, as OpenAI's own clients send many (presence_penalty,
 logit_bias, ...). What the server cannot honour is refused by name in `unsupported`: `n` > 1,
@@ -30,7 +32,7 @@ Text = Annotated[str, AfterValidator(_encodable)]
 
 
 class _Open(BaseModel):
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", strict=True)
 
 
 class ContentPart(_Open):
@@ -103,16 +105,20 @@ class AskRequest(_Open):
     user: Text | None = None  # refused: the warm ask is in the default memory only
 
 
-def unsupported(body: ChatRequest) -> str | None:
-    """Why the request asks for something the server cannot do, or None."""
+REQUEST_MODELS: tuple[type[BaseModel], ...] = (ChatRequest, EmbeddingsRequest, MemoryAdd, MemorySearch, AskRequest)
+
+
+def unsupported(body: ChatRequest) -> tuple[str, str] | None:
+    """(why, the param) when the request asks for something the server cannot do, or None."""
     if body.n is not None and body.n > 1:
-        return "n > 1 is not supported: one answer per request"
+        return "n: more than one answer per request is not supported", "n"
     if body.logprobs:
-        return "logprobs are not supported"
+        return "logprobs: not supported", "logprobs"
     if body.tools or body.functions:
-        return "tools are not supported by this server"
+        param = "tools" if body.tools else "functions"
+        return f"{param}: not supported (this server runs its own tools only)", param
     if body.response_format is not None and body.response_format.type != "text":
-        return "response_format: only 'text' is supported"
+        return "response_format: only 'text' is supported", "response_format"
     if isinstance(body.stop, list) and len(body.stop) > 4:
-        return "stop: at most 4 sequences"
+        return "stop: at most 4 sequences", "stop"
     return None

@@ -61,8 +61,8 @@ def message_text(message: ChatMessage, index: int) -> str:
     texts = []
     for part in content:
         if part.type != "text" or part.text is None:
-            raise APIError(400, f"messages.{index}.content: only text parts are supported",
-                           code="unsupported_content", param=f"messages.{index}.content")
+            raise APIError(400, f"messages[{index}].content: only text parts are supported",
+                           code="unsupported_content", param=f"messages[{index}].content")
         texts.append(part.text)
     return "\n".join(texts)
 
@@ -73,8 +73,9 @@ def split_dialogue(messages: list[ChatMessage]) -> tuple[str | None, list[tuple[
     dialogue: list[tuple[str, str]] = []
     for index, message in enumerate(messages):
         if message.role in ("tool", "function"):
-            raise APIError(400, f"messages.{index}.role: {message.role} messages are not supported "
-                           "(this server does not call tools)", code="unsupported_role", param=f"messages.{index}.role")
+            where = f"messages[{index}].role"
+            raise APIError(400, f"{where}: {message.role} messages are not supported (this server does not call tools)",
+                           code="unsupported_role", param=where)
         text = message_text(message, index)
         if message.role in ("system", "developer"):
             system.append(text.strip())
@@ -95,7 +96,7 @@ def answer_room(requested: int | None, context_size: int) -> int | None:
     if requested is None:
         return None
     if requested >= context_size:
-        raise APIError(400, f"max_tokens must be smaller than the model's context window ({context_size} tokens)",
+        raise APIError(400, f"max_tokens: must be smaller than the model's context window ({context_size} tokens)",
                        code="context_length_exceeded", param="max_tokens")
     return min(requested, context_size // 2)
 
@@ -116,7 +117,7 @@ def chat_turn(body: ChatRequest, *, namespace: str | None, memory: bool, context
     """The turn a request asks for; APIError 400 for what the server cannot honour."""
     problem = unsupported(body)
     if problem:
-        raise APIError(400, problem, code="unsupported")
+        raise APIError(400, problem[0], code="unsupported", param=problem[1])
     system, history, message = split_dialogue(body.messages)
     return ChatTurn(message=message, history=tuple(history), system=system, namespace=namespace,
                     memory=memory, generation=generation_overrides(body, context_size))

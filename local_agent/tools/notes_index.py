@@ -3,7 +3,14 @@ function is given, dense vectors; the two rankings are merged by reciprocal rank
 
 Chunks and vectors are cached in a private file and kept per note with the note's mtime and
 size, so a refresh re-reads and re-embeds only the notes that changed. The BM25 side is
-rebuilt from the cached chunks, which takes milliseconds for a personal folder."""
+rebuilt from the cached chunks, which takes milliseconds for a personal folder.
+
+Embedding is the slow part (a 1 MB note is about 2,000 chunks: minutes on a busy CPU), so a
+refresh may be given a deadline: it embeds in pieces of EMBED_PIECE chunks and stops between
+two pieces once the deadline has passed. A note's chunks are always all searched by words;
+those not yet embedded wait for the next refresh, which goes on where this one stopped (the
+partial vectors are cached too). Between pieces the embedder is free for others (the turn's
+own memory work shares it)."""
 
 from __future__ import annotations
 
@@ -11,6 +18,7 @@ import base64
 import json
 import logging
 import re
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,8 +37,10 @@ log = logging.getLogger(__name__)
 EmbedFunction = Callable[[list[str]], np.ndarray]
 """texts -> one row vector per text (normalized or not: rows are normalized here)."""
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: a note's vectors may cover only its first chunks (indexing goes on)
+READABLE_VERSIONS = (1, FORMAT_VERSION)
 CHUNK_WORDS = 120
+EMBED_PIECE = 4  # chunks embedded at once: under a second on a busy 2-core machine
 RRF_K = 60  # the usual constant of reciprocal rank fusion
 _PARAGRAPH = re.compile(r"\n\s*\n")
 
@@ -43,10 +53,16 @@ class Chunk:
 
 @dataclass
 class _Entry:
+    """One note: its chunks, and the vectors of its first `len(vectors)` chunks (None: none yet)."""
+
     mtime_ns: int
     size: int
     chunks: list[str]
     vectors: np.ndarray | None
+
+    @property
+    def embedded(self) -> int:
+        return 0 if self.vectors is None else len(self.vectors)
 
 
 def chunk_text(text: str, words: int = CHUNK_WORDS) -> list[str]:
@@ -79,23 +95,38 @@ class NotesIndex:
         self._entries = self._load_cache()
         self._chunks: list[Chunk] = []
         self._vectors: np.ndarray | None = None
+        self._vector_rows: np.ndarray = np.zeros(0, dtype=np.int64)  # the chunk row of each vector
         self._bm25: tuple[bm25s.BM25, Tokenizer] | None = None
 
-    def refresh(self) -> None:
-        """Bring the index up to date with the folder; write the cache when anything changed."""
+    def refresh(self, deadline: float | None = None) -> bool:
+        """Bring the index up to date with the folder and write the cache when anything
+        changed. With a `deadline` (time.monotonic()), reading notes and embedding stop
+        between two pieces before it would pass. True when the index is complete."""
         notes = list_notes(self.root)
         changed = set(self._entries) - {note.relative for note in notes}
         for relative in changed:
             del self._entries[relative]
+        unread = 0
         for note in notes:
             entry = self._entries.get(note.relative)
             if entry is None or (entry.mtime_ns, entry.size) != (note.mtime_ns, note.size):
-                self._entries[note.relative] = self._index_note(note)
+                if deadline is not None and time.monotonic() >= deadline:
+                    unread += 1
+                    continue
+                self._entries[note.relative] = self._read_note(note)
                 changed.add(note.relative)
+        changed |= self._embed_pending(deadline)
         if changed or self._bm25 is None:
             self._rebuild()
         if changed:
             self._save_cache()
+        return unread == 0 and self.pending() == 0
+
+    def pending(self) -> int:
+        """Chunks read but not embedded yet."""
+        if self.embed is None:
+            return 0
+        return sum(len(entry.chunks) - entry.embedded for entry in self._entries.values())
 
     def search(self, query: str, k: int = 3) -> list[tuple[Chunk, float]]:
         """The `k` best chunks for `query` with their fused score (higher is closer)."""
@@ -109,17 +140,42 @@ class NotesIndex:
         return [(self._chunks[row], float(fused[row])) for row in best]
 
     # -- indexing ------------------------------------------------------------------------
-    def _index_note(self, note: NoteFile) -> _Entry:
-        chunks = chunk_text(read_note(note, self.root))
-        vectors = _normalized(self.embed(chunks)) if self.embed is not None and chunks else None
-        return _Entry(note.mtime_ns, note.size, chunks, vectors)
+    def _read_note(self, note: NoteFile) -> _Entry:
+        return _Entry(note.mtime_ns, note.size, chunk_text(read_note(note, self.root)), None)
+
+    def _embed_pending(self, deadline: float | None) -> set[str]:
+        """Embed the chunks still without a vector, EMBED_PIECE at a time, as long as the
+        next piece (expected to take as long as the last) ends before `deadline`; the notes
+        that got vectors."""
+        embedded: set[str] = set()
+        if self.embed is None:
+            return embedded
+        last_piece = 0.0
+        for relative, entry in sorted(self._entries.items()):
+            while entry.embedded < len(entry.chunks):
+                started = time.monotonic()
+                if deadline is not None and started + last_piece >= deadline:
+                    return embedded
+                piece = entry.chunks[entry.embedded : entry.embedded + EMBED_PIECE]
+                vectors = _normalized(self.embed(piece))
+                entry.vectors = vectors if entry.vectors is None else np.concatenate([entry.vectors, vectors])
+                embedded.add(relative)
+                last_piece = time.monotonic() - started
+        return embedded
 
     def _rebuild(self) -> None:
-        self._chunks = [Chunk(relative, text) for relative, entry in sorted(self._entries.items())
-                        for text in entry.chunks]
-        blocks = [entry.vectors for _, entry in sorted(self._entries.items())
-                  if entry.vectors is not None and len(entry.chunks)]
+        entries = sorted(self._entries.items())
+        self._chunks = [Chunk(relative, text) for relative, entry in entries for text in entry.chunks]
+        blocks: list[np.ndarray] = []
+        rows: list[np.ndarray] = []
+        first = 0
+        for _, entry in entries:
+            if entry.vectors is not None and entry.embedded:
+                blocks.append(entry.vectors)
+                rows.append(np.arange(first, first + entry.embedded))
+            first += len(entry.chunks)
         self._vectors = np.concatenate(blocks) if self.embed is not None and blocks else None
+        self._vector_rows = np.concatenate(rows) if self._vectors is not None else np.zeros(0, dtype=np.int64)
         self._bm25 = _build_bm25([f"{c.note} {c.text}" for c in self._chunks]) if self._chunks else None
 
     def _lexical_ranking(self, query: str) -> list[int]:
@@ -135,17 +191,18 @@ class NotesIndex:
         return [int(row) for row in np.argsort(-scores, kind="stable") if scores[row] > 0]
 
     def _dense_ranking(self, query: str, depth: int = 50) -> list[int]:
-        if self.embed is None or self._vectors is None or len(self._vectors) != len(self._chunks):
+        """Chunk rows by closeness of meaning, over the chunks embedded so far."""
+        if self.embed is None or self._vectors is None:
             return []
         similarity = self._vectors @ _normalized(self.embed([query]))[0]
-        return [int(row) for row in np.argsort(-similarity, kind="stable")[:depth]]
+        return [int(self._vector_rows[row]) for row in np.argsort(-similarity, kind="stable")[:depth]]
 
     # -- cache ---------------------------------------------------------------------------
     def _load_cache(self) -> dict[str, _Entry]:
         try:
             data = json.loads(self.cache_file.read_text(encoding="utf-8"))
-            if (data.get("format_version"), data.get("folder"), data.get("embedder_id")) != (
-                    FORMAT_VERSION, str(self.root), self.embedder_id):
+            if data.get("format_version") not in READABLE_VERSIONS or (
+                    data.get("folder"), data.get("embedder_id")) != (str(self.root), self.embedder_id):
                 return {}
             return {relative: _entry_from(raw) for relative, raw in data["files"].items()}
         except FileNotFoundError:
@@ -188,6 +245,6 @@ def _entry_from(raw: dict[str, Any]) -> _Entry:
         flat = np.frombuffer(base64.b64decode(raw["vectors"]["float32"]), dtype="<f4")
         vectors = flat.reshape(raw["vectors"]["shape"]).astype(np.float32)
     chunks = [str(text) for text in raw["chunks"]]
-    if vectors is not None and len(vectors) != len(chunks):
-        raise ValueError("vectors and chunks differ in number")
+    if vectors is not None and len(vectors) > len(chunks):
+        raise ValueError("more vectors than chunks")
     return _Entry(int(raw["mtime_ns"]), int(raw["size"]), chunks, vectors)

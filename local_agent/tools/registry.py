@@ -31,6 +31,7 @@ class ToolSources:
     embedder_id: str = ""
     cache_dir: Path | None = None  # private folder for the notes index cache
     sql_time_limit: float = 5.0
+    notes_index_time: float | None = None  # seconds of indexing one notes search may do
 
 
 @dataclass(frozen=True)
@@ -50,7 +51,7 @@ def _needs(value: T | None, what: str) -> T:
 def _notes(sources: ToolSources) -> Tool:
     return make_notes_search(_needs(sources.notes_dir, "a notes folder"),
                              _needs(sources.cache_dir, "a cache folder for its index"),
-                             sources.embed, sources.embedder_id)
+                             sources.embed, sources.embedder_id, index_time=sources.notes_index_time)
 
 
 TOOLS: tuple[ToolSpec, ...] = (

@@ -32,7 +32,7 @@ from ..process.background import Background
 from ..prompt import DEFAULT_SYSTEM, Budget, ComposedPrompt, compose
 from ..types import GenerationSettings, MemoryRecord, RecallHit
 from .answering import Answer, stream_answer
-from .memory_work import MemoryParts, distill_turn, fold_summary, store_turn
+from .memory_work import MemoryParts, Wanted, always, distill_turn, fold_summary, store_turn, withdraw
 from .result import MemoryWork, ToolTrace, TurnResult, TurnTimings, WorkInProgress
 
 if TYPE_CHECKING:  # heavy modules are only needed when memory (or tools) are on
@@ -96,12 +96,15 @@ class Agent:
         *,
         ask: AskUser | None = None,
         on_call: OnCall | None = None,
+        wanted: Wanted = always,
     ) -> TurnResult:
         """Answer `message`, streaming chunks to `on_token`. Ctrl-C during generation stops
         the answer and keeps what was said so far. `today` (YYYY-MM-DD[THH:MM]) dates this
         turn instead of the agent's today. With tools on, `on_call` sees each tool call, and
         `ask` (a chat's) puts the model's clarifying question to the user; without it the
-        question ends the turn."""
+        question ends the turn. The memory work asks `wanted()` before each write: once it is
+        False it writes no more and forgets what it wrote of this turn (a server's client
+        that left before it had the whole answer)."""
         self._begin(today)
         start = time.perf_counter()
         settings = generation or self.generation
@@ -133,7 +136,7 @@ class Agent:
         self._started = self._started or result.date
         self._moment = None
         if self.memory and not self._incognito:
-            memory_work = self._worker.submit(self._after_turn, result, self.memory)
+            memory_work = self._worker.submit(self._after_turn, result, self.memory, wanted)
             self._pending.append(memory_work)
             result = dataclasses.replace(result, memory=memory_work)
         self.last = result
@@ -249,13 +252,18 @@ class Agent:
         return len(self.session.turns) - 2  # other processes' turns may come first
 
     # -- memory work after the turn (on the worker thread) --------------------------------
-    def _after_turn(self, result: TurnResult, memory: MemoryParts) -> MemoryWork:
+    def _after_turn(self, result: TurnResult, memory: MemoryParts, wanted: Wanted) -> MemoryWork:
         work = WorkInProgress()
         try:
             if result.first_token_at:
                 work.timings["memory_start_after_first_token_s"] = time.perf_counter() - result.first_token_at
-            store_turn(result, memory.store, work, self.today())
-            distill_turn(result, memory, work, self.today())
+            if not wanted():
+                return work.finish()
+            stored = store_turn(result, memory.store, work, self.today())
+            distill_turn(result, memory, work, self.today(), wanted)
+            if not wanted():
+                withdraw(memory.store, stored, work)
+                return work.finish()
             self._summarize(memory, work)
         except Exception as exc:  # reported on the result as one line; the chat goes on
             log.debug("memory work after the turn failed", exc_info=True)

@@ -7,6 +7,7 @@ session's state."""
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -36,20 +37,42 @@ def turn_provenance(result: TurnResult, role: str, today: str) -> Provenance:
                       source_text=result.message, date=result.date or today)
 
 
-def store_turn(result: TurnResult, store: MemoryStore, work: WorkInProgress, today: str) -> None:
+Wanted = Callable[[], bool]
+"""Asked before each write of the memory work: False when the turn's listener left before it
+had the whole answer (a server's client), so that nothing of the turn is kept."""
+
+
+def always() -> bool:
+    return True
+
+
+def store_turn(result: TurnResult, store: MemoryStore, work: WorkInProgress, today: str) -> list[str]:
     """The user's message and the answer's passages, as `turn` memories of this exchange
-    (both at the user's turn index, so forgetting the message forgets its answer too)."""
+    (both at the user's turn index, so forgetting the message forgets its answer too);
+    returns their ids."""
     start = time.perf_counter()
     drafts = [MemoryDraft(result.message, "turn", turn_provenance(result, "user", today))]
     if not result.interrupted:
         drafts += [MemoryDraft(passage, "turn", turn_provenance(result, "assistant", today))
                    for passage in passages(result.answer)]
-    store.add_many(drafts)
+    stored = store.add_many(drafts)
     work.timings["store_s"] = time.perf_counter() - start
+    return [record.id for record in stored]
 
 
-def distill_turn(result: TurnResult, memory: MemoryParts, work: WorkInProgress, today: str) -> None:
-    """Durable facts in the user's message, saved (a correction supersedes what it corrects)."""
+def withdraw(store: MemoryStore, turn_ids: list[str], work: WorkInProgress) -> None:
+    """The listener left before it had the answer: forget what this work stored (the turn's
+    memories and the facts it added). A fact it refreshed or superseded stays so; it saves
+    none after its listener is gone, so that takes leaving during that one write."""
+    for ident in [*turn_ids, *(outcome.record.id for outcome in work.saved if outcome.action == "added")]:
+        store.forget(ident)
+    work.saved.clear()
+
+
+def distill_turn(result: TurnResult, memory: MemoryParts, work: WorkInProgress, today: str,
+                 wanted: Wanted = always) -> None:
+    """Durable facts in the user's message, saved (a correction supersedes what it corrects)
+    while they are `wanted`."""
     distiller = memory.distiller
     if distiller is None:
         return
@@ -59,6 +82,8 @@ def distill_turn(result: TurnResult, memory: MemoryParts, work: WorkInProgress, 
     judged = distiller.distill(result.message)
     work.rejected = list(judged.rejected)
     for candidate in judged.candidates:
+        if not wanted():
+            break
         decision = {"route": candidate.route, "raw_json": judged.raw_json, "valid_json": judged.valid_json}
         outcome = save_fact(
             memory.store, candidate, provenance=turn_provenance(result, "user", today), decision=decision,

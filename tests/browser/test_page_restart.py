@@ -31,7 +31,7 @@ class Served:
 
     def start(self, port: int = 0) -> None:
         self.process, self.url = start_process(self.data_dir, "--port", str(port), "--max-tokens", "96", "--tools",
-                                               scripted=False, env={"LOCAL_AGENT_API_KEY": KEY}, headers=self.key)
+                                               scripted=False, api_key=KEY)
 
     @property
     def key(self) -> dict[str, str]:

@@ -21,7 +21,7 @@ from pathlib import Path
 from ...backends.llama_state import CACHE_DIR_NAME, STATE_DIR_NAME, is_state_file
 from ...errors import DataDirError, StoreError
 from ...process.files import atomic_write_json, ensure_private_dir, refuse_symlink
-from .layout import MEMORY_DIR_NAME, is_own_file
+from .layout import LOCK_NAME, MEMORY_DIR_NAME, is_own_file
 
 log = logging.getLogger(__name__)
 
@@ -68,12 +68,23 @@ def _claim(data_dir: Path) -> None:
         foreign = foreign_entries(data_dir)
         if foreign:
             raise DataDirError(_not_ours(data_dir, foreign))
-        earlier = any(not MARKER_TEMP.fullmatch(entry.name) for entry in os.scandir(data_dir))
+        held = [entry.name for entry in os.scandir(data_dir) if not MARKER_TEMP.fullmatch(entry.name)]
         atomic_write_json(marker, {"format": MARKER_FORMAT, "version": MARKER_VERSION})
-        if earlier:
+        if held_data(data_dir):
             log.warning("marked %s as a local-agent data dir (it was made by an earlier version)", data_dir)
+        elif held:  # only caches, models or empty folders: nothing a user said
+            log.warning("marked %s as a new local-agent data dir", data_dir)
     for name in (MEMORY_DIR_NAME, SESSIONS_DIR_NAME, HISTORY_NAME, CACHE_DIR_NAME):
         refuse_symlink(data_dir / name)
+
+
+def held_data(data_dir: Path) -> bool:
+    """Whether an earlier local-agent kept something of the user's in `data_dir`: memories,
+    session files or the chat's line history (saved states, models and locks are not)."""
+    memory, sessions = data_dir / MEMORY_DIR_NAME, data_dir / SESSIONS_DIR_NAME
+    return ((data_dir / HISTORY_NAME).is_file()
+            or (memory.is_dir() and any(is_own_file(path) and path.name != LOCK_NAME for path in memory.iterdir()))
+            or (sessions.is_dir() and any(_is_session_file(path) for path in sessions.iterdir())))
 
 
 def namespace_dirs(data_dir: Path) -> list[Path]:
