@@ -82,11 +82,16 @@ class Support:
         target = Decimal(value.key)
         step = Decimal(1).scaleb(-places)
         for source in self.decimals:
-            if source == source.to_integral_value() or source.as_tuple().exponent >= -places:
+            if source == source.to_integral_value() or _places(source) <= places:
                 continue
             if target in (source.quantize(step, ROUND_HALF_UP), source.quantize(step, ROUND_HALF_EVEN)):
                 return True
         return False
+
+
+def _places(number: Decimal) -> int:
+    exponent = number.as_tuple().exponent
+    return -exponent if isinstance(exponent, int) and exponent < 0 else 0
 
 
 def _weekday_clashes(values: Sequence[Value]) -> list[Value]:
