@@ -153,6 +153,7 @@ def test_memory_search_reads_the_agents_recall(scripted, isolated_dirs):
 @pytest.mark.parametrize(("args", "message"), [
     (["--db", "missing.db"], "does not exist"),
     (["--db", "."], "is not a regular file"),
+    (["--db", "notes.txt"], "is not a SQLite database"),  # it gave an answer from the worked example, exit 0
     (["--notes", "missing-folder"], "does not exist or is not a folder"),
     (["--tools", "--max-steps", "0"], "max_steps must be between 1 and"),
     (["--tools", "--tool-timeout", "-1"], "tool_timeout must be above 0"),
@@ -161,6 +162,7 @@ def test_bad_tool_settings_are_one_line_errors(scripted, args, message, capsys, 
     from tests.cli_helpers import error_line, run_main
 
     monkeypatch.chdir(tmp_path)
+    (tmp_path / "notes.txt").write_text("How many orders over 100 dollars? Not a database.\n")
     code, _, err = run_main(["ask", "--no-memory", *args, "hi"], capsys, monkeypatch, backend=scripted)
     assert code == 1 and message in error_line(err)
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -64,7 +66,7 @@ def test_results_are_cut_to_the_budget(db: Path):
 
 
 def test_long_values_are_shortened(db: Path):
-    text = SqlDatabase(db).query("SELECT printf('%.*c', 5000, 'x') AS long")
+    text = SqlDatabase(db).query("SELECT replace(hex(zeroblob(2500)), '0', 'x') AS long")
     assert len(text.splitlines()[1]) == 200
 
 
@@ -167,3 +169,73 @@ def test_the_authorizer_alone_refuses_writes_on_a_writable_connection(db: Path, 
         assert connection.execute("SELECT count(*) FROM users").fetchone()[0] == 60
     finally:
         connection.close()
+
+
+# -- issue 23: one long function call, and the pragmas that describe the schema -----------------
+def test_one_huge_printf_is_refused_at_once(db: Path):
+    # SQLite 3.40's printf repeats %c once per character even past SQLITE_LIMIT_LENGTH: 2e9 of
+    # them ran 14.9 s under a 2 s limit (the progress handler does not fire inside a function).
+    start = time.perf_counter()
+    with pytest.raises(ToolError, match="refused"):
+        SqlDatabase(db, time_limit=2).query("SELECT printf('%.*c', 2000000000, 'x')")
+    with pytest.raises(ToolError, match="refused"):
+        SqlDatabase(db, time_limit=2).query("SELECT format('%.*c', 2000000000, 'x')")
+    assert time.perf_counter() - start < 1
+
+
+def test_values_longer_than_the_length_cap_fail_fast(db: Path):
+    start = time.perf_counter()
+    for query in ("SELECT length(zeroblob(2000000000))", "SELECT length(randomblob(2000000000))",
+                  "SELECT length(replace(hex(zeroblob(500000)), '0', '00'))"):
+        with pytest.raises(ToolError, match=r"too big|string or blob"):
+            SqlDatabase(db).query(query)
+    assert time.perf_counter() - start < 1
+
+
+def test_a_query_the_tool_gave_up_on_stops_its_thread(db: Path):
+    from local_agent.tools.runner import run_tool
+
+    endless = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT count(*) FROM n"
+    before = {thread.ident for thread in threading.enumerate()}
+    outcome = run_tool(make_sql_query(db, time_limit=60), {"query": endless}, timeout=0.3)
+    assert outcome.timed_out
+    left = [thread for thread in threading.enumerate() if thread.ident not in before]
+    for thread in left:
+        thread.join(1.0)
+    assert not any(thread.is_alive() for thread in left)  # no core kept busy after the tool gave up
+
+
+@pytest.mark.parametrize("query", ["PRAGMA user_version", "PRAGMA schema_version", "PRAGMA application_id",
+                                   "PRAGMA table_list", "PRAGMA index_list(users)"])
+def test_read_only_schema_pragmas_are_allowed(db: Path, query: str):
+    assert "(1 rows)" in make_sql_query(db)({"query": query}) or "rows)" in make_sql_query(db)({"query": query})
+
+
+@pytest.mark.parametrize("query", ["PRAGMA user_version = 5", "PRAGMA application_id = 7", "PRAGMA journal_mode",
+                                   "PRAGMA cache_size = 1"])
+def test_pragmas_that_set_or_are_not_about_the_schema_are_refused(db: Path, query: str):
+    before = db.read_bytes()
+    with pytest.raises(ToolError, match="refused"):
+        make_sql_query(db)({"query": query})
+    assert db.read_bytes() == before
+
+
+def test_the_refusal_says_exactly_what_is_allowed(db: Path):
+    with pytest.raises(ToolError) as refused:
+        make_sql_query(db)({"query": "SELECT name FROM pragma_table_info('users')"})
+    message = str(refused.value)
+    assert "PRAGMA table_info(name)" in message and "pragma_table_info" in message
+    with pytest.raises(ToolError) as refused:
+        make_sql_query(db)({"query": "DELETE FROM users"})
+    message = str(refused.value)
+    assert "SELECT" in message and "user_version" in message and "table_info" in message
+
+
+def test_a_file_that_is_not_sqlite_is_refused_and_an_empty_one_is_an_empty_database(tmp_path: Path):
+    text = tmp_path / "orders.csv"
+    text.write_text("id,total\n1,37\n")
+    with pytest.raises(ToolError, match="is not a SQLite database"):
+        make_sql_schema(text)({})
+    empty = tmp_path / "empty.db"
+    empty.write_bytes(b"")
+    assert make_sql_schema(empty)({}) == "The database has no tables."

@@ -19,12 +19,14 @@ ToolFunction = Callable[..., str]
 class Tool:
     """`function` is called with the arguments as keyword arguments and returns text; it
     raises ToolError for input it cannot use. `parameters` is the JSON schema of the arguments
-    object, kept to what both constrained decoders follow (see actions.py)."""
+    object, kept to what both constrained decoders follow (see actions.py). `cancel`, when a
+    tool has it, makes its running calls end soon (a thread cannot be killed)."""
 
     name: str
     description: str
     parameters: dict[str, Any]
     function: ToolFunction
+    cancel: Callable[[], None] | None = None  # stops calls still running (the caller gave up on them)
 
     def check(self, arguments: Mapping[str, Any]) -> dict[str, Any]:
         """The arguments as a plain dict, or ToolError naming what does not fit the schema."""

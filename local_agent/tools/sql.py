@@ -4,15 +4,21 @@ from __future__ import annotations
 
 import re
 import sqlite3
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from ..errors import ToolError
 from .base import Tool, object_schema, text_property
-from .sqlite_ro import read_only
+from .sqlite_ro import READ_PRAGMAS, read_only
 from .text import clean, cut
 
 READING_STATEMENTS = frozenset({"SELECT", "WITH", "VALUES", "PRAGMA", "EXPLAIN"})  # the authorizer decides the rest
+ALLOWED = ("one SELECT, WITH, VALUES or EXPLAIN statement that reads, or PRAGMA "
+           + ", ".join(sorted(READ_PRAGMAS)) + " (read, never set)")
+_PRAGMA_FUNCTION = re.compile(r"\bpragma_(\w+)\s*\(", re.I)
 MAX_QUERY_CHARS = 1000
 MAX_ROWS = 50
 MAX_CELL_CHARS = 200
@@ -37,7 +43,7 @@ def _interpret(exc: sqlite3.Error | sqlite3.Warning, time_limit: float) -> ToolE
     if message == "interrupted":
         return ToolError(f"the query ran longer than {time_limit:g} s and was stopped")
     if "not authorized" in message or "prohibited" in message:
-        return ToolError(f"refused: only reading is allowed ({message})")
+        return ToolError(f"refused: only reading is allowed ({message}): {ALLOWED}")
     return ToolError(f"SQLite error: {message}")
 
 
@@ -50,9 +56,29 @@ class SqlDatabase:
         self.time_limit = time_limit
         self.max_rows = max_rows
         self.max_chars = max_chars
+        self._running: set[threading.Event] = set()
+        self._lock = threading.Lock()
+
+    def cancel(self) -> None:
+        """Stop every statement still running (their callers gave up waiting)."""
+        with self._lock:
+            for stop in self._running:
+                stop.set()
+
+    @contextmanager
+    def _connection(self) -> Iterator[sqlite3.Connection]:
+        stop = threading.Event()
+        with self._lock:
+            self._running.add(stop)
+        try:
+            with read_only(self.file, self.time_limit, stop) as connection:
+                yield connection
+        finally:
+            with self._lock:
+                self._running.discard(stop)
 
     def schema(self) -> str:
-        with read_only(self.file, self.time_limit) as connection:
+        with self._connection() as connection:
             try:
                 return cut("\n".join(self._describe(connection)) or "The database has no tables.", self.max_chars)
             except sqlite3.Error as exc:
@@ -61,9 +87,11 @@ class SqlDatabase:
     def query(self, query: str) -> str:
         first = re.match(r"\s*(\w+)", query)
         if first is None or first[1].upper() not in READING_STATEMENTS:
-            raise ToolError(f"refused: only reading is allowed (a statement that starts with "
-                            f"{', '.join(sorted(READING_STATEMENTS))})")
-        with read_only(self.file, self.time_limit) as connection:
+            raise ToolError(f"refused: only reading is allowed: {ALLOWED}")
+        if function := _PRAGMA_FUNCTION.search(query):
+            raise ToolError(f"refused: the pragma functions such as pragma_{function[1].lower()}(...) are not "
+                            f"allowed; write PRAGMA table_info(name) and the like instead ({ALLOWED})")
+        with self._connection() as connection:
             try:
                 cursor = connection.execute(query)
                 rows = cursor.fetchmany(self.max_rows + 1)
@@ -105,4 +133,5 @@ def make_sql_schema(file: Path, time_limit: float = 5.0) -> Tool:
 
 
 def make_sql_query(file: Path, time_limit: float = 5.0, max_rows: int = MAX_ROWS) -> Tool:
-    return Tool("sql_query", QUERY_DESCRIPTION, _query_parameters(), SqlDatabase(file, time_limit, max_rows).query)
+    database = SqlDatabase(file, time_limit, max_rows)
+    return Tool("sql_query", QUERY_DESCRIPTION, _query_parameters(), database.query, cancel=database.cancel)
