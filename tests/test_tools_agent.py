@@ -66,19 +66,20 @@ def test_arithmetic_runs_the_calculator_by_rule_without_the_model(scripted):
     assert (call["name"], call["arguments"], call["result"], call["error"]) == (
         "calculator", {"expression": "17 * 23"}, "17 * 23 = 391", None)
     assert data["tools"] == {"route": "direct", "reason": "arithmetic rule", "steps": 0, "stop": "direct",
-                             "rule_calls": 1}
+                             "rule_calls": 1, "check": "direct", "rejected": []}
     assert scripted.prompts == []
 
 
 def test_sql_steps_are_in_the_json_and_in_the_session_file(scripted, db, isolated_dirs):
-    scripted.queue(tool("sql_query", query="SELECT count(*) FROM users"), action("final", answer="There are 3 users."))
+    scripted.queue(tool("sql_query", query="SELECT count(*) FROM users"), action("final"), "There are 3 users.")
     data = ask_json("--db", str(db), "--session", "s1", COUNT_USERS, backend=scripted)
-    assert data["answer"] == "There are 3 users."
+    assert data["answer"] == "There are 3 users." and data["tools"]["check"] == "accepted"
     assert [c["name"] for c in data["tool_calls"]] == ["sql_schema", "sql_query"]
     assert data["tool_calls"][1]["result"] == "count(*)\n3\n(1 rows)"
     assert data["tools"]["rule_calls"] == 1 and data["tools"]["steps"] == 2 and data["tools"]["stop"] == "final"
-    # Each model step was constrained to the action schema of the database tools only.
-    assert all(schema is not None for schema in scripted.schemas)
+    # Each model step was constrained to the action schema of the database tools only; the
+    # answer step after them writes free text.
+    assert all(schema is not None for schema in scripted.schemas[:-1]) and scripted.schemas[-1] is None
     offered = {option["properties"]["name"]["enum"][0] for option in scripted.schemas[0]["anyOf"]
                if "name" in option["properties"]}
     assert offered == {"sql_schema", "sql_query"}
@@ -114,9 +115,11 @@ def test_approve_without_a_terminal_denies_every_call_and_the_model_goes_on(scri
     from local_agent.cli import approval
 
     monkeypatch.setattr(approval, "TTY_PATH", str(tmp_path / "no-terminal"))
-    scripted.queue(tool("sql_query", query="SELECT count(*) FROM users"), action("final", answer="I could not look."))
+    scripted.queue(tool("sql_query", query="SELECT count(*) FROM users"), action("final"), "There are 3 users.")
     data = ask_json("--db", str(db), "--approve", COUNT_USERS, backend=scripted)
-    assert data["answer"] == "I could not look."
+    # Nothing ran, so the model is not asked to answer: the answer says what failed.
+    assert data["answer"] == "I could not answer this. The database query failed: the user did not allow this call."
+    assert data["tools"]["check"] == "failed"
     assert [(c["name"], c["error"]) for c in data["tool_calls"]] == [
         ("sql_schema", "the user did not allow this call"), ("sql_query", "the user did not allow this call")]
     assert any("no terminal" in notice for notice in data["notices"])
@@ -142,7 +145,7 @@ def test_a_note_that_says_to_call_sql_cannot_make_a_call(scripted, db, tmp_path)
 
 def test_memory_search_reads_the_agents_recall(scripted, isolated_dirs):
     assert run("memory", "add", "The user's sister is called Maya.").exit_code == 0
-    scripted.queue(action("final", answer="Your sister is Maya."))
+    scripted.queue(action("final"), "Your sister is Maya.")
     result = run("ask", "--json", "--tools", "--incognito", "What is my sister's name?", backend=scripted)
     data = json.loads(result.stdout)
     assert data["tool_calls"][0]["name"] == "memory_search"
@@ -192,7 +195,7 @@ def test_chat_shows_calls_traces_and_toggles_approval(scripted):
 def test_ask_user_in_chat_waits_for_the_reply(scripted, db):
     scripted.queue(action("ask_user", question="Which city do you mean?"),
                    tool("sql_query", query="SELECT count(*) FROM users WHERE location = 'Oslo'"),
-                   action("final", answer="2 users live in Oslo."))
+                   action("final"), "2 users live in Oslo.")
     script = "\n".join(["How many users in the database live in my city?", "Oslo", "/trace", "/exit"]) + "\n"
     result = run("chat", "--new-session", "--no-memory", "--db", str(db), input=script, backend=scripted)
     assert result.exit_code == 0, result.output

@@ -119,7 +119,9 @@ def _call_key(name: str, arguments: Mapping[str, Any]) -> str:
 
 class ToolLoop:
     def __init__(self, tools: Sequence[Tool], decide: Decide, *, limits: LoopLimits = LoopLimits(),
-                 approve: Approve | None = None, special_tokens: Sequence[str] = ()) -> None:
+                 approve: Approve | None = None, special_tokens: Sequence[str] = (), final_text: bool = True) -> None:
+        """Without `final_text` the final action carries no answer: the caller writes it."""
+        self.final_text = final_text
         self.tools = {tool.name: tool for tool in tools}
         self.decide = decide
         self.limits = limits
@@ -133,7 +135,7 @@ class ToolLoop:
         `first` is a call filled in by rule, made before the model's first step; `ask` asks
         the user a question the model wrote; `on_call` sees each call as it is made."""
         schema = action_schema([self._tool(name) for name in (only if only is not None else self.tools)],
-                               allow_ask=allow_ask)
+                               allow_ask=allow_ask, final_text=self.final_text)
         run = _Run(list(messages), on_call)
         if first is not None:
             run.rule_calls = 1
@@ -143,7 +145,7 @@ class ToolLoop:
         return self._steps(run, schema, ask)
 
     def _steps(self, run: _Run, schema: dict[str, Any], ask: AskUser | None) -> LoopResult:
-        answer_only = action_schema([], allow_ask=False)
+        answer_only = action_schema([], allow_ask=False, final_text=self.final_text)
         for step in range(1, self.limits.max_steps + 1):
             offered = answer_only if run.must_answer else schema
             try:
