@@ -103,15 +103,16 @@ def date_key(year: int | None, month: int, day: int | None) -> str | None:
     return f"{year:04d}-{month:02d}-{day:02d}" if year is not None else f"--{month:02d}-{day:02d}"
 
 
-def words_to_digits(text: str) -> str:
-    """`text` with number words from two up written in digits ("forty-five" -> 45), by
-    text2num; "one" and "zero" stay words (they are more often "one of them" than a count)."""
+def words_to_digits(text: str, threshold: int = 2) -> str:
+    """`text` with number words written in digits ("forty-five" -> 45), by text2num; a lone
+    number word below `threshold` stays a word (by default "one" and "zero": in an answer
+    they are more often "one of them" than a count)."""
     if not re.search(r"[a-z]", text, re.I):
         return text
     from text_to_num import alpha2digit
 
     text = _FIRST_OF_MONTH.sub(_first, text)  # the one ordinal under the threshold that dates use
-    return str(alpha2digit(text, "en", threshold=2))
+    return str(alpha2digit(text, "en", threshold=threshold))
 
 
 def _first(match: re.Match[str]) -> str:

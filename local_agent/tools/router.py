@@ -2,9 +2,9 @@
 any model call: a message that needs no tool costs nothing, and nothing a tool returns is ever
 routed (the router never sees tool results).
 
-Three outcomes: `direct` (an unambiguous arithmetic or date question, or one of the
-everyday word problems of word_problems.py: the tool runs with arguments filled by rule and
-its result is the answer), `model` (the message asks for
+Three outcomes: `direct` (an arithmetic question that arithmetic_rules.py reads, or a date
+question the date rules read: the tool runs with arguments filled by rule and its result is
+the answer), `model` (the message asks for
 something only a tool has: the step loop runs with the candidate tools), `none` (plain chat).
 A `model` route whose first candidate needs no judgement to call starts with that call, filled
 in by rule (`first`): a search takes the message itself as its query, and the database's
@@ -20,9 +20,9 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from .arithmetic_rules import arithmetic
 from .intent import Intent
-from .route_rules import arithmetic, date_question
-from .word_problems import word_problem
+from .route_rules import date_question
 
 RouteKind = Literal["none", "direct", "model"]
 
@@ -107,8 +107,6 @@ class Router:
     def _direct(self, message: str) -> Route | None:
         if "calculator" in self.enabled and (expression := arithmetic(message)) is not None:
             return Route("direct", ("calculator",), {"expression": expression}, "arithmetic rule")
-        if "calculator" in self.enabled and (expression := word_problem(message)) is not None:
-            return Route("direct", ("calculator",), {"expression": expression}, "word problem rule")
         if "date" in self.enabled and (arguments := date_question(message)) is not None:
             return Route("direct", ("date",), arguments, "date rule")
         return None
