@@ -11,7 +11,7 @@ from local_agent.tools.arithmetic_rules import arithmetic
 from local_agent.tools.calculator import evaluate
 from local_agent.tools.dates import make_date
 from local_agent.tools.registry import TOOL_NAMES
-from local_agent.tools.route_rules import date_question
+from local_agent.tools.date_rules import date_question
 from local_agent.tools.router import Router
 
 ROUTER = Router(TOOL_NAMES)
@@ -53,6 +53,7 @@ def test_not_plain_arithmetic(message: str):
     ("What day of the week is 2024-02-29?", "is a Thursday."),
     ("How many days until 2025-12-25?", "is 286 days."),
     ("how many days between 2025-01-01 and 2025-03-01", "is 59 days."),
+    ("What day is it tomorrow?", "(2025-03-15) is a Saturday."),
 ])
 def test_date_questions_go_straight_to_the_date_tool(message: str, result: str):
     route = ROUTER.route(message)
@@ -84,8 +85,10 @@ def test_other_word_problems_are_not_read_by_rule(message: str):
     assert arithmetic(message) is None
 
 
-def test_month_steps_from_tomorrow_are_left_to_the_model():
-    assert date_question("what date is 1 month after tomorrow") is None
+def test_month_steps_from_tomorrow_are_read_by_rule():
+    assert date_question("what date is 1 month after tomorrow") == {
+        "operation": "add", "date": "tomorrow", "amount": 1, "unit": "months"}
+    assert make_date(TODAY)(date_question("what date is 1 month after tomorrow")).endswith("(2025-04-15).")
 
 
 @pytest.mark.parametrize(("message", "tools"), [
@@ -97,7 +100,6 @@ def test_month_steps_from_tomorrow_are_left_to_the_model():
      ("calculator",)),
     ("Can you calculate my taxes?", ("calculator",)),
     ("How many days until my birthday?", ("date",)),
-    ("What day is it tomorrow?", ("date",)),
     ("What is my sister's name?", ("memory_search",)),
     ("Do you remember which instrument I play?", ("memory_search",)),
 ])

@@ -22,7 +22,7 @@ from typing import Any, Literal
 
 from .arithmetic_rules import arithmetic
 from .intent import Intent
-from .route_rules import date_question
+from .date_rules import date_question
 
 RouteKind = Literal["none", "direct", "model"]
 
