@@ -9,9 +9,9 @@ import pytest
 
 from local_agent.tools.arithmetic_rules import arithmetic
 from local_agent.tools.calculator import evaluate
+from local_agent.tools.date_rules import date_question
 from local_agent.tools.dates import make_date
 from local_agent.tools.registry import TOOL_NAMES
-from local_agent.tools.date_rules import date_question
 from local_agent.tools.router import Router
 
 ROUTER = Router(TOOL_NAMES)
@@ -86,9 +86,9 @@ def test_other_word_problems_are_not_read_by_rule(message: str):
 
 
 def test_month_steps_from_tomorrow_are_read_by_rule():
-    assert date_question("what date is 1 month after tomorrow") == {
-        "operation": "add", "date": "tomorrow", "amount": 1, "unit": "months"}
-    assert make_date(TODAY)(date_question("what date is 1 month after tomorrow")).endswith("(2025-04-15).")
+    arguments = date_question("what date is 1 month after tomorrow")
+    assert arguments == {"operation": "add", "date": "tomorrow", "amount": 1, "unit": "months"}
+    assert make_date(TODAY)(arguments).endswith("(2025-04-15).")
 
 
 @pytest.mark.parametrize(("message", "tools"), [

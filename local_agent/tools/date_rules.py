@@ -79,7 +79,7 @@ def _age(text: str, dates: list[str], amount: tuple[int, str] | None) -> dict[st
 def _between(text: str, dates: list[str], amount: tuple[int, str] | None) -> dict[str, Any] | None:
     counted = re.search(r"\bhow\s+(?:many|long)\b(?:\s+(days|weeks|months|years))?|^(days|weeks|months)\b|"
                         r"\b(days|weeks|months)\s+(?:until|till|between|since|from|to|left)\b", text)
-    if counted is None or amount is not None and len(dates) != 2:
+    if counted is None or (amount is not None and len(dates) != 2):
         return None
     unit = next((group for group in counted.groups() if group), "days")
     if len(dates) == 2:

@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from .arithmetic_rules import arithmetic
-from .intent import Intent
 from .date_rules import date_question
+from .intent import Intent
 
 RouteKind = Literal["none", "direct", "model"]
 
