@@ -17,7 +17,8 @@ from local_agent.tools.plain import failure_answer, plain_answer
 from local_agent.turn.tool_turn import _all_examples
 from tests.test_tools_agent import action, ask_json, tool
 
-OSLO = "How many users in the database live in Oslo?"
+OSLO = "How many users in the database live in Oslo?"  # read by rule: the answer step phrases the result
+MY_TOWN = "Which users in the database live in my town?"  # about the database, left to the model
 
 
 @pytest.fixture
@@ -41,13 +42,12 @@ def assert_no_new_number(answer: str, question: str) -> None:
 
 # -- 1. a failed tool never yields a number the question does not hold ------------------------
 def test_a_failed_sql_query_is_said_and_the_model_is_not_asked_to_answer(scripted, db):
-    scripted.queue(tool("sql_query", query="SELECT count(*) FROM users WHERE user_id = 57"), action("final"),
+    scripted.queue(tool("sql_query", table="users", select="avg", column="*"), action("final"),
                    "There are 57 users in Oslo.")
-    data = ask_json("--db", str(db), OSLO, backend=scripted)
-    assert data["answer"] == ("I could not answer this. The database query failed: "
-                              "SQLite error: no such column: user_id.")
+    data = ask_json("--db", str(db), MY_TOWN, backend=scripted)
+    assert data["answer"] == "I could not answer this. The database query failed: avg needs a column, not *."
     assert data["tools"]["check"] == "failed"
-    assert_no_new_number(data["answer"], OSLO)
+    assert_no_new_number(data["answer"], MY_TOWN)
     assert len(scripted.prompts) == 2  # the two steps; no answer step was run
 
 
@@ -65,7 +65,7 @@ def test_a_failed_calculation_is_said_by_rule_and_by_the_model(scripted):
     direct = ask_json("--tools", "What is 5 / 0?", backend=scripted)
     assert direct["answer"] == "I could not answer this. The calculator failed: division by zero."
     assert direct["tools"]["check"] == "failed" and scripted.prompts == []
-    question = "If 4 friends share a bill of 0 dollars, how much does each pay in total?"
+    question = "Can you calculate my taxes?"
     scripted.queue(tool("calculator", expression="4 / 0"), action("final"), "Each pays 37.5 dollars.")
     data = ask_json("--tools", question, backend=scripted)
     assert data["tools"]["route"] == "model" and data["tools"]["check"] == "failed"
@@ -73,9 +73,10 @@ def test_a_failed_calculation_is_said_by_rule_and_by_the_model(scripted):
 
 
 def test_a_query_that_finds_no_rows_says_so(scripted, db):
-    scripted.queue(tool("sql_query", query="SELECT email FROM users WHERE location = 'Oslo' AND id > 10"),
+    scripted.queue(tool("sql_query", table="users", select="value", column="email", filters=[
+        {"column": "location", "op": "=", "value": "Oslo"}, {"column": "id", "op": ">", "value": 10}]),
                    action("final"), "The users are x@x.org.")
-    data = ask_json("--db", str(db), "Which users in the database live in Oslo?", backend=scripted)
+    data = ask_json("--db", str(db), MY_TOWN, backend=scripted)
     assert data["answer"] == "I could not answer this. The database query found nothing."
 
 
@@ -87,15 +88,13 @@ def test_an_error_with_numbers_the_question_lacks_is_left_to_the_trace():
 
 # -- 2. every number and date comes from somewhere -------------------------------------------
 def test_a_supported_answer_is_accepted(scripted, db):
-    scripted.queue(tool("sql_query", query="SELECT count(*) FROM users WHERE location = 'Oslo'"), action("final"),
-                   "Two users live in Oslo: 2 in all.")
+    scripted.queue("Two users live in Oslo: 2 in all.")
     data = ask_json("--db", str(db), OSLO, backend=scripted)
     assert data["answer"] == "Two users live in Oslo: 2 in all." and data["tools"]["check"] == "accepted"
 
 
 def test_an_unsupported_number_gets_one_retry_with_the_result_before_the_answer(scripted, db):
-    scripted.queue(tool("sql_query", query="SELECT count(*) FROM users WHERE location = 'Oslo'"), action("final"),
-                   "There are 57 users in Oslo.", "There are 2 users in Oslo.")
+    scripted.queue("There are 57 users in Oslo.", "There are 2 users in Oslo.")
     data = ask_json("--db", str(db), OSLO, backend=scripted)
     assert data["answer"] == "There are 2 users in Oslo." and data["tools"]["check"] == "retried"
     assert data["tools"]["rejected"] == ["57"]
@@ -105,8 +104,7 @@ def test_an_unsupported_number_gets_one_retry_with_the_result_before_the_answer(
 
 
 def test_after_a_failed_retry_the_answer_is_built_from_the_result(scripted, db):
-    scripted.queue(tool("sql_query", query="SELECT count(*) FROM users WHERE location = 'Oslo'"), action("final"),
-                   "There are 57 users in Oslo.", "Oslo has 37 users since 10 April 2026.")
+    scripted.queue("There are 57 users in Oslo.", "Oslo has 37 users since 10 April 2026.")
     data = ask_json("--db", str(db), OSLO, backend=scripted)
     assert data["answer"] == "The result is 2." and data["tools"]["check"] == "templated"
     assert data["tools"]["rejected"] == ["57", "37", "10 April 2026"]
@@ -129,9 +127,10 @@ def _example_values() -> set[str]:
 
 
 def test_the_answer_step_never_sees_a_worked_example(scripted, db):
-    scripted.queue(tool("sql_query", query="SELECT count(*) FROM users WHERE location = 'Oslo'"), action("final"),
-                   "There are 2 users in Oslo.")
-    ask_json("--db", str(db), OSLO, backend=scripted)
+    scripted.queue(tool("sql_query", table="users", select="value", column="email",
+                        filters=[{"column": "location", "op": "=", "value": "Oslo"}]), action("final"),
+                   "a@x.org and c@x.org live there.")
+    ask_json("--db", str(db), MY_TOWN, backend=scripted)
     steps, answer_step = scripted.prompts[:-1], scripted.prompts[-1]
     shown = "\n".join(message.content for message in answer_step)
     assert any("orders" in message.content for step in steps for message in step)  # the steps had the examples
@@ -141,8 +140,7 @@ def test_the_answer_step_never_sees_a_worked_example(scripted, db):
 @pytest.mark.parametrize("leaked", ["There are 37 orders over 100 dollars.", "You paid 12.8 dollars altogether.",
                                     "80 days are left until your birthday.", "3 pizzas cost 37.5 dollars."])
 def test_no_example_value_can_reach_an_answer(scripted, db, leaked):
-    scripted.queue(tool("sql_query", query="SELECT count(*) FROM users WHERE location = 'Oslo'"), action("final"),
-                   leaked, leaked)
+    scripted.queue(leaked, leaked)
     data = ask_json("--db", str(db), OSLO, backend=scripted)
     assert not (numbers(data["answer"]) & _example_values() - numbers(OSLO) - {"2"})
     assert data["answer"] == "The result is 2."
@@ -168,7 +166,7 @@ def test_plain_answers(name, result, answer):
 
 
 def test_the_trace_says_how_the_answer_was_reached_in_the_session_file(scripted, db, isolated_dirs):
-    scripted.queue(tool("sql_query", query="SELECT count(*) FROM users"), action("final"), "There are 3 users.")
+    scripted.queue("There are 3 users.")
     data = ask_json("--db", str(db), "--session", "s1", "How many users are in the database?", backend=scripted)
     assert data["tools"]["check"] == "accepted"
     saved = json.loads((isolated_dirs / "sessions" / "s1.json").read_text())

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from local_agent.errors import ToolError
+from local_agent.tools.base import Tool, object_schema
 from local_agent.tools.sql import SqlDatabase, make_sql_query, make_sql_schema
 from local_agent.tools.sqlite_ro import database_uri
 
@@ -51,12 +52,12 @@ def test_schema_lists_tables_columns_and_counts(db: Path):
 
 def test_query_returns_a_table(db: Path):
     query = "SELECT location, count(*) AS n FROM users GROUP BY location ORDER BY location"
-    text = make_sql_query(db)({"query": query})
+    text = SqlDatabase(db).query(query)
     assert text == "location | n\nLisbon | 40\nOsaka | 20\n(2 rows)"
 
 
 def test_rows_are_capped(db: Path):
-    text = make_sql_query(db, max_rows=5)({"query": "SELECT id FROM users"})
+    text = SqlDatabase(db, max_rows=5).query("SELECT id FROM users")
     assert text.splitlines()[1:] == ["1", "2", "3", "4", "5", "(5 rows; more rows exist, not shown)"]
 
 
@@ -94,17 +95,17 @@ def test_long_values_are_shortened(db: Path):
 def test_anything_but_reading_is_refused(db: Path, statement: str):
     before = db.read_bytes()
     with pytest.raises(ToolError):
-        make_sql_query(db)({"query": statement})
+        SqlDatabase(db).query(statement)
     assert db.read_bytes() == before and _count(db) == 60
 
 
 def test_a_refusal_says_only_reading_is_allowed(db: Path):
     with pytest.raises(ToolError, match="refused: only reading is allowed"):
-        make_sql_query(db)({"query": "DELETE FROM users"})
+        SqlDatabase(db).query("DELETE FROM users")
 
 
 def test_schema_pragmas_that_only_read_are_allowed(db: Path):
-    assert "email" in make_sql_query(db)({"query": "PRAGMA table_info(users)"})
+    assert "email" in SqlDatabase(db).query("PRAGMA table_info(users)")
 
 
 def test_a_long_query_stops_at_the_time_limit(db: Path):
@@ -145,7 +146,7 @@ def test_a_fifo_is_not_opened(tmp_path: Path):
     fifo = tmp_path / "pipe.db"
     os.mkfifo(fifo)
     with pytest.raises(ToolError, match="not a regular file"):
-        make_sql_query(fifo)({"query": "SELECT 1"})
+        SqlDatabase(fifo).query("SELECT 1")
 
 
 def test_query_argument_is_required(db: Path):
@@ -197,7 +198,9 @@ def test_a_query_the_tool_gave_up_on_stops_its_thread(db: Path):
 
     endless = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT count(*) FROM n"
     before = {thread.ident for thread in threading.enumerate()}
-    outcome = run_tool(make_sql_query(db, time_limit=60), {"query": endless}, timeout=0.3)
+    database = SqlDatabase(db, time_limit=60)
+    raw = Tool("raw_sql", "", object_schema({"query": {"type": "string"}}), database.query, cancel=database.cancel)
+    outcome = run_tool(raw, {"query": endless}, timeout=0.3)
     assert outcome.timed_out
     left = [thread for thread in threading.enumerate() if thread.ident not in before]
     for thread in left:
@@ -208,7 +211,7 @@ def test_a_query_the_tool_gave_up_on_stops_its_thread(db: Path):
 @pytest.mark.parametrize("query", ["PRAGMA user_version", "PRAGMA schema_version", "PRAGMA application_id",
                                    "PRAGMA table_list", "PRAGMA index_list(users)"])
 def test_read_only_schema_pragmas_are_allowed(db: Path, query: str):
-    assert "(1 rows)" in make_sql_query(db)({"query": query}) or "rows)" in make_sql_query(db)({"query": query})
+    assert "(1 rows)" in SqlDatabase(db).query(query) or "rows)" in SqlDatabase(db).query(query)
 
 
 @pytest.mark.parametrize("query", ["PRAGMA user_version = 5", "PRAGMA application_id = 7", "PRAGMA journal_mode",
@@ -216,17 +219,17 @@ def test_read_only_schema_pragmas_are_allowed(db: Path, query: str):
 def test_pragmas_that_set_or_are_not_about_the_schema_are_refused(db: Path, query: str):
     before = db.read_bytes()
     with pytest.raises(ToolError, match="refused"):
-        make_sql_query(db)({"query": query})
+        SqlDatabase(db).query(query)
     assert db.read_bytes() == before
 
 
 def test_the_refusal_says_exactly_what_is_allowed(db: Path):
     with pytest.raises(ToolError) as refused:
-        make_sql_query(db)({"query": "SELECT name FROM pragma_table_info('users')"})
+        SqlDatabase(db).query("SELECT name FROM pragma_table_info('users')")
     message = str(refused.value)
     assert "PRAGMA table_info(name)" in message and "pragma_table_info" in message
     with pytest.raises(ToolError) as refused:
-        make_sql_query(db)({"query": "DELETE FROM users"})
+        SqlDatabase(db).query("DELETE FROM users")
     message = str(refused.value)
     assert "SELECT" in message and "user_version" in message and "table_info" in message
 
@@ -239,3 +242,26 @@ def test_a_file_that_is_not_sqlite_is_refused_and_an_empty_one_is_an_empty_datab
     empty = tmp_path / "empty.db"
     empty.write_bytes(b"")
     assert make_sql_schema(empty)({}) == "The database has no tables."
+
+
+def test_the_structured_query_tool_writes_the_sql(db: Path):
+    tool = make_sql_query(db)
+    assert "location is one of: Lisbon, Osaka" in tool.description  # few values: offered
+    count = {"table": "users", "select": "count", "column": "*", "filters": [
+        {"column": "location", "op": "=", "value": "Osaka"}, {"column": "age", "op": ">", "value": 30}]}
+    expected = _scalar(db, "SELECT count(*) FROM users WHERE location = 'Osaka' AND age > 30")
+    assert tool(count) == f"count(*)\n{expected}\n(1 rows)"
+    grouped = {"table": "users", "select": "avg", "column": "age", "group_by": "location", "order": "desc", "limit": 1}
+    assert tool(grouped).splitlines()[0] == "location | avg(age)"
+    with pytest.raises(ToolError, match="bad arguments for sql_query"):
+        tool({"table": "users", "select": "count", "column": "*",
+              "filters": [{"column": "location", "op": "=", "value": "Oslo"}]})  # not a value it holds
+    with pytest.raises(ToolError, match="bad arguments for sql_query"):
+        tool({"table": "users; DROP TABLE users", "select": "count", "column": "*"})
+
+
+def _scalar(path: Path, sql: str) -> object:
+    with sqlite3.connect(path) as connection:
+        value = connection.execute(sql).fetchone()[0]
+    connection.close()
+    return value

@@ -42,6 +42,8 @@ def date_question(message: str) -> dict[str, Any] | None:
         return None
     dates = _dates(text)
     amount = _amount(text)
+    if amount is None and re.search(r"\d[\d.e+]*\s*(?:day|week|month|year)s?\b", text):
+        return None  # a span of time it cannot read (1e20 days, 2.5 weeks): left to the model
     for rule in (_age, _between, _weekday, _shift, _today):
         if (arguments := rule(text, dates, amount)) is not None:
             return arguments

@@ -34,10 +34,11 @@ _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}\b)")
 _CURRENCY = re.compile(r"[$€£¥]\s?(?=\d)|(?<=\d)\s?[$€£¥]")
 
 
-def normalize(message: str) -> str:
-    """`message` as the rules read it (see the module's docstring)."""
+def normalize(message: str, extra: frozenset[str] = frozenset()) -> str:
+    """`message` as the rules read it (see the module's docstring); `extra` words are
+    corrected to as well (a database's table, column and value names)."""
     text = " ".join(message.lower().replace("’", "'").split())
-    text = _WORD.sub(lambda match: correct(match.group()), text)
+    text = _WORD.sub(lambda match: correct(match.group(), extra), text)
     for pattern, fraction in _FRACTIONS:
         text = re.sub(pattern, fraction, text)
     text = words_to_digits(text, threshold=0)
@@ -45,11 +46,12 @@ def normalize(message: str) -> str:
     return " ".join(_CURRENCY.sub("", text).split())
 
 
-def correct(word: str) -> str:
+def correct(word: str, extra: frozenset[str] = frozenset()) -> str:
     """The vocabulary word a misspelled `word` stands for (the nearest one), or `word` itself."""
-    if len(word) < 3 or word in VOCABULARY or word.isdigit():
+    vocabulary = VOCABULARY | extra
+    if len(word) < 3 or word in vocabulary or word.isdigit():
         return word
-    near = sorted((edit_distance(word, term), term) for term in VOCABULARY if _close(word, term))
+    near = sorted((edit_distance(word, term), term) for term in vocabulary if _close(word, term))
     if not near or (len(near) > 1 and near[0][0] == near[1][0]) or _known(word):
         return word  # no vocabulary word near, two equally near, or an English word already
     return near[0][1]

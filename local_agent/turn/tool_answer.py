@@ -42,10 +42,21 @@ class Phrased:
 
 
 def sources(question: str, calls: Sequence[ToolCall]) -> list[str]:
-    """What an answer may draw its values from: the question, the results that came back,
-    and what the user replied when asked."""
-    return [question, *(call.result for call in usable(calls)),
+    """What an answer may draw its values from: the question, the results that came back
+    with the arguments that gave them (a query's filter on Oslo makes "they live in Oslo"
+    true of its rows), and what the user replied when asked."""
+    good = usable(calls)
+    return [question, *(call.result for call in good), *(_argument_text(call.arguments) for call in good),
             *(call.result for call in calls if call.name == ASK_USER)]
+
+
+def _argument_text(arguments: object) -> str:
+    """The values in a call's arguments, one a line."""
+    if isinstance(arguments, dict):
+        return "\n".join(_argument_text(value) for value in arguments.values())
+    if isinstance(arguments, list):
+        return "\n".join(_argument_text(value) for value in arguments)
+    return str(arguments)
 
 
 def first_sentences(text: str) -> str:

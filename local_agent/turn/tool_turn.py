@@ -42,6 +42,7 @@ from .result import TokenCounts, ToolTrace
 from .tool_answer import AnswerStep, Phrased, sources
 
 OnCall = Callable[[ToolCall], None]
+PHRASED = frozenset({"sql_query"})  # tools whose result, read by rule, the model still phrases
 DECIDE_MAX_TOKENS = 1024  # one step's action at most
 ACTION_OVERHEAD_TOKENS = 48  # the JSON around the one free-text string of an action
 MIN_STEP_TOKENS = ACTION_OVERHEAD_TOKENS + 4 * 16  # room for 16 characters of text
@@ -168,6 +169,8 @@ class ToolTurn:
         if route.kind == "direct":
             if result.tool_calls[0].error:
                 return Phrased(failure_answer(result.tool_calls, message), "failed")
+            if route.tools[0] in PHRASED:  # a table of rows is no answer: the model phrases it
+                return self.answer_step.answer(message, result.tool_calls)
             return Phrased(result.answer, "direct")
         if result.asked_user and check(result.answer, sources(message, result.tool_calls)).ok:
             return Phrased(result.answer, "asked")
