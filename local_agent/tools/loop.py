@@ -6,7 +6,8 @@ as a dict. It only ever runs a call that `decide` wrote (or, before the first st
 call the router filled in by rule), so nothing inside a tool result or a note can make a call
 by itself. Limits: `max_steps` model steps, and `tool_timeout` seconds per call; reaching
 either ends the turn with the best answer so far and a notice. A call the model repeats
-word for word is not run again: the model is told so, and its next step may only answer.
+word for word is not run again: the model is told so, and its next step may only answer; so
+may the step after a tool's second failure (a failed call gets one retry with its error).
 
 `ask_user` ends the turn with the question, unless the caller can ask (`ask`, in a chat):
 then the user's reply goes back to the model and the loop goes on. Every step that ran a
@@ -38,6 +39,7 @@ Stop = Literal["final", "ask_user", "direct", "max_steps", "timeout", "invalid_a
 DENIED = "the user did not allow this call"
 ASK_USER = "ask_user"  # the name under which an exchange with the user is logged
 REPEATED = "You already made this call and its result is above. Give the final answer now."
+MAX_RETRIES = 1  # after a tool failed, one more call of it with the error in view; then the loop ends
 
 
 @dataclass(frozen=True)
@@ -179,6 +181,9 @@ class ToolLoop:
     def _run_call(self, run: _Run, action: Action) -> Outcome:
         call, outcome = self._call(action.name, action.arguments)
         run.add(action, call, self._feedback(call))
+        failures = sum(1 for made in run.calls if made.name == call.name and made.error is not None)
+        if failures > MAX_RETRIES:  # a call that failed gets one retry with its error, not more
+            run.must_answer = True
         return outcome
 
     def _ask(self, run: _Run, action: Action, ask: AskUser | None) -> bool:
