@@ -171,3 +171,14 @@ def test_the_trace_says_how_the_answer_was_reached_in_the_session_file(scripted,
     assert data["tools"]["check"] == "accepted"
     saved = json.loads((isolated_dirs / "sessions" / "s1.json").read_text())
     assert saved["turns"][1]["content"] == "There are 3 users."
+
+
+def test_an_answer_that_states_no_result_is_retried(scripted, db):
+    scripted.queue("You want to know the number of users in Oslo.", "There are 2 users in Oslo.")
+    data = ask_json("--db", str(db), OSLO, backend=scripted)
+    assert data["answer"] == "There are 2 users in Oslo." and data["tools"]["check"] == "retried"
+
+
+def test_a_rule_call_is_not_narrowed_to_the_messages_numbers(scripted):
+    data = ask_json("--tools", "what is the square root of 1764", backend=scripted)
+    assert data["answer"] == "sqrt(1764) = 42" and data["tools"]["check"] == "direct"

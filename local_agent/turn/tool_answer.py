@@ -3,15 +3,17 @@ may say.
 
 The answer step sees only the question and this turn's results (never the worked examples
 or the dialogue), so no example value can reach it. Every number, date, weekday, time and
-name in its answer must be supported by those results or the question (grounding/). An
-unsupported value gets one retry, with the result quoted right before the answer; if that
-fails too the answer is built from the result by template (tools/plain.py). A turn whose
+name in its answer must be supported by those results or the question (grounding/), and it
+must state at least one value the tools returned (an answer that only restates the question
+says nothing). An answer that fails gets one retry, with the result quoted right before the
+answer; if that fails too the answer is built from the result by template (tools/plain.py). A turn whose
 every call failed or came back empty gets an answer that says so, and the model is not asked.
 
 The path taken is the answer's `check`: accepted, retried, templated or failed."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
@@ -29,6 +31,7 @@ MAX_ANSWER_CHARS = 400
 SYSTEM = ("You answer the user's question from the tool results you are given. Write one short "
           "sentence. Use only numbers, dates and names that are in the results.")
 RETRY = "The result: {result}\nAnswer the question in one sentence with this result."
+_ROW_COUNT = re.compile(r"^\(\d+ rows[^)]*\)$", re.M)  # a SQL result's row count states nothing asked
 
 
 @dataclass(frozen=True)
@@ -87,6 +90,7 @@ class AnswerStep:
         if not good:
             return Phrased(failure_answer(calls, question), "failed")
         support = Support(sources(question, calls))
+        returned = Support(_ROW_COUNT.sub("", call.result) for call in good)
         rejected: list[Value] = []
         results = "\n\n".join(quoted_result(call.name, call.result, special_tokens=self.backend.special_tokens)
                               for call in good)
@@ -94,7 +98,7 @@ class AnswerStep:
         for path, prompt in (("accepted", results), ("retried", results + "\n\n" + RETRY.format(result=plain))):
             draft = self._generate(question, prompt, tokens)
             verdict = check(draft, support)
-            if draft and verdict.ok:
+            if draft and verdict.ok and any(returned.supports(value) for value in verdict.values):
                 return Phrased(draft, path, tuple(rejected), tokens)  # type: ignore[arg-type]
             rejected += verdict.unsupported
         return Phrased(plain, "templated", tuple(rejected), tokens)

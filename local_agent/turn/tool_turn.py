@@ -177,7 +177,9 @@ class ToolTurn:
         return self.answer_step.answer(message, result.tool_calls, "; ".join(result.notices))
 
     def _loop(self, route: Route, message: str, notices: list[str], tokens: dict[str, int]) -> ToolLoop:
-        offered = [grounded(self.tools[name], message) for name in route.tools]
+        # A call by rule uses the tool as it is; the model's arguments are narrowed to the message.
+        offered = [self.tools[name] if route.kind == "direct" else grounded(self.tools[name], message)
+                   for name in route.tools]
         return ToolLoop(offered, self._decider(tokens), limits=self.limits, approve=self._approval(notices),
                         special_tokens=self.backend.special_tokens, final_text=False)
 
