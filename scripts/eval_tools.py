@@ -105,7 +105,7 @@ def evaluate_hand_written(args: argparse.Namespace) -> dict[str, Any]:
         outcomes = []
         with build_runtime(settings, memory=False) as runtime:
             for category in categories:
-                tasks = tool_dev.load(category, splits)
+                tasks = tool_dev.load(category, splits, args.limit)
                 done = []
                 for number, task in enumerate(tasks, 1):
                     done.append(tool_dev.route_task(runtime.agent, task) if category == "chat"

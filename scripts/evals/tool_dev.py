@@ -6,7 +6,8 @@ its answer holds the gold answer (tool_eval.answer_correct). Per category it rep
 accuracy, how each answer was reached (the tool turn's `check` path: direct, accepted,
 retried, templated, failed) and the latency of a tool turn (p50, p95); for SQL, how many of
 the model's queries were valid, ran and were right (the run query's rows hold the gold
-answer); for plain chat, the share of messages routed to no tool."""
+answer); for plain chat, the share of messages routed to no tool; and the values of the final
+answers that nothing of the turn supports (the question, the results and their arguments)."""
 
 from __future__ import annotations
 
@@ -18,8 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from local_agent.dates.clock import now as clock_now
+from local_agent.grounding import check
 from local_agent.turn.agent import Agent
 from local_agent.turn.result import TurnResult
+from local_agent.turn.tool_answer import sources
 
 from .tool_eval import answer_correct
 
@@ -44,12 +47,14 @@ class DevOutcome:
     tools_called: tuple[str, ...]
     queries: tuple[dict[str, Any], ...]  # SQL: each query call with its error
     seconds: float
+    unsupported: tuple[str, ...] = ()  # values of the answer that nothing of the turn supports
 
 
-def load(category: str, splits: Iterable[str] = SPLITS) -> list[dict[str, Any]]:
+def load(category: str, splits: Iterable[str] = SPLITS, limit: int | None = None) -> list[dict[str, Any]]:
+    """The tasks of one category in `splits`, the first `limit` of them."""
     wanted = set(splits)
     lines = (FOLDER / f"{category}.jsonl").read_text(encoding="utf-8").splitlines()
-    return [task for task in map(json.loads, lines) if task["split"] in wanted]
+    return [task for task in map(json.loads, lines) if task["split"] in wanted][:limit]
 
 
 def run_task(agent: Agent, category: str, task: dict[str, Any]) -> DevOutcome:
@@ -73,9 +78,11 @@ def _outcome(category: str, task: dict[str, Any], result: TurnResult) -> DevOutc
     queries = tuple({"arguments": call.arguments, "error": call.error, "result": call.result}
                     for call in result.tool_calls if call.name == "sql_query")
     path = getattr(trace, "check", "") or (trace.route if trace else "")
+    verdict = check(result.answer, sources(task["message"], result.tool_calls))
     return DevOutcome(task["id"], category, task["split"], task["style"], task["message"], task["answer"],
                       result.answer, answer_correct(result.answer, task), trace.route if trace else "", path,
-                      called, queries, result.timings.get("answer_s", 0.0))
+                      called, queries, result.timings.get("answer_s", 0.0),
+                      tuple(value.text for value in verdict.unsupported))
 
 
 def _percentile(values: Sequence[float], share: float) -> float | None:
@@ -111,6 +118,10 @@ def category_report(outcomes: Sequence[DevOutcome], tasks: dict[str, dict[str, A
         if chosen:
             report[split] = round(sum(o.correct for o in chosen) / len(chosen), 4)
     report["paths"] = _counts(o.path for o in outcomes)
+    answered = [o for o in outcomes if o.route not in ("", "none")]
+    if answered:
+        report["templated_share"] = round(sum(o.path == "templated" for o in answered) / len(answered), 4)
+        report["unsupported_values"] = sum(len(o.unsupported) for o in answered)
     tool_turns = [o.seconds for o in outcomes if o.route not in ("", "none")]
     report["latency_s"] = {"p50": _percentile(tool_turns, 0.5), "p95": _percentile(tool_turns, 0.95)}
     if any(o.queries for o in outcomes):
