@@ -105,3 +105,9 @@ def test_names_are_checked_only_when_asked_and_then_in_any_case():
     assert check("Toronto has the most.", ["location\nLisbon"], kinds=("number",)).ok
     assert not check("Most live in Toronto.", ["location\nLisbon"]).ok
     assert check("Most live in Lisbon.", ["location\nlisbon"]).ok
+
+
+def test_a_weekday_between_two_dates_belongs_to_the_one_it_opens():
+    sentence = "From Wednesday, 11 March 2026 (2026-03-11) to Friday, 10 April 2026 (2026-04-10) is 30 days."
+    assert check(sentence, [sentence]).ok
+    assert not check("From 2026-03-11 to Thursday, 10 April 2026", ["2026-03-11", "2026-04-10", "Thursday"]).ok

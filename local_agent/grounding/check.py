@@ -95,14 +95,20 @@ def _places(number: Decimal) -> int:
 
 
 def _weekday_clashes(values: Sequence[Value]) -> list[Value]:
-    """Weekdays written next to a full date that is another day of the week."""
+    """Weekdays written next to a full date that is another day of the week. A weekday belongs
+    to the date right after it ("Friday, 10 April 2026"), or else to the one right before it
+    ("2026-04-10 is a Friday"), so "From Wednesday, 11 March 2026 (2026-03-11) to Friday, 10
+    April 2026" pairs Friday with 10 April."""
+    dates = [value for value in values if value.kind == "date" and weekday_of(value.key)]
     clashes = []
     for weekday in (value for value in values if value.kind == "weekday"):
-        for date in (value for value in values if value.kind == "date" and weekday_of(value.key)):
-            near = (0 <= date.start - (weekday.start + len(weekday.text)) <= NEXT_TO
-                    or 0 <= weekday.start - (date.start + len(date.text)) <= NEXT_TO)
-            if near and weekday_of(date.key) != weekday.key:
-                clashes.append(weekday)
+        end = weekday.start + len(weekday.text)
+        after = [date for date in dates if 0 <= date.start - end <= NEXT_TO]
+        before = [date for date in dates if 0 <= weekday.start - (date.start + len(date.text)) <= NEXT_TO]
+        owner = min(after, key=lambda date: date.start) if after else (
+            max(before, key=lambda date: date.start) if before else None)
+        if owner is not None and weekday_of(owner.key) != weekday.key:
+            clashes.append(weekday)
     return clashes
 
 
