@@ -51,6 +51,16 @@ def test_a_failed_sql_query_is_said_and_the_model_is_not_asked_to_answer(scripte
     assert len(scripted.prompts) == 2  # the two steps; no answer step was run
 
 
+def test_a_place_the_database_does_not_hold_is_said_and_no_count_is_made_up(scripted, db):
+    question = "How many users live in Paris?"  # the "57 users in Oslo": the schema listing's row count
+    scripted.queue("There are 57 users in Paris.")
+    data = ask_json("--db", str(db), question, backend=scripted)
+    assert data["answer"] == ("I could not answer this. The database query failed: bad arguments for sql_query: "
+                              "'Paris' is not a location in the database (its location values: Lima, Oslo).")
+    assert_no_new_number(data["answer"], question)
+    assert scripted.prompts == []
+
+
 def test_a_failed_date_call_is_said_without_numbers_of_its_own(scripted):
     question = "What day is it 1e20 days from now?"
     scripted.queue(tool("date", operation="add", amount=100000, unit="years"), action("final"),

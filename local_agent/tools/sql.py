@@ -6,6 +6,7 @@ SqlDatabase.query still runs one statement of SQL text, under the same read-only
 
 from __future__ import annotations
 
+import functools
 import re
 import sqlite3
 import threading
@@ -16,7 +17,7 @@ from typing import Any
 
 from ..errors import ToolError
 from .base import Tool, object_schema
-from .sql_builder import query_schema, to_sql
+from .sql_builder import explain, query_schema, to_sql
 from .sql_catalog import Catalog, read_catalog
 from .sql_reader import SqlReader
 from .sqlite_ro import READ_PRAGMAS, read_only
@@ -162,4 +163,4 @@ def make_sql_query(file: Path, time_limit: float = 5.0, max_rows: int = MAX_ROWS
     reader = SqlReader(catalog)
     return Tool("sql_query", QUERY_DESCRIPTION + catalog.describe(), query_schema(catalog),
                 StructuredQuery(database, catalog), cancel=database.cancel, reader=reader.read,
-                asks=reader.asks_for_data)
+                asks=reader.asks_for_data, explain=functools.partial(explain, catalog))

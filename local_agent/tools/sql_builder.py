@@ -20,6 +20,7 @@ well-formed, names only what exists, and passes its literals as parameters.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from ..errors import ToolError
@@ -170,3 +171,20 @@ def to_sql(catalog: Catalog, query: dict[str, Any]) -> tuple[str, list[Any]]:
     combination the database does not have."""
     writer = _Writer(catalog, query)
     return writer.sql(), writer.parameters
+
+
+def explain(catalog: Catalog, query: Mapping[str, Any]) -> str | None:
+    """Why a query does not fit the database, in its terms: a table, a column or a value it
+    does not hold (the JSON schema's own message for a failed option is only "not valid under
+    any of the given schemas")."""
+    table = catalog.table(str(query.get("table", "")))
+    if table is None:
+        names = ", ".join(t.name for t in catalog.tables)
+        return f"the database has no table {query.get('table')!r} (its tables: {names})"
+    reachable = {_name(table, column): column for column in _reachable(catalog, table)}
+    for item in query.get("filters", []) if isinstance(query.get("filters"), list) else []:
+        column = reachable.get(str(item.get("column"))) if isinstance(item, dict) else None
+        if isinstance(item, dict) and column is not None and column.choices and item.get("value") not in column.choices:
+            return (f"{item.get('value')!r} is not a {column.name} in the database (its {column.name} values: "
+                    f"{', '.join(column.choices)})")
+    return None

@@ -74,8 +74,9 @@ class SqlReader:
         text = self._text(message)
         taken: list[tuple[int, int]] = []
         values = self._values(text, taken)
-        if self._unknown_name(message, text, taken):
-            return None
+        unknown = self._unknown_name(message)
+        if unknown:
+            return self._not_held(text, values, unknown)
         try:
             query = _Query(self, text, values).build()
             if query is not None:
@@ -119,14 +120,33 @@ class SqlReader:
                         found.append((column, value))
         return found
 
-    def _unknown_name(self, message: str, text: str, taken: list[tuple[int, int]]) -> bool:
-        """Whether the question names something the catalog does not hold: a capitalized word
-        inside a sentence, or a word after "in"/"from"/"named" that is no catalog word."""
+    def _unknown_name(self, message: str) -> str:
+        """A name the question uses that the catalog does not hold (a capitalized word inside
+        a sentence, not a month or weekday), or ""."""
         for match in re.finditer(r"(?<=[a-z,] )([A-Z][a-z]+)", message):
             word = match[1].lower()
             if word not in self.vocabulary and not re.fullmatch(f"{_MONTHS}|{_WEEKDAYS}", word):
-                return True
-        return False
+                return match[1]
+        return ""
+
+    def _not_held(self, text: str, values: list[tuple[Column, str]], name: str) -> dict[str, Any] | None:
+        """A count filtered on a name the database does not hold ("how many users live in
+        Oslo"), when the question counts and names the column, or its table has one column
+        of capitalized names: the tool then says that the name is not one of its values."""
+        try:
+            query = _Query(self, text, values)
+            counted, _ = query.counted()
+            if not _COUNT.search(text):
+                return None
+            table = query.main_table(counted)
+        except LookupError:
+            return None
+        columns = [c for c in query.mentioned("text") if c.choices]
+        columns = columns or [c for c in table.columns if c.choices and all(v[:1].isupper() for v in c.choices)]
+        if len(columns) != 1 or not re.search(rf"\b(?:in|from|at|of|called|named)\s+{name.lower()}\b", text):
+            return None
+        return {"table": table.name, "select": "count", "column": "*",
+                "filters": [{"column": query.reachable_name(table, columns[0]), "op": "=", "value": name}]}
 
 
 _MONTHS = (r"january|february|march|april|may|june|july|august|september|october|november|december|"
