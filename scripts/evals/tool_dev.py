@@ -81,7 +81,7 @@ def _outcome(category: str, task: dict[str, Any], result: TurnResult) -> DevOutc
     verdict = check(result.answer, sources(task["message"], result.tool_calls))
     return DevOutcome(task["id"], category, task["split"], task["style"], task["message"], task["answer"],
                       result.answer, answer_correct(result.answer, task), trace.route if trace else "", path,
-                      called, queries, result.timings.get("answer_s", 0.0),
+                      called, queries, result.timings.answer_s or 0.0,
                       tuple(value.text for value in verdict.unsupported))
 
 
@@ -100,15 +100,15 @@ def _counts(values: Iterable[str]) -> dict[str, int]:
 def query_report(outcomes: Sequence[DevOutcome], tasks: dict[str, dict[str, Any]]) -> dict[str, int]:
     """SQL: queries written, valid (accepted by the tool), run without error, and right (the
     rows of a query that ran hold the task's gold answer)."""
-    written = valid = ran = right = 0
+    counts = {"queries": 0, "valid": 0, "ran": 0, "right": 0}
     for outcome in outcomes:
         for query in outcome.queries:
-            written += 1
             error = query["error"] or ""
-            valid += not error.startswith(("bad arguments", "refused", "not a valid"))
-            ran += not error
-            right += not error and answer_correct(query["result"], tasks[outcome.id])
-    return {"queries": written, "valid": valid, "ran": ran, "right": right}
+            counts["queries"] += 1
+            counts["valid"] += not error.startswith(("bad arguments", "refused", "not a valid"))
+            counts["ran"] += not error
+            counts["right"] += not error and answer_correct(query["result"], tasks[outcome.id])
+    return counts
 
 
 def category_report(outcomes: Sequence[DevOutcome], tasks: dict[str, dict[str, Any]]) -> dict[str, Any]:
