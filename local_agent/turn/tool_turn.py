@@ -159,7 +159,8 @@ class ToolTurn:
         return ToolOutcome(
             answer=phrased.text, calls=result.tool_calls, asked_user=asked,
             interrupted=result.stop == "interrupted", notices=(*notices, *result.notices),
-            tokens=TokenCounts(**tokens), trace=ToolTrace(route.kind, route.reason, result.steps, result.stop, result.rule_calls, phrased.check,
+            tokens=TokenCounts(**tokens),
+            trace=ToolTrace(route.kind, route.reason, result.steps, result.stop, result.rule_calls, phrased.check,
                             tuple(value.text for value in phrased.rejected)),
         )
 
