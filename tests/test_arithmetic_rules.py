@@ -24,7 +24,7 @@ from local_agent.tools.question_text import edit_distance, normalize
     ("cube root of 64", 4), ("what's 3 to the 4th power", 81), ("5 squared?", 25), ("what is 2 cubed", 8),
     ("What is a third of 60?", 20), ("half of 18?", 9), ("what is seventy two divided by nine", 8),
     ("whats twelve plus thirty", 42), ("I'm baking for 12 people tonight. Anyway, what's 7 times 8?", 56),
-    ("caluclate 9 times 9", 81),
+    ("caluclate 9 times 9", 81), ("what is 2**-2?", 0.25), ("5 * -3", -15),
 ])
 def test_forms(message: str, value: float):
     expression = arithmetic(message)

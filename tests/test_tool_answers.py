@@ -192,3 +192,10 @@ def test_an_answer_that_states_no_result_is_retried(scripted, db):
 def test_a_rule_call_is_not_narrowed_to_the_messages_numbers(scripted):
     data = ask_json("--tools", "what is the square root of 1764", backend=scripted)
     assert data["answer"] == "sqrt(1764) = 42" and data["tools"]["check"] == "direct"
+
+
+def test_an_underflow_is_said_not_answered_as_zero(scripted):
+    data = ask_json("--tools", "What is 10**-400?", backend=scripted)
+    assert data["answer"] == ("I could not answer this. The calculator failed: the result is too small for the "
+                              "calculator to represent (it underflows).")
+    assert data["tools"]["route"] == "direct" and scripted.prompts == []

@@ -36,7 +36,7 @@ _SPOKEN = [  # spoken operators, longest first
     (rf"(?<=\d)\s+of\s+(?={N})", lambda m: " * "),  # 1/3 of 90
 ]
 _SPAN = re.compile(r"(?:sqrt\()?[\d(][\d\s.+\-*/()]*[\d)]")
-_OPERATION = re.compile(r"[\d)]\s*(?:\*\*|[-+*/])\s*[\d(s]|^sqrt\(")
+_OPERATION = re.compile(r"[\d)]\s*(?:\*\*|[-+*/])\s*-?\s*[\d(s]|^sqrt\(")  # 10**-400 too
 _PEOPLE = re.compile(r"(?:split|shared?|divided?)\s+(?:it\s+|that\s+|this\s+)?(?:evenly\s+)?(?:between|among|by|in)\s+"
                      rf"(?:the\s+)?{N}|{N}\s+(?:people|persons|friends|ways|of\s+us|guests|colleagues)\b|"
                      rf"(?:there\s+(?:is|are|'s)|we\s+are|we're)\s+{N}\b")

@@ -47,7 +47,7 @@ def _checked(function: Callable[..., Any], *, nonzero: bool = False) -> Callable
     def run(*args: Any) -> Any:
         result = _bounded(function(*(_bounded(a) for a in args)))
         if nonzero and result == 0 and all(a != 0 for a in args[:1 if function is math.exp else 2]):
-            raise ToolError("the result is too small for the calculator to represent (it underflows to 0)")
+            raise ToolError("the result is too small for the calculator to represent (it underflows)")
         return result
     return run
 

@@ -38,7 +38,7 @@ def message_numbers(message: str) -> list[str]:
 
 def expression_pattern(numbers: list[str]) -> str:
     number = "(" + "|".join(n.replace(".", "[.]") for n in numbers) + ")"
-    operand = rf"\(? ?{number} ?\)?"
+    operand = rf"\(? ?-?{number} ?\)?"  # a sign too: 10 ** -4
     return rf"^{operand}( ?(\*\*|[-+*/]) ?{operand}){{1,{MAX_OPERATIONS}}}$"
 
 
