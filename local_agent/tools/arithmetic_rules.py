@@ -15,13 +15,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from .question_text import normalize
+from .question_text import asks, normalize
 
 N = r"(\d+(?:\.\d+)?)"
-_ASKS = re.compile(r"\?|^(?:ok\s+|so\s+|hey\s+|hi\s+|please\s+)*(?:what|whats|what's|how|calculate|compute|evaluate|"
-                   r"solve|work\s+out|tell\s+me|can\s+you|could\s+you|add|sum|average|mean|split|divide|multiply|"
-                   r"sqrt|square|cube|find|increase|decrease|reduce|raise|take)\b|\b(?:what|whats|what's|how\s+much|how\s+many|calculate|compute|"
-                   r"can\s+you\s+check|work\s+out)\b")
+_OPENERS = (r"what|whats|what's|how|calculate|compute|evaluate|solve|work\s+out|tell\s+me|can\s+you|could\s+you|"
+            r"add|sum|average|mean|split|divide|multiply|sqrt|square|cube|find|increase|decrease|reduce|take")
 _SPOKEN = [  # spoken operators, longest first
     (rf"\bsquare\s+root\s+of\s+{N}|\bsqrt\s*(?:of\s+)?\(?{N}\)?|√\s*{N}", lambda m: f"sqrt({m[1] or m[2] or m[3]})"),
     (rf"\bcube\s+root\s+of\s+{N}", lambda m: f"{m[1]} ** (1/3)"),
@@ -54,11 +52,11 @@ def arithmetic(message: str) -> str | None:
     text = re.sub(r"\s+(?:equals?|equal\s+to|is\s+equal\s+to)\s*\??$", "", text)
     if not re.search(r"\d", text):
         return None
-    asks = bool(_ASKS.search(text))
+    asking = asks(text, _OPENERS, terse_words=0)  # a bare calculation is read by _written
     for rule in RULES:
-        if asks and (expression := rule(text)) is not None:
+        if asking and (expression := rule(text)) is not None:
             return expression
-    return _written(text, asks)
+    return _written(text, asking)
 
 
 def numbers(text: str) -> list[str]:

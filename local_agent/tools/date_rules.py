@@ -19,16 +19,14 @@ import re
 from typing import Any
 
 from ..grounding import extract
-from .question_text import normalize
+from .question_text import asks, normalize
 
 _UNITS = {"day": "days", "week": "weeks", "fortnight": "weeks", "month": "months", "year": "years"}
 _AMOUNT = re.compile(r"\b(\d{1,6}|a|an|1)\s*-?\s*(day|week|fortnight|month|year)s?\b")
 _HOLIDAYS = {r"christmas\s+eve": (12, 24), r"christmas(?:\s+day)?|xmas": (12, 25),
              r"new\s+year'?s?\s+eve": (12, 31), r"new\s+year'?s?(?:\s+day)?": (1, 1),
              r"valentine'?s?(?:\s+day)?": (2, 14), r"halloween": (10, 31)}
-_ASKS = re.compile(r"\?|^(?:ok\s+|so\s+|hey\s+|hi\s+|hello\s+|please\s+|quick\s+one\s+)*(?:what'?s?|which|when|how|"
-                   r"tell|date|weekday|day|days|weeks|months|today|count|give)\b|\b(?:what'?s?|which|when|how\s+many|"
-                   r"how\s+old|how\s+long|tell\s+me)\b")
+_OPENERS = r"what'?s?|which|when|how|tell\s+me|can\s+you|could\s+you|date|weekday|day|days|weeks|months|give|count"
 _WEEKDAY_ASKED = re.compile(r"\b(?:weekday|day\s+of\s+(?:the\s+)?week|what\s+day|which\s+day)\b")
 _DATE_ASKED = re.compile(r"\b(?:date|day|when|weekday|finish|end|ends|expire|expires|due)\b")
 _BACK = re.compile(r"\b(?:ago|before|earlier|back|prior\s+to)\b")
@@ -38,7 +36,7 @@ _FORWARD = re.compile(r"\b(?:from|after|in|later|lasts?|starting|starts|course|t
 def date_question(message: str) -> dict[str, Any] | None:
     """The date tool's arguments for a date question, or None."""
     text = normalize(message).rstrip(" .!")
-    if not _ASKS.search(text) and len(re.findall(r"[a-z']+", text)) > 4:  # "8 weeks from today" asks too
+    if not asks(text, _OPENERS):
         return None
     dates = _dates(text)
     amount = _amount(text)

@@ -28,8 +28,10 @@ january february march april may june july august september october november dec
 users user activities activity database table count number average oldest youngest signed signup
 """.split())
 _WORD = re.compile(r"[a-z]+")
-_FRACTIONS = [(r"\b(?:a|one)\s+quarter\b", "(1/4)"), (r"\bthree\s+quarters\b", "(3/4)"),
-              (r"\b(?:a|one)\s+third\b", "(1/3)"), (r"\btwo\s+thirds\b", "(2/3)"), (r"\b(?:a\s+)?half\b", "(1/2)")]
+# "a third of 60" is a number; "a third" alone ("why did he get a third?") is not.
+_FRACTIONS = [(rf"{words}(?=\s+of\b)", fraction) for words, fraction in (
+    (r"\b(?:a|one)\s+quarter", "(1/4)"), (r"\bthree\s+quarters", "(3/4)"), (r"\b(?:a|one)\s+third", "(1/3)"),
+    (r"\btwo\s+thirds", "(2/3)"), (r"\b(?:a\s+)?half", "(1/2)"))]
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}\b)")
 _CURRENCY = re.compile(r"[$€£¥]\s?(?=\d)|(?<=\d)\s?[$€£¥]")
 
@@ -44,6 +46,17 @@ def normalize(message: str, extra: frozenset[str] = frozenset()) -> str:
     text = words_to_digits(text, threshold=0)
     text = _THOUSANDS.sub("", text)
     return " ".join(_CURRENCY.sub("", text).split())
+
+
+def asks(text: str, openers: str, terse_words: int = 4) -> bool:
+    """Whether a normalized message asks something: it holds a question mark, a sentence of
+    it opens with one of `openers` (after greetings such as "hey", "ok so"), or it has at most
+    `terse_words` words ("8 weeks from today"). A "when" or "what" inside a statement ("it's
+    incredible when you ...") is not a question."""
+    if "?" in text or len(re.findall(r"[a-z']+", text)) <= terse_words:
+        return True
+    greeting = r"(?:(?:ok|okay|so|hey|hi|hello|please|quick\s+one|quick\s+question|and|also|anyway|now)\W+)*"
+    return re.search(rf"(?:^|[.!;:]\s+){greeting}(?:{openers})\b", text) is not None
 
 
 def correct(word: str, extra: frozenset[str] = frozenset()) -> str:

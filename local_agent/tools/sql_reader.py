@@ -27,7 +27,7 @@ import re
 from typing import Any
 
 from ..errors import ToolError
-from .question_text import normalize
+from .question_text import asks, normalize
 from .sql_builder import to_sql
 from .sql_catalog import Catalog, Column, Table
 
@@ -41,6 +41,8 @@ MEANINGS = {
     "email": r"e-?mails?|address",
 }
 PEOPLE = r"people|persons|folks|members|customers|accounts"
+_OPENERS = (r"what|whats|what's|which|who|how|when|list|show|count|give|tell\s+me|can\s+you|could\s+you|"
+            r"number|total|avg|average|find")
 _COUNT = re.compile(r"\b(?:how\s+many|number\s+of|count(?:\s+of)?|total\s+number\s+of|total)\s+"
                     r"(?:(distinct|different|unique)\s+)?([a-z_]+)")
 _GREATER = r"older\s+than|more\s+than|greater\s+than|over|above|bigger\s+than|higher\s+than|after"
@@ -72,6 +74,8 @@ class SqlReader:
     def read(self, message: str) -> dict[str, Any] | None:
         """The structured query of a question this reads, or None."""
         text = self._text(message)
+        if not asks(text, _OPENERS):
+            return None  # a statement about one's youngest child or a charity's total is no question
         taken: list[tuple[int, int]] = []
         values = self._values(text, taken)
         unknown = self._unknown_name(message)
@@ -89,12 +93,14 @@ class SqlReader:
         """Whether a question it cannot read still asks for data the database holds: it names
         a table, column or value, and asks for a count, an aggregate, a superlative or a list."""
         text = self._text(message)
+        if not asks(text, _OPENERS):
+            return False
         query = _Query(self, text, self._values(text, []))
-        names = bool(query.values or query.mentioned()) or any(
-            query.table_named(word) is not None for word in re.findall(r"[a-z_]+", text))
-        asks = re.search(r"\b(?:how\s+many|number\s+of|count|average|mean|total|sum|most|least|fewest|highest|"
-                         r"lowest|oldest|youngest|latest|earliest|list|show|which|who)\b", text)
-        return names and asks is not None
+        named = bool(query.values or query.mentioned(by_meaning=False)) or any(
+            query.table_named(word, strong=True) is not None for word in re.findall(r"[a-z_]+", text))
+        wants = re.search(r"\b(?:how\s+many|number\s+of|count|average|mean|total|sum|most|least|fewest|highest|"
+                          r"lowest|oldest|youngest|latest|earliest|list|show|which|who)\b", text)
+        return named and wants is not None
 
     def _text(self, message: str) -> str:
         text = normalize(message, self.vocabulary)
@@ -164,15 +170,15 @@ class _Query:
         self.reader, self.catalog, self.text, self.values = reader, reader.catalog, text, values
 
     # -- columns and tables -------------------------------------------------------------
-    def mentioned(self, kind: str | None = None) -> list[Column]:
-        """Columns the question names, by name or by meaning, in the order they appear."""
+    def mentioned(self, kind: str | None = None, by_meaning: bool = True) -> list[Column]:
+        """Columns the question names, by name or (`by_meaning`) by meaning, in order."""
         found: list[tuple[int, Column]] = []
         for column in self.reader.columns:
             if kind and column.kind != kind:
                 continue
             words = _words(column.name)
             patterns = [r"[\s_]+".join(map(re.escape, words))]
-            patterns += [MEANINGS[word] for word in words if word in MEANINGS]
+            patterns += [MEANINGS[word] for word in words if word in MEANINGS and by_meaning]
             patterns += [re.escape(word) for word in words if word not in ("id", "date", "type", "last", "name")
                          and sum(word in _words(c.name) for c in self.reader.columns) == 1
                          and not any(word == v.lower() for c in self.reader.columns for v in c.choices)]
@@ -181,12 +187,15 @@ class _Query:
                 found.append((match.start(), column))
         return [column for _, column in sorted(found, key=lambda item: item[0])]
 
-    def table_named(self, word: str) -> Table | None:
+    def table_named(self, word: str, strong: bool = False) -> Table | None:
+        """The table a word names: its name or last word ("activities"), or, unless `strong`,
+        "people" and the like for a table of users, persons or customers when the question
+        also names one of its columns or values (chat says "people" all the time)."""
         for table in self.catalog.tables:
             words = _words(table.name)
             if re.fullmatch(rf"(?:{_forms(words[-1])}|{_forms(table.name)})", word):
                 return table
-        if re.fullmatch(PEOPLE, word):
+        if not strong and re.fullmatch(PEOPLE, word) and (self.values or self.mentioned(by_meaning=False)):
             return next((t for t in self.catalog.tables if re.search(r"user|person|people|customer|member", t.name)),
                         None)
         return None
