@@ -17,7 +17,7 @@ from local_agent.tools.loop import ToolLoop
 from local_agent.tools.notes_search import make_notes_search
 from local_agent.tools.registry import TOOL_NAMES
 from local_agent.tools.router import Router
-from local_agent.tools.sql import make_sql_query
+from local_agent.tools.sql import SqlDatabase
 
 
 @pytest.fixture(scope="module")
@@ -72,9 +72,9 @@ def test_sql_gold_answers_match_the_database(task_dir: Path):
 
 
 def test_the_sql_tool_gives_the_gold_answers(task_dir: Path):
-    tool = make_sql_query(task_dir / "sample.db")
+    database = SqlDatabase(task_dir / "sample.db")
     for task in (t for t in _tasks(task_dir) if t["category"] == "sql"):
-        rows = tool({"query": task["gold_sql"]}).splitlines()
+        rows = database.query(task["gold_sql"]).splitlines()
         assert rows[1] == task["answer"], task
 
 

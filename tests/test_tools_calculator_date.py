@@ -105,3 +105,16 @@ def test_months_land_on_the_last_day_when_needed():
 def test_date_refusals(arguments: dict, message: str):
     with pytest.raises(ToolError, match=message):
         make_date(TODAY)(arguments)
+
+
+@pytest.mark.parametrize("expression", ["10**-400", "1e-200 * 1e-200", "1 / 10**99 / 10**99 / 10**99 / 10**99",
+                                        "exp(-1000)", "1e-99 ** 4"])
+def test_a_result_too_small_to_represent_is_an_error_not_zero(expression: str):
+    # issue 23: the calculator said 10**-400 = 0
+    with pytest.raises(ToolError, match="too small"):
+        evaluate(expression)
+
+
+def test_small_results_that_fit_are_given():
+    assert calculator("10**-300") == "10**-300 = 1e-300"
+    assert evaluate("0 * 1e-300") == 0

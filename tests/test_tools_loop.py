@@ -282,3 +282,13 @@ def test_tool_call_record_has_the_logged_fields():
 def test_action_schema_without_tools_is_ask_or_final():
     schema = action_schema([])
     assert [o["properties"]["action"]["enum"][0] for o in schema["anyOf"]] == ["ask_user", "final"]
+
+
+def test_a_failed_call_gets_one_retry_with_its_error_then_only_an_answer():
+
+    decide = ScriptedDecide(call("calculator", expression="1 / 0"), call("calculator", expression="2 / 0"),
+                            call("calculator", expression="3 / 0"), final("done"))
+    result = ToolLoop([make_calculator()], decide).run([])
+    assert [c.error for c in result.tool_calls] == ["division by zero", "division by zero"]
+    assert "calculator" not in json.dumps(decide.schemas[2])  # the third step could only answer
+    assert "division by zero" in decide.seen[1][-1].content  # the retry saw the error

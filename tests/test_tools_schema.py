@@ -16,6 +16,7 @@ import pytest
 from local_agent.backends.hf import without_patterns
 from local_agent.errors import ConfigError
 from local_agent.tools.actions import action_schema, decoding_schema, instructions, parse_action
+from local_agent.tools.dates import DATE_PATTERN
 from local_agent.tools.registry import TOOL_NAMES, ToolSources, build_tools
 
 
@@ -23,7 +24,8 @@ from local_agent.tools.registry import TOOL_NAMES, ToolSources, build_tools
 def sources(tmp_path: Path) -> ToolSources:
     (tmp_path / "notes").mkdir()
     connection = sqlite3.connect(tmp_path / "a.db")
-    connection.execute("CREATE TABLE users (id INTEGER)")
+    connection.execute("CREATE TABLE users (id INTEGER, city TEXT)")
+    connection.execute("INSERT INTO users VALUES (1, 'Oslo')")
     connection.commit()
     connection.close()
     return ToolSources(today=dt.date(2025, 3, 14), notes_dir=tmp_path / "notes", db_file=tmp_path / "a.db",
@@ -38,8 +40,9 @@ VALID = [
     {"action": "tool", "name": "memory_search", "arguments": {"query": "home city"}},
     {"action": "tool", "name": "notes_search", "arguments": {"query": "wifi password"}},
     {"action": "tool", "name": "sql_schema", "arguments": {}},
-    {"action": "tool", "name": "sql_query",
-     "arguments": {"query": "SELECT count(*) FROM users WHERE location = 'Oslo'"}},
+    {"action": "tool", "name": "sql_query", "arguments": {
+        "table": "users", "select": "count", "column": "*",
+        "filters": [{"column": "city", "op": "=", "value": "Oslo"}]}},
     {"action": "ask_user", "question": "Which year do you mean?"},
     {"action": "final", "answer": "It is 391. Überall: ça va."},
 ]
@@ -51,6 +54,11 @@ INVALID = [
     {"action": "final", "answer": "x" * 801},
     {"action": "final"},
     {"action": "think", "thought": "hmm"},
+    {"action": "tool", "name": "sql_query", "arguments": {"query": "SELECT count(*) FROM users"}},
+    {"action": "tool", "name": "sql_query", "arguments": {"table": "orders", "select": "count", "column": "*"}},
+    {"action": "tool", "name": "sql_query", "arguments": {
+        "table": "users", "select": "count", "column": "*",
+        "filters": [{"column": "city", "op": "=", "value": "Lima"}]}},
 ]
 
 
@@ -92,7 +100,7 @@ def test_decoding_schema_keeps_free_text_to_unescaped_characters(sources: ToolSo
     pattern = re.compile(answer["pattern"])
     assert pattern.search("It is 391, ça va.") and not pattern.search('say "hi"') and not pattern.search("a\nb")
     date_arguments = schema["anyOf"][1]["properties"]["arguments"]["properties"]
-    assert date_arguments["date"]["pattern"] == "^(today|[0-9]{4}-[0-9]{2}-[0-9]{2})$"  # its own pattern kept
+    assert date_arguments["date"]["pattern"] == DATE_PATTERN  # its own pattern kept
 
 
 def _lmfe_accepts(schema: dict[str, Any], text: str) -> bool:

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import threading
+import time
 from pathlib import Path
 
 import pytest
 
 from local_agent.errors import ToolError
+from local_agent.tools.base import Tool, object_schema
 from local_agent.tools.sql import SqlDatabase, make_sql_query, make_sql_schema
 from local_agent.tools.sqlite_ro import database_uri
 
@@ -49,12 +52,12 @@ def test_schema_lists_tables_columns_and_counts(db: Path):
 
 def test_query_returns_a_table(db: Path):
     query = "SELECT location, count(*) AS n FROM users GROUP BY location ORDER BY location"
-    text = make_sql_query(db)({"query": query})
+    text = SqlDatabase(db).query(query)
     assert text == "location | n\nLisbon | 40\nOsaka | 20\n(2 rows)"
 
 
 def test_rows_are_capped(db: Path):
-    text = make_sql_query(db, max_rows=5)({"query": "SELECT id FROM users"})
+    text = SqlDatabase(db, max_rows=5).query("SELECT id FROM users")
     assert text.splitlines()[1:] == ["1", "2", "3", "4", "5", "(5 rows; more rows exist, not shown)"]
 
 
@@ -64,7 +67,7 @@ def test_results_are_cut_to_the_budget(db: Path):
 
 
 def test_long_values_are_shortened(db: Path):
-    text = SqlDatabase(db).query("SELECT printf('%.*c', 5000, 'x') AS long")
+    text = SqlDatabase(db).query("SELECT replace(hex(zeroblob(2500)), '0', 'x') AS long")
     assert len(text.splitlines()[1]) == 200
 
 
@@ -92,17 +95,17 @@ def test_long_values_are_shortened(db: Path):
 def test_anything_but_reading_is_refused(db: Path, statement: str):
     before = db.read_bytes()
     with pytest.raises(ToolError):
-        make_sql_query(db)({"query": statement})
+        SqlDatabase(db).query(statement)
     assert db.read_bytes() == before and _count(db) == 60
 
 
 def test_a_refusal_says_only_reading_is_allowed(db: Path):
     with pytest.raises(ToolError, match="refused: only reading is allowed"):
-        make_sql_query(db)({"query": "DELETE FROM users"})
+        SqlDatabase(db).query("DELETE FROM users")
 
 
 def test_schema_pragmas_that_only_read_are_allowed(db: Path):
-    assert "email" in make_sql_query(db)({"query": "PRAGMA table_info(users)"})
+    assert "email" in SqlDatabase(db).query("PRAGMA table_info(users)")
 
 
 def test_a_long_query_stops_at_the_time_limit(db: Path):
@@ -143,7 +146,7 @@ def test_a_fifo_is_not_opened(tmp_path: Path):
     fifo = tmp_path / "pipe.db"
     os.mkfifo(fifo)
     with pytest.raises(ToolError, match="not a regular file"):
-        make_sql_query(fifo)({"query": "SELECT 1"})
+        SqlDatabase(fifo).query("SELECT 1")
 
 
 def test_query_argument_is_required(db: Path):
@@ -167,3 +170,98 @@ def test_the_authorizer_alone_refuses_writes_on_a_writable_connection(db: Path, 
         assert connection.execute("SELECT count(*) FROM users").fetchone()[0] == 60
     finally:
         connection.close()
+
+
+# -- issue 23: one long function call, and the pragmas that describe the schema -----------------
+def test_one_huge_printf_is_refused_at_once(db: Path):
+    # SQLite 3.40's printf repeats %c once per character even past SQLITE_LIMIT_LENGTH: 2e9 of
+    # them ran 14.9 s under a 2 s limit (the progress handler does not fire inside a function).
+    start = time.perf_counter()
+    with pytest.raises(ToolError, match="refused"):
+        SqlDatabase(db, time_limit=2).query("SELECT printf('%.*c', 2000000000, 'x')")
+    with pytest.raises(ToolError, match="refused"):
+        SqlDatabase(db, time_limit=2).query("SELECT format('%.*c', 2000000000, 'x')")
+    assert time.perf_counter() - start < 1
+
+
+def test_values_longer_than_the_length_cap_fail_fast(db: Path):
+    start = time.perf_counter()
+    for query in ("SELECT length(zeroblob(2000000000))", "SELECT length(randomblob(2000000000))",
+                  "SELECT length(replace(hex(zeroblob(500000)), '0', '00'))"):
+        with pytest.raises(ToolError, match=r"too big|string or blob"):
+            SqlDatabase(db).query(query)
+    assert time.perf_counter() - start < 1
+
+
+def test_a_query_the_tool_gave_up_on_stops_its_thread(db: Path):
+    from local_agent.tools.runner import run_tool
+
+    endless = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT count(*) FROM n"
+    before = {thread.ident for thread in threading.enumerate()}
+    database = SqlDatabase(db, time_limit=60)
+    raw = Tool("raw_sql", "", object_schema({"query": {"type": "string"}}), database.query, cancel=database.cancel)
+    outcome = run_tool(raw, {"query": endless}, timeout=0.3)
+    assert outcome.timed_out
+    left = [thread for thread in threading.enumerate() if thread.ident not in before]
+    for thread in left:
+        thread.join(1.0)
+    assert not any(thread.is_alive() for thread in left)  # no core kept busy after the tool gave up
+
+
+@pytest.mark.parametrize("query", ["PRAGMA user_version", "PRAGMA schema_version", "PRAGMA application_id",
+                                   "PRAGMA table_list", "PRAGMA index_list(users)"])
+def test_read_only_schema_pragmas_are_allowed(db: Path, query: str):
+    assert "(1 rows)" in SqlDatabase(db).query(query) or "rows)" in SqlDatabase(db).query(query)
+
+
+@pytest.mark.parametrize("query", ["PRAGMA user_version = 5", "PRAGMA application_id = 7", "PRAGMA journal_mode",
+                                   "PRAGMA cache_size = 1"])
+def test_pragmas_that_set_or_are_not_about_the_schema_are_refused(db: Path, query: str):
+    before = db.read_bytes()
+    with pytest.raises(ToolError, match="refused"):
+        SqlDatabase(db).query(query)
+    assert db.read_bytes() == before
+
+
+def test_the_refusal_says_exactly_what_is_allowed(db: Path):
+    with pytest.raises(ToolError) as refused:
+        SqlDatabase(db).query("SELECT name FROM pragma_table_info('users')")
+    message = str(refused.value)
+    assert "PRAGMA table_info(name)" in message and "pragma_table_info" in message
+    with pytest.raises(ToolError) as refused:
+        SqlDatabase(db).query("DELETE FROM users")
+    message = str(refused.value)
+    assert "SELECT" in message and "user_version" in message and "table_info" in message
+
+
+def test_a_file_that_is_not_sqlite_is_refused_and_an_empty_one_is_an_empty_database(tmp_path: Path):
+    text = tmp_path / "orders.csv"
+    text.write_text("id,total\n1,37\n")
+    with pytest.raises(ToolError, match="is not a SQLite database"):
+        make_sql_schema(text)({})
+    empty = tmp_path / "empty.db"
+    empty.write_bytes(b"")
+    assert make_sql_schema(empty)({}) == "The database has no tables."
+
+
+def test_the_structured_query_tool_writes_the_sql(db: Path):
+    tool = make_sql_query(db)
+    assert "location is one of: Lisbon, Osaka" in tool.description  # few values: offered
+    count = {"table": "users", "select": "count", "column": "*", "filters": [
+        {"column": "location", "op": "=", "value": "Osaka"}, {"column": "age", "op": ">", "value": 30}]}
+    expected = _scalar(db, "SELECT count(*) FROM users WHERE location = 'Osaka' AND age > 30")
+    assert tool(count) == f"count(*)\n{expected}\n(1 rows)"
+    grouped = {"table": "users", "select": "avg", "column": "age", "group_by": "location", "order": "desc", "limit": 1}
+    assert tool(grouped).splitlines()[0] == "location | avg(age)"
+    with pytest.raises(ToolError, match="bad arguments for sql_query"):
+        tool({"table": "users", "select": "count", "column": "*",
+              "filters": [{"column": "location", "op": "=", "value": "Oslo"}]})  # not a value it holds
+    with pytest.raises(ToolError, match="bad arguments for sql_query"):
+        tool({"table": "users; DROP TABLE users", "select": "count", "column": "*"})
+
+
+def _scalar(path: Path, sql: str) -> object:
+    with sqlite3.connect(path) as connection:
+        value = connection.execute(sql).fetchone()[0]
+    connection.close()
+    return value

@@ -13,24 +13,35 @@ import jsonschema
 from ..errors import ToolError
 
 ToolFunction = Callable[..., str]
+Reader = Callable[[str], "dict[str, Any] | None"]
 
 
 @dataclass(frozen=True)
 class Tool:
     """`function` is called with the arguments as keyword arguments and returns text; it
     raises ToolError for input it cannot use. `parameters` is the JSON schema of the arguments
-    object, kept to what both constrained decoders follow (see actions.py)."""
+    object, kept to what both constrained decoders follow (see actions.py). `cancel`, when a
+    tool has it, makes its running calls end soon (a thread cannot be killed); `reader`, when
+    it has one, reads a message into its arguments by rule (the router asks it first), and
+    `asks` says whether a message it cannot read is still one for this tool."""
 
     name: str
     description: str
     parameters: dict[str, Any]
     function: ToolFunction
+    cancel: Callable[[], None] | None = None  # stops calls still running (the caller gave up on them)
+    reader: Reader | None = None  # rules that fill the arguments from a message, or say they cannot (None)
+    asks: Callable[[str], bool] | None = None  # whether a message the reader cannot read is still for this tool
+    explain: Callable[[Mapping[str, Any]], str | None] | None = None  # why arguments fail, in the tool's terms
 
     def check(self, arguments: Mapping[str, Any]) -> dict[str, Any]:
         """The arguments as a plain dict, or ToolError naming what does not fit the schema."""
         try:
             validator(self.parameters).validate(dict(arguments))
         except jsonschema.ValidationError as exc:
+            explained = self.explain(arguments) if self.explain is not None else None
+            if explained:
+                raise ToolError(f"bad arguments for {self.name}: {explained}") from None
             where = "/".join(str(part) for part in exc.absolute_path)
             raise ToolError(f"bad arguments for {self.name}{' at ' + where if where else ''}: {exc.message}") from None
         return dict(arguments)

@@ -40,10 +40,15 @@ def _bounded(value: Any) -> Any:
     return value
 
 
-def _checked(function: Callable[..., Any]) -> Callable[..., Any]:
-    """`function` with its operands and its result held within the caps."""
+def _checked(function: Callable[..., Any], *, nonzero: bool = False) -> Callable[..., Any]:
+    """`function` with its operands and its result held within the caps. With `nonzero`, the
+    function is never 0 for operands that are not 0 (a product, a quotient, a power, exp), so
+    a 0 is a float underflow (10**-400, 1e-200 * 1e-200) and an error, never an answer."""
     def run(*args: Any) -> Any:
-        return _bounded(function(*(_bounded(a) for a in args)))
+        result = _bounded(function(*(_bounded(a) for a in args)))
+        if nonzero and result == 0 and all(a != 0 for a in args[:1 if function is math.exp else 2]):
+            raise ToolError("the result is too small for the calculator to represent (it underflows)")
+        return result
     return run
 
 
@@ -61,16 +66,16 @@ def _round(value: Any, digits: Any = 0) -> Any:
 
 
 OPERATORS = {
-    ast.Add: _checked(operator.add), ast.Sub: _checked(operator.sub), ast.Mult: _checked(operator.mul),
-    ast.Div: _checked(operator.truediv), ast.FloorDiv: _checked(operator.floordiv),
-    ast.Mod: _checked(operator.mod), ast.Pow: _checked(_power),
+    ast.Add: _checked(operator.add), ast.Sub: _checked(operator.sub),
+    ast.Mult: _checked(operator.mul, nonzero=True), ast.Div: _checked(operator.truediv, nonzero=True),
+    ast.FloorDiv: _checked(operator.floordiv), ast.Mod: _checked(operator.mod), ast.Pow: _checked(_power, nonzero=True),
     ast.USub: _checked(operator.neg), ast.UAdd: _checked(operator.pos),
 }
 _MATH: dict[str, Callable[..., Any]] = {
     "sqrt": math.sqrt, "abs": abs, "round": _round, "min": min, "max": max, "floor": math.floor,
     "ceil": math.ceil, "log": math.log, "log10": math.log10, "exp": math.exp,
 }
-FUNCTIONS = {name: _checked(function) for name, function in _MATH.items()}
+FUNCTIONS = {name: _checked(function, nonzero=name == "exp") for name, function in _MATH.items()}
 NAMES = {"pi": math.pi, "e": math.e}
 _NODES = (ast.BinOp, ast.UnaryOp, ast.Call, ast.Name, ast.Constant, ast.Load, *(t for t in OPERATORS))
 

@@ -15,19 +15,27 @@ Unit = Literal["days", "weeks", "months", "years"]
 Today = dt.date | Callable[[], dt.date]
 """A fixed date, or what gives the date at the time of the call (the agent's today)."""
 MAX_AMOUNT = 100_000
-DATE_PATTERN = r"^(today|[0-9]{4}-[0-9]{2}-[0-9]{2})$"
+DATE_PATTERN = r"^(today|tomorrow|yesterday|([0-9]{4}|-)-[0-9]{2}-[0-9]{2})$"
 DESCRIPTION = ("Dates from today: operation today (today's date), weekday (the weekday of date), add (date plus "
-               "amount units; a negative amount goes back) or between (days from date to other). Dates are "
-               "YYYY-MM-DD or today.")
+               "amount units; a negative amount goes back), between (days from date to other, also in unit) "
+               "or age (the age on other, or today, of someone born on date). Dates are YYYY-MM-DD, today, "
+               "tomorrow, yesterday, or --MM-DD for a day of this year.")
+_RELATIVE = {"today": 0, "tomorrow": 1, "yesterday": -1}
 
 
-def parse_date(text: str, today: dt.date) -> dt.date:
-    if text.strip().lower() == "today":
-        return today
+def parse_date(text: str, today: dt.date, *, upcoming: bool = False) -> dt.date:
+    """A date of the tool's arguments. --MM-DD is that day of today's year, or with
+    `upcoming` its next one from today on."""
+    word = text.strip().lower()
+    if word in _RELATIVE:
+        return today + dt.timedelta(days=_RELATIVE[word])
     try:
+        if word.startswith("--"):
+            day = dt.date(today.year, int(word[2:4]), int(word[5:7]))
+            return day.replace(year=today.year + 1) if upcoming and day < today else day
         return dt.date.fromisoformat(text.strip())
     except ValueError:
-        raise ToolError(f"not a date: {text!r} (write YYYY-MM-DD or today)") from None
+        raise ToolError(f"not a date: {text!r} (write YYYY-MM-DD, today, tomorrow or yesterday)") from None
 
 
 def shift(day: dt.date, amount: int, unit: Unit) -> dt.date:
@@ -46,6 +54,24 @@ def shift(day: dt.date, amount: int, unit: Unit) -> dt.date:
 
 def spoken(day: dt.date) -> str:
     return f"{day:%A}, {day.day} {day:%B} {day.year} ({day.isoformat()})"
+
+
+def age(born: dt.date, on: dt.date) -> int:
+    """Full years from `born` to `on` (a birthday on 29 February counts from 1 March)."""
+    return on.year - born.year - ((on.month, on.day) < (born.month, born.day))
+
+
+def _span_text(start: dt.date, end: dt.date, unit: Unit) -> str:
+    """The days from `start` to `end`, and in `unit` when it is longer than a day."""
+    days = (end - start).days
+    text = f"{days} days"
+    if unit == "weeks":
+        weeks, rest = divmod(abs(days), 7)
+        text += f" ({'-' if days < 0 else ''}{weeks} weeks{f' and {rest} days' if rest else ''})"
+    elif unit in ("months", "years"):
+        months = (end.year - start.year) * 12 + end.month - start.month - (end.day < start.day)
+        text += f" ({months // 12} years)" if unit == "years" else f" ({months} months)"
+    return text
 
 
 def _amount_text(amount: int, unit: Unit) -> str:
@@ -78,14 +104,19 @@ class DateTool:
         if operation == "between":
             if not other:
                 raise ToolError("between needs other: the date to count to")
-            end = parse_date(other, today)
-            return f"From {spoken(day)} to {spoken(end)} is {(end - day).days} days."
+            end = parse_date(other, today, upcoming=date.strip().lower() == "today")
+            return f"From {spoken(day)} to {spoken(end)} is {_span_text(day, end, unit)}."
+        if operation == "age":
+            on = parse_date(other or "today", today)
+            if on < day:
+                raise ToolError(f"{spoken(on)} is before the birth date {spoken(day)}")
+            return f"Someone born on {spoken(day)} is {age(day, on)} years old on {spoken(on)}."
         raise ToolError(f"unknown date operation {operation!r}")
 
 
 def make_date(today: Today) -> Tool:
     parameters = object_schema({
-        "operation": {"type": "string", "enum": ["today", "weekday", "add", "between"]},
+        "operation": {"type": "string", "enum": ["today", "weekday", "add", "between", "age"]},
         "date": {"type": "string", "pattern": DATE_PATTERN, "maxLength": 10},
         "amount": {"type": "integer", "minimum": -MAX_AMOUNT, "maximum": MAX_AMOUNT},
         "unit": {"type": "string", "enum": ["days", "weeks", "months", "years"]},

@@ -6,7 +6,8 @@ as a dict. It only ever runs a call that `decide` wrote (or, before the first st
 call the router filled in by rule), so nothing inside a tool result or a note can make a call
 by itself. Limits: `max_steps` model steps, and `tool_timeout` seconds per call; reaching
 either ends the turn with the best answer so far and a notice. A call the model repeats
-word for word is not run again: the model is told so, and its next step may only answer.
+word for word is not run again: the model is told so, and its next step may only answer; so
+may the step after a tool's second failure (a failed call gets one retry with its error).
 
 `ask_user` ends the turn with the question, unless the caller can ask (`ask`, in a chat):
 then the user's reply goes back to the model and the loop goes on. Every step that ran a
@@ -38,6 +39,7 @@ Stop = Literal["final", "ask_user", "direct", "max_steps", "timeout", "invalid_a
 DENIED = "the user did not allow this call"
 ASK_USER = "ask_user"  # the name under which an exchange with the user is logged
 REPEATED = "You already made this call and its result is above. Give the final answer now."
+MAX_RETRIES = 1  # after a tool failed, one more call of it with the error in view; then the loop ends
 
 
 @dataclass(frozen=True)
@@ -119,7 +121,9 @@ def _call_key(name: str, arguments: Mapping[str, Any]) -> str:
 
 class ToolLoop:
     def __init__(self, tools: Sequence[Tool], decide: Decide, *, limits: LoopLimits = LoopLimits(),
-                 approve: Approve | None = None, special_tokens: Sequence[str] = ()) -> None:
+                 approve: Approve | None = None, special_tokens: Sequence[str] = (), final_text: bool = True) -> None:
+        """Without `final_text` the final action carries no answer: the caller writes it."""
+        self.final_text = final_text
         self.tools = {tool.name: tool for tool in tools}
         self.decide = decide
         self.limits = limits
@@ -133,7 +137,7 @@ class ToolLoop:
         `first` is a call filled in by rule, made before the model's first step; `ask` asks
         the user a question the model wrote; `on_call` sees each call as it is made."""
         schema = action_schema([self._tool(name) for name in (only if only is not None else self.tools)],
-                               allow_ask=allow_ask)
+                               allow_ask=allow_ask, final_text=self.final_text)
         run = _Run(list(messages), on_call)
         if first is not None:
             run.rule_calls = 1
@@ -143,7 +147,7 @@ class ToolLoop:
         return self._steps(run, schema, ask)
 
     def _steps(self, run: _Run, schema: dict[str, Any], ask: AskUser | None) -> LoopResult:
-        answer_only = action_schema([], allow_ask=False)
+        answer_only = action_schema([], allow_ask=False, final_text=self.final_text)
         for step in range(1, self.limits.max_steps + 1):
             offered = answer_only if run.must_answer else schema
             try:
@@ -177,6 +181,9 @@ class ToolLoop:
     def _run_call(self, run: _Run, action: Action) -> Outcome:
         call, outcome = self._call(action.name, action.arguments)
         run.add(action, call, self._feedback(call))
+        failures = sum(1 for made in run.calls if made.name == call.name and made.error is not None)
+        if failures > MAX_RETRIES:  # a call that failed gets one retry with its error, not more
+            run.must_answer = True
         return outcome
 
     def _ask(self, run: _Run, action: Action, ask: AskUser | None) -> bool:

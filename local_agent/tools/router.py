@@ -2,13 +2,14 @@
 any model call: a message that needs no tool costs nothing, and nothing a tool returns is ever
 routed (the router never sees tool results).
 
-Three outcomes: `direct` (an unambiguous arithmetic or date question, or one of the
-everyday word problems of word_problems.py: the tool runs with arguments filled by rule and
-its result is the answer), `model` (the message asks for
+Three outcomes: `direct` (an arithmetic question that arithmetic_rules.py reads, or a date
+question the date rules read: the tool runs with arguments filled by rule and its result is
+the answer), `model` (the message asks for
 something only a tool has: the step loop runs with the candidate tools), `none` (plain chat).
 A `model` route whose first candidate needs no judgement to call starts with that call, filled
-in by rule (`first`): a search takes the message itself as its query, and the database's
-schema is read before the model writes a query.
+in by rule (`first`): a search takes the message itself as its query. A tool with a reader
+(the SQL tool: sql_reader.py) reads the questions it can into its arguments (`direct`), and
+sends those it cannot but that are about its data to the model (`model`).
 The `model` rules ask for both a request (a question or an imperative) and a subject only a
 tool can answer, so chat that merely mentions numbers, days or notes stays chat. A question or
 request that no subject rule reads goes to the intent classifier (intent.py), when there is one."""
@@ -16,13 +17,14 @@ request that no subject rule reads goes to the intent classifier (intent.py), wh
 from __future__ import annotations
 
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from .arithmetic_rules import arithmetic
+from .base import Tool
+from .date_rules import date_question
 from .intent import Intent
-from .route_rules import arithmetic, date_question
-from .word_problems import word_problem
 
 RouteKind = Literal["none", "direct", "model"]
 
@@ -45,9 +47,8 @@ _SUBJECTS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
     (_WORD_PROBLEM, ("calculator",)),
     (re.compile(r"\b(?:my|the)\s+(?:\w+\s+){0,2}(?:notes?|note\s+files?|text\s+files?|markdown\s+files?)\b", re.I),
      ("notes_search",)),
-    (re.compile(r"\b(?:database|sql|sqlite|tables?\s+(?:users|user_activity)|user_activity|"
-                r"(?:how\s+many|number\s+of|count\s+of|average|list\s+(?:all\s+)?(?:the\s+)?)\s*(?:\w+\s+)?"
-                r"(?:users|signups|sign-ups|activities|logins))\b", re.I), ("sql_schema", "sql_query")),
+    (re.compile(r"\b(?:in|from|according\s+to|check|query|look\s+up\s+in|search)\s+(?:the|my|our|this)\s+"
+                r"(?:database|db|tables?)\b|\bwhat\s+tables\b", re.I), ("sql_query", "sql_schema")),
     (re.compile(r"^(?:what|who|which|where|when)(?:\s+\w+)?(?:'s|\s+is|\s+are|\s+was|\s+do|\s+did|\s+am)\s+"
                 r"(?:i|my)\b|\b(?:do\s+you\s+remember\s+(?:what|when|where|which|who|if|whether)(?:\s+\w+)?\s+(?:i|my)|"
                 r"what\s+did\s+i\s+(?:tell|say\s+to)\s+you|did\s+i\s+(?:ever\s+)?(?:tell|mention\s+to)\s+you|"
@@ -57,7 +58,7 @@ _SUBJECTS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
 
 
 SEARCH_QUERY_CHARS = 200  # the search tools' longest query
-_FIRST_BY_RULE = {"memory_search", "notes_search", "sql_schema"}
+_FIRST_BY_RULE = {"memory_search", "notes_search"}
 
 
 @dataclass(frozen=True)
@@ -80,18 +81,24 @@ def first_arguments(name: str, message: str) -> dict[str, Any]:
 
 
 class Router:
-    """Routes user messages among the enabled tools."""
+    """Routes user messages among the enabled tools (names, or the tools themselves: then a
+    tool's own reader reads the messages it can, as the SQL tool reads questions about its
+    database)."""
 
-    def __init__(self, enabled: Collection[str], intent: Intent | None = None) -> None:
+    def __init__(self, enabled: Collection[str] | Mapping[str, Tool], intent: Intent | None = None) -> None:
         self.enabled = frozenset(enabled)
         self.intent = intent  # the second opinion on questions the rules route nowhere
+        self.tools = dict(enabled) if isinstance(enabled, Mapping) else {}
 
     def route(self, message: str) -> Route:
-        direct = self._direct(message)
+        direct = self._direct(message) or self._read(message)
         if direct is not None:
             return direct
         if not _REQUEST.search(message.strip()):
             return Route("none", reason="not a question or request")
+        for name, tool in self.tools.items():
+            if tool.asks is not None and tool.asks(message):
+                return Route("model", (name,), reason=f"asks for {name}")
         tools = tuple(dict.fromkeys(name for pattern, names in _SUBJECTS if pattern.search(message)
                                     for name in names if name in self.enabled))
         reason = "asks for " + ", ".join(tools)
@@ -104,11 +111,17 @@ class Router:
             return Route("model", tools, first_arguments(tools[0], message), reason, first=tools[0])
         return Route("model", tools, reason=reason)
 
+    def _read(self, message: str) -> Route | None:
+        """A tool whose reader reads the message into its arguments (its rules ask for a
+        form of question and a thing the tool holds, so a terse "total users" is read too)."""
+        for name, tool in self.tools.items():
+            if tool.reader is not None and (arguments := tool.reader(message)) is not None:
+                return Route("direct", (name,), arguments, f"{name} rule")
+        return None
+
     def _direct(self, message: str) -> Route | None:
         if "calculator" in self.enabled and (expression := arithmetic(message)) is not None:
             return Route("direct", ("calculator",), {"expression": expression}, "arithmetic rule")
-        if "calculator" in self.enabled and (expression := word_problem(message)) is not None:
-            return Route("direct", ("calculator",), {"expression": expression}, "word problem rule")
         if "date" in self.enabled and (arguments := date_question(message)) is not None:
             return Route("direct", ("date",), arguments, "date rule")
         return None

@@ -1,7 +1,8 @@
 """One tool call under a time limit, in a worker thread so that a hanging tool ends the step
 instead of the turn. Python cannot kill a thread: a tool that never returns is left behind as
 a daemon thread (it holds no lock of the loop's), and the tools that can run long stop
-themselves (SQL through its progress handler)."""
+themselves (SQL through its progress handler) and are told to stop at once when the call is
+given up (`Tool.cancel`), so that no core stays busy for a result nobody waits for."""
 
 from __future__ import annotations
 
@@ -50,6 +51,8 @@ def run_tool(tool: Tool, arguments: Mapping[str, Any], timeout: float) -> Outcom
     finished = done.wait(timeout)
     seconds = time.perf_counter() - start
     if not finished:
+        if tool.cancel is not None:
+            tool.cancel()
         return Outcome("", f"no result within the time limit of {timeout:g} s", seconds, timed_out=True)
     result = box.get("result", "")
     if "error" not in box and not isinstance(result, str):

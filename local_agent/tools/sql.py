@@ -1,25 +1,40 @@
-"""`sql_schema` and `sql_query`: read-only SQL over the SQLite file the user names."""
+"""`sql_schema` and `sql_query`: read-only SQL over the SQLite file the user names.
+
+`sql_query` takes a structured query (sql_builder.py) whose names and values are enums read
+from the database when the tool is built (sql_catalog.py); the program writes the SQL.
+SqlDatabase.query still runs one statement of SQL text, under the same read-only guards."""
 
 from __future__ import annotations
 
+import functools
 import re
 import sqlite3
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from ..errors import ToolError
-from .base import Tool, object_schema, text_property
-from .sqlite_ro import read_only
+from .base import Tool, object_schema
+from .sql_builder import explain, query_schema, to_sql
+from .sql_catalog import Catalog, read_catalog
+from .sql_reader import SqlReader
+from .sqlite_ro import READ_PRAGMAS, read_only
 from .text import clean, cut
 
 READING_STATEMENTS = frozenset({"SELECT", "WITH", "VALUES", "PRAGMA", "EXPLAIN"})  # the authorizer decides the rest
+ALLOWED = ("one SELECT, WITH, VALUES or EXPLAIN statement that reads, or PRAGMA "
+           + ", ".join(sorted(READ_PRAGMAS)) + " (read, never set)")
+_PRAGMA_FUNCTION = re.compile(r"\bpragma_(\w+)\s*\(", re.I)
 MAX_QUERY_CHARS = 1000
 MAX_ROWS = 50
 MAX_CELL_CHARS = 200
 MAX_RESULT_CHARS = 4000
 SCHEMA_DESCRIPTION = "List the tables of the user's SQLite database with their columns and row counts."
-QUERY_DESCRIPTION = ("Run one read-only SQLite SELECT on the user's database and return the rows "
-                     f"(at most {MAX_ROWS}).")
+QUERY_DESCRIPTION = ("Query the user's database: fill table, select (count, count_distinct, avg, sum, min, max "
+                     "or value), column, and if needed filters, group_by, order, order_by and limit; returns the "
+                     f"rows (at most {MAX_ROWS}). The database:\n")
 
 
 def cell(value: Any) -> str:
@@ -37,7 +52,7 @@ def _interpret(exc: sqlite3.Error | sqlite3.Warning, time_limit: float) -> ToolE
     if message == "interrupted":
         return ToolError(f"the query ran longer than {time_limit:g} s and was stopped")
     if "not authorized" in message or "prohibited" in message:
-        return ToolError(f"refused: only reading is allowed ({message})")
+        return ToolError(f"refused: only reading is allowed ({message}): {ALLOWED}")
     return ToolError(f"SQLite error: {message}")
 
 
@@ -50,9 +65,29 @@ class SqlDatabase:
         self.time_limit = time_limit
         self.max_rows = max_rows
         self.max_chars = max_chars
+        self._running: set[threading.Event] = set()
+        self._lock = threading.Lock()
+
+    def cancel(self) -> None:
+        """Stop every statement still running (their callers gave up waiting)."""
+        with self._lock:
+            for stop in self._running:
+                stop.set()
+
+    @contextmanager
+    def _connection(self) -> Iterator[sqlite3.Connection]:
+        stop = threading.Event()
+        with self._lock:
+            self._running.add(stop)
+        try:
+            with read_only(self.file, self.time_limit, stop) as connection:
+                yield connection
+        finally:
+            with self._lock:
+                self._running.discard(stop)
 
     def schema(self) -> str:
-        with read_only(self.file, self.time_limit) as connection:
+        with self._connection() as connection:
             try:
                 return cut("\n".join(self._describe(connection)) or "The database has no tables.", self.max_chars)
             except sqlite3.Error as exc:
@@ -61,11 +96,17 @@ class SqlDatabase:
     def query(self, query: str) -> str:
         first = re.match(r"\s*(\w+)", query)
         if first is None or first[1].upper() not in READING_STATEMENTS:
-            raise ToolError(f"refused: only reading is allowed (a statement that starts with "
-                            f"{', '.join(sorted(READING_STATEMENTS))})")
-        with read_only(self.file, self.time_limit) as connection:
+            raise ToolError(f"refused: only reading is allowed: {ALLOWED}")
+        if function := _PRAGMA_FUNCTION.search(query):
+            raise ToolError(f"refused: the pragma functions such as pragma_{function[1].lower()}(...) are not "
+                            f"allowed; write PRAGMA table_info(name) and the like instead ({ALLOWED})")
+        return self.run(query)
+
+    def run(self, sql: str, parameters: Sequence[Any] = ()) -> str:
+        """The rows of one statement (the authorizer still allows only reading), as text."""
+        with self._connection() as connection:
             try:
-                cursor = connection.execute(query)
+                cursor = connection.execute(sql, tuple(parameters))
                 rows = cursor.fetchmany(self.max_rows + 1)
             except (sqlite3.Error, sqlite3.Warning) as exc:
                 raise _interpret(exc, self.time_limit) from None
@@ -96,8 +137,16 @@ class SqlDatabase:
         return "\n".join(lines)
 
 
-def _query_parameters() -> dict[str, Any]:
-    return object_schema({"query": text_property("one SELECT statement", MAX_QUERY_CHARS)})
+class StructuredQuery:
+    """The sql_query tool's function: a structured query, written as SQL and run."""
+
+    def __init__(self, database: SqlDatabase, catalog: Catalog) -> None:
+        self.database = database
+        self.catalog = catalog
+
+    def __call__(self, **query: Any) -> str:
+        sql, parameters = to_sql(self.catalog, query)
+        return self.database.run(sql, parameters)
 
 
 def make_sql_schema(file: Path, time_limit: float = 5.0) -> Tool:
@@ -105,4 +154,13 @@ def make_sql_schema(file: Path, time_limit: float = 5.0) -> Tool:
 
 
 def make_sql_query(file: Path, time_limit: float = 5.0, max_rows: int = MAX_ROWS) -> Tool:
-    return Tool("sql_query", QUERY_DESCRIPTION, _query_parameters(), SqlDatabase(file, time_limit, max_rows).query)
+    """The structured query tool over `file`, its enums read from the database now."""
+    database = SqlDatabase(file, time_limit, max_rows)
+    try:
+        catalog = read_catalog(file, time_limit)
+    except sqlite3.Error as exc:
+        raise _interpret(exc, time_limit) from None
+    reader = SqlReader(catalog)
+    return Tool("sql_query", QUERY_DESCRIPTION + catalog.describe(), query_schema(catalog),
+                StructuredQuery(database, catalog), cancel=database.cancel, reader=reader.read,
+                asks=reader.asks_for_data, explain=functools.partial(explain, catalog))

@@ -92,18 +92,21 @@ NO_MEMORY_WORK = MemoryWork()  # memory off, or incognito: nothing was done
 @dataclass(frozen=True)
 class ToolTrace:
     """How tools took part in a turn: the router's route (none, direct or model) and why, and
-    when calls were made, the model steps, why the steps stopped, and how many calls were
-    filled in by rule rather than written by the model."""
+    when calls were made, the model steps, why the steps stopped, how many calls were filled
+    in by rule rather than written by the model, and how the answer was checked
+    (turn/tool_answer.py)."""
 
     route: str
     reason: str = ""
     steps: int = 0
     stop: str = ""
     rule_calls: int = 0
+    check: str = ""  # how the answer was reached: direct, accepted, retried, templated, failed, asked
+    rejected: tuple[str, ...] = ()  # the unsupported values of rejected drafts, as written
 
     def to_dict(self) -> dict[str, Any]:
         return {"route": self.route, "reason": self.reason, "steps": self.steps, "stop": self.stop,
-                "rule_calls": self.rule_calls}
+                "rule_calls": self.rule_calls, "check": self.check, "rejected": list(self.rejected)}
 
 
 @dataclass(frozen=True)

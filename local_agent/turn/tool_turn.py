@@ -8,7 +8,9 @@ runs with the model.
   of the router's candidate tools (so an injected "call sql_query" in a note cannot even be
   written when sql_query was not offered), with the tools' instructions in the system prompt,
   worked examples of the offered tools before the dialogue, and the calculator's numbers
-  grounded in the message (tools/grounding.py).
+  grounded in the message (tools/narrowing.py). The steps only call tools; the answer is then
+  phrased by a step that sees only the question and the results, and checked against them
+  (tool_answer.py).
 
 With approval on, each call is put to the user first (the approver, from the front end);
 when nobody can be asked every call is denied, with a notice, and the model is told.
@@ -26,17 +28,21 @@ from typing import Any
 
 from ..backends.base import Backend
 from ..errors import ToolError
+from ..grounding import check
 from ..tools.actions import capped, instructions
 from ..tools.base import Tool
-from ..tools.grounding import grounded
 from ..tools.intent import Intent
 from ..tools.loop import Approve, AskUser, LoopLimits, LoopResult, ToolCall, ToolLoop
+from ..tools.narrowing import grounded
+from ..tools.plain import failure_answer
 from ..tools.router import Route, Router
 from ..tools.text import quoted_result
 from ..types import GenerationSettings, Message
 from .result import TokenCounts, ToolTrace
+from .tool_answer import AnswerStep, Phrased, sources
 
 OnCall = Callable[[ToolCall], None]
+PHRASED = frozenset({"sql_query"})  # tools whose result, read by rule, the model still phrases
 DECIDE_MAX_TOKENS = 1024  # one step's action at most
 ACTION_OVERHEAD_TOKENS = 48  # the JSON around the one free-text string of an action
 MIN_STEP_TOKENS = ACTION_OVERHEAD_TOKENS + 4 * 16  # room for 16 characters of text
@@ -83,7 +89,7 @@ def example_messages(tools: Sequence[str]) -> list[Message]:
             for tool, arguments, result in example["calls"]:
                 action = {"action": "tool", "name": tool, "arguments": arguments}
                 messages += [Message("assistant", json.dumps(action)), Message("user", quoted_result(tool, result))]
-            messages.append(Message("assistant", json.dumps({"action": "final", "answer": example["answer"]})))
+            messages.append(Message("assistant", json.dumps({"action": "final"})))
     return messages
 
 
@@ -106,13 +112,14 @@ class ToolTurn:
         self.seed = seed
         self.approver = approver or _no_terminal
         self.approving = approving
+        self.answer_step = AnswerStep(backend, seed)
 
     def route(self, message: str) -> Route:
         return self.router.route(message)
 
     def directive(self, base: str, route: Route) -> str:
         """The system directive of a model route: `base` and the offered tools' instructions."""
-        return base.strip() + "\n\n" + instructions([self.tools[name] for name in route.tools])
+        return base.strip() + "\n\n" + instructions([self.tools[name] for name in route.tools], final_text=False)
 
     def reserve(self, route: Route) -> int:
         """Tokens a model route keeps free when the prompt is composed: for the worked
@@ -142,18 +149,40 @@ class ToolTurn:
                 prompt = [messages[0], *example_messages(route.tools), *messages[1:]]
                 first = (route.first, route.arguments) if route.first else None
                 result = loop.run(prompt, first=first, ask=ask, on_call=seen)
+            phrased = self._phrase(route, message, result)
         except KeyboardInterrupt:
             result = LoopResult("", False, tuple(made), 0, "interrupted")
+            phrased = Phrased("", "failed")
+        for key in tokens:
+            tokens[key] += phrased.tokens[key]
+        asked = result.asked_user and phrased.check == "asked"
         return ToolOutcome(
-            answer=result.answer, calls=result.tool_calls, asked_user=result.asked_user,
-            interrupted=result.stop == "interrupted", notices=(*notices, *result.notices), tokens=TokenCounts(**tokens),
-            trace=ToolTrace(route.kind, route.reason, result.steps, result.stop, result.rule_calls),
+            answer=phrased.text, calls=result.tool_calls, asked_user=asked,
+            interrupted=result.stop == "interrupted", notices=(*notices, *result.notices),
+            tokens=TokenCounts(**tokens),
+            trace=ToolTrace(route.kind, route.reason, result.steps, result.stop, result.rule_calls, phrased.check,
+                            tuple(value.text for value in phrased.rejected)),
         )
 
+    def _phrase(self, route: Route, message: str, result: LoopResult) -> Phrased:
+        """The answer of a finished loop: a rule's result as it is; the model's question to
+        the user when it asserts nothing the turn does not hold; else the answer step's."""
+        if route.kind == "direct":
+            if result.tool_calls[0].error:
+                return Phrased(failure_answer(result.tool_calls, message), "failed")
+            if route.tools[0] in PHRASED:  # a table of rows is no answer: the model phrases it
+                return self.answer_step.answer(message, result.tool_calls)
+            return Phrased(result.answer, "direct")
+        if result.asked_user and check(result.answer, sources(message, result.tool_calls)).ok:
+            return Phrased(result.answer, "asked")
+        return self.answer_step.answer(message, result.tool_calls, "; ".join(result.notices))
+
     def _loop(self, route: Route, message: str, notices: list[str], tokens: dict[str, int]) -> ToolLoop:
-        offered = [grounded(self.tools[name], message) for name in route.tools]
+        # A call by rule uses the tool as it is; the model's arguments are narrowed to the message.
+        offered = [self.tools[name] if route.kind == "direct" else grounded(self.tools[name], message)
+                   for name in route.tools]
         return ToolLoop(offered, self._decider(tokens), limits=self.limits, approve=self._approval(notices),
-                        special_tokens=self.backend.special_tokens)
+                        special_tokens=self.backend.special_tokens, final_text=False)
 
     def _decider(self, tokens: dict[str, int]) -> Callable[[Sequence[Message], dict[str, Any]], Any]:
         def decide(messages: Sequence[Message], schema: dict[str, Any]) -> Any:

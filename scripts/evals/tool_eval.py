@@ -45,6 +45,7 @@ class TaskOutcome:
     steps: int  # model steps
     stop: str
     seconds: float
+    queries: tuple[dict[str, Any], ...] = ()  # SQL: each query call with its error and result
 
 
 def load_tasks(folder: Path, limit: int | None = None) -> list[dict[str, Any]]:
@@ -91,6 +92,8 @@ def outcome_of(task: dict[str, Any], result: TurnResult) -> TaskOutcome:
         choice_ok=set(called) == set(task["tools"]), tools_called=called, model_calls=model_calls,
         invalid_steps=invalid, steps=trace.steps if trace else 0, stop=trace.stop if trace else "",
         seconds=result.timings.answer_s or 0.0,
+        queries=tuple({"arguments": call.arguments, "error": call.error, "result": call.result}
+                      for call in result.tool_calls if call.name == "sql_query"),
     )
 
 
@@ -136,7 +139,23 @@ def category_report(outcomes: Sequence[TaskOutcome]) -> dict[str, Any]:
         "latency_s": {"median": round(statistics.median(seconds), 2) if seconds else None,
                       "p90": round(seconds[int(0.9 * (len(seconds) - 1))], 2) if seconds else None},
         "stops": _counts(outcome.stop for outcome in outcomes),
+        **({"sql_queries": query_counts(outcomes)} if any(outcome.queries for outcome in outcomes) else {}),
     }
+
+
+def query_counts(outcomes: Sequence[TaskOutcome]) -> dict[str, int]:
+    """SQL queries written, valid (accepted by the tool's schema), run without error, and right
+    (the rows hold the task's gold answer)."""
+    counts = {"queries": 0, "valid": 0, "ran": 0, "right": 0}
+    for outcome in outcomes:
+        task = {"message": outcome.message, "answer": outcome.gold}
+        for query in outcome.queries:
+            error = query["error"] or ""
+            counts["queries"] += 1
+            counts["valid"] += not error.startswith(("bad arguments", "refused", "not a valid"))
+            counts["ran"] += not error
+            counts["right"] += not error and answer_correct(query["result"], task)
+    return counts
 
 
 def _counts(values: Iterable[str]) -> dict[str, int]:

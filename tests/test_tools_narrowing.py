@@ -13,7 +13,7 @@ from evals.tool_eval import answer_correct
 from local_agent.backends.llama_grammar import canonical_spacing
 from local_agent.tools.actions import action_schema, capped, decoding_schema, parse_action
 from local_agent.tools.calculator import make_calculator
-from local_agent.tools.grounding import grounded, message_numbers
+from local_agent.tools.narrowing import grounded, message_numbers
 from local_agent.turn.tool_turn import ACTION_OVERHEAD_TOKENS, MIN_STEP_TOKENS, text_bound
 
 TICKETS = "I bought 7 tickets at 3.56 dollars each. How much did I pay in total?"

@@ -1,8 +1,9 @@
 """Arguments grounded in the user's message: for one turn, a tool's argument schema narrowed
 to what the message holds, so a small model copies instead of inventing.
 
-The calculator's expression may only combine the numbers written in the message (digits, or
-number words up to twelve) and 100 when the message speaks of percent, with operators and
+The calculator's expression may only combine the numbers written in the message (as the
+grounding package reads them: digits or number words, and "a dozen", "half", "twice") and 100
+when the message speaks of percent, with operators and
 parentheses. A model that reads "7 tickets at 3.56 each" can then write `7 * 3.56` but never
 `1.56 * 7`. The pattern is one that llama.cpp's JSON-schema converter turns into a grammar (a
 literal '.' is written `[.]`: the converter would emit `\\.` inside a GBNF string, which GBNF
@@ -14,22 +15,21 @@ import copy
 import dataclasses
 import re
 
+from ..grounding import extract
 from .base import Tool
 
 MAX_OPERATIONS = 6
 MAX_NUMBERS = 12
-_NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w])")
-_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
-          "ten": 10, "eleven": 11, "twelve": 12, "dozen": 12, "half": 2, "double": 2, "twice": 2, "triple": 3}
+# Words that stand for a number in a calculation but are not number words.
+_WORDS = {"one": 1, "dozen": 12, "half": 2, "double": 2, "twice": 2, "triple": 3}
 _WORD = re.compile(r"\b(" + "|".join(_WORDS) + r")\b", re.I)
 _PERCENT = re.compile(r"%|\bpercent", re.I)
-_THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}\b)")
 
 
 def message_numbers(message: str) -> list[str]:
     """The numbers a calculation on `message` may use, longest first (so that the grammar
     prefers 3.56 to 3)."""
-    found = {match.group() for match in _NUMBER.finditer(_THOUSANDS.sub("", message))}
+    found = {value.key for value in extract(message, ("number",)) if "E" not in value.key}
     found |= {str(_WORDS[word.lower()]) for word in _WORD.findall(message)}
     if _PERCENT.search(message):
         found.add("100")
@@ -38,7 +38,7 @@ def message_numbers(message: str) -> list[str]:
 
 def expression_pattern(numbers: list[str]) -> str:
     number = "(" + "|".join(n.replace(".", "[.]") for n in numbers) + ")"
-    operand = rf"\(? ?{number} ?\)?"
+    operand = rf"\(? ?-?{number} ?\)?"  # a sign too: 10 ** -4
     return rf"^{operand}( ?(\*\*|[-+*/]) ?{operand}){{1,{MAX_OPERATIONS}}}$"
 
 

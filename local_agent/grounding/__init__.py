@@ -1,0 +1,14 @@
+"""Grounding: the program decides what an answer may assert. values.py finds the numbers,
+dates, weekdays, times and names a text asserts, normalized; check.py says which of an
+answer's values no source (tool results, the question, memories) supports.
+
+    from local_agent.grounding import check
+    verdict = check("12.60 dollars, on Friday 10 April 2026", ["15% of 84 = 12.6", "..."])
+    verdict.ok, verdict.unsupported
+
+This package imports nothing else of local_agent, so every layer may use it."""
+
+from .check import Support, Verdict, check
+from .values import KINDS, Kind, Value, extract, number_key
+
+__all__ = ["KINDS", "Kind", "Support", "Value", "Verdict", "check", "extract", "number_key"]

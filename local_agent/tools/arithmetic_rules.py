@@ -1,0 +1,174 @@
+"""Rules that read an arithmetic question into a calculator expression, for the forms people
+use: a written calculation ("what's 17 times 23", "sqrt 1764", "2 to the 10th power"),
+percentages (of, tips, discounts, increases, "what percent is A of B"), "add A, B and C",
+averages, what is left of an amount, unit prices and splitting a bill (with or without a tip).
+
+The message is read as question_text.normalize leaves it (number words in digits,
+misspellings of the rules' words corrected), so "whats the sqaure root of two hundred
+twenty-five" reads like "what is the square root of 225". A rule answers only a question or
+request (a question mark, or words such as what, how much, calculate), or a message that is
+nothing but a calculation ("17*23"); numbers outside the calculation it reads (irrelevant
+context) are left out. What no rule reads is left to the model."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from .question_text import asks, normalize
+
+N = r"(\d+(?:\.\d+)?)"
+_OPENERS = (r"what|whats|what's|how|calculate|compute|evaluate|solve|work\s+out|tell\s+me|can\s+you|could\s+you|"
+            r"add|sum|average|mean|split|divide|multiply|sqrt|square|cube|find|increase|decrease|reduce|take")
+_SPOKEN = [  # spoken operators, longest first
+    (rf"\bsquare\s+root\s+of\s+{N}|\bsqrt\s*(?:of\s+)?\(?{N}\)?|√\s*{N}", lambda m: f"sqrt({m[1] or m[2] or m[3]})"),
+    (rf"\bcube\s+root\s+of\s+{N}", lambda m: f"{m[1]} ** (1/3)"),
+    (rf"\bto\s+the\s+{N}(?:st|nd|rd|th)?\s+power\b", lambda m: f"** {m[1]}"),
+    (r"\bto\s+the\s+power\s+of\b|\braised\s+to(?:\s+the\s+power\s+of)?\b|\^", lambda m: "**"),
+    (r"\bsquared\b", lambda m: "** 2"), (r"\bcubed\b", lambda m: "** 3"),
+    (r"\bmultiplied\s+by\b|\btimes\b|(?<=\d)\s*[x×]\s*(?=\d)", lambda m: "*"),
+    (r"\bdivided\s+by\b|(?<=\d)\s+over\s+(?=\d)|÷", lambda m: "/"),
+    (r"\bplus\b", lambda m: "+"), (r"\bminus\b|(?<=\d)\s+less\s+(?=\d)|−", lambda m: "-"),
+    (rf"{N}\s*(?:%|percent\b|per\s*cent\b)(\s+of\b)?", lambda m: f"({m[1]}/100)" + (" *" if m[2] else "")),
+    (r"(?<=\))\s+of\b", lambda m: " *"),  # a quarter of 260: (1/4) of 260
+    (rf"(?<=\d)\s+of\s+(?={N})", lambda m: " * "),  # 1/3 of 90
+]
+_SPAN = re.compile(r"(?:sqrt\()?[\d(][\d\s.+\-*/()]*[\d)]")
+_OPERATION = re.compile(r"[\d)]\s*(?:\*\*|[-+*/])\s*-?\s*[\d(s]|^sqrt\(")  # 10**-400 too
+_PEOPLE = re.compile(r"(?:split|shared?|divided?)\s+(?:it\s+|that\s+|this\s+)?(?:evenly\s+)?(?:between|among|by|in)\s+"
+                     rf"(?:the\s+)?{N}|{N}\s+(?:people|persons|friends|ways|of\s+us|guests|colleagues)\b|"
+                     rf"(?:there\s+(?:is|are|'s)|we\s+are|we're)\s+{N}\b")
+_DATE = re.compile(r"\b\d{4}-\d{1,2}-\d{1,2}\b|\b\d{1,2}[/.]\d{1,2}[/.]\d{2,4}\b")
+_PRICE_QUESTION = re.compile(r"\b(?:how\s+much|how\s+many|what\s+(?:did|do|does|will|would|is|was)|what's|whats|"
+                             r"pay|cost|spend|price)\b")
+_RATE = re.compile(r"(?<=\d)\s+(?:a|an|per|each)\s+(?:day|week|month|year|hour|night|person|piece|item)\b")
+_EACH = re.compile(r"\b(?:each|everybody|everyone|per\s+(?:person|head)|apiece|owe|split|share)\b")
+_TOTAL = re.compile(r"\b(?:in\s+total|total|altogether|all\s+together|in\s+all|including|with\s+(?:the\s+)?tip)\b")
+
+
+def arithmetic(message: str) -> str | None:
+    """The calculator expression of an arithmetic question, or None."""
+    text = _DATE.sub(" a date ", normalize(message)).rstrip(" .!=")  # 2024-02-29 is no subtraction
+    text = re.sub(r"\s+(?:equals?|equal\s+to|is\s+equal\s+to)\s*\??$", "", text)
+    if not re.search(r"\d", text):
+        return None
+    asking = asks(text, _OPENERS, terse_words=0)  # a bare calculation is read by _written
+    for rule in RULES:
+        if asking and (expression := rule(text)) is not None:
+            return expression
+    return _written(text, asking)
+
+
+def numbers(text: str) -> list[str]:
+    return re.findall(r"(?<![\w.])\d+(?:\.\d+)?(?![\d.]*\d)", text)
+
+
+def _list_after(keyword: str, text: str) -> list[str]:
+    """The numbers listed right after `keyword` ("of 4, 8 and 15")."""
+    match = re.search(rf"\b(?:{keyword})\b(?:\s+(?:up\s+)?(?:of|the|numbers|these|values)\b)*\s*:?\s*"
+                      rf"((?:{N}(?:\s*,\s*|\s*,?\s+and\s+|\s+|\s*\+\s*)?)+)", text)
+    return numbers(match[1]) if match else []
+
+
+def _percent_forms(text: str) -> str | None:
+    percent = re.search(rf"{N}\s*(?:%|percent\b|per\s*cent\b)", text)
+    if percent is None:
+        return None
+    share, rest = percent[1], text[:percent.start()] + " " + text[percent.end():]
+    people = _PEOPLE.search(rest)
+    count = next((group for group in people.groups() if group), None) if people else None
+    amounts = [n for n in numbers(rest) if n != count]
+    if not amounts:
+        return None
+    amount = amounts[-1] if re.search(rf"{N}\s*(?:%|percent)\s+of\s", text) else amounts[0]
+    if re.search(r"\btip\b|\bgratuity\b|\bservice\b", text):
+        if count:
+            return f"{amount} * (1 + {share} / 100) / {count}"
+        return f"{amount} * (1 + {share} / 100)" if _TOTAL.search(text) else f"{share} / 100 * {amount}"
+    if re.search(r"\b(?:off|discount|discounted|sale|cheaper|reduced?|decreased?|less)\b", text):
+        return f"{amount} * (1 - {share} / 100)"
+    if re.search(r"\b(?:increased?|raised?|more|plus|added|markup|tax|vat|interest)\b", text) and \
+            not re.search(r"\bof\b", text[percent.end():percent.end() + 4]):
+        return f"{amount} * (1 + {share} / 100)"
+    return None  # "P% of N" is written arithmetic
+
+
+def _what_percent(text: str) -> str | None:
+    match = re.search(rf"what\s+(?:percent(?:age)?|%)\s+(?:of\s+{N}\s+is\s+{N}|is\s+{N}\s+of\s+{N})", text)
+    if match is None:
+        return None
+    whole, part = (match[1], match[2]) if match[1] else (match[4], match[3])
+    return f"{part} / {whole} * 100"
+
+
+def _average(text: str) -> str | None:
+    values = _list_after("average|mean", text)
+    return f"({' + '.join(values)}) / {len(values)}" if len(values) >= 2 else None
+
+
+def _sum(text: str) -> str | None:
+    values = _list_after("add|sum|total|add\\s+up|added", text)
+    return " + ".join(values) if len(values) >= 2 else None
+
+
+def _left(text: str) -> str | None:
+    if not re.search(r"\b(?:left|remaining|remains?|left\s+over|leftover)\b", text):
+        return None
+    values = numbers(text)
+    return f"{values[0]} - " + " - ".join(values[1:]) if len(values) >= 2 else None
+
+
+def _together(text: str) -> str | None:
+    if not re.search(r"\b(?:together|combined|altogether|in\s+total|in\s+all)\b", text) or _EACH.search(text):
+        return None
+    if re.search(r"\b(?:at|times|per|each|%|percent)\b", text):
+        return None
+    values = numbers(text)
+    return " + ".join(values) if len(values) >= 2 else None
+
+
+def _unit_price(text: str) -> str | None:
+    text = re.sub(r"\b(?:is|for|of|does|do)\s+1\s+(?=[a-z])", "is one ", text)  # "how much is 1 ticket": no number
+    values = numbers(text)
+    if len(values) != 2 or not _PRICE_QUESTION.search(text) or _PEOPLE.search(text):
+        return None
+    if match := re.search(rf"{N}\s+(?:[a-z-]+\s+){{1,3}}(?:at|for|of)\s+{N}\s*(?:[a-z]+\s+)?"
+                          r"(?:each|apiece|a\s+piece|per\s+\w+)\b", text):
+        return f"{match[1]} * {match[2]}"
+    if match := re.search(rf"{N}\s+(?:[a-z-]+\s+){{1,3}}(?:with|of|holding|containing)\s+{N}\s+(?:[a-z-]+\s+)?each\b",
+                          text):
+        return f"{match[1]} * {match[2]}"
+    match = re.search(rf"{N}\s+(?:[a-z-]+\s+){{1,3}}(?:cost|costs|come\s+to|came\s+to|for)\s+{N}", text)
+    if match and re.search(r"\b(?:per|each|1|a\s+single|unit\s+price|one)\b", text[match.end():]):
+        return f"{match[2]} / {match[1]}"
+    return None
+
+
+def _split(text: str) -> str | None:
+    people = _PEOPLE.search(text)
+    if people is None or not _EACH.search(text):
+        return None
+    count = next(group for group in people.groups() if group)
+    amounts = [n for n in numbers(text[:people.start()] + " " + text[people.end():]) if n != count]
+    return f"{amounts[0]} / {count}" if len(amounts) == 1 else None
+
+
+def _written(text: str, asks: bool) -> str | None:
+    """A calculation written out in the message ("what is 56 divided by 8"): the longest span
+    of numbers and operators, when the message asks or is nothing but the calculation."""
+    for pattern, replace in _SPOKEN:
+        text = re.sub(pattern, replace, text)
+    text = _RATE.sub(" ", text)  # 1250 a month * 12
+    text = " ".join(text.split())
+    spans = [match.group().strip() for match in _SPAN.finditer(text)]
+    spans = [span for span in spans if _OPERATION.search(span) and span.count("(") == span.count(")")]
+    if not spans:
+        return None
+    span = max(spans, key=len)
+    around = re.findall(r"[a-z']+", text.replace(span, " ", 1))
+    return span if asks or len(around) <= 2 else None  # a short message around a calculation asks for it
+
+
+
+RULES: tuple[Callable[[str], str | None], ...] = (_what_percent, _percent_forms, _average, _sum, _left, _together,
+                                                  _split, _unit_price)

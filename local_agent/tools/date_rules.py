@@ -1,0 +1,128 @@
+"""Rules that read a date question into the date tool's arguments, for the forms people use:
+today's date or weekday (and yesterday's, tomorrow's); N days, weeks, months or years from
+today, ago, before or after a date ("in 3 weeks", "100 days ago", "10 days before
+2026-04-01", "a 12 week course starting today ends when?"); the weekday of a date; the days
+between two dates, until one or since one (in weeks when asked in weeks); and how old someone
+born on a date is.
+
+The message is read as question_text.normalize leaves it (number words in digits,
+misspellings corrected) and its dates as the grounding package reads them (2026-04-10,
+10 April 2026, April 10th, 2026, the first of January 2026, 10/04/2026 as day/month), with
+Christmas, New Year's Day, Valentine's Day and Halloween by name. A day and month without a
+year is left to the tool (--MM-DD): this year's, or the next one when it counts until it. A rule answers
+only a question or a request about dates, or a message of a few words ("8 weeks from
+today"); what no rule reads is left to the model."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ..grounding import extract
+from .question_text import asks, normalize
+
+_UNITS = {"day": "days", "week": "weeks", "fortnight": "weeks", "month": "months", "year": "years"}
+_AMOUNT = re.compile(r"\b(\d{1,6}|a|an|1)\s*-?\s*(day|week|fortnight|month|year)s?\b")
+_HOLIDAYS = {r"christmas\s+eve": (12, 24), r"christmas(?:\s+day)?|xmas": (12, 25),
+             r"new\s+year'?s?\s+eve": (12, 31), r"new\s+year'?s?(?:\s+day)?": (1, 1),
+             r"valentine'?s?(?:\s+day)?": (2, 14), r"halloween": (10, 31)}
+_OPENERS = r"what'?s?|which|when|how|tell\s+me|can\s+you|could\s+you|date|weekday|day|days|weeks|months|give|count"
+_WEEKDAY_ASKED = re.compile(r"\b(?:weekday|day\s+of\s+(?:the\s+)?week|what\s+day|which\s+day)\b")
+_DATE_ASKED = re.compile(r"\b(?:date|day|when|weekday|finish|end|ends|expire|expires|due)\b")
+_BACK = re.compile(r"\b(?:ago|before|earlier|back|prior\s+to)\b")
+_FORWARD = re.compile(r"\b(?:from|after|in|later|lasts?|starting|starts|course|takes|for)\b")
+
+
+def date_question(message: str) -> dict[str, Any] | None:
+    """The date tool's arguments for a date question, or None."""
+    text = normalize(message).rstrip(" .!")
+    if not asks(text, _OPENERS):
+        return None
+    dates = _dates(text)
+    amount = _amount(text)
+    if amount is None and re.search(r"\d[\d.e+]*\s*(?:day|week|month|year)s?\b", text):
+        return None  # a span of time it cannot read (1e20 days, 2.5 weeks): left to the model
+    for rule in (_age, _between, _weekday, _shift, _today):
+        if (arguments := rule(text, dates, amount)) is not None:
+            return arguments
+    return None
+
+
+def _dates(text: str) -> list[str]:
+    """The dates in `text`, in order: written dates, and holidays by name; ISO, or --MM-DD
+    when no year is written."""
+    found = [(value.start, value.key) for value in extract(text, ("date",))
+             if len(value.key) == 10 or value.key.startswith("--")]  # not a month and year alone
+    for pattern, (month, day) in _HOLIDAYS.items():
+        for match in re.finditer(rf"\b(?:{pattern})\b(?:\s+(?:of\s+)?(\d{{4}}))?", text):
+            year = f"{int(match[1]):04d}" if match[1] else "-"
+            found.append((match.start(), f"{year}-{month:02d}-{day:02d}"))
+    return [key for _, key in sorted(set(found))]
+
+
+def _amount(text: str) -> tuple[int, str] | None:
+    """The one span of time the question names ("3 weeks", "a fortnight"), as (amount, unit)."""
+    matches = [match for match in _AMOUNT.finditer(text) if not re.match(r"\d{4}-", text[match.start():])]
+    if len(matches) != 1:
+        return None
+    match = matches[0]
+    count = 1 if match[1] in ("a", "an") else int(match[1])
+    return count * (2 if match[2] == "fortnight" else 1), _UNITS[match[2]]
+
+
+def _age(text: str, dates: list[str], amount: tuple[int, str] | None) -> dict[str, Any] | None:
+    if len(dates) == 1 and re.search(r"\bhow\s+old\b|\bage\b|\byears\s+old\b", text) and "born" in text:
+        return {"operation": "age", "date": dates[0]}
+    return None
+
+
+def _between(text: str, dates: list[str], amount: tuple[int, str] | None) -> dict[str, Any] | None:
+    counted = re.search(r"\bhow\s+(?:many|long)\b(?:\s+(days|weeks|months|years))?|^(days|weeks|months)\b|"
+                        r"\b(days|weeks|months)\s+(?:until|till|between|since|from|to|left)\b", text)
+    if counted is None or (amount is not None and len(dates) != 2):
+        return None
+    unit = next((group for group in counted.groups() if group), "days")
+    if len(dates) == 2:
+        return {"operation": "between", "date": dates[0], "other": dates[1], "unit": unit}
+    if len(dates) != 1:
+        return None
+    if re.search(r"\b(?:ago|since|passed|elapsed)\b", text):
+        return {"operation": "between", "date": dates[0], "other": "today", "unit": unit}
+    return {"operation": "between", "date": "today", "other": dates[0], "unit": unit}
+
+
+def _weekday(text: str, dates: list[str], amount: tuple[int, str] | None) -> dict[str, Any] | None:
+    if len(dates) == 1 and amount is None and _WEEKDAY_ASKED.search(text):
+        return {"operation": "weekday", "date": dates[0]}
+    return None
+
+
+def _shift(text: str, dates: list[str], amount: tuple[int, str] | None) -> dict[str, Any] | None:
+    terse = len(re.findall(r"[a-z']+", text)) <= 4  # "8 weeks from today"
+    if amount is None or len(dates) > 1 or not (_DATE_ASKED.search(text) or terse):
+        return None
+    count, unit = amount
+    sign = -1 if _BACK.search(text) else 1
+    if sign > 0 and not _FORWARD.search(text) and not re.search(r"\bnow\b|\btoday\b", text):
+        return None
+    anchor = dates[0] if dates else _relative_anchor(text)
+    return {"operation": "add", "date": anchor, "amount": sign * count, "unit": unit}
+
+
+def _relative_anchor(text: str) -> str:
+    for word in ("tomorrow", "yesterday"):
+        if re.search(rf"\b(?:from|after|before|since)\s+{word}\b", text):
+            return word
+    return "today"
+
+
+def _today(text: str, dates: list[str], amount: tuple[int, str] | None) -> dict[str, Any] | None:
+    if dates or amount is not None:
+        return None
+    for word in ("yesterday", "tomorrow"):
+        if re.search(rf"\b{word}\b", text) and _DATE_ASKED.search(text.replace(word, "")):
+            return {"operation": "weekday", "date": word}
+    if re.search(r"\b(?:date|day|weekday)\b", text) and re.search(
+            r"\btoday\b|\bis\s+it\b|\bwhat(?:'s|\s+is)\s+the\s+date\b|^(?:the\s+)?date$", text):
+        return {"operation": "today"}
+    return None

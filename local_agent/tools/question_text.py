@@ -1,0 +1,109 @@
+"""A question as the rules read it: lower case, number words in digits ("forty-five" -> 45,
+"a quarter" -> 1/4), thousands commas and currency signs dropped, and misspellings of the
+words the rules look for corrected ("sqaure" -> square, "dyas" -> days).
+
+A word is corrected only when it is not an English word (pyspellchecker's dictionary knows
+it) and one edit (a letter changed, added, dropped, or two swapped; two edits for a word of
+seven letters or more) turns it into exactly one word of the rules' vocabulary; so "men"
+stays "men" and "devided" becomes "divided", not the
+dictionary's own first guess "decided". The dictionary loads only when a word is one edit
+from the vocabulary and not in it."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Any
+
+from ..grounding.values import words_to_digits
+
+VOCABULARY = frozenset("""
+what whats how much many calculate compute evaluate work out solve tell average mean sum total add plus minus
+times multiplied multiply divided divide over percent percentage square root cube squared cubed power split
+between among each tip discount off per cost costs price left remaining quarter third half together altogether
+people persons friends ways sqrt equals bill owe pay paid spend spent each everybody everyone person
+day days week weeks month months year years today tomorrow yesterday ago from after before until till since
+weekday date old born someone somebody birthday monday tuesday wednesday thursday friday saturday sunday
+january february march april may june july august september october november december the of is was will
+users user activities activity database table count number average oldest youngest signed signup
+""".split())
+_WORD = re.compile(r"[a-z]+")
+# "a third of 60" is a number; "a third" alone ("why did he get a third?") is not.
+_FRACTIONS = [(rf"{words}(?=\s+of\b)", fraction) for words, fraction in (
+    (r"\b(?:a|one)\s+quarter", "(1/4)"), (r"\bthree\s+quarters", "(3/4)"), (r"\b(?:a|one)\s+third", "(1/3)"),
+    (r"\btwo\s+thirds", "(2/3)"), (r"\b(?:a\s+)?half", "(1/2)"))]
+_THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}\b)")
+_CURRENCY = re.compile(r"[$€£¥]\s?(?=\d)|(?<=\d)\s?[$€£¥]")
+
+
+def normalize(message: str, extra: frozenset[str] = frozenset()) -> str:
+    """`message` as the rules read it (see the module's docstring); `extra` words are
+    corrected to as well (a database's table, column and value names)."""
+    text = " ".join(message.lower().replace("’", "'").split())
+    text = _WORD.sub(lambda match: correct(match.group(), extra), text)
+    for pattern, fraction in _FRACTIONS:
+        text = re.sub(pattern, fraction, text)
+    text = words_to_digits(text, threshold=0)
+    text = _THOUSANDS.sub("", text)
+    return " ".join(_CURRENCY.sub("", text).split())
+
+
+def asks(text: str, openers: str, terse_words: int = 4) -> bool:
+    """Whether a normalized message asks something: it holds a question mark, a sentence of
+    it opens with one of `openers` (after greetings such as "hey", "ok so"), or it has at most
+    `terse_words` words ("8 weeks from today"). A "when" or "what" inside a statement ("it's
+    incredible when you ...") is not a question."""
+    if "?" in text or len(re.findall(r"[a-z']+", text)) <= terse_words:
+        return True
+    greeting = r"(?:(?:ok|okay|so|hey|hi|hello|please|quick\s+one|quick\s+question|and|also|anyway|now)\W+)*"
+    return re.search(rf"(?:^|[.!;:]\s+){greeting}(?:{openers})\b", text) is not None
+
+
+def correct(word: str, extra: frozenset[str] = frozenset()) -> str:
+    """The vocabulary word a misspelled `word` stands for (the nearest one), or `word` itself."""
+    vocabulary = VOCABULARY | extra
+    if len(word) < 3 or word in vocabulary or word.isdigit():
+        return word
+    near = sorted((edit_distance(word, term), term) for term in vocabulary if _close(word, term))
+    if not near or (len(near) > 1 and near[0][0] == near[1][0]) or _known(word):
+        return word  # no vocabulary word near, two equally near, or an English word already
+    return near[0][1]
+
+
+def _close(word: str, term: str) -> bool:
+    """Whether `word` is a misspelling of `term`: one edit away (a letter changed, added or
+    dropped, or two neighbours swapped), two for words of seven letters or more; a word of
+    three letters only by a swap or a dropped letter (so "now" is not "how")."""
+    if word == term or abs(len(word) - len(term)) > 2:
+        return False
+    distance = edit_distance(word, term)
+    if len(word) <= 3:
+        return distance == 1 and (sorted(word) == sorted(term) or len(term) == len(word) + 1)
+    return distance <= (2 if len(word) >= 7 else 1)
+
+
+def edit_distance(a: str, b: str) -> int:
+    """Optimal string alignment distance: substitutions, insertions, deletions and swaps of
+    neighbouring letters each cost one."""
+    previous2: list[int] = []
+    previous = list(range(len(b) + 1))
+    for i in range(1, len(a) + 1):
+        row = [i] + [0] * len(b)
+        for j in range(1, len(b) + 1):
+            cost = a[i - 1] != b[j - 1]
+            row[j] = min(previous[j] + 1, row[j - 1] + 1, previous[j - 1] + cost)
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                row[j] = min(row[j], previous2[j - 2] + 1)
+        previous2, previous = previous, row
+    return previous[-1]
+
+
+def _known(word: str) -> bool:
+    return word in _dictionary()
+
+
+@lru_cache(maxsize=1)
+def _dictionary() -> Any:
+    from spellchecker import SpellChecker
+
+    return SpellChecker(distance=1).word_frequency

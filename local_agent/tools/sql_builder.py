@@ -1,0 +1,190 @@
+"""The structured query: a JSON object whose fields are enums taken from the database (its
+tables, columns and the values of columns with few of them), and the SQL the program writes
+from it. The model (or a rule) fills the object; it never writes SQL, so what runs is always
+well-formed, names only what exists, and passes its literals as parameters.
+
+    {"table": "users", "select": "count", "column": "*",
+     "filters": [{"column": "location", "op": "=", "value": "Lisbon"},
+                 {"column": "signup_date", "op": "year", "value": 2023}],
+     "group_by": "job_industry", "order": "desc", "order_by": "age", "limit": 1}
+
+- select: count, count_distinct, avg, sum, min, max of `column`, or `value` (the column itself);
+- filters (at most three, all must hold): on a number, = != > >= < <=; on a text column with
+  few values, = or != one of them; on other text, = != or `like` (contains); on a date, `year`
+  or `month` (a number) or = > >= < <= a date (YYYY, YYYY-MM or YYYY-MM-DD);
+- a filter, group_by or order_by may name a column of a table the query's table reaches by
+  one foreign key (`users.location` from user_activity): the program adds the join;
+- group_by: one row per value, with the aggregate; order then sorts by the aggregate;
+- order (asc, desc) sorts by order_by, or by the selected column; limit keeps the first rows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..errors import ToolError
+from .sql_catalog import Catalog, Column, Table
+
+AGGREGATES = ("count", "count_distinct", "avg", "sum", "min", "max", "value")
+MAX_FILTERS = 3
+MAX_LIMIT = 50
+DATE_PATTERN = r"^[0-9]{4}(-[0-9]{2}(-[0-9]{2})?)?$"
+TEXT_PATTERN = r"^[^\"\\\x00-\x1f%_]{1,60}$"
+_COMPARE = ["=", "!=", ">", ">=", "<", "<="]
+
+
+def _enum(values: list[str]) -> dict[str, Any]:
+    return {"type": "string", "enum": values}
+
+
+def _reachable(catalog: Catalog, table: Table) -> list[Column]:
+    """The columns a query on `table` may filter, group or order by: its own, then those of
+    the tables its foreign keys reach (qualified)."""
+    return [*table.columns, *(column for target in catalog.joinable(table) for column in target.columns)]
+
+
+def _name(table: Table, column: Column) -> str:
+    return column.name if column.table == table.name else column.qualified
+
+
+def _filter_options(table: Table, column: Column) -> list[dict[str, Any]]:
+    name = _enum([_name(table, column)])
+    options: list[tuple[list[str], dict[str, Any]]]
+    if column.kind == "number":
+        options = [(_COMPARE, {"type": "number"})]
+    elif column.kind == "date":
+        options = [(["year"], {"type": "integer", "minimum": 1, "maximum": 9999}),
+                   (["month"], {"type": "integer", "minimum": 1, "maximum": 12}),
+                   (_COMPARE, {"type": "string", "pattern": DATE_PATTERN, "maxLength": 10})]
+    elif column.choices:
+        options = [(["=", "!="], _enum(list(column.choices)))]
+    else:
+        options = [(["=", "!=", "like"], {"type": "string", "pattern": TEXT_PATTERN, "maxLength": 60})]
+    return [{"type": "object", "properties": {"column": name, "op": _enum(ops), "value": value},
+             "required": ["column", "op", "value"], "additionalProperties": False} for ops, value in options]
+
+
+def table_schema(catalog: Catalog, table: Table) -> dict[str, Any]:
+    reachable = [_name(table, column) for column in _reachable(catalog, table)]
+    filters = [option for column in _reachable(catalog, table) for option in _filter_options(table, column)]
+    properties = {
+        "table": _enum([table.name]),
+        "select": _enum(list(AGGREGATES)),
+        "column": _enum(["*", *(column.name for column in table.columns)]),
+        "filters": {"type": "array", "items": {"anyOf": filters}, "maxItems": MAX_FILTERS},
+        "group_by": _enum(reachable),
+        "order": _enum(["asc", "desc"]),
+        "order_by": _enum(reachable),
+        "limit": {"type": "integer", "minimum": 1, "maximum": MAX_LIMIT},
+    }
+    return {"type": "object", "properties": properties, "required": ["table", "select", "column"],
+            "additionalProperties": False}
+
+
+def query_schema(catalog: Catalog) -> dict[str, Any]:
+    """The JSON schema of a structured query on `catalog`: one option per table."""
+    options = [table_schema(catalog, table) for table in catalog.tables]
+    if not options:
+        return {"type": "object", "properties": {"table": _enum(["(no tables)"])}, "required": ["table"],
+                "additionalProperties": False}
+    return options[0] if len(options) == 1 else {"anyOf": options}
+
+
+def _quoted(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+class _Writer:
+    """The SQL of one query: its table, the join it needs, and its parameters."""
+
+    def __init__(self, catalog: Catalog, query: dict[str, Any]) -> None:
+        table = catalog.table(str(query.get("table", "")))
+        if table is None:
+            raise ToolError(f"no table {query.get('table')!r} in the database")
+        self.catalog, self.table, self.query = catalog, table, query
+        self.joined: dict[str, str] = {}  # table -> the join clause
+        self.parameters: list[Any] = []
+
+    def column(self, name: str) -> str:
+        """A reachable column as SQL; the join it needs is noted."""
+        table_name, _, column_name = name.rpartition(".")
+        if not table_name or table_name == self.table.name:
+            if self.table.column(column_name) is None:
+                raise ToolError(f"no column {name!r} in {self.table.name}")
+            return f"{_quoted(self.table.name)}.{_quoted(column_name)}"
+        target = self.catalog.table(table_name)
+        if target is None or target not in self.catalog.joinable(self.table) or target.column(column_name) is None:
+            raise ToolError(f"no column {name!r} reachable from {self.table.name}")
+        key = next(own for own, (other, _) in self.table.references.items() if other == target.name)
+        self.joined[target.name] = (f" JOIN {_quoted(target.name)} ON {_quoted(self.table.name)}.{_quoted(key)} = "
+                                    f"{_quoted(target.name)}.{_quoted(self.table.references[key][1])}")
+        return f"{_quoted(target.name)}.{_quoted(column_name)}"
+
+    def selected(self) -> str:
+        """The selected expression, named as the query names it (avg(age), count(*))."""
+        select, name = self.query["select"], self.query["column"]
+        if name == "*":
+            if select not in ("count", "value"):
+                raise ToolError(f"{select} needs a column, not *")
+            return "count(*)" if select == "count" else "*"
+        column = self.column(name)
+        if select == "value":
+            return column
+        expression = {"count": f"count({column})", "count_distinct": f"count(DISTINCT {column})",
+                      "avg": f"round(avg({column}), 2)", "sum": f"sum({column})", "min": f"min({column})",
+                      "max": f"max({column})"}[select]
+        return f"{expression} AS {_quoted(f'{select}({name})')}"
+
+    def condition(self, item: dict[str, Any]) -> str:
+        column, op, value = self.column(str(item["column"])), item["op"], item["value"]
+        if op in ("year", "month"):
+            self.parameters.append(f"{int(value):04d}" if op == "year" else f"{int(value):02d}")
+            return f"strftime('{'%Y' if op == 'year' else '%m'}', {column}) = ?"
+        if op == "like":
+            self.parameters.append(f"%{value}%")
+            return f"{column} LIKE ? ESCAPE '\\'"
+        if op not in _COMPARE:
+            raise ToolError(f"unknown filter op {op!r}")
+        self.parameters.append(value)
+        return f"{column} {op} ?"
+
+    def sql(self) -> str:
+        selected = self.selected()
+        where = [self.condition(item) for item in self.query.get("filters", [])]
+        group = self.query.get("group_by")
+        grouped = self.column(group) if group else ""
+        order = self.query.get("order")
+        by = self.query.get("order_by")
+        sort = self.column(by) if by else (selected.split(" AS ")[0] if selected != "*" else "")
+        head = f"SELECT {grouped + ', ' if grouped else ''}{selected} FROM {_quoted(self.table.name)}"
+        text = head + "".join(self.joined.values())
+        text += f" WHERE {' AND '.join(where)}" if where else ""
+        text += f" GROUP BY {grouped}" if grouped else ""
+        text += f" ORDER BY {sort} {order.upper()}" if order and sort else ""
+        limit = self.query.get("limit")
+        return text + (f" LIMIT {int(limit)}" if limit else "")
+
+
+def to_sql(catalog: Catalog, query: dict[str, Any]) -> tuple[str, list[Any]]:
+    """The SQL of a structured query and its parameters; ToolError for a name or a
+    combination the database does not have."""
+    writer = _Writer(catalog, query)
+    return writer.sql(), writer.parameters
+
+
+def explain(catalog: Catalog, query: Mapping[str, Any]) -> str | None:
+    """Why a query does not fit the database, in its terms: a table, a column or a value it
+    does not hold (the JSON schema's own message for a failed option is only "not valid under
+    any of the given schemas")."""
+    table = catalog.table(str(query.get("table", "")))
+    if table is None:
+        names = ", ".join(t.name for t in catalog.tables)
+        return f"the database has no table {query.get('table')!r} (its tables: {names})"
+    reachable = {_name(table, column): column for column in _reachable(catalog, table)}
+    for item in query.get("filters", []) if isinstance(query.get("filters"), list) else []:
+        column = reachable.get(str(item.get("column"))) if isinstance(item, dict) else None
+        if isinstance(item, dict) and column is not None and column.choices and item.get("value") not in column.choices:
+            return (f"{item.get('value')!r} is not a {column.name} in the database (its {column.name} values: "
+                    f"{', '.join(column.choices)})")
+    return None

@@ -1,0 +1,52 @@
+"""The arithmetic rules read the forms people use, in words, with typos and with context
+around them; and they read nothing that is not an arithmetic question."""
+
+from __future__ import annotations
+
+import pytest
+
+from local_agent.tools.arithmetic_rules import arithmetic
+from local_agent.tools.calculator import evaluate
+from local_agent.tools.question_text import edit_distance, normalize
+
+
+@pytest.mark.parametrize(("message", "value"), [
+    ("What's a 20% tip on 45 dollars?", 9), ("what do we pay in total with a 10% tip on a $50 bill", 55),
+    ("Bill is 90, tip 20 percent, split between 3 people: how much each?", 36),
+    ("How much is a 30 dollar book with 15% off?", 25.5), ("what percent of 80 is 20?", 25),
+    ("What percentage is 30 of 120?", 25), ("increase 200 by 5%", 210),
+    ("please add 2.5, 3.5 and 4", 10), ("What is the sum of 10, 20 and 30?", 60),
+    ("what's the average of 3, 4 and 8", 5), ("mean of 10 and 20?", 15),
+    ("I had 500 and spent 120 and 80, how much is left?", 300),
+    ("The coffee was 3.5 and the cake 4.5. What is that together?", 8),
+    ("I bought 6 apples at 0.5 each, how much did I pay?", 3), ("3 shirts for 45, how much is one shirt?", 15),
+    ("Split 100 between 4 friends, what does each get?", 25), ("square root of 81?", 9), ("sqrt(49)", 7),
+    ("cube root of 64", 4), ("what's 3 to the 4th power", 81), ("5 squared?", 25), ("what is 2 cubed", 8),
+    ("What is a third of 60?", 20), ("half of 18?", 9), ("what is seventy two divided by nine", 8),
+    ("whats twelve plus thirty", 42), ("I'm baking for 12 people tonight. Anyway, what's 7 times 8?", 56),
+    ("caluclate 9 times 9", 81), ("what is 2**-2?", 0.25), ("5 * -3", -15),
+])
+def test_forms(message: str, value: float):
+    expression = arithmetic(message)
+    assert expression is not None, message
+    assert evaluate(expression) == pytest.approx(value)
+
+
+@pytest.mark.parametrize("message", [
+    "I have 3 kids and 2 dogs!", "I turned 40 on 2026-02-03.", "What is 2026-01-05 like for you?",
+    "We won 3-1 yesterday.", "My flight is at 7 and lands at 9.", "Top 10 movies of 2024?",
+    "How many days between 2025-01-01 and 2025-03-01?", "what is the capital of France",
+])
+def test_not_arithmetic(message: str):
+    assert arithmetic(message) is None
+
+
+def test_normalize_reads_number_words_typos_and_money():
+    assert normalize("Whats the sqaure root of two hundred twenty-five") == "whats the square root of 225"
+    assert normalize("Add $19.99 and 1,250 euros") == "add 19.99 and 1250 euros"
+    assert normalize("how many men came") == "how many men came"  # an English word is not a typo
+    assert normalize("how many dyas until tommorow") == "how many days until tomorrow"
+
+
+def test_edit_distance_counts_a_swap_as_one():
+    assert edit_distance("dyas", "days") == 1 and edit_distance("tommorow", "tomorrow") == 2

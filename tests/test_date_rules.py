@@ -1,0 +1,55 @@
+"""The date rules read the forms people use, with words, typos and context around them; the
+date tool's age, unit counts and yearless dates; and what is not a date question."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from local_agent.tools.date_rules import date_question
+from local_agent.tools.dates import make_date
+
+TODAY = dt.date(2025, 3, 14)  # a Friday
+
+
+@pytest.mark.parametrize(("message", "ending"), [
+    ("whats the date in two weeks", "(2025-03-28)."), ("what was the date 3 days ago?", "(2025-03-11)."),
+    ("a fortnight from now, what day is it?", "(2025-03-28)."), ("date 5 months from today", "(2025-08-14)."),
+    ("what day was 9 days before 2025-04-01?", "(2025-03-23)."), ("in 3 days, what's the date?", "(2025-03-17)."),
+    ("My visa runs out in 10 weeks; on which date?", "(2025-05-23)."),
+    ("which weekday is 4 July 2025?", "is a Friday."), ("what day of the week was March 1st, 2024?", "is a Friday."),
+    ("wat weekday is 2025-12-24", "is a Wednesday."), ("what day of the week is Halloween 2025?", "is a Friday."),
+    ("how many days from 1 January 2025 to 2025-02-01?", "is 31 days."),
+    ("how many weeks until 2025-04-11?", "is 28 days (4 weeks)."),
+    ("how many days since 2025-03-01?", "is 13 days."), ("days left until April 1?", "is 18 days."),
+    ("How old is someone born on 2000-03-15?", "is 24 years old on Friday, 14 March 2025 (2025-03-14)."),
+    ("my son was born 12 June 2010. how old is he?", "is 14 years old on"),
+    ("what's today's date", "Today is Friday, 14 March 2025 (2025-03-14)."),
+    ("what day was yesterday?", "(2025-03-13) is a Thursday."),
+])
+def test_forms(message: str, ending: str):
+    arguments = date_question(message)
+    assert arguments is not None, message
+    assert ending in make_date(TODAY)(arguments)
+
+
+@pytest.mark.parametrize("message", [
+    "Hi! How are you doing today?", "I turned 30 today", "The meeting got moved to 2025-04-02.",
+    "I ran 5 km in 28 minutes", "We were married 10 years ago and still happy!", "What is 17 * 23?",
+])
+def test_not_date_questions(message: str):
+    assert date_question(message) is None
+
+
+def test_a_yearless_date_counted_until_is_the_next_one():
+    arguments = date_question("how many days until Christmas?")
+    assert arguments == {"operation": "between", "date": "today", "other": "--12-25", "unit": "days"}
+    assert make_date(dt.date(2025, 12, 26))(arguments).endswith("(2026-12-25) is 364 days.")
+
+
+def test_age_on_a_date_before_the_birth_is_an_error():
+    from local_agent.errors import ToolError
+
+    with pytest.raises(ToolError, match="before the birth date"):
+        make_date(TODAY)({"operation": "age", "date": "2030-01-01"})
