@@ -24,6 +24,7 @@ from local_agent.errors import InputError, NotFoundError, StoreBusyError, StoreC
 from local_agent.memory.index.embedder import Embedder, default_model_path
 from local_agent.memory.store import MemoryStore, compaction, doctor, loading
 from local_agent.memory.store.layout import StorePaths
+from local_agent.memory.store.snapshot import SNAPSHOT_VERSION
 from local_agent.types import MemoryDraft, Provenance
 
 from .file_helpers import all_bytes
@@ -125,7 +126,7 @@ def test_journal_holds_new_records_until_compaction(data_dir: Path, store: Memor
 
     store.compact()
     snapshot = json.loads(paths.snapshot.read_text())
-    assert snapshot["version"] == 1 and len(snapshot["records"]) == len(FACTS)
+    assert snapshot["version"] == SNAPSHOT_VERSION and len(snapshot["records"]) == len(FACTS)
     assert len(journal_lines(data_dir)) == 1  # only the header of the new generation
     assert (paths.root / snapshot["vectors"]["file"]).is_file()
 
@@ -237,8 +238,9 @@ def test_touch_refreshes_a_duplicate(store: MemoryStore) -> None:
     record = store.add(FACTS[1], "fact")
     touched = store.touch(record.id, provenance=Provenance(session="s2", source_text="Biscuit is my dog"))
     assert touched.updated >= record.updated and touched.text == record.text
-    assert touched.provenance.extra["seen"] == 2 and touched.provenance.extra["last_seen"]["session"] == "s2"
-    assert store.get(record.id).provenance.extra["seen"] == 2
+    assert touched.provenance.seen == 2 and touched.provenance.last_seen == Provenance(session="s2",
+                                                                                      source_text="Biscuit is my dog")
+    assert store.get(record.id).provenance.seen == 2 and "seen" not in touched.provenance.extra
 
 
 def test_forget_removes_the_text_from_every_file(data_dir: Path, store: MemoryStore) -> None:
@@ -391,7 +393,7 @@ def test_version_0_snapshot_is_migrated(data_dir: Path, embedder: Embedder, caps
         assert opened.get("0000bbbb22").kind == "turn"
         assert "0000bbbb22" in hit_ids(opened.recall("cat's name", k=2))
     assert "rebuilding the vectors of 2 memories" in capsys.readouterr().err
-    assert json.loads((root / "memories.json").read_text())["version"] == 1
+    assert json.loads((root / "memories.json").read_text())["version"] == SNAPSHOT_VERSION
     assert json.loads((root / "memories.json.v0.bak").read_text()) == old
 
 

@@ -1,4 +1,4 @@
-"""The persisted lexical index (lexical-<gen>.npz): reopening uses it and recalls exactly what a
+"""The persisted lexical index (lexical-<gen>.bin): reopening uses it and recalls exactly what a
 rebuilt index recalls; a stale, truncated or missing file is rebuilt, never trusted; forget
 leaves none of the forgotten words in any file."""
 
@@ -36,7 +36,7 @@ def _recalled(store: MemoryStore) -> list[list[tuple[str, float, float]]]:
 
 
 def _lexical_files(data_dir: Path) -> list[Path]:
-    return sorted(StorePaths.for_data_dir(data_dir).root.glob("lexical-*.npz"))
+    return sorted(StorePaths.for_data_dir(data_dir).root.glob("lexical-*.bin"))
 
 
 def _build(data_dir: Path, embedder: Embedder, count: int, tail: int) -> None:

@@ -20,11 +20,14 @@ HNSW_EF_SEARCH = 96
 REBUILD_DEAD_SHARE = 0.2  # rebuild the graph once this share of its nodes are forgotten rows
 
 
-def build_graph(matrix: np.ndarray, dimension: int) -> faiss.Index:
+def build_graph(blocks: list[np.ndarray], dimension: int) -> faiss.Index:
+    """An HNSW graph over the rows of `blocks`, in order (each block given to FAISS as it is
+    kept, a memory map or the rows added since: never joined into one more copy)."""
     index = faiss.IndexHNSWFlat(dimension, HNSW_NEIGHBOURS, faiss.METRIC_INNER_PRODUCT)
     index.hnsw.efConstruction = HNSW_EF_CONSTRUCTION
-    if len(matrix):
-        index.add(np.ascontiguousarray(matrix, dtype=np.float32))
+    for block in blocks:
+        if len(block):
+            index.add(np.ascontiguousarray(block, dtype=np.float32))
     return index
 
 

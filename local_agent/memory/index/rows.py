@@ -96,8 +96,12 @@ class VectorRows:
         return out
 
     def copy(self) -> np.ndarray:
-        """Every row, in order, as one owned array (for saving)."""
+        """Every row, in order, as one owned array."""
         return np.concatenate([self._base, self._tail[: self._tail_rows]])
+
+    def blocks(self) -> list[np.ndarray]:
+        """Every row, in order, as the parts they are kept in (for saving without a copy)."""
+        return [part for part in (self._base, self._tail[: self._tail_rows]) if len(part)]
 
     def search(self, query: np.ndarray, k: int, allowed: np.ndarray) -> Found:
         """Exact search over every row; `query` has shape (1, dimension)."""

@@ -55,6 +55,12 @@ class DenseIndex:
         return self._rows.mapped
 
     def add(self, vectors: np.ndarray, kinds: list[str], active: list[bool]) -> None:
+        codes = np.fromiter((KIND_CODES[k] for k in kinds), dtype=np.int8, count=len(kinds))
+        self.add_coded(vectors, codes, np.asarray(active, dtype=bool))
+
+    def add_coded(self, vectors: np.ndarray, kinds: np.ndarray, active: np.ndarray) -> None:
+        """`add` with the kinds as KIND_CODES and the active flags as arrays (a snapshot's
+        columns: no pass over its records)."""
         vectors = np.asanyarray(vectors).reshape(-1, self.dimension)  # (a memory map stays one)
         if len(vectors) != len(kinds) or len(kinds) != len(active):
             raise ValueError("vectors, kinds and active flags differ in length")
@@ -62,14 +68,17 @@ class DenseIndex:
             self._rows.append(vectors)
             if self._approx is not None:
                 self._approx.tail.append(vectors)
-        self._active = np.concatenate([self._active, np.asarray(active, dtype=bool)])
-        codes = np.fromiter((KIND_CODES[k] for k in kinds), dtype=np.int8, count=len(kinds))
-        self._kind = np.concatenate([self._kind, codes])
+        self._active = np.concatenate([self._active, np.asarray(active, dtype=bool)])  # owned: set_active writes
+        self._kind = np.concatenate([self._kind, np.asarray(kinds, dtype=np.int8)])
         self._allowed.clear()
 
     def set_active(self, row: int, active: bool) -> None:
         self._active[row] = active
         self._allowed.clear()
+
+    def of_kinds(self, kinds: tuple[str, ...], *, include_inactive: bool = False) -> np.ndarray:
+        """Rows of one of `kinds` (a mask), superseded ones only when asked."""
+        return self.allowed(kinds) if not include_inactive else np.isin(self._kind, [KIND_CODES[k] for k in kinds])
 
     def allowed(self, kinds: tuple[str, ...]) -> np.ndarray:
         """Rows that may be returned: active records of one of `kinds` (cached until a write)."""
@@ -98,8 +107,12 @@ class DenseIndex:
         return self._rows.take(np.asarray(rows, dtype=np.int64))
 
     def matrix(self) -> np.ndarray:
-        """A copy of every vector in row order (for saving)."""
+        """A copy of every vector in row order."""
         return self._rows.copy()
+
+    def row_blocks(self) -> list[np.ndarray]:
+        """Every vector in row order, as the blocks they are kept in (for saving)."""
+        return self._rows.blocks()
 
     # -- the approximate index -------------------------------------------------------------------
     @property
@@ -112,7 +125,7 @@ class DenseIndex:
 
     def build_approximate(self) -> None:
         """Build the HNSW index over every row (at compaction; minutes at a million rows)."""
-        self._approx = Approximate(build_graph(self.matrix(), self.dimension), None, self.dimension)
+        self._approx = Approximate(build_graph(self.row_blocks(), self.dimension), None, self.dimension)
 
     def use_approximate(self, graph: faiss.Index, rows: np.ndarray | None) -> None:
         """Take a saved HNSW graph whose nodes are rows (`rows`: the row of each node, -1 for a
