@@ -18,7 +18,10 @@ Each store is measured in a fresh process, so open time and RSS are what a comma
 RSS is read three times: after opening, after the searches a command runs (HNSW, hybrid and
 dated recall), and after the exact searches that measure HNSW's agreement, which read every
 vector (file pages the kernel can take back; `rss_anon_mib` is the process's own memory at the
-end). Never run by `make test`: 1M memories take a long time to build on a small machine.
+end). With `--ask N`, `local-agent ask --incognito` is timed on each store too (wall time of the
+whole command, model loading included, median of N after a warm-up: what opening a large store
+adds to a question). Never run by `make test`: 1M memories take a long time to build on a small
+machine.
 """
 
 from __future__ import annotations
@@ -216,8 +219,26 @@ def dated_recall(state: MemoryState, queries: list[str], vectors: np.ndarray, ti
     return first
 
 
+ASK = ["-m", "local_agent", "ask", "--no-server", "--incognito", "--max-tokens", "8"]
+ASK_MESSAGE = "What did Caroline say about the support group?"
+
+
+def ask_seconds(folder: Path, reps: int, env: dict[str, str]) -> dict[str, float]:
+    """Wall time of `local-agent ask --incognito` with `folder` as the data dir (median of
+    `reps`, after a warm-up)."""
+    command = [sys.executable, *ASK, "--data-dir", str(folder), "--", ASK_MESSAGE]
+    times = []
+    for rep in range(reps + 1):
+        started = time.perf_counter()
+        subprocess.run(command, capture_output=True, check=True, env=env)
+        if rep:
+            times.append(time.perf_counter() - started)
+    return {"median_s": round(float(np.median(times)), 3), "min_s": round(min(times), 3),
+            "max_s": round(max(times), 3)}
+
+
 def bench_size(size: int, texts: list[str], base: np.ndarray, model_id: str, out: Path, queries: Path,
-               dated: bool) -> dict:
+               dated: bool, ask_reps: int = 0) -> dict:
     folder = out / "stores" / f"store-{size}{'-dated' if dated else ''}"
     if not (folder / "memory" / "memories.json").is_file():
         vectors_file = out / "stores" / f"vectors-{size}.npy"
@@ -232,6 +253,8 @@ def bench_size(size: int, texts: list[str], base: np.ndarray, model_id: str, out
     child = subprocess.run([sys.executable, __file__, "--measure", str(folder), "--queries-file", str(queries)],
                            capture_output=True, text=True, check=True, env=env)
     result = {"memories": size, "dated": dated, **json.loads(child.stdout.strip().splitlines()[-1])}
+    if ask_reps:
+        result["ask"] = ask_seconds(folder, ask_reps, env)
     print(json.dumps(result), flush=True)
     return result
 
@@ -252,6 +275,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--output-dir", type=Path, default=Path("bench-results"))
     parser.add_argument("--queries", type=int, default=QUERIES)
     parser.add_argument("--dated", action="store_true", help="date every memory (ten years of them)")
+    parser.add_argument("--ask", type=int, default=0, metavar="N", help="also time `ask --incognito`, N runs")
     parser.add_argument("--measure", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--queries-file", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -264,7 +288,7 @@ def main(argv: list[str] | None = None) -> None:
     embedder = Embedder()
     base = embedded(texts, embedder, args.output_dir)
     queries = write_queries(texts, base, args.output_dir, args.queries)
-    results = [bench_size(int(size), texts, base, embedder.model_id, args.output_dir, queries, args.dated)
+    results = [bench_size(int(size), texts, base, embedder.model_id, args.output_dir, queries, args.dated, args.ask)
                for size in args.sizes.split(",")]
     (args.output_dir / "stores.json").write_text(json.dumps(results, indent=1), encoding="utf-8")
 

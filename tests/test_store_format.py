@@ -181,9 +181,13 @@ def test_a_snapshot_changed_at_the_same_size_is_damage_that_the_doctor_repairs(d
     _compacted(data_dir, embedder)
     paths = StorePaths.for_data_dir(data_dir)
     paths.snapshot.write_text(paths.snapshot.read_text().replace("Friend7.", "Friend9."))
+    edited = paths.snapshot.read_bytes()
     store = MemoryStore.open(data_dir, embedder)  # opening reads no record, so it opens
     with store, pytest.raises(StoreCorruptError, match=r"memories\.json.*record \d+ is not what columns-\d+\.bin"):
         store.recall("who is friend number 7", k=1)
+    with MemoryStore.open(data_dir, embedder) as store, pytest.raises(StoreCorruptError):
+        store.compact()  # never copies a line it cannot vouch for into a new snapshot
+    assert paths.snapshot.read_bytes() == edited
     problems = doctor(data_dir)
     assert len(problems) == 1 and "columns-" in problems[0] and "does not hold what the snapshot holds" in problems[0]
     repaired = doctor(data_dir, repair=True)

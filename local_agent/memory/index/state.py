@@ -11,6 +11,7 @@ they touch.
 
 from __future__ import annotations
 
+import itertools
 from collections import deque
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
@@ -105,7 +106,7 @@ class RowIndex(Mapping[str, int]):
         return (len(self._saved) if self._saved is not None else 0) + len(self._added)
 
     def add(self, ids: Iterable[str], start: int) -> None:
-        self._added.update(zip(ids, range(start, start + 2**62)))
+        self._added.update(zip(ids, itertools.count(start)))
 
     def with_prefix(self, prefix: str) -> list[int]:
         found = self._saved.with_prefix(prefix) if self._saved is not None else []

@@ -256,6 +256,17 @@ class SavedColumns:
                                                     "indexed (the file was changed or damaged)"))
         return line
 
+    def lines(self) -> list[bytes]:
+        """Every record's line, each checked against its CRC-32 (for a compaction to copy)."""
+        starts, lengths = self.array("line_start").tolist(), self.array("line_length").tolist()
+        view = self._view
+        lines = [view[start : start + length] for start, length in zip(starts, lengths)]
+        crcs = self.array("line_crc").tolist()
+        for row, (line, crc) in enumerate(zip(lines, crcs)):
+            if zlib.crc32(line) != crc:
+                self.line(row)  # raises, naming it
+        return lines
+
     def record(self, row: int) -> MemoryRecord:
         if not 0 <= row < self._count:
             raise IndexError("row out of range")

@@ -81,7 +81,7 @@ def _lines_and_columns(records: Records) -> tuple[list[bytes], np.ndarray, RowCo
     count = records.saved_count
     changed = np.asarray(sorted(records.changed), dtype=np.int64)
     added = records[count:]
-    lines = [saved.line(row) for row in range(count)]
+    lines = saved.lines()
     crcs = np.array(saved.array("line_crc"), dtype=np.uint32)
     for row in changed:
         lines[row] = record_line(records[int(row)])
