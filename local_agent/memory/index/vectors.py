@@ -8,7 +8,9 @@ full rebuild (compaction after `forget`).
 
 Large stores (APPROX_MIN_ROWS rows and more) also get an approximate index, HNSW over the same
 vectors: exact search grows linearly (about 70 ms at a million rows), HNSW stays at a few ms
-with a recall@10 agreement measured by scripts/bench_stores.py. The HNSW index is read-only
+with a recall@10 agreement measured by scripts/bench_stores.py (the graph keeps 8-bit codes of
+the vectors, so what it finds, RERANKED rows at least, is ranked again by the exact vectors,
+which also makes the returned cosines exact). The HNSW index is read-only
 between compactions (the store memory-maps its file): it covers the rows of the snapshot, and
 rows added since (the journal's tail) are searched exactly beside it, so adding a memory stays
 an append. Compaction adds the tail to the graph. Forgetting keeps the graph: the forgotten
@@ -30,6 +32,7 @@ from .rows import VectorRows
 KIND_CODES = {kind: code for code, kind in enumerate(MEMORY_KINDS)}
 APPROX_MIN_ROWS = 50_000
 APPROX_MIN_SHARE = 0.5  # search approximately only when the filter allows this share of rows
+RERANKED = 32  # rows taken from the approximate index at least, then ranked by their exact vectors
 
 
 def approximate_due(rows: int) -> bool:
@@ -99,8 +102,16 @@ class DenseIndex:
             return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
         query = np.ascontiguousarray(query, dtype=np.float32).reshape(1, self.dimension)
         if self._approx is not None and not exact and allowed_rows >= APPROX_MIN_SHARE * len(allowed):
-            return self._approx.search(query, k, allowed)
+            rows, _ = self._approx.search(query, max(k, RERANKED), allowed)
+            return self._reranked(rows, query, k)
         return self._rows.search(query, k, allowed)
+
+    def _reranked(self, rows: np.ndarray, query: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """The k of `rows` closest to `query` by their exact vectors (the graph's 8-bit codes
+        only find them): the cosines returned are exact."""
+        scores = self._rows.take(rows) @ query[0]
+        order = np.argsort(-scores, kind="stable")[:k]
+        return rows[order], scores[order]
 
     def vectors(self, rows: np.ndarray | list[int]) -> np.ndarray:
         """The stored vectors of `rows`, shape (len(rows), dimension)."""

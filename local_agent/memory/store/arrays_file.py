@@ -75,11 +75,12 @@ def write_arrays(path: Path, kind: str, arrays: Mapping[str, np.ndarray], meta: 
 
 
 class ArraysFile(Mapping[str, np.ndarray]):
-    """An arrays file, memory-mapped. Raises ValueError (saying what is wrong) for a file that
-    is not one, or not whole, or (when it is no larger than `check_up_to` bytes) whose arrays
-    fail their CRC-32s; FileNotFoundError when there is none."""
+    """An arrays file, memory-mapped (`random`: read at random places, see read_randomly).
+    Raises ValueError (saying what is wrong) for a file that is not one, or not whole, or (when
+    it is no larger than `check_up_to` bytes) whose arrays fail their CRC-32s;
+    FileNotFoundError when there is none."""
 
-    def __init__(self, path: Path, kind: str, *, check_up_to: int = 0) -> None:
+    def __init__(self, path: Path, kind: str, *, check_up_to: int = 0, random: bool = False) -> None:
         self.path = Path(path)
         fd = os.open(self.path, os.O_RDONLY | os.O_NOFOLLOW)
         try:
@@ -89,6 +90,8 @@ class ArraysFile(Mapping[str, np.ndarray]):
             self._map = mmap.mmap(fd, size, access=mmap.ACCESS_READ)
         finally:
             os.close(fd)
+        if random:
+            read_randomly(self._map)
         self._header, self._start = _read_header(self._map, kind)
         self.meta: dict[str, Any] = self._header["meta"]
         if self._start + self._header["data_bytes"] != size:
@@ -143,6 +146,15 @@ def _read_header(view: mmap.mmap, kind: str) -> tuple[dict[str, Any], int]:
     if header.get("kind") != kind:
         raise ValueError(f"it holds {header.get('kind')!r}, not {kind!r}")
     return header, start
+
+
+def read_randomly(view: mmap.mmap | None) -> None:
+    """Tell the kernel a map is read at random places (a record here, a vector there): no
+    read-ahead, which would bring 128 KB around each page touched into memory. Where the
+    platform has no such advice, nothing changes."""
+    advice = getattr(mmap, "MADV_RANDOM", None)
+    if view is not None and advice is not None:
+        view.madvise(advice)
 
 
 def _bytes_of(array: np.ndarray) -> memoryview:

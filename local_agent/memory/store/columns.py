@@ -335,7 +335,7 @@ def open_columns(root: Path, snapshot: Path, head: Head, view: mmap.mmap,
         return None, "the snapshot names no columns file"
     path = root / name
     try:
-        columns = ArraysFile(path, COLUMNS_KIND, check_up_to=check_up_to)
+        columns = ArraysFile(path, COLUMNS_KIND, check_up_to=check_up_to, random=True)
     except FileNotFoundError:
         return None, f"{name} is missing"
     except (OSError, ValueError) as exc:

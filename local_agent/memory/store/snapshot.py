@@ -36,6 +36,7 @@ import orjson
 
 from ...process.files import atomic_file
 from ...types import MemoryRecord
+from .arrays_file import read_randomly
 from .layout import FileDamage, NewerFormat
 from .migrations import MIGRATIONS
 from .records import record_from_json
@@ -155,6 +156,7 @@ def open_snapshot(path: Path) -> tuple[Head | None, mmap.mmap | None]:
         view = mmap.mmap(fd, size, access=mmap.ACCESS_READ)
     finally:
         os.close(fd)
+    read_randomly(view)  # records are read one here, one there
     return _head(view), view
 
 
@@ -357,4 +359,5 @@ def load_vectors(
         return None, f"{path.name} has shape {matrix.shape}, expected ({meta.count}, {meta.dimension})"
     if verify and vectors_digest(matrix) != meta.sha256:
         return None, f"{path.name} fails its checksum"
+    read_randomly(getattr(matrix, "_mmap", None))  # numpy's map of the file: recall reads rows here and there
     return matrix, ""
