@@ -146,7 +146,7 @@ def test_hnsw_agrees_with_exact_search() -> None:
     agreement = np.mean([len(e & set(a)) / 10 for e, a in zip(exact, approx)])
     assert agreement >= 0.9
     assert any(row >= 4000 for rows in approx for row in rows)  # the tail is searched too
-    rows, cosines = dense.search(queries[0], 10, allowed)  # the graph's codes only find the rows
+    rows, cosines = dense.search(queries[0], 10, allowed)  # the graph's float16 vectors only find the rows
     assert np.allclose(cosines, dense.vectors(rows) @ queries[0].astype(np.float32), rtol=0, atol=1e-6)
     narrow = allowed.copy()
     narrow[100:] = False  # a narrow filter: exact search answers
@@ -188,7 +188,7 @@ def _vector_of(store: MemoryStore, record_id: str) -> bytes:
 
 
 def _code_of(store: MemoryStore, record_id: str) -> bytes:
-    """What the HNSW graph keeps of a record's vector (8-bit codes; node i is row i here)."""
+    """What the HNSW graph keeps of a record's vector (float16; node i is row i here)."""
     state = store._files.state
     approx = state.dense.approximate_index
     assert approx is not None and approx.rows is None
@@ -211,7 +211,7 @@ def test_forget_on_a_store_with_hnsw_leaves_nothing_in_any_file(
         hidden = [_vector_of(store, secret.id), _vector_of(store, turn.id), _vector_of(store, fact.id)]
         hidden += [_code_of(store, secret.id), _code_of(store, turn.id), _code_of(store, fact.id)]
         assert sorted(p.name for p in paths.root.glob("hnsw-*")) == ["hnsw-1.faiss"]
-        assert hidden[3] in paths.approx(1).read_bytes()  # the graph keeps codes of each vector
+        assert hidden[3] in paths.approx(1).read_bytes()  # the graph keeps a float16 copy of each vector
         store.add("Kai has a locker too", "fact")  # in the journal's tail only
         store.forget(secret.id)
         store.forget_with_source(fact.id)  # the turn it came from goes too

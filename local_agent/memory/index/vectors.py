@@ -8,9 +8,9 @@ full rebuild (compaction after `forget`).
 
 Large stores (APPROX_MIN_ROWS rows and more) also get an approximate index, HNSW over the same
 vectors: exact search grows linearly (about 70 ms at a million rows), HNSW stays at a few ms
-with a recall@10 agreement measured by scripts/bench_stores.py (the graph keeps 8-bit codes of
-the vectors, so what it finds, RERANKED rows at least, is ranked again by the exact vectors,
-which also makes the returned cosines exact). The HNSW index is read-only
+with a recall@10 agreement measured by scripts/bench_stores.py (the graph keeps the vectors as
+float16, so what it finds, RERANKED rows at least, is ranked again by the exact vectors, which
+also makes the returned cosines exact). The HNSW index is read-only
 between compactions (the store memory-maps its file): it covers the rows of the snapshot, and
 rows added since (the journal's tail) are searched exactly beside it, so adding a memory stays
 an append. Compaction adds the tail to the graph. Forgetting keeps the graph: the forgotten
@@ -107,8 +107,8 @@ class DenseIndex:
         return self._rows.search(query, k, allowed)
 
     def _reranked(self, rows: np.ndarray, query: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-        """The k of `rows` closest to `query` by their exact vectors (the graph's 8-bit codes
-        only find them): the cosines returned are exact."""
+        """The k of `rows` closest to `query` by their exact vectors (the graph's float16
+        vectors only find them): the cosines returned are exact."""
         scores = self._rows.take(rows) @ query[0]
         order = np.argsort(-scores, kind="stable")[:k]
         return rows[order], scores[order]

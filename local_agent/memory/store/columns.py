@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import mmap
 import zlib
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
@@ -38,7 +37,7 @@ from ..index.time_boost import said_span
 from ..index.vectors import KIND_CODES
 from .arrays_file import ArraysFile, write_arrays
 from .layout import FileDamage, corrupt
-from .snapshot import Head, LineSpans, Snapshot
+from .snapshot import Head, LineSpans, OpenFile, Snapshot
 
 log = logging.getLogger(__name__)
 
@@ -174,6 +173,28 @@ def _previous_per_hash(hashes: np.ndarray, rows: np.ndarray, count: int) -> np.n
     return before
 
 
+def _pieces(opened: OpenFile, starts: np.ndarray, lengths: np.ndarray) -> list[bytes]:
+    """The pieces of the file at `starts` (ascending) with `lengths`: the span they cover is
+    read at once, in blocks, and cut (a snapshot's records are its lines, in order)."""
+    pieces: list[bytes] = []
+    starts_list, lengths_list = starts.tolist(), lengths.tolist()
+    index = 0
+    while index < len(starts_list):
+        first = starts_list[index]
+        stop = index
+        while stop < len(starts_list) and starts_list[stop] + lengths_list[stop] - first <= PIECES_BLOCK:
+            stop += 1
+        stop = max(stop, index + 1)
+        block = opened.read(first, starts_list[stop - 1] + lengths_list[stop - 1] - first)
+        pieces += [block[start - first : start - first + length]
+                   for start, length in zip(starts_list[index:stop], lengths_list[index:stop])]
+        index = stop
+    return pieces
+
+
+PIECES_BLOCK = 1 << 24  # bytes read at a time when every line is wanted
+
+
 def line_crcs(lines: Sequence[bytes]) -> np.ndarray:
     return np.fromiter((zlib.crc32(line) for line in lines), dtype=np.uint32, count=len(lines))
 
@@ -194,14 +215,14 @@ class Indexed:
         write_columns(path, self.stamp, self.rows, self.lines, self.crcs)
 
 
-def index_whole(snapshot: Snapshot, head: Head, view: mmap.mmap) -> Indexed | None:
-    """The columns of `snapshot` (read whole from the file `view` maps, whose header is `head`),
+def index_whole(snapshot: Snapshot, head: Head, opened: OpenFile) -> Indexed | None:
+    """The columns of `snapshot` (read whole from the file `opened`, whose header is `head`),
     or None when its records are not laid out one a line (then it has none until the next
     compaction writes it again)."""
     lines = snapshot.lines
-    if lines is None or snapshot.body_sha256 is None or len(view) != head.size or not snapshot.records:
+    if lines is None or snapshot.body_sha256 is None or opened.size != head.size or not snapshot.records:
         return None
-    crcs = line_crcs([view[int(start) : int(start) + int(length)] for start, length in zip(lines.start, lines.length)])
+    crcs = line_crcs(_pieces(opened, lines.start, lines.length))
     rows = RowColumns.of(snapshot.records)
     return Indexed(stamp_of(head, len(snapshot.records), rows.ids_sha256(), snapshot.body_sha256), rows, lines, crcs)
 
@@ -210,10 +231,10 @@ class SavedColumns:
     """A snapshot's records through its columns (index.saved.SavedRows): nothing read until
     asked. A line or column that fails its check is reported as damage (StoreCorruptError)."""
 
-    def __init__(self, snapshot: Path, view: mmap.mmap, columns: ArraysFile) -> None:
+    def __init__(self, snapshot: Path, opened: OpenFile, columns: ArraysFile) -> None:
         self.snapshot = snapshot
         self.columns = columns
-        self._view = view
+        self._file = opened
         self._count = int(columns.meta["stamp"]["count"])
         self.ids_sha256: str = columns.meta["stamp"]["ids_sha256"]
         self.records_sha256: str = columns.meta["stamp"]["records_sha256"]  # of the lines it indexes
@@ -250,7 +271,7 @@ class SavedColumns:
     def line(self, row: int) -> bytes:
         """The record's line, as checked against its CRC-32."""
         start, length = int(self.array("line_start")[row]), int(self.array("line_length")[row])
-        line = self._view[start : start + length]
+        line = self._file.read(start, length)
         if len(line) != length or zlib.crc32(line) != int(self.array("line_crc")[row]):
             raise corrupt(FileDamage(self.snapshot, f"record {row + 1} is not what {self.columns.path.name} "
                                                     "indexed (the file was changed or damaged)"))
@@ -258,9 +279,7 @@ class SavedColumns:
 
     def lines(self) -> list[bytes]:
         """Every record's line, each checked against its CRC-32 (for a compaction to copy)."""
-        starts, lengths = self.array("line_start").tolist(), self.array("line_length").tolist()
-        view = self._view
-        lines = [view[start : start + length] for start, length in zip(starts, lengths)]
+        lines = _pieces(self._file, self.array("line_start"), self.array("line_length"))
         crcs = self.array("line_crc").tolist()
         for row, (line, crc) in enumerate(zip(lines, crcs)):
             if zlib.crc32(line) != crc:
@@ -326,7 +345,7 @@ class SavedColumns:
                           said_start=self.array("said_start"), said_end=self.array("said_end"))
 
 
-def open_columns(root: Path, snapshot: Path, head: Head, view: mmap.mmap,
+def open_columns(root: Path, snapshot: Path, head: Head, opened: OpenFile,
                  *, check_up_to: int = 0) -> tuple[SavedColumns | None, str]:
     """The snapshot's records through the columns file its header names, or (None, why it
     cannot be used). A columns file no larger than `check_up_to` is checked whole."""
@@ -346,7 +365,7 @@ def open_columns(root: Path, snapshot: Path, head: Head, view: mmap.mmap,
     if not isinstance(count, int) or not isinstance(ids_sha256, str) or not isinstance(records_sha256, str) \
             or stamp != asdict(stamp_of(head, count, ids_sha256, records_sha256)):
         return None, f"{name} does not match {snapshot.name}"
-    return SavedColumns(snapshot, view, columns), ""
+    return SavedColumns(snapshot, opened, columns), ""
 
 
 def columns_problem(columns: ArraysFile, expected: Indexed | None) -> str:

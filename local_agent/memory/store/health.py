@@ -133,13 +133,13 @@ def _check_columns(paths: StorePaths, findings: _Findings) -> None:
     snapshot = findings.snapshot
     if snapshot is None or not snapshot.records or snapshot.migrated_from is not None:
         return
-    head, view = open_snapshot(paths.snapshot)
-    if head is None or view is None:
+    head, opened = open_snapshot(paths.snapshot)
+    if head is None or opened is None:
         return
-    saved, _ = open_columns(paths.root, paths.snapshot, head, view)
+    saved, _ = open_columns(paths.root, paths.snapshot, head, opened)
     if saved is None:
         return  # not used: opening indexes the snapshot again
-    expected = index_whole(snapshot, head, view)
+    expected = index_whole(snapshot, head, opened)
     problem = columns_problem(saved.columns, expected)
     if problem:
         findings.problems.append(f"{saved.columns.path}: {problem} (it is written again on repair)")

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import gc
 import logging
-import mmap
 import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -44,6 +43,7 @@ from .replay import replay
 from .snapshot import (
     SNAPSHOT_VERSION,
     Head,
+    OpenFile,
     Snapshot,
     VectorMeta,
     ids_checksum,
@@ -120,36 +120,36 @@ def _collector_paused() -> Iterator[None]:
 
 def _load_once(paths: StorePaths, embedder: TextEmbedder, embedding_id: str) -> Loaded:
     snapshot_id = identity(paths.snapshot)
-    head, view = open_snapshot(paths.snapshot)
+    head, opened = open_snapshot(paths.snapshot)
     saved, reason = None, ""
-    if head is not None and view is not None and head.version == SNAPSHOT_VERSION:
-        saved, reason = open_columns(paths.root, paths.snapshot, head, view, check_up_to=VERIFY_MAX_BYTES)
+    if head is not None and opened is not None and head.version == SNAPSHOT_VERSION:
+        saved, reason = open_columns(paths.root, paths.snapshot, head, opened, check_up_to=VERIFY_MAX_BYTES)
     if saved is not None and head is not None:
-        opened = _from_columns(paths, head, saved, embedder, embedding_id, snapshot_id)
+        base = _from_columns(paths, head, saved, embedder, embedding_id, snapshot_id)
     else:
-        opened = _from_whole(paths, embedder, embedding_id, snapshot_id, head, view, reason)
+        base = _from_whole(paths, embedder, embedding_id, snapshot_id, head, opened, reason)
     journal_id = identity(paths.journal)
     chunk = _guarded(lambda: read_journal(paths.journal), paths, snapshot_id)
     if journal_id is not None and (identity(paths.journal) or ())[:2] != journal_id[:2]:
         raise _Moved  # replaced while we read it (appends alone are fine)
-    stale = _journal_is_stale(paths, chunk, opened.generation, snapshot_id)
+    stale = _journal_is_stale(paths, chunk, base.generation, snapshot_id)
     if identity(paths.snapshot) != snapshot_id:
-        paths.lexical(opened.generation).unlink(missing_ok=True)  # may hold words since forgotten
+        paths.lexical(base.generation).unlink(missing_ok=True)  # may hold words since forgotten
         raise _Moved
-    state = opened.state
+    state = base.state
     replayed = replay(state, [] if chunk is None or stale else chunk.ops, embedder, embedding_id, paths.journal)
     if chunk is not None and chunk.torn and not stale:
         log.warning("ignored a torn last line in %s (%d bytes): a write that did not finish", paths.journal, chunk.torn)
     return Loaded(
         state=state,
-        generation=opened.generation,
+        generation=base.generation,
         snapshot_id=snapshot_id,
         journal_id=journal_id[:2] if journal_id else None,
         offset=chunk.end if chunk else 0,
         lines=chunk.lines if chunk else 0,
         journal_stale=stale,
-        needs_persist=opened.remade or replayed or opened.migrated_from is not None,
-        migrated_from=opened.migrated_from,
+        needs_persist=base.remade or replayed or base.migrated_from is not None,
+        migrated_from=base.migrated_from,
     )
 
 
@@ -176,7 +176,7 @@ def _from_columns(paths: StorePaths, head: Head, saved: SavedColumns, embedder: 
 
 
 def _from_whole(paths: StorePaths, embedder: TextEmbedder, embedding_id: str, snapshot_id: FileIdentity | None,
-                head: Head | None, view: mmap.mmap | None, reason: str) -> _Opened:
+                head: Head | None, opened: OpenFile | None, reason: str) -> _Opened:
     """The snapshot read record by record (no usable columns), its columns written again."""
     snapshot = _guarded(lambda: read_snapshot(paths.snapshot), paths, snapshot_id)
     snapshot = snapshot or Snapshot(generation=0, next_seq=0, records=[], vectors=None)
@@ -190,17 +190,17 @@ def _from_whole(paths: StorePaths, embedder: TextEmbedder, embedding_id: str, sn
     state = MemoryState.build(records, vectors, snapshot.next_seq, embedder.dimension, lexical)
     if lexical is None and records:
         save_quietly(lexical_path, state.lexical, stamp)
-    if head is not None and view is not None and snapshot.migrated_from is None and records:
-        _save_columns(paths, snapshot, head, view, reason)
+    if head is not None and opened is not None and snapshot.migrated_from is None and records:
+        _save_columns(paths, snapshot, head, opened, reason)
     remade = remade or _approx_missing(paths, state, snapshot.generation, snapshot.vectors)
     return _Opened(state, snapshot.generation, remade, snapshot.migrated_from)
 
 
-def _save_columns(paths: StorePaths, snapshot: Snapshot, head: Head, view: mmap.mmap, reason: str) -> None:
+def _save_columns(paths: StorePaths, snapshot: Snapshot, head: Head, opened: OpenFile, reason: str) -> None:
     """Write the columns of a snapshot read whole, for the next open (a failure only costs
     that open the same whole read)."""
     path = paths.columns(snapshot.generation)
-    indexed = index_whole(snapshot, head, view) if head.columns == path.name else None
+    indexed = index_whole(snapshot, head, opened) if head.columns == path.name else None
     if indexed is None:
         return  # not laid out one record a line (edited by hand?): read whole until the next compaction
     log.warning("%s: indexing the %d memories of %s again", reason, len(snapshot.records), paths.snapshot.name)

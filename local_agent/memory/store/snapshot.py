@@ -23,7 +23,6 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-import mmap
 import os
 import time
 from collections.abc import Sequence
@@ -36,7 +35,6 @@ import orjson
 
 from ...process.files import atomic_file
 from ...types import MemoryRecord
-from .arrays_file import read_randomly
 from .layout import FileDamage, NewerFormat
 from .migrations import MIGRATIONS
 from .records import record_from_json
@@ -141,36 +139,51 @@ def migrate(data: dict[str, Any], path: Path) -> dict[str, Any]:
 # -- reading and writing -----------------------------------------------------------------------
 
 
-def open_snapshot(path: Path) -> tuple[Head | None, mmap.mmap | None]:
-    """The header of the snapshot at `path` and a read-only map of the whole file (the same
-    file, whatever replaces it meanwhile). (None, None) when there is no file; (None, map) when
-    the header cannot be read alone (an older layout, or damage: `read_snapshot` says which)."""
-    try:
+class OpenFile:
+    """A file kept open to read pieces of: the same file whatever replaces its name meanwhile.
+    Records are read from it with pread, not through a memory map: each page a map touches
+    brings the cached pages around it into the process too (the kernel's fault-around, 64 KB),
+    and a file cut short under a map kills its reader (SIGBUS) where a read comes back short."""
+
+    def __init__(self, path: Path) -> None:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        self._handle = os.fdopen(fd, "rb", buffering=0)
+        self.size = os.fstat(fd).st_size
+
+    def read(self, start: int, length: int) -> bytes:
+        """`length` bytes from `start` (fewer at the end of the file)."""
+        return os.pread(self._handle.fileno(), length, start)
+
+    def close(self) -> None:
+        self._handle.close()
+
+
+def open_snapshot(path: Path) -> tuple[Head | None, OpenFile | None]:
+    """The header of the snapshot at `path`, and the file, open. (None, None) when there is no
+    file; (None, file) when the header cannot be read alone (an older layout, or damage:
+    `read_snapshot` says which)."""
+    try:
+        opened = OpenFile(path)
     except FileNotFoundError:
         return None, None
-    try:
-        size = os.fstat(fd).st_size
-        if not size:
-            return None, None
-        view = mmap.mmap(fd, size, access=mmap.ACCESS_READ)
-    finally:
-        os.close(fd)
-    read_randomly(view)  # records are read one here, one there
-    return _head(view), view
+    if not opened.size:
+        opened.close()
+        return None, None
+    return _head(opened), opened
 
 
-def _head(view: mmap.mmap) -> Head | None:
-    start = view.find(RECORDS_START, 0, HEAD_READ)
+def _head(opened: OpenFile) -> Head | None:
+    first = opened.read(0, HEAD_READ)
+    start = first.find(RECORDS_START)
     if start < 0:
         return None
-    raw = view[:start]
+    raw = first[:start]
     try:
         data = json.loads(raw.rstrip(b",") + b"}")
         vectors = data.get("vectors")
         return Head(version=data["version"], generation=int(data["generation"]), next_seq=int(data["next_seq"]),
                     vectors=VectorMeta(**vectors) if vectors else None, records_sha256=data.get("records_sha256"),
-                    columns=data.get("columns"), sha256=hashlib.sha256(raw).hexdigest(), size=len(view))
+                    columns=data.get("columns"), sha256=hashlib.sha256(raw).hexdigest(), size=opened.size)
     except (ValueError, TypeError, KeyError, AttributeError, RecursionError):
         return None
 
@@ -359,5 +372,4 @@ def load_vectors(
         return None, f"{path.name} has shape {matrix.shape}, expected ({meta.count}, {meta.dimension})"
     if verify and vectors_digest(matrix) != meta.sha256:
         return None, f"{path.name} fails its checksum"
-    read_randomly(getattr(matrix, "_mmap", None))  # numpy's map of the file: recall reads rows here and there
     return matrix, ""
