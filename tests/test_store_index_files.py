@@ -16,7 +16,7 @@ from local_agent.memory.index import vectors
 from local_agent.memory.index.approx import Approximate, stored_codes
 from local_agent.memory.index.embedder import Embedder
 from local_agent.memory.index.vectors import DenseIndex
-from local_agent.memory.store import MemoryStore
+from local_agent.memory.store import MemoryStore, approx_file
 from local_agent.memory.store.layout import StorePaths, is_own_file
 from local_agent.types import MemoryDraft, Provenance
 
@@ -160,11 +160,17 @@ def test_large_store_keeps_its_hnsw_index_in_step(
     paths = StorePaths.for_data_dir(data_dir)
     _build(data_dir, embedder, 30, tail=2)
     assert paths.approx(1).is_file()
+    real_read = approx_file._read_graph
+    read = []
+    monkeypatch.setattr(approx_file, "_read_graph", lambda *args: read.append(args) or real_read(*args))
     with caplog.at_level(logging.WARNING), MemoryStore.open(data_dir, embedder) as store:
-        assert store._files.state.dense.approximate
-        hits = _recalled(store)
+        assert store._files.state.dense.approximate and not read  # opening reads none of the graph
+        assert store.stats()["records"] == 32 and store.get(store.records()[0].id) and not read
         store.add("Kai plays the violin in row 17", "fact")  # an append (to the exact tail)
-        assert len(store._files.state.dense) == 33
+        hits = _recalled(store)
+        assert len(read) == 1 and len(store._files.state.dense) == 33
+        approx = store._files.state.dense.approximate_index
+        assert approx is not None and len(approx.tail) == 3  # the rows it lacked when it was read
     assert not [r for r in caplog.records if "hnsw" in r.getMessage()]
     paths.approx(1).unlink()
     with caplog.at_level(logging.WARNING), MemoryStore.open(data_dir, embedder) as store:

@@ -22,6 +22,9 @@ than half the rows (HNSW finds little through a narrow filter).
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Callable
+
 import faiss
 import numpy as np
 
@@ -30,6 +33,9 @@ from .approx import Approximate, build_graph
 from .rows import VectorRows
 
 KIND_CODES = {kind: code for code, kind in enumerate(MEMORY_KINDS)}
+log = logging.getLogger(__name__)
+
+SavedGraph = tuple[faiss.Index, "np.ndarray | None"]  # a graph and its row map (use_approximate)
 APPROX_MIN_ROWS = 50_000
 APPROX_MIN_SHARE = 0.5  # search approximately only when the filter allows this share of rows
 RERANKED = 32  # rows taken from the approximate index at least, then ranked by their exact vectors
@@ -48,6 +54,7 @@ class DenseIndex:
         self._kind = np.zeros(0, dtype=np.int8)
         self._allowed: dict[tuple[str, ...], np.ndarray] = {}
         self._approx: Approximate | None = None
+        self._approx_later: Callable[[], SavedGraph] | None = None  # a saved graph, read on first need
 
     def __len__(self) -> int:
         return len(self._rows)
@@ -69,7 +76,7 @@ class DenseIndex:
             raise ValueError("vectors, kinds and active flags differ in length")
         if len(vectors):
             self._rows.append(vectors)
-            if self._approx is not None:
+            if self._approx is not None:  # (a graph read later takes the rows it lacks then)
                 self._approx.tail.append(vectors)
         self._active = np.concatenate([self._active, np.asarray(active, dtype=bool)])  # owned: set_active writes
         self._kind = np.concatenate([self._kind, np.asarray(kinds, dtype=np.int8)])
@@ -101,8 +108,9 @@ class DenseIndex:
         if k <= 0:
             return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
         query = np.ascontiguousarray(query, dtype=np.float32).reshape(1, self.dimension)
-        if self._approx is not None and not exact and allowed_rows >= APPROX_MIN_SHARE * len(allowed):
-            rows, _ = self._approx.search(query, max(k, RERANKED), allowed)
+        approx = self.approximate_index if not exact else None
+        if approx is not None and allowed_rows >= APPROX_MIN_SHARE * len(allowed):
+            rows, _ = approx.search(query, max(k, RERANKED), allowed)
             return self._reranked(rows, query, k)
         return self._rows.search(query, k, allowed)
 
@@ -128,14 +136,30 @@ class DenseIndex:
     # -- the approximate index -------------------------------------------------------------------
     @property
     def approximate(self) -> bool:
-        return self._approx is not None
+        """Whether there is an approximate index (read yet or not)."""
+        return self._approx is not None or self._approx_later is not None
 
     @property
     def approximate_index(self) -> Approximate | None:
+        """The approximate index, read now if it was saved to be read on first need."""
+        if self._approx_later is not None:
+            read, self._approx_later = self._approx_later, None
+            try:
+                self.use_approximate(*read())
+            except (OSError, ValueError, RuntimeError) as exc:  # gone or damaged since the store opened
+                log.warning("the approximate index cannot be read (%s): searching exactly", exc)
         return self._approx
+
+    def use_approximate_later(self, read: Callable[[], SavedGraph]) -> None:
+        """Take a saved graph (see use_approximate) when it is first needed: `read` reads it.
+        Opening a store then reads none of it (at a million memories, 260 MB of neighbour lists
+        that FAISS reads as it opens the graph), and a command that never searches by meaning
+        (listing, showing, forgetting by id) never does."""
+        self._approx, self._approx_later = None, read
 
     def build_approximate(self) -> None:
         """Build the HNSW index over every row (at compaction; minutes at a million rows)."""
+        self._approx_later = None
         self._approx = Approximate(build_graph(self.row_blocks(), self.dimension), None, self.dimension)
 
     def use_approximate(self, graph: faiss.Index, rows: np.ndarray | None) -> None:
@@ -145,22 +169,24 @@ class DenseIndex:
         if graph.d != self.dimension or approx.covered > len(self):
             raise ValueError("the saved approximate index does not cover these vectors")
         approx.tail.append(self.vectors(np.arange(approx.covered, len(self))))
-        self._approx = approx
+        self._approx, self._approx_later = approx, None
 
     def fold_approximate(self) -> Approximate:
         """The approximate index as compaction saves it: the tail folded into the graph and
         forgotten nodes zeroed, or a fresh graph once they are a large share of it."""
-        if self._approx is None or self._approx.needs_rebuild():
+        approx = self.approximate_index
+        if approx is None or approx.needs_rebuild():
             self.build_approximate()
         else:
-            self._approx = self._approx.folded()
+            self._approx = approx.folded()
         assert self._approx is not None
         return self._approx
 
     def keep_approximate(self, old: DenseIndex, kept_rows: np.ndarray) -> None:
         """After a forget: this index holds `old`'s rows `kept_rows` (in order); take `old`'s
         graph with the forgotten rows' nodes cut out of its row map, instead of a rebuild."""
-        if old._approx is None:
+        approx = old.approximate_index
+        if approx is None:
             return
-        self.use_approximate(*old._approx.renumbered(kept_rows, len(old)))
+        self.use_approximate(*approx.renumbered(kept_rows, len(old)))
 

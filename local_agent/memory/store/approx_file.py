@@ -59,13 +59,11 @@ def write_approx(path: Path, dense: DenseIndex, stamp: ApproxStamp) -> None:
 
 
 def load_approx(path: Path, dense: DenseIndex, stamp: ApproxStamp) -> bool:
-    """Give `dense` the saved index (memory-mapped) if it matches `stamp`; False (with one
-    notice) if not."""
+    """Give `dense` the saved index if its footer matches `stamp`, to be read (memory-mapped)
+    on its first search; False (with one notice) if it does not match."""
     try:
         graph_bytes, map_rows = _check_footer(path, stamp)
-        rows = np.fromfile(path, dtype="<i8", count=map_rows, offset=graph_bytes) if map_rows else None
-        graph = faiss.read_index(str(path), faiss.IO_FLAG_MMAP_IFC | faiss.IO_FLAG_READ_ONLY)
-        dense.use_approximate(graph, rows)
+        dense.use_approximate_later(lambda: _read_graph(path, graph_bytes, map_rows))
         return True
     except FileNotFoundError:
         reason = "is missing"
@@ -73,6 +71,11 @@ def load_approx(path: Path, dense: DenseIndex, stamp: ApproxStamp) -> bool:
         reason = f"cannot be used ({exc})"
     log.warning("%s %s: searching exactly until it is rebuilt from the %d vectors", path.name, reason, stamp.count)
     return False
+
+
+def _read_graph(path: Path, graph_bytes: int, map_rows: int) -> tuple[faiss.Index, np.ndarray | None]:
+    rows = np.fromfile(path, dtype="<i8", count=map_rows, offset=graph_bytes) if map_rows else None
+    return faiss.read_index(str(path), faiss.IO_FLAG_MMAP_IFC | faiss.IO_FLAG_READ_ONLY), rows
 
 
 def _check_footer(path: Path, stamp: ApproxStamp) -> tuple[int, int]:
