@@ -7,6 +7,7 @@ from __future__ import annotations
 import logging
 import shutil
 from pathlib import Path
+from typing import Any
 
 import faiss
 import numpy as np
@@ -161,8 +162,13 @@ def test_large_store_keeps_its_hnsw_index_in_step(
     _build(data_dir, embedder, 30, tail=2)
     assert paths.approx(1).is_file()
     real_read = approx_file._read_graph
-    read = []
-    monkeypatch.setattr(approx_file, "_read_graph", lambda *args: read.append(args) or real_read(*args))
+    read: list[Path] = []
+
+    def counted_read(path: Path, graph_bytes: int, map_rows: int) -> tuple[Any, np.ndarray | None]:
+        read.append(path)
+        return real_read(path, graph_bytes, map_rows)
+
+    monkeypatch.setattr(approx_file, "_read_graph", counted_read)
     with caplog.at_level(logging.WARNING), MemoryStore.open(data_dir, embedder) as store:
         assert store._files.state.dense.approximate and not read  # opening reads none of the graph
         assert store.stats()["records"] == 32 and store.get(store.records()[0].id) and not read
