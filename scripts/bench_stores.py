@@ -237,8 +237,8 @@ def ask_seconds(folder: Path, reps: int, env: dict[str, str]) -> dict[str, float
             "max_s": round(max(times), 3)}
 
 
-def bench_size(size: int, texts: list[str], base: np.ndarray, model_id: str, out: Path, queries: Path,
-               dated: bool, ask_reps: int = 0) -> dict:
+def build_missing(size: int, texts: list[str], base: np.ndarray, model_id: str, out: Path, dated: bool) -> Path:
+    """The folder of the store of `size` memories, built first when it is not there."""
     folder = out / "stores" / f"store-{size}{'-dated' if dated else ''}"
     if not (folder / "memory" / "memories.json").is_file():
         vectors_file = out / "stores" / f"vectors-{size}.npy"
@@ -248,6 +248,12 @@ def bench_size(size: int, texts: list[str], base: np.ndarray, model_id: str, out
         del records
         vectors_file.unlink()
         print(f"{size}: built in {built:.1f} s (peak RSS {peak_rss_mb():.0f} MiB)", flush=True)
+    return folder
+
+
+def bench_size(size: int, texts: list[str], base: np.ndarray, model_id: str, out: Path, queries: Path,
+               dated: bool, ask_reps: int = 0) -> dict:
+    folder = build_missing(size, texts, base, model_id, out, dated)
     package_root = str(Path(local_agent.__file__).resolve().parents[1])  # the child measures this same code
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [package_root, os.environ.get("PYTHONPATH")]))}
     child = subprocess.run([sys.executable, __file__, "--measure", str(folder), "--queries-file", str(queries)],
@@ -276,6 +282,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--queries", type=int, default=QUERIES)
     parser.add_argument("--dated", action="store_true", help="date every memory (ten years of them)")
     parser.add_argument("--ask", type=int, default=0, metavar="N", help="also time `ask --incognito`, N runs")
+    parser.add_argument("--build-only", action="store_true",
+                        help="build the stores that are missing, measure nothing (so that only the timed part "
+                             "needs a quiet machine)")
     parser.add_argument("--measure", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--queries-file", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -288,6 +297,10 @@ def main(argv: list[str] | None = None) -> None:
     embedder = Embedder()
     base = embedded(texts, embedder, args.output_dir)
     queries = write_queries(texts, base, args.output_dir, args.queries)
+    if args.build_only:
+        for size in args.sizes.split(","):
+            build_missing(int(size), texts, base, embedder.model_id, args.output_dir, args.dated)
+        return
     results = [bench_size(int(size), texts, base, embedder.model_id, args.output_dir, queries, args.dated, args.ask)
                for size in args.sizes.split(",")]
     (args.output_dir / "stores.json").write_text(json.dumps(results, indent=1), encoding="utf-8")
