@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from local_agent.errors import StoreCorruptError
+from local_agent.memory.index import recall
 from local_agent.memory.index.state import MemoryState
 from local_agent.memory.store import MemoryStore, doctor
 from local_agent.memory.store.columns import SavedColumns
@@ -100,6 +101,8 @@ def test_opening_reads_no_record_and_reads_what_it_shows(data_dir: Path, embedde
         return record(self, row)
 
     monkeypatch.setattr(SavedColumns, "record", counted)
+    monkeypatch.setattr(recall, "CANDIDATES", 4)  # recall reads the candidates it ranks: few of them here
+    monkeypatch.setattr(recall, "RERANK_POOL", 4)
     with MemoryStore.open(data_dir, embedder) as store:
         assert read == []
         assert store.stats()["by_kind"] == {"fact": 40, "turn": 8, "digest": 0} and read == []
@@ -125,6 +128,10 @@ def test_a_reopened_store_answers_as_one_built_in_memory(data_dir: Path, embedde
         row = len(records) - 3  # the seventh garden turn, whose context rows are saved ones
         assert np.array_equal(state.lexical._context[row], built.lexical._context[row])
         assert len(state.lexical._context[row]) == 2
+        # the ranker's neighbours: the saved rows' from the columns, the new rows' as they came
+        assert np.array_equal(state.before, built.before) and np.array_equal(state.after, built.after)
+        assert state.before[row] == row - 1
+        assert (state.before >= 0).sum() == 6 + 2 + 1  # garden: 7 turns, kitchen: 3, porch: 2
         for key in [("friend", "number 0"), ("friend", "number 4"), ("nobody", "at all")]:
             assert state.by_key(key) == built.by_key(key)
         assert [r.id for r in store.records(kind="turn")] == [r.id for r in records if r.kind == "turn"]
