@@ -1,6 +1,7 @@
 #!/usr/bin/env python
 """Benchmark large memory stores: open time, dense search (exact and HNSW, with their recall@10
-agreement), whole hybrid recall, dated recall, RSS and disk size at 1k, 10k, 100k (and 1M) memories.
+agreement), whole hybrid recall (with the ranker, and without it: `fused_recall`), dated recall, RSS and disk
+size at 1k, 10k, 100k (and 1M) memories.
 
     python scripts/bench_stores.py --texts /work/shared/data/locomo-dev.json \\
         /work/shared/data/distill-dev.jsonl --sizes 1000,10000,100000
@@ -146,7 +147,8 @@ def measure(folder: Path, queries_file: Path) -> dict[str, object]:
     open_rss = peak_rss_mb()
     state = store._files.state  # a benchmark of the store's insides
     allowed = state.dense.allowed(("fact", "turn"))
-    timing: dict[str, list[float]] = {"dense": [], "exact": [], "recall": [], "dated": [], "date_index": []}
+    timing: dict[str, list[float]] = {"dense": [], "exact": [], "recall": [], "fused": [], "dated": [],
+                                      "date_index": []}
     # Each kind of search in a loop of its own, as a process runs them: an exact search streams
     # every vector through the CPU caches, which a search timed right after it would pay for.
     found: dict[str, list[set[int]]] = {"dense": [], "exact": []}
@@ -155,6 +157,10 @@ def measure(folder: Path, queries_file: Path) -> dict[str, object]:
         started = time.perf_counter()
         hybrid_recall(state, query, vector, k=6, kinds=("fact", "turn"), min_score=DEFAULT_MIN_SCORE)
         timing["recall"].append(time.perf_counter() - started)
+    for query, vector in zip(queries, vectors):  # without the ranker (rerank.py): the store's part
+        started = time.perf_counter()
+        hybrid_recall(state, query, vector, k=6, kinds=("fact", "turn"), min_score=DEFAULT_MIN_SCORE, ranker=None)
+        timing["fused"].append(time.perf_counter() - started)
     dated_first = dated_recall(state, queries, vectors, timing["dated"], timing["date_index"])
     used_rss = peak_rss_mb()
     searches(state, vectors, allowed, "exact", timing, found)
@@ -164,6 +170,7 @@ def measure(folder: Path, queries_file: Path) -> dict[str, object]:
         "loadavg": os.getloadavg()[0], "approximate": state.dense.approximate,
         "dense": percentiles(timing["dense"]), "exact_dense": percentiles(timing["exact"]),
         "recall_at_10_agreement": round(float(np.mean(agreement)), 4), "hybrid_recall": percentiles(timing["recall"]),
+        "fused_recall": percentiles(timing["fused"]),
         "dated_recall": percentiles(timing["dated"]), "dated_recall_first_s": round(dated_first, 3),
         "date_index": percentiles(timing["date_index"]),
         "open_peak_rss_mib": round(open_rss, 1), "peak_rss_mib": round(used_rss, 1),
