@@ -32,6 +32,7 @@ import datetime as dt
 import hashlib
 import json
 import os
+import resource
 import subprocess
 import sys
 import time
@@ -147,21 +148,24 @@ def measure(folder: Path, queries_file: Path) -> dict[str, object]:
     open_rss = peak_rss_mb()
     state = store._files.state  # a benchmark of the store's insides
     allowed = state.dense.allowed(("fact", "turn"))
-    timing: dict[str, list[float]] = {"dense": [], "exact": [], "recall": [], "fused": [], "dated": [],
-                                      "date_index": []}
+    timing: dict[str, list[float]] = {name: [] for name in ("dense", "exact", "recall", "fused", "dated", "date_index",
+                                                            "dense_cpu", "exact_cpu", "recall_cpu", "fused_cpu",
+                                                            "dated_cpu")}
     # Each kind of search in a loop of its own, as a process runs them: an exact search streams
     # every vector through the CPU caches, which a search timed right after it would pay for.
     found: dict[str, list[set[int]]] = {"dense": [], "exact": []}
     searches(state, vectors, allowed, "dense", timing, found)
     for query, vector in zip(queries, vectors):
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         hybrid_recall(state, query, vector, k=6, kinds=("fact", "turn"), min_score=DEFAULT_MIN_SCORE)
         timing["recall"].append(time.perf_counter() - started)
+        timing["recall_cpu"].append(time.process_time() - cpu)
     for query, vector in zip(queries, vectors):  # without the ranker (rerank.py): the store's part
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         hybrid_recall(state, query, vector, k=6, kinds=("fact", "turn"), min_score=DEFAULT_MIN_SCORE, ranker=None)
         timing["fused"].append(time.perf_counter() - started)
-    dated_first = dated_recall(state, queries, vectors, timing["dated"], timing["date_index"])
+        timing["fused_cpu"].append(time.process_time() - cpu)
+    dated_first = dated_recall(state, queries, vectors, timing["dated"], timing["date_index"], timing["dated_cpu"])
     used_rss = peak_rss_mb()
     searches(state, vectors, allowed, "exact", timing, found)
     agreement = [len(rows & exact) / max(1, len(exact)) for rows, exact in zip(found["dense"], found["exact"])]
@@ -171,6 +175,8 @@ def measure(folder: Path, queries_file: Path) -> dict[str, object]:
         "dense": percentiles(timing["dense"]), "exact_dense": percentiles(timing["exact"]),
         "recall_at_10_agreement": round(float(np.mean(agreement)), 4), "hybrid_recall": percentiles(timing["recall"]),
         "fused_recall": percentiles(timing["fused"]),
+        # CPU seconds of the process (all threads) per search: what a busy shared machine changes least
+        "cpu": {name: percentiles(timing[f"{name}_cpu"]) for name in ("dense", "exact", "recall", "fused", "dated")},
         "dated_recall": percentiles(timing["dated"]), "dated_recall_first_s": round(dated_first, 3),
         "date_index": percentiles(timing["date_index"]),
         "open_peak_rss_mib": round(open_rss, 1), "peak_rss_mib": round(used_rss, 1),
@@ -183,9 +189,10 @@ def searches(state: MemoryState, vectors: np.ndarray, allowed: np.ndarray, kind:
              timing: dict[str, list[float]], found: dict[str, list[set[int]]]) -> None:
     """Time the top-10 dense search of each query vector, HNSW ("dense") or exact."""
     for vector in vectors:
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         rows, _ = state.dense.search(vector, 10, allowed, exact=kind == "exact")
         timing[kind].append(time.perf_counter() - started)
+        timing[f"{kind}_cpu"].append(time.process_time() - cpu)
         found[kind].append(set(rows.tolist()))
 
 
@@ -199,7 +206,7 @@ def rss_anon_mb() -> float:
 
 
 def dated_recall(state: MemoryState, queries: list[str], vectors: np.ndarray, times: list[float],
-                 index_times: list[float]) -> float:
+                 index_times: list[float], cpu_times: list[float]) -> float:
     """Time whole recalls of dated questions ("... last week?"), which weigh when memories were
     said, and apart from them the date index's part (the memories said within the question's
     spans); returns the first recall's seconds (it loads the date library)."""
@@ -210,11 +217,12 @@ def dated_recall(state: MemoryState, queries: list[str], vectors: np.ndarray, ti
     allowed = state.dense.allowed(("fact", "turn"))
     for index, (query, vector) in enumerate(zip(queries, vectors)):
         question = f"{query} {DATED[index % len(DATED)]}"
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         hybrid_recall(state, question, vector, k=6, kinds=("fact", "turn"), min_score=DEFAULT_MIN_SCORE, today=TODAY)
         took = time.perf_counter() - started
         if index:
             times.append(took)
+            cpu_times.append(time.process_time() - cpu)
         else:
             first = took
         spans = time_boost.query_spans(question, TODAY, lambda: state.said_times().days(allowed))
@@ -234,14 +242,21 @@ def ask_seconds(folder: Path, reps: int, env: dict[str, str]) -> dict[str, float
     """Wall time of `local-agent ask --incognito` with `folder` as the data dir (median of
     `reps`, after a warm-up)."""
     command = [sys.executable, *ASK, "--data-dir", str(folder), "--", ASK_MESSAGE]
-    times = []
+    times, cpu_times = [], []
     for rep in range(reps + 1):
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), _children_cpu()
         subprocess.run(command, capture_output=True, check=True, env=env)
         if rep:
             times.append(time.perf_counter() - started)
+            cpu_times.append(_children_cpu() - cpu)
     return {"median_s": round(float(np.median(times)), 3), "min_s": round(min(times), 3),
-            "max_s": round(max(times), 3)}
+            "max_s": round(max(times), 3), "median_cpu_s": round(float(np.median(cpu_times)), 3)}
+
+
+def _children_cpu() -> float:
+    """CPU seconds (user and system) of the finished child processes so far."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def build_missing(size: int, texts: list[str], base: np.ndarray, model_id: str, out: Path, dated: bool) -> Path:
