@@ -376,7 +376,7 @@ def test_item10_a_linked_session_file_is_not_replaced(isolated_dirs: Path, tmp_p
     session.unlink()
     session.symlink_to(outside)
 
-    code, _, err = run_main(["ask", "--session", "s1", "My bank PIN is 73915208."], capsys, monkeypatch, backend=scripted)
+    code, _, err = run_main(["ask", "--session", "s1", PIN_MESSAGE], capsys, monkeypatch, backend=scripted)
 
     assert code == 1 and "symbolic link" in error_line(err)
     assert session.is_symlink() and PIN not in outside.read_bytes()
