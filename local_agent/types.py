@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
-from typing import Any, Literal, get_args
+from typing import Any, Literal, cast, get_args
 
 Role = Literal["system", "user", "assistant"]
 MemoryKind = Literal["fact", "turn", "digest"]
@@ -53,9 +53,11 @@ class Completion:
 @dataclass(frozen=True)
 class Provenance:
     """Where a memory came from: the session and turn, who said it (`role`, or a `speaker`
-    named in an imported conversation), their words, and the day. `extra` keeps every other
-    field as it was written: `seen` and `last_seen` (a fact said again), `full_text` (a text the
-    doctor cut), `via` (a command), an evaluation's own ids.
+    named in an imported conversation), their words, and the day. A digest's conversation runs
+    from `date` to `until`. A fact said again counts how often in `seen` (None: said once) and
+    keeps the latest mention as `last_seen`. `full_text` is the whole text of a memory the
+    doctor cut to the length limit; `import_key` the dedupe key of an imported message. `extra`
+    keeps every other field as it was written: `via` (a command), an evaluation's own ids.
 
     `to_dict()` is the record's "provenance" object as stored. A file read and written again
     stays the same: keys keep their order (`key_order`), and a field whose value has another
@@ -68,20 +70,25 @@ class Provenance:
     speaker: str | None = None
     source_text: str | None = None
     date: str | None = None
+    until: str | None = None
+    seen: int | None = None
+    last_seen: Provenance | None = None
+    full_text: str | None = None
+    import_key: str | None = None
     extra: Mapping[str, Any] = field(default_factory=dict)
     key_order: tuple[str, ...] = field(default=(), compare=False, repr=False)
 
     def __post_init__(self) -> None:
         for name, kind in _PROVENANCE_FIELDS.items():
             value = getattr(self, name)
-            if value is not None and not _is_a(value, kind):
+            if value is not None and not _is_a(value, Provenance if kind is dict else kind):
                 raise TypeError(f"provenance {name} must be {kind.__name__} or None, got {value!r}")
             if value is not None and name in self.extra:
                 raise ValueError(f"provenance {name} is given twice (as a field and in extra)")
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Provenance:
-        typed = {name: value for name, value in data.items()
+        typed = {name: _field_value(name, value) for name, value in data.items()
                  if name in _PROVENANCE_FIELDS and _is_a(value, _PROVENANCE_FIELDS[name])}
         extra = {name: value for name, value in data.items() if name not in typed}
         return cls(**typed, extra=extra, key_order=tuple(data))
@@ -96,8 +103,9 @@ class Provenance:
         values: dict[str, Any] = dict.fromkeys(_PROVENANCE_FIELDS)
         extra = {}
         for name, value in data.items():
-            if type(value) is _PROVENANCE_FIELDS.get(name):  # JSON gives exact types (no bool for int)
-                values[name] = value
+            kind = _PROVENANCE_FIELDS.get(name)
+            if type(value) is kind:  # JSON gives exact types (no bool for int)
+                values[name] = cls.from_saved(cast(Mapping[str, Any], value)) if kind is dict else value
             else:
                 extra[name] = value
         values["extra"], values["key_order"] = extra, tuple(data)
@@ -106,7 +114,11 @@ class Provenance:
         return made
 
     def to_dict(self) -> dict[str, Any]:
-        data = {name: getattr(self, name) for name in _PROVENANCE_FIELDS if getattr(self, name) is not None}
+        data: dict[str, Any] = {}
+        for name in _PROVENANCE_FIELDS:
+            value = getattr(self, name)
+            if value is not None:
+                data[name] = value.to_dict() if isinstance(value, Provenance) else value
         data.update(self.extra)
         ordered = {name: data[name] for name in self.key_order if name in data}
         ordered.update(data)  # keys added since the record was read come last, as a dict adds them
@@ -115,13 +127,30 @@ class Provenance:
     def with_extra(self, **items: Any) -> Provenance:
         return replace(self, extra={**self.extra, **items})
 
+    def said_again(self, mention: Provenance | None) -> Provenance:
+        """This provenance once the fact is said again: `seen` counts it, and a mention that
+        names anything becomes `last_seen` (a `seen` of another type, which an older file may
+        hold in `extra`, is replaced)."""
+        extra = {name: value for name, value in self.extra.items() if name != "seen"}
+        last = mention if mention is not None and mention.to_dict() else self.last_seen
+        if last is not None and "last_seen" in extra:
+            del extra["last_seen"]
+        return replace(self, seen=(self.seen or 1) + 1, last_seen=last, extra=extra,
+                       key_order=tuple(self.to_dict()))  # the keys it had keep their places
+
 
 def _is_a(value: object, kind: type) -> bool:
     return isinstance(value, kind) and not (kind is int and isinstance(value, bool))
 
 
+def _field_value(name: str, value: Any) -> Any:
+    """A typed field from its JSON value (`last_seen` is a provenance of its own)."""
+    return Provenance.from_dict(value) if _PROVENANCE_FIELDS[name] is dict else value
+
+
+# Each typed field with the JSON type it is written as (a Provenance is written as an object).
 _PROVENANCE_FIELDS: dict[str, type] = {
-    item.name: int if item.name == "turn_index" else str
+    item.name: int if item.name in ("turn_index", "seen") else dict if item.name == "last_seen" else str
     for item in fields(Provenance) if item.name not in ("extra", "key_order")
 }
 _NO_PROVENANCE = Provenance()

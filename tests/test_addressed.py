@@ -46,7 +46,7 @@ def test_the_prompt_shows_memories_said_to_the_user_and_the_stored_text_is_kept(
     assert prompt_text(_record("digest", "The user talked about Porto.")) == (
         "Conversation of 2 May 2024, in short: You talked about Porto.")
     spanning = dataclasses.replace(_record("digest", "Porto."), provenance=Provenance(
-        role="summary", date="2024-05-02T18:30", extra={"until": "2024-05-04T09:00"}))
+        role="summary", date="2024-05-02T18:30", until="2024-05-04T09:00"))
     assert prompt_text(spanning) == "Conversation of 2 May 2024 to 4 May 2024, in short: Porto."
 
 

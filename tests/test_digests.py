@@ -34,7 +34,7 @@ def test_a_left_session_gets_one_digest_updated_not_duplicated(tmp_path):
     assert digest.provenance.session == "trip" and digest.provenance.date == "2024-05-02T10:00"
     again = save_digest(store, "trip", "- The user went to Porto", "2024-05-03T09:00", "2024-05-03T09:30")
     assert again is not None and [r.id for r in store.records(kind="digest")] == [again.id]
-    assert again.provenance.date == "2024-05-02T10:00" and again.provenance.extra["until"] == "2024-05-03T09:30"
+    assert again.provenance.date == "2024-05-02T10:00" and again.provenance.until == "2024-05-03T09:30"
     hits = store.recall("what did we talk about on May 2nd?", k=2, min_score=-1.0,
                         today=dt.datetime(2024, 5, 10))
     assert again.id in [h.record.id for h in hits]

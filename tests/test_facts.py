@@ -30,7 +30,7 @@ def test_repeated_fact_is_refreshed_not_copied(store: MemoryStore) -> None:
     assert again.action == "refreshed"
     assert again.record.id == first.record.id
     assert len(store.records("fact")) == 1
-    assert store.get(first.record.id).provenance.extra["seen"] == 2
+    assert store.get(first.record.id).provenance.seen == 2
 
 
 def test_same_key_new_content_supersedes(store: MemoryStore) -> None:

@@ -49,7 +49,7 @@ def test_import_is_dated_idempotent_and_follows_message_dates(tmp_path, capsys, 
     facts = {r.text for r in records if r.kind == "fact" and r.active}
     assert "The user moved to Porto." in facts and "The user lives in Lisbon." not in facts
     (digest,) = [r for r in records if r.kind == "digest"]
-    assert digest.provenance.date == "2024-03-01T10:00" and digest.provenance.extra["until"] == "2024-03-01T10:04"
+    assert digest.provenance.date == "2024-03-01T10:00" and digest.provenance.until == "2024-03-01T10:04"
     again_code, again, _ = run_main(args, capsys, monkeypatch, backend=ScriptedBackend(default=BULLETS))
     assert again_code == 0 and json.loads(again)["skipped_existing"] == 7 and json.loads(again)["turns"] == 0
     assert len(_records(tmp_path / "d")) == len(records)

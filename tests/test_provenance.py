@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 
 from local_agent.types import MemoryRecord, Provenance
 
-FIELDS = ["session", "turn_index", "role", "speaker", "source_text", "date"]
+FIELDS = ["session", "turn_index", "role", "speaker", "source_text", "date", "until", "seen", "last_seen", "full_text",
+          "import_key"]
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=5),
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3),
@@ -25,9 +26,33 @@ def test_a_provenance_read_from_a_file_is_written_back_unchanged(data: dict) -> 
 
 
 def test_typed_fields_are_read_and_wrong_types_stay_as_they_were() -> None:
-    provenance = Provenance.from_dict({"session": "s1", "turn_index": True, "seen": 2, "date": None})
+    provenance = Provenance.from_dict({"session": "s1", "turn_index": True, "via": 2, "date": None, "seen": "2"})
     assert provenance.session == "s1" and provenance.turn_index is None and provenance.date is None
-    assert provenance.extra == {"turn_index": True, "seen": 2, "date": None}
+    assert provenance.seen is None
+    assert provenance.extra == {"turn_index": True, "via": 2, "date": None, "seen": "2"}
+
+
+def test_what_product_code_reads_is_typed() -> None:
+    data = {"session": "s1", "until": "2024-05-03", "seen": 3, "full_text": "long", "import_key": "k1",
+            "last_seen": {"session": "s2", "turn_index": 4, "via": "x"}}
+    provenance = Provenance.from_dict(data)
+    assert (provenance.until, provenance.seen, provenance.full_text, provenance.import_key) == (
+        "2024-05-03", 3, "long", "k1")
+    assert provenance.last_seen == Provenance(session="s2", turn_index=4, extra={"via": "x"})
+    assert provenance.extra == {}
+    assert Provenance.from_saved(json.loads(json.dumps(data))) == provenance
+    assert json.dumps(Provenance.from_saved(json.loads(json.dumps(data))).to_dict()) == json.dumps(data)
+
+
+def test_said_again_counts_and_keeps_the_latest_mention() -> None:
+    first = Provenance.from_dict({"source_text": "I play the cello", "via": "memory add"})
+    again = first.said_again(Provenance(session="s2", source_text="cello!"))
+    assert again.seen == 2 and again.last_seen == Provenance(session="s2", source_text="cello!")
+    assert list(again.to_dict()) == ["source_text", "via", "seen", "last_seen"]  # new keys come last
+    third = again.said_again(None)
+    assert third.seen == 3 and third.last_seen == again.last_seen
+    odd = Provenance.from_dict({"seen": "many"}).said_again(Provenance(session="s3"))  # a seen no count reads
+    assert odd.seen == 2 and "seen" not in odd.extra
 
 
 def test_new_keys_come_last_as_a_dict_adds_them() -> None:

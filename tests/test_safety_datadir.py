@@ -21,8 +21,8 @@ from local_agent.types import Provenance
 from .cli_helpers import error_line, run_main
 from .file_helpers import all_bytes
 
-PIN_MESSAGE = "My bank PIN is 7391."
-PIN = b"7391"
+PIN_MESSAGE = "My bank PIN is 73915208."
+PIN = b"73915208"  # eight digits: four turn up by chance among the decimal checksums of the store's files
 
 
 def _ok(args: list[str], capsys, monkeypatch, stdin: bytes | None = None, backend=None) -> tuple[str, str]:
@@ -235,7 +235,7 @@ def test_item09_forget_with_source_leaves_no_byte_of_the_message(isolated_dirs: 
 
     assert "removed the message from session bank" in out
     hits = json.loads(_ok(["memory", "search", "bank PIN", "--json"], capsys, monkeypatch)[0])
-    assert not [hit for hit in hits if "7391" in json.dumps(hit)]
+    assert not [hit for hit in hits if "73915208" in json.dumps(hit)]
     assert PIN not in all_bytes(isolated_dirs)
     turns = SessionStore(isolated_dirs).load("bank").turns
     assert [turn.content for turn in turns if turn.role == "user"] == ["And I like green tea."]
@@ -275,17 +275,17 @@ def test_item09_memory_list_says_that_turns_are_stored(isolated_dirs: Path, scri
 
 def test_item09_with_source_scrubs_the_message_from_other_facts(isolated_dirs: Path, embedder,
                                                                capsys, monkeypatch) -> None:
-    message = "My name is Ada and my bank PIN is 7391."
+    message = "My name is Ada and my bank PIN is 73915208."
     where = Provenance(session="s1", turn_index=0, role="user", source_text=message)
     with MemoryStore.open(isolated_dirs, embedder) as store:
         store.add(message, "turn", provenance=where)
-        pin = store.add("The user's bank PIN is 7391.", "fact", provenance=where,
-                        decision={"raw_json": '{"memories": ["The user\'s bank PIN is 7391."]}'})
+        pin = store.add("The user's bank PIN is 73915208.", "fact", provenance=where,
+                        decision={"raw_json": '{"memories": ["The user\'s bank PIN is 73915208."]}'})
         name = store.add("The user's name is Ada.", "fact", provenance=where)
     sessions = SessionStore(isolated_dirs)
-    sessions.save(Session(name="s1", turns=[Turn("user", message), Turn("assistant", "Noted: 7391."),
+    sessions.save(Session(name="s1", turns=[Turn("user", message), Turn("assistant", "Noted: 73915208."),
                                             Turn("user", "Thanks."), Turn("assistant", "You're welcome.")],
-                          summary="Ada told her bank PIN, 7391.", summarized_upto=2))
+                          summary="Ada told her bank PIN, 73915208.", summarized_upto=2))
 
     _ok(["memory", "forget", pin.id, "--with-source"], capsys, monkeypatch)
 
@@ -376,7 +376,7 @@ def test_item10_a_linked_session_file_is_not_replaced(isolated_dirs: Path, tmp_p
     session.unlink()
     session.symlink_to(outside)
 
-    code, _, err = run_main(["ask", "--session", "s1", "My bank PIN is 7391."], capsys, monkeypatch, backend=scripted)
+    code, _, err = run_main(["ask", "--session", "s1", PIN_MESSAGE], capsys, monkeypatch, backend=scripted)
 
     assert code == 1 and "symbolic link" in error_line(err)
     assert session.is_symlink() and PIN not in outside.read_bytes()

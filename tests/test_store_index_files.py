@@ -1,4 +1,4 @@
-"""The persisted lexical index (lexical-<gen>.npz): reopening uses it and recalls exactly what a
+"""The persisted lexical index (lexical-<gen>.bin): reopening uses it and recalls exactly what a
 rebuilt index recalls; a stale, truncated or missing file is rebuilt, never trusted; forget
 leaves none of the forgotten words in any file."""
 
@@ -7,14 +7,17 @@ from __future__ import annotations
 import logging
 import shutil
 from pathlib import Path
+from typing import Any
 
+import faiss
 import numpy as np
 import pytest
 
 from local_agent.memory.index import vectors
+from local_agent.memory.index.approx import Approximate, stored_codes
 from local_agent.memory.index.embedder import Embedder
 from local_agent.memory.index.vectors import DenseIndex
-from local_agent.memory.store import MemoryStore
+from local_agent.memory.store import MemoryStore, approx_file
 from local_agent.memory.store.layout import StorePaths, is_own_file
 from local_agent.types import MemoryDraft, Provenance
 
@@ -36,7 +39,7 @@ def _recalled(store: MemoryStore) -> list[list[tuple[str, float, float]]]:
 
 
 def _lexical_files(data_dir: Path) -> list[Path]:
-    return sorted(StorePaths.for_data_dir(data_dir).root.glob("lexical-*.npz"))
+    return sorted(StorePaths.for_data_dir(data_dir).root.glob("lexical-*.bin"))
 
 
 def _build(data_dir: Path, embedder: Embedder, count: int, tail: int) -> None:
@@ -144,6 +147,8 @@ def test_hnsw_agrees_with_exact_search() -> None:
     agreement = np.mean([len(e & set(a)) / 10 for e, a in zip(exact, approx)])
     assert agreement >= 0.9
     assert any(row >= 4000 for rows in approx for row in rows)  # the tail is searched too
+    rows, cosines = dense.search(queries[0], 10, allowed)  # the graph's float16 vectors only find the rows
+    assert np.allclose(cosines, dense.vectors(rows) @ queries[0].astype(np.float32), rtol=0, atol=1e-6)
     narrow = allowed.copy()
     narrow[100:] = False  # a narrow filter: exact search answers
     assert set(dense.search(queries[0], 10, narrow)[0].tolist()) <= set(range(100))
@@ -156,11 +161,22 @@ def test_large_store_keeps_its_hnsw_index_in_step(
     paths = StorePaths.for_data_dir(data_dir)
     _build(data_dir, embedder, 30, tail=2)
     assert paths.approx(1).is_file()
+    real_read = approx_file._read_graph
+    read: list[Path] = []
+
+    def counted_read(path: Path, graph_bytes: int, map_rows: int) -> tuple[Any, np.ndarray | None]:
+        read.append(path)
+        return real_read(path, graph_bytes, map_rows)
+
+    monkeypatch.setattr(approx_file, "_read_graph", counted_read)
     with caplog.at_level(logging.WARNING), MemoryStore.open(data_dir, embedder) as store:
-        assert store._files.state.dense.approximate
-        hits = _recalled(store)
+        assert store._files.state.dense.approximate and not read  # opening reads none of the graph
+        assert store.stats()["records"] == 32 and store.get(store.records()[0].id) and not read
         store.add("Kai plays the violin in row 17", "fact")  # an append (to the exact tail)
-        assert len(store._files.state.dense) == 33
+        hits = _recalled(store)
+        assert len(read) == 1 and len(store._files.state.dense) == 33
+        approx = store._files.state.dense.approximate_index
+        assert approx is not None and len(approx.tail) == 3  # the rows it lacked when it was read
     assert not [r for r in caplog.records if "hnsw" in r.getMessage()]
     paths.approx(1).unlink()
     with caplog.at_level(logging.WARNING), MemoryStore.open(data_dir, embedder) as store:
@@ -183,6 +199,14 @@ def _vector_of(store: MemoryStore, record_id: str) -> bytes:
     return state.dense.vectors([state.row_of[record_id]])[0].tobytes()
 
 
+def _code_of(store: MemoryStore, record_id: str) -> bytes:
+    """What the HNSW graph keeps of a record's vector (float16; node i is row i here)."""
+    state = store._files.state
+    approx = state.dense.approximate_index
+    assert approx is not None and approx.rows is None
+    return stored_codes(approx.graph)[state.row_of[record_id]].tobytes()
+
+
 def test_forget_on_a_store_with_hnsw_leaves_nothing_in_any_file(
     data_dir: Path, embedder: Embedder, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -197,8 +221,9 @@ def test_forget_on_a_store_with_hnsw_leaves_nothing_in_any_file(
                          provenance=Provenance(session="s1", turn_index=0, source_text=said))
         store.compact()
         hidden = [_vector_of(store, secret.id), _vector_of(store, turn.id), _vector_of(store, fact.id)]
+        hidden += [_code_of(store, secret.id), _code_of(store, turn.id), _code_of(store, fact.id)]
         assert sorted(p.name for p in paths.root.glob("hnsw-*")) == ["hnsw-1.faiss"]
-        assert hidden[0] in paths.approx(1).read_bytes()  # the graph keeps a copy of each vector
+        assert hidden[3] in paths.approx(1).read_bytes()  # the graph keeps a float16 copy of each vector
         store.add("Kai has a locker too", "fact")  # in the journal's tail only
         store.forget(secret.id)
         store.forget_with_source(fact.id)  # the turn it came from goes too
@@ -238,3 +263,22 @@ def test_stale_hnsw_file_is_rebuilt_not_trusted(
     with caplog.at_level(logging.WARNING), MemoryStore.open(data_dir, embedder) as store:
         assert _recalled(store) == expected
     assert any("hnsw-3.faiss cannot be used" in r.getMessage() for r in caplog.records)
+
+
+def test_a_graph_of_float_vectors_from_an_earlier_version_is_still_used() -> None:
+    dense = DenseIndex(64)
+    vectors = _clustered(3000, 64, seed=4)
+    dense.add(vectors, ["fact"] * len(vectors), [True] * len(vectors))
+    graph = faiss.IndexHNSWFlat(64, 32, faiss.METRIC_INNER_PRODUCT)
+    graph.add(vectors)
+    dense.use_approximate(graph, None)
+    queries = _clustered(50, 64, seed=5)
+    allowed = dense.allowed(("fact",))
+    exact = [set(dense.search(q, 10, allowed, exact=True)[0].tolist()) for q in queries]
+    agreement = np.mean([len(e & set(dense.search(q, 10, allowed)[0].tolist())) / 10 for e, q in zip(exact, queries)])
+    assert agreement >= 0.9
+    approx = dense.approximate_index
+    assert approx is not None
+    _, rows = approx.renumbered(np.arange(1, 3000), 3000)  # row 0 forgotten
+    folded = Approximate(graph, rows, 64).folded()
+    assert not stored_codes(folded.graph)[0].any() and stored_codes(folded.graph)[1].any()

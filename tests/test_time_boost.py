@@ -8,6 +8,7 @@ import pytest
 from local_agent.dates.when import read_dates
 from local_agent.memory.index import time_boost
 from local_agent.memory.index.render import prompt_text
+from local_agent.memory.index.said_times import SaidColumns, overlapping
 from local_agent.memory.index.time_boost import moment_of
 from local_agent.memory.store import MemoryStore
 from local_agent.types import MemoryDraft, MemoryRecord, Provenance
@@ -100,7 +101,7 @@ def test_bonuses_for_when_it_was_said_and_what_it_speaks_of():
             _record("On Saturday I baked", "2024-05-23T09:00"), _record("no date", "")]
     spans = read_dates("last weekend", dt.datetime(2024, 5, 14, 12))
     rows = np.arange(len(said))
-    assert time_boost.said_bonuses(time_boost.SaidTimes().cover(said), rows, spans) == pytest.approx(
+    assert time_boost.said_bonuses(time_boost.new_said_times().cover(said), rows, spans) == pytest.approx(
         [time_boost.SAID_BOOST, time_boost.TOLD_AFTER_BOOST, 0.0, 0.0])
     assert time_boost.mention_bonuses(said, rows, spans) == pytest.approx([0.0, time_boost.MENTION_BOOST, 0.0, 0.0])
 
@@ -121,3 +122,31 @@ def test_stored_dates_read_and_shown():
     shown = prompt_text(MemoryRecord(id="a", kind="turn", text="Read Dune.", created=0.0, updated=0.0,
                                      provenance=draft.provenance))
     assert shown == "(2 May 2024) I told you: Read Dune."
+
+
+def test_the_date_index_finds_what_a_pass_over_every_record_finds():
+    rng = np.random.default_rng(3)
+
+    def record(row: int) -> MemoryRecord:
+        day = dt.datetime(2024, 1, 1) + dt.timedelta(hours=int(rng.integers(0, 24 * 400)))
+        kind = rng.integers(0, 5)
+        date = "" if kind == 0 else day.isoformat(timespec="minutes")
+        until = (day + dt.timedelta(days=int(rng.integers(0, 9)))).isoformat(timespec="minutes") if kind == 1 else None
+        return MemoryRecord(id=f"r{row}", kind="digest" if until else "turn", text="x", created=0.0, updated=0.0,
+                            provenance=Provenance(session="s", date=date or None, until=until))
+
+    records = [record(row) for row in range(300)]
+    spans = np.asarray([time_boost.said_span(r) for r in records[:200]])
+    said = time_boost.new_said_times(SaidColumns.of(spans[:, 0], spans[:, 1])).cover(records)
+    for row in [3, 50, 199, 210, 299]:  # said again with another date: a saved row and rows added since
+        records[row] = record(row)
+        said.refresh(row, records[row])
+    truth = np.asarray([time_boost.said_span(r) for r in records])
+    for _ in range(200):
+        low = time_boost.seconds(dt.datetime(2024, 1, 1)) + float(rng.integers(0, 400 * 86400))
+        high = low + float(rng.choice([3600, 86400, 7 * 86400, 40 * 86400]))
+        expected = np.flatnonzero(overlapping(truth[:, 0], truth[:, 1], low, high))
+        assert said.within(low, high).tolist() == expected.tolist()
+    allowed = rng.random(300) < 0.7
+    known = truth[allowed, 0][~np.isnan(truth[allowed, 0])]
+    assert said.days(allowed) == sorted({(dt.datetime(1970, 1, 1) + dt.timedelta(seconds=s)).date() for s in known})

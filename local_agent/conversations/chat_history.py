@@ -29,8 +29,6 @@ if TYPE_CHECKING:
     from ..memory.store import MemoryStore
     from ..memory.summary import Summarizer
 
-KEY = "import_key"
-
 
 @dataclass
 class ImportCounts:
@@ -44,8 +42,8 @@ class ImportCounts:
 
 def imported_keys(store: MemoryStore) -> set[str]:
     """The dedupe keys of the messages already imported."""
-    return {str(record.provenance.extra[KEY]) for record in store.records(kind=None, include_inactive=True)
-            if KEY in record.provenance.extra}
+    return {record.provenance.import_key for record in store.records(kind=None, include_inactive=True)
+            if record.provenance.import_key is not None}
 
 
 @dataclass
@@ -110,7 +108,7 @@ def _by_session(messages: Sequence[ImportedMessage]) -> list[tuple[str, list[Imp
 def _provenance(message: ImportedMessage, role: str) -> Provenance:
     return Provenance(session=message.session, turn_index=message.position, role=role, source_text=message.content,
                       date=stamp(message.date) if message.date else None,
-                      extra={KEY: message.key, "via": "import-chats"})
+                      import_key=message.key, extra={"via": "import-chats"})
 
 
 def _turn_drafts(message: ImportedMessage) -> list[MemoryDraft]:

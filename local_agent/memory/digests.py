@@ -37,7 +37,7 @@ def save_digest(store: MemoryStore, session: str, summary: str, start: str, unti
         return None
     first = min(start, old.provenance.date or start) if old is not None else start
     provenance = Provenance(session=session, role="summary", date=first,
-                            extra={"until": max(until, first), **(extra or {})})
+                            until=max(until, first), extra=dict(extra or {}))
     if old is not None:
         return store.supersede(old.id, text, provenance=provenance, decision={"route": "digest"})
     (record,) = store.add_many([MemoryDraft(text, "digest", provenance, {"route": "digest"})])

@@ -9,8 +9,10 @@ import json
 import os
 import stat
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, BinaryIO
 
 from ..errors import DataDirError, InputError, NotFoundError
 
@@ -78,17 +80,27 @@ def atomic_write_stream(path: Path, source: IO[bytes], *, mode: int = PRIVATE_FI
     the old file or the new one, never a half-written one, even if the process dies mid-write.
     `private_folder` makes the folder 0700 (our data dir), and refuses to replace a link there;
     leave it off for a user's folder. Returns the sha256 of what was written."""
+    digest = hashlib.sha256()
+    with atomic_file(path, mode=mode, private_folder=private_folder) as handle:
+        while chunk := source.read(1 << 20):
+            digest.update(chunk)
+            handle.write(chunk)
+    return digest.hexdigest()
+
+
+@contextmanager
+def atomic_file(path: Path, *, mode: int = PRIVATE_FILE, private_folder: bool = True) -> Iterator[BinaryIO]:
+    """A file to write that replaces `path` when the block ends (as atomic_write_stream does:
+    temp file, fsync, rename), for a writer that pushes its bytes (a large file written in
+    pieces, never held whole); nothing is replaced if the block fails."""
     if private_folder:
         refuse_symlink(path)
         ensure_private_dir(path.parent)
-    digest = hashlib.sha256()
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as handle:
             os.fchmod(handle.fileno(), mode)
-            while chunk := source.read(1 << 20):
-                digest.update(chunk)
-                handle.write(chunk)
+            yield handle
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, path)
@@ -96,7 +108,6 @@ def atomic_write_stream(path: Path, source: IO[bytes], *, mode: int = PRIVATE_FI
         Path(tmp).unlink(missing_ok=True)
         raise
     fsync_dir(path.parent)
-    return digest.hexdigest()
 
 
 def atomic_write_bytes(path: Path, data: bytes, *, private_folder: bool = True) -> None:

@@ -16,7 +16,7 @@ the turns it answers), so a short reply is found by the words of the question it
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 import bm25s
@@ -123,7 +123,7 @@ class LexicalIndex:
         }
 
     @classmethod
-    def from_arrays(cls, arrays: dict[str, np.ndarray]) -> LexicalIndex:
+    def from_arrays(cls, arrays: Mapping[str, np.ndarray]) -> LexicalIndex:
         """The index `to_arrays` saved, laid out as a fresh build of its rows would be (one
         main segment, or a delta for a small store), so scores are the same as a rebuild's."""
         index = cls()
@@ -149,14 +149,13 @@ _VOCAB_FIELDS = ("word_to_stem", "stem_to_sid", "word_to_id")
 
 class Ragged:
     """Rows of int32 arrays of any length: a flat array and its offsets as a file holds them
-    (read once, never split into a hundred thousand arrays), and the rows appended since."""
+    (memory-mapped, never split into a hundred thousand arrays), and the rows appended since."""
 
     def __init__(self, flat: np.ndarray | None = None, offsets: np.ndarray | None = None) -> None:
         self._flat = np.zeros(0, dtype=np.int32) if flat is None else np.asarray(flat, dtype=np.int32)
         self._offsets = np.zeros(1, dtype=np.int64) if offsets is None else np.asarray(offsets, dtype=np.int64)
-        if len(self._offsets) < 1 or self._offsets[0] != 0 or self._offsets[-1] != len(self._flat) \
-                or np.any(np.diff(self._offsets) < 0):
-            raise ValueError("the saved rows' offsets do not fit their data")
+        if len(self._offsets) < 1 or self._offsets[0] != 0 or self._offsets[-1] != len(self._flat):
+            raise ValueError("the saved rows' offsets do not fit their data")  # (the store checks the rest)
         self._saved = len(self._offsets) - 1
         self._more: list[np.ndarray] = []
 
@@ -179,7 +178,7 @@ class Ragged:
         return flat, offsets
 
 
-def _loaded_segment(rows: int, arrays: dict[str, np.ndarray]) -> _Segment:
+def _loaded_segment(rows: int, arrays: Mapping[str, np.ndarray]) -> _Segment:
     local = {int(token): position for position, token in enumerate(arrays["segment_tokens"])}
     bm25 = bm25s.BM25()
     bm25.scores = {"data": arrays["data"], "indices": arrays["indices"], "indptr": arrays["indptr"], "num_docs": rows}

@@ -139,9 +139,7 @@ def _first_stage(state: MemoryState, query: str, query_vector: np.ndarray, *, k:
     memory_days = lambda: state.said_times().days(allowed)  # noqa: E731
     spans = time_boost.query_spans(query, today, memory_days) if today is not None else []
     if spans:
-        candidates = np.flatnonzero(allowed)
-        said = time_boost.said_bonuses(state.said_times(), candidates, spans)
-        rows = np.union1d(rows, candidates[said > 0])
+        rows = np.union1d(rows, time_boost.said_rows(state.said_times(), spans, allowed))
     vector = np.asarray(query_vector, dtype=np.float32)
     vectors = state.dense.vectors(rows)
     cosines = vectors @ vector

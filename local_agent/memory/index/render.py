@@ -37,7 +37,7 @@ def prompt_text(record: MemoryRecord) -> str:
     if record.kind == "fact":  # "yesterday (7 May 2023)": the model cannot count back from the date
         return f"{addressed(with_told_dates(text, said))} (noted {day})"
     if record.kind == "digest":
-        until = (record.provenance.extra or {}).get("until", "")
+        until = record.provenance.until or ""
         if until[:10] > (record.provenance.date or "")[:10]:
             day = f"{day} to {spoken_date(until)}"
         return f"Conversation of {day}, in short: {addressed(text)}"

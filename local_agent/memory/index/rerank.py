@@ -25,6 +25,7 @@ from __future__ import annotations
 import functools
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -99,7 +100,7 @@ class Candidates:
     before_rows: np.ndarray  # that turn's row (-1: none)
 
 
-def features(candidates: Candidates, records: list[MemoryRecord], query: str) -> np.ndarray:
+def features(candidates: Candidates, records: Sequence[MemoryRecord], query: str) -> np.ndarray:
     """The FEATURES of each candidate, one row each (shape (len(rows), len(FEATURES)))."""
     rows = candidates.rows
     chosen = [records[row] for row in rows]

@@ -2,7 +2,10 @@
 
 The rows a store opens with are its vectors file memory-mapped read-only, referenced and not
 copied: opening a store reads no vector into the process, and the operating system pages them
-in as searches touch them. Rows added since go to an owned buffer that grows by doubling, so
+in as searches touch them. Single rows (a recall's candidates) are read from the file with
+pread instead of through the map: each page a map touches brings up to 64 KB of cached pages
+around it into the process as well (the kernel's fault-around), so a few hundred recalls made a
+gigabyte of the file resident. Rows added since go to an owned buffer that grows by doubling, so
 adding a memory stays an append. (The file is never changed in place: a compaction writes a new
 generation and renames it over, so a map keeps seeing the bytes it was opened on.)
 
@@ -12,6 +15,7 @@ part, with the same bitmap filter, so results are those of a flat index holding 
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 
 import faiss
@@ -58,6 +62,7 @@ class VectorRows:
     def __init__(self, dimension: int) -> None:
         self.dimension = dimension
         self._base = np.zeros((0, dimension), dtype=np.float32)
+        self._base_file: _RowFile | None = None  # the mapped file, to read single rows from
         self._tail = np.zeros((0, dimension), dtype=np.float32)
         self._tail_rows = 0
 
@@ -74,6 +79,7 @@ class VectorRows:
         memory map of a vectors file, are referenced instead of copied."""
         if not len(self) and _read_only_map(vectors, self.dimension):
             self._base = vectors
+            self._base_file = _RowFile.of(vectors)
             return
         vectors = np.ascontiguousarray(vectors, dtype=np.float32).reshape(-1, self.dimension)
         needed = self._tail_rows + len(vectors)
@@ -91,13 +97,18 @@ class VectorRows:
             raise IndexError("row out of range")
         out = np.empty((len(rows), self.dimension), dtype=np.float32)
         in_base = rows < len(self._base)
-        out[in_base] = self._base[rows[in_base]]
+        base_rows = rows[in_base]
+        out[in_base] = self._base_file.rows(base_rows) if self._base_file is not None else self._base[base_rows]
         out[~in_base] = self._tail[rows[~in_base] - len(self._base)]
         return out
 
     def copy(self) -> np.ndarray:
-        """Every row, in order, as one owned array (for saving)."""
+        """Every row, in order, as one owned array."""
         return np.concatenate([self._base, self._tail[: self._tail_rows]])
+
+    def blocks(self) -> list[np.ndarray]:
+        """Every row, in order, as the parts they are kept in (for saving without a copy)."""
+        return [part for part in (self._base, self._tail[: self._tail_rows]) if len(part)]
 
     def search(self, query: np.ndarray, k: int, allowed: np.ndarray) -> Found:
         """Exact search over every row; `query` has shape (1, dimension)."""
@@ -109,6 +120,37 @@ class VectorRows:
             rows, scores = exact_search(self._tail[: self._tail_rows], query, k, allowed[base:])
             found.append((rows + base, scores))
         return merge_best(found, k)
+
+
+class _RowFile:
+    """The file a read-only map of rows shows (a generation's vectors file, which is never
+    rewritten under its name), open to read rows with pread."""
+
+    def __init__(self, path: str, offset: int, dimension: int) -> None:
+        self._handle = os.fdopen(os.open(path, os.O_RDONLY), "rb", buffering=0)  # open as long as the map
+        self._offset = offset
+        self._width = 4 * dimension
+        self._dimension = dimension
+
+    @classmethod
+    def of(cls, matrix: np.ndarray) -> _RowFile | None:
+        """The file of a map numpy made from a path (None: read through the map)."""
+        path, offset = getattr(matrix, "filename", None), getattr(matrix, "offset", None)
+        if not isinstance(path, str) or not isinstance(offset, int):
+            return None
+        try:
+            return cls(path, offset, int(matrix.shape[1]))
+        except OSError:
+            return None
+
+    def rows(self, rows: np.ndarray) -> np.ndarray:
+        buffer = bytearray(len(rows) * self._width)
+        view, fd = memoryview(buffer), self._handle.fileno()
+        for index, row in enumerate(rows.tolist()):
+            part = view[index * self._width : (index + 1) * self._width]
+            if os.preadv(fd, [part], self._offset + row * self._width) != self._width:
+                raise OSError(f"{self._handle.name} ends before row {row}")
+        return np.frombuffer(buffer, dtype=np.float32).reshape(len(rows), self._dimension)
 
 
 def _read_only_map(vectors: np.ndarray, dimension: int) -> bool:

@@ -19,14 +19,15 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
+import math
 import re
-import threading
 from collections.abc import Callable, Sequence
 
 import numpy as np
 
 from ...dates.when import DateSpan, read_dates, with_memories, without_dates
 from ...types import MemoryRecord
+from .said_times import SaidColumns, SaidTimes, Span, overlapping, seconds
 
 SAID_BOOST = 0.15
 TOLD_AFTER_BOOST = 0.075
@@ -65,9 +66,20 @@ def record_span(record: MemoryRecord) -> tuple[dt.datetime, dt.datetime] | None:
     start = moment_of(record.provenance.date or "")
     if start is None:
         return None
-    until = record.provenance.extra.get("until")
-    end = moment_of(until) if isinstance(until, str) else None
+    until = record.provenance.until
+    end = moment_of(until) if until is not None else None
     return start, max(end or start, start)
+
+
+def said_span(record: MemoryRecord) -> Span:
+    """`record_span` in seconds since 1970 (NaN when unknown), as the date index keeps it."""
+    span = record_span(record)
+    return (seconds(span[0]), seconds(span[1])) if span else (math.nan, math.nan)
+
+
+def new_said_times(saved: SaidColumns | None = None) -> SaidTimes:
+    """The date index of a store's records (`saved`: the snapshot's, as compaction wrote them)."""
+    return SaidTimes(said_span, saved)
 
 
 def query_spans(query: str, today: dt.datetime, memory_days: Callable[[], list[dt.date]]) -> list[DateSpan]:
@@ -85,16 +97,23 @@ def topic_of(query: str, today: dt.datetime | None) -> str:
     return without_dates(query, today) if today is not None else query
 
 
+def said_rows(said: SaidTimes, spans: list[DateSpan], allowed: np.ndarray) -> np.ndarray:
+    """The `allowed` rows said within a span or just after one: those `said_bonuses` lifts,
+    found through the date index (never a pass over every record)."""
+    found = [said.within(seconds(low), seconds(high) + TOLD_AFTER.total_seconds()) for low, high in _windows(spans)]
+    rows = np.unique(np.concatenate(found)) if found else np.zeros(0, dtype=np.int64)
+    return rows[allowed[rows]]
+
+
 def said_bonuses(said: SaidTimes, rows: np.ndarray, spans: list[DateSpan]) -> np.ndarray:
-    """The bonus of each of `rows` for when it was said: within a span, or just after one
-    (array operations over the rows: a dated question may weigh every memory)."""
-    start, end = said.start[rows], said.end[rows]
+    """The bonus of each of `rows` for when it was said: within a span, or just after one."""
+    start, end = said.times(rows)
     inside = np.zeros(len(rows), dtype=bool)
     after = np.zeros(len(rows), dtype=bool)
     for low, high in _windows(spans):
-        low_s, high_s = _seconds(low), _seconds(high)
-        inside |= _overlapping(start, end, low_s, high_s)
-        after |= _overlapping(start, end, high_s, high_s + TOLD_AFTER.total_seconds())
+        low_s, high_s = seconds(low), seconds(high)
+        inside |= overlapping(start, end, low_s, high_s)
+        after |= overlapping(start, end, high_s, high_s + TOLD_AFTER.total_seconds())
     return np.where(inside, SAID_BOOST, np.where(after, TOLD_AFTER_BOOST, 0.0)).astype(np.float32)
 
 
@@ -125,51 +144,3 @@ def _mentioned(text: str, stamp: str) -> tuple[tuple[dt.datetime, dt.datetime], 
 
 def _windows(spans: list[DateSpan]) -> list[tuple[dt.datetime, dt.datetime]]:
     return [(span.start.replace(tzinfo=None), span.end.replace(tzinfo=None)) for span in spans]
-
-
-def _overlapping(start: np.ndarray, end: np.ndarray, low: float, high: float) -> np.ndarray:
-    """Which said-times fall in [low, high): a moment within it, a span of days touching it
-    (NaN, an unknown time, never does)."""
-    moment = start == end
-    return np.where(moment, (low <= start) & (start < high), (start < high) & (low <= end))
-
-
-_EPOCH = dt.datetime(1970, 1, 1)
-
-
-def _seconds(moment: dt.datetime) -> float:
-    return (moment.replace(tzinfo=None) - _EPOCH).total_seconds()
-
-
-class SaidTimes:
-    """When each record of a growing list was said, as seconds (start and end, equal for a
-    moment; NaN when unknown): read once per record, on first need, so that opening a store
-    reads no dates."""
-
-    def __init__(self) -> None:
-        self.start = np.empty(0)
-        self.end = np.empty(0)
-        self._lock = threading.Lock()  # readers of a store may recall at once
-
-    def cover(self, records: Sequence[MemoryRecord]) -> SaidTimes:
-        """Read the records not read yet (the list only grows); self."""
-        with self._lock:
-            known = len(self.start)
-            if known < len(records):
-                fresh = records[known:]
-                spans = [record_span(record) for record in fresh]
-                self.start = np.concatenate([self.start, [_seconds(s[0]) if s else np.nan for s in spans]])
-                self.end = np.concatenate([self.end, [_seconds(s[1]) if s else np.nan for s in spans]])
-        return self
-
-    def refresh(self, row: int, record: MemoryRecord) -> None:
-        """A record replaced in place: read again when it has been read."""
-        with self._lock:
-            if row < len(self.start):
-                span = record_span(record)
-                self.start[row], self.end[row] = (_seconds(span[0]), _seconds(span[1])) if span else (np.nan, np.nan)
-
-    def days(self, rows: np.ndarray) -> list[dt.date]:
-        """The days the records `rows` (a mask) were said on."""
-        known = self.start[rows & ~np.isnan(self.start)]
-        return [(_EPOCH + dt.timedelta(days=int(day))).date() for day in np.unique(known // 86400)]

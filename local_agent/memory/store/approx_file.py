@@ -18,12 +18,11 @@ import logging
 import os
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import IO, cast
 
 import faiss
 import numpy as np
 
-from ...process.files import atomic_write_stream
+from ...process.files import atomic_file
 from ..index.vectors import DenseIndex
 
 log = logging.getLogger(__name__)
@@ -45,40 +44,26 @@ def approx_stamp(generation: int, count: int, vectors_sha256: str) -> ApproxStam
     return ApproxStamp(APPROX_FORMAT, generation, count, vectors_sha256)
 
 
-class _Chain:
-    """A read()-able stream over several buffers, so a large index is written without joining."""
-
-    def __init__(self, *parts: bytes | memoryview) -> None:
-        self._parts = [memoryview(part).cast("B") for part in parts]
-
-    def read(self, size: int) -> bytes:
-        while self._parts and not len(self._parts[0]):
-            self._parts.pop(0)
-        if not self._parts:
-            return b""
-        chunk, self._parts[0] = self._parts[0][:size], self._parts[0][size:]
-        return bytes(chunk)
-
-
 def write_approx(path: Path, dense: DenseIndex, stamp: ApproxStamp) -> None:
-    """Save `dense`'s approximate index (its tail folded in, built first if it has none)."""
+    """Save `dense`'s approximate index (its tail folded in, built first if it has none),
+    streamed from FAISS into the file (never a serialized copy in memory)."""
     approx = dense.fold_approximate()
-    graph = faiss.serialize_index(approx.graph)
     rows = b"" if approx.rows is None else np.asarray(approx.rows, dtype="<i8").tobytes()
-    header = {**asdict(stamp), "graph_bytes": len(graph), "map_rows": len(rows) // 8}
-    text = json.dumps(header).encode("utf-8")
-    parts = _Chain(graph, rows, text, len(text).to_bytes(8, "little"), MAGIC)
-    atomic_write_stream(path, cast(IO[bytes], parts))  # it only calls read()
+    with atomic_file(path) as handle:
+        faiss.write_index(approx.graph, faiss.PyCallbackIOWriter(handle.write))
+        graph_bytes = handle.tell()
+        header = {**asdict(stamp), "graph_bytes": graph_bytes, "map_rows": len(rows) // 8}
+        text = json.dumps(header).encode("utf-8")
+        for part in (rows, text, len(text).to_bytes(8, "little"), MAGIC):
+            handle.write(part)
 
 
 def load_approx(path: Path, dense: DenseIndex, stamp: ApproxStamp) -> bool:
-    """Give `dense` the saved index (memory-mapped) if it matches `stamp`; False (with one
-    notice) if not."""
+    """Give `dense` the saved index if its footer matches `stamp`, to be read (memory-mapped)
+    on its first search; False (with one notice) if it does not match."""
     try:
         graph_bytes, map_rows = _check_footer(path, stamp)
-        rows = np.fromfile(path, dtype="<i8", count=map_rows, offset=graph_bytes) if map_rows else None
-        graph = faiss.read_index(str(path), faiss.IO_FLAG_MMAP_IFC | faiss.IO_FLAG_READ_ONLY)
-        dense.use_approximate(graph, rows)
+        dense.use_approximate_later(lambda: _read_graph(path, graph_bytes, map_rows))
         return True
     except FileNotFoundError:
         reason = "is missing"
@@ -86,6 +71,11 @@ def load_approx(path: Path, dense: DenseIndex, stamp: ApproxStamp) -> bool:
         reason = f"cannot be used ({exc})"
     log.warning("%s %s: searching exactly until it is rebuilt from the %d vectors", path.name, reason, stamp.count)
     return False
+
+
+def _read_graph(path: Path, graph_bytes: int, map_rows: int) -> tuple[faiss.Index, np.ndarray | None]:
+    rows = np.fromfile(path, dtype="<i8", count=map_rows, offset=graph_bytes) if map_rows else None
+    return faiss.read_index(str(path), faiss.IO_FLAG_MMAP_IFC | faiss.IO_FLAG_READ_ONLY), rows
 
 
 def _check_footer(path: Path, stamp: ApproxStamp) -> tuple[int, int]:

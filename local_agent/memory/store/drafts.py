@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Container, Mapping
 from typing import Any, TypeVar
 
 from ...errors import InputError
@@ -58,12 +58,25 @@ def draft_record(draft: MemoryDraft) -> MemoryRecord:
     )
 
 
-def claim_id(wanted: str | None, seq: int, draft: MemoryRecord, taken: set[str]) -> str:
+class _Taken:
+    """The ids in use: those stored and those claimed in this write."""
+
+    def __init__(self, stored: Container[str], claimed: set[str]) -> None:
+        self.stored, self.claimed = stored, claimed
+
+    def __contains__(self, ident: object) -> bool:
+        return ident in self.claimed or ident in self.stored
+
+
+def claim_id(wanted: str | None, seq: int, draft: MemoryRecord, stored: Container[str], claimed: set[str]) -> str:
+    """The id the record gets: `wanted`, or one made from its content; InputError when
+    `wanted` is in `stored` or was `claimed` already in this write (it joins `claimed`)."""
+    taken = _Taken(stored, claimed)
     if wanted is not None:
         if wanted in taken:
             raise InputError(f"a memory with id {wanted!r} already exists")
         ident = wanted
     else:
         ident = make_record_id(seq, draft.kind, draft.text, taken)
-    taken.add(ident)
+    claimed.add(ident)
     return ident

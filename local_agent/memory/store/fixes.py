@@ -55,7 +55,7 @@ def _fix_length(record: MemoryRecord, fixes: list[Fix]) -> MemoryRecord:
     fixes.append(Fix(f"memory {record.id}: {problem}",
                      f"memory {record.id}: text cut to {len(cut)} characters; the whole text is kept in its "
                      f"provenance as full_text"))
-    return replace(record, text=cut, provenance=record.provenance.with_extra(full_text=record.text))
+    return replace(record, text=cut, provenance=replace(record.provenance, full_text=record.text))
 
 
 def _fix_dangling(records: list[MemoryRecord], fixes: list[Fix]) -> list[MemoryRecord]:

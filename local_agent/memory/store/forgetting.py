@@ -42,10 +42,10 @@ def sources_of(records: Iterable[MemoryRecord]) -> tuple[Source, ...]:
     """The messages `records` were made from (a fact said again keeps its last mention too)."""
     found: dict[Source, None] = {}
     for record in records:
-        last_seen = record.provenance.extra.get("last_seen")
+        last_seen = record.provenance.last_seen
         mentions = [(record.provenance, record.kind == "turn")]
-        if isinstance(last_seen, dict):
-            mentions.append((Provenance.from_dict(last_seen), False))
+        if last_seen is not None:
+            mentions.append((last_seen, False))
         for mention, is_the_turn in mentions:
             source = _source(mention, record.text if is_the_turn else None)
             if source is not None:

@@ -24,14 +24,15 @@ from ...types import MemoryRecord
 from ..index.embedder import Embedder, TextEmbedder, embed_with_progress
 from ..index.render import dense_text, embedding_id
 from ..index.state import MemoryState
+from .columns import Indexed, columns_problem, index_whole, open_columns
 from .compaction import write_generation
 from .datadir import claim_data_dir
 from .fixes import fix_records
-from .journal import JournalOp, UnreadableLine, decode_op, parse_header
+from .journal import JOURNAL_FORMAT, JournalOp, UnreadableLine, decode_op, parse_header
 from .layout import CORRUPT_MARK, FileDamage, NewerFormat, StorePaths
 from .privacy import data_dir_problems, repair_modes
 from .salvage import apply_ops, kept_copies, salvage
-from .snapshot import Snapshot, load_vectors, read_snapshot
+from .snapshot import Snapshot, ids_checksum, load_vectors, open_snapshot, read_snapshot
 
 
 @dataclass
@@ -44,6 +45,7 @@ class _Findings:
     journal_ops: list[JournalOp] = field(default_factory=list)
     journal_damaged: bool = False
     vectors_bad: bool = False
+    columns_bad: Indexed | None = None  # the columns the snapshot should have, when its own do not hold
     records_bad: bool = False  # records a user could not manage
     in_copies_only: bool = False  # records only a kept copy of a damaged file still holds
 
@@ -53,7 +55,13 @@ class _Findings:
 
     @property
     def repairable(self) -> bool:
-        return self.damaged or self.vectors_bad or self.records_bad or self.in_copies_only
+        return self.damaged or self.vectors_bad or self.records_bad or self.in_copies_only or self.columns_only
+
+    @property
+    def columns_only(self) -> bool:
+        """Nothing is wrong but the columns file (derived: written again from the snapshot)."""
+        return self.columns_bad is not None and not (self.damaged or self.vectors_bad or self.records_bad
+                                                     or self.in_copies_only)
 
 
 def doctor(data_dir: Path, repair: bool = False, *, embedder: TextEmbedder | None = None,
@@ -88,6 +96,8 @@ def _check_store(data_dir: Path, repair: bool, embedder: TextEmbedder | None, lo
     try:
         with lock:
             findings = _inspect(paths)  # again, now that no one can write
+            if findings.columns_only:
+                return findings.problems + _repair_columns(paths, findings)
             return findings.problems + _repair(paths, findings, embedder or Embedder())
     except filelock.Timeout:
         raise StoreBusyError(f"memory store is busy: another local-agent process is writing to {paths.root}") from None
@@ -99,6 +109,7 @@ def _check_store(data_dir: Path, repair: bool, embedder: TextEmbedder | None, lo
 def _inspect(paths: StorePaths) -> _Findings:
     findings = _Findings()
     _check_snapshot(paths, findings)
+    _check_columns(paths, findings)
     _check_vectors(paths, findings)
     _check_journal(paths, findings)
     if not findings.damaged and not findings.newer_format:
@@ -115,6 +126,26 @@ def _check_snapshot(paths: StorePaths, findings: _Findings) -> None:
         findings.snapshot_damaged = not findings.newer_format
 
 
+def _check_columns(paths: StorePaths, findings: _Findings) -> None:
+    """A columns file that opening would use (its stamp matches the snapshot) must hold what
+    the snapshot holds: a snapshot changed without a change of size, or a damaged columns file,
+    is found here (opening reads no record to notice it)."""
+    snapshot = findings.snapshot
+    if snapshot is None or not snapshot.records or snapshot.migrated_from is not None:
+        return
+    head, opened = open_snapshot(paths.snapshot)
+    if head is None or opened is None:
+        return
+    saved, _ = open_columns(paths.root, paths.snapshot, head, opened)
+    if saved is None:
+        return  # not used: opening indexes the snapshot again
+    expected = index_whole(snapshot, head, opened)
+    problem = columns_problem(saved.columns, expected)
+    if problem:
+        findings.problems.append(f"{saved.columns.path}: {problem} (it is written again on repair)")
+        findings.columns_bad = expected
+
+
 def _check_vectors(paths: StorePaths, findings: _Findings) -> None:
     snapshot = findings.snapshot
     if snapshot is None or not snapshot.records:
@@ -124,9 +155,9 @@ def _check_vectors(paths: StorePaths, findings: _Findings) -> None:
         findings.vectors_bad = True
         return
     path = paths.root / snapshot.vectors.file
-    ids = [record.id for record in snapshot.records]
+    ids = ids_checksum([record.id for record in snapshot.records])
     try:
-        _, reason = load_vectors(path, snapshot.vectors, ids, snapshot.vectors.embedding_id)
+        _, reason = load_vectors(path, snapshot.vectors, snapshot.vectors.embedding_id, ids, verify=True)
     except FileNotFoundError:
         reason = "missing"
     if reason:
@@ -141,14 +172,15 @@ def _check_journal(paths: StorePaths, findings: _Findings) -> None:
         return
     lines = raw.split(b"\n")
     try:
-        findings.journal_generation = parse_header(paths.journal, lines[0] + b"\n")
+        findings.journal_generation, version = parse_header(paths.journal, lines[0] + b"\n")
     except FileDamage as damage:
         findings.problems.append(str(damage))
         findings.journal_damaged = True
+        version = JOURNAL_FORMAT
     complete = lines[1:-1]  # the piece after the last newline is a torn line: not damage
     for number, line in enumerate(complete, start=2):
         try:
-            op = decode_op(line)
+            op = decode_op(line, version)
         except ValueError as exc:
             if number - 2 == len(complete) - 1 and not lines[-1] and isinstance(exc, UnreadableLine):
                 break  # an unreadable last line is a torn write, not damage
@@ -188,7 +220,7 @@ def _missing_from_copies(paths: StorePaths, records: list[MemoryRecord]) -> list
     by text (a repair may have given a record a new id, or cut its text). A memory the user
     forgot is never among them: `forget` deletes every copy that holds its text."""
     ids = {record.id for record in records}
-    texts = {(r.kind, t) for r in records for t in (r.text, r.provenance.extra.get("full_text")) if isinstance(t, str)}
+    texts = {(r.kind, t) for r in records for t in (r.text, r.provenance.full_text) if t is not None}
     found = []
     for copy in kept_copies(paths):
         ops, _ = salvage(copy.read_bytes())
@@ -201,6 +233,15 @@ def _missing_from_copies(paths: StorePaths, records: list[MemoryRecord]) -> list
 
 
 # -- repair ------------------------------------------------------------------------------------
+
+
+def _repair_columns(paths: StorePaths, findings: _Findings) -> list[str]:
+    """Write the columns file again from the snapshot (nothing else needs repair)."""
+    if findings.columns_bad is None or findings.snapshot is None:
+        return []
+    path = paths.columns(findings.snapshot.generation)
+    findings.columns_bad.write(path)
+    return [f"{path}: written again from {paths.snapshot.name}"]
 
 
 def _repair(paths: StorePaths, findings: _Findings, embedder: TextEmbedder) -> list[str]:

@@ -5,7 +5,7 @@ line is one operation, written with a single write() of the whole line and fsync
 leaves at worst a torn last line, which readers skip. New records carry their vector (base64
 float32) so that a reload never re-embeds.
 
-    {"journal": 1, "generation": 3}
+    {"journal": 2, "generation": 3}
     {"op": "add", "seq": 41, "record": {...}, "embedding": "<model id>", "vector": "<base64>"}
     {"op": "update", "record": {...}}                 # same text, new metadata (touch)
     {"op": "supersede", "old": "<id>", "seq": 42, "record": {...}, "embedding": ..., "vector": ...}
@@ -28,9 +28,11 @@ import numpy as np
 from ...process.files import PRIVATE_FILE, atomic_write_bytes, refuse_symlink
 from ...types import MemoryRecord
 from .layout import FileDamage
+from .migrations import migrate_record_v1
 from .records import record_from_json
 
-JOURNAL_FORMAT = 1
+JOURNAL_FORMAT = 2  # 1: written by a store of snapshot version 1 (its records are migrated when read)
+READABLE_FORMATS = (1, 2)
 OPS_WITH_VECTOR = ("add", "supersede")
 
 
@@ -52,6 +54,7 @@ class JournalChunk:
     end: int  # offset just past the last line taken
     lines: int  # complete lines read so far, header included
     torn: int  # bytes at the end left unread: a partial or unreadable last line
+    format: int = JOURNAL_FORMAT
 
 
 def encode_op(op: JournalOp) -> bytes:
@@ -72,15 +75,16 @@ class UnreadableLine(ValueError):
     that is not a valid operation was written whole: that is damage, never a torn write."""
 
 
-def decode_op(line: bytes) -> JournalOp:
-    """One operation from its line; ValueError says what is wrong with it."""
+def decode_op(line: bytes, version: int = JOURNAL_FORMAT) -> JournalOp:
+    """One operation from its line in a journal of format `version`; ValueError says what is wrong."""
     try:
         data = json.loads(line)
     except (ValueError, RecursionError) as exc:  # bad JSON or UTF-8, a number too long, too deep
         raise UnreadableLine(f"not JSON ({exc})") from None
     if not isinstance(data, dict) or data.get("op") not in ("add", "update", "supersede"):
         raise ValueError("not a known operation")
-    op = JournalOp(op=data["op"], record=record_from_json(data.get("record")))
+    record = migrate_record_v1(data.get("record")) if version == 1 else data.get("record")
+    op = JournalOp(op=data["op"], record=record_from_json(record))
     if op.op in OPS_WITH_VECTOR:
         op.seq = _int_field(data, "seq")
         op.embedding_id = str(data.get("embedding") or "")
@@ -129,33 +133,35 @@ def read_journal(path: Path, offset: int = 0, lines_before: int = 0) -> JournalC
     try:
         with open(path, "rb") as handle:
             header = handle.readline()
-            generation = parse_header(path, header)
+            generation, version = parse_header(path, header)
             start = max(offset, len(header))
             handle.seek(start)
             data = handle.read()
     except FileNotFoundError:
         return None
     lines_before = lines_before if offset > len(header) else 1
-    return _parse_lines(path, data, start, generation, lines_before)
+    chunk = JournalChunk(generation=generation, ops=[], end=start, lines=lines_before, torn=0, format=version)
+    return _parse_lines(path, data, chunk)
 
 
-def parse_header(path: Path, header: bytes) -> int:
+def parse_header(path: Path, header: bytes) -> tuple[int, int]:
+    """The generation a journal continues, and its format."""
     try:
         data = json.loads(header)
-        if data.get("journal") != JOURNAL_FORMAT or not isinstance(data.get("generation"), int):
+        if data.get("journal") not in READABLE_FORMATS or not isinstance(data.get("generation"), int):
             raise ValueError
     except (ValueError, AttributeError, UnicodeDecodeError):
         raise FileDamage(path, "line 1 is not a journal header") from None
-    return int(data["generation"])
+    return int(data["generation"]), int(data["journal"])
 
 
-def _parse_lines(path: Path, data: bytes, start: int, generation: int, lines_before: int) -> JournalChunk:
+def _parse_lines(path: Path, data: bytes, chunk: JournalChunk) -> JournalChunk:
     pieces = data.split(b"\n")
     complete, partial = pieces[:-1], pieces[-1]
-    chunk = JournalChunk(generation=generation, ops=[], end=start, lines=lines_before, torn=len(partial))
+    chunk.torn = len(partial)
     for index, line in enumerate(complete):
         try:
-            op = decode_op(line)
+            op = decode_op(line, chunk.format)
         except ValueError as exc:
             if index == len(complete) - 1 and not partial and isinstance(exc, UnreadableLine):
                 chunk.torn = len(line) + 1  # an unreadable last line counts as torn

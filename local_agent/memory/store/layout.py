@@ -4,8 +4,10 @@
         memories.json        snapshot: every record, human-readable, with a format version
         vectors-<gen>.npy    one float32 row per snapshot record (the generation is in the name,
                              so a compaction never overwrites the vectors a reader is loading)
-        lexical-<gen>.npz    the BM25 index over the snapshot's records (derived: rebuilt when it
-                             does not match; see lexical_file.py)
+        columns-<gen>.bin    the snapshot's records as columns, indexing their lines in
+                             memories.json (derived: rebuilt when it does not match; columns.py)
+        lexical-<gen>.bin    the BM25 index over the snapshot's records (derived, like columns;
+                             see lexical_file.py; lexical-<gen>.npz was its earlier format)
         hnsw-<gen>.faiss     the approximate dense index of a large store (derived, like lexical;
                              hnsw-<gen>.npz was its earlier format, still deleted as ours)
         journal.jsonl        operations since the snapshot, one JSON object a line
@@ -36,12 +38,14 @@ LOCK_NAME = "write.lock"
 VECTORS_PREFIX = "vectors-"
 LEXICAL_PREFIX = "lexical-"
 APPROX_PREFIX = "hnsw-"
+COLUMNS_PREFIX = "columns-"
 CORRUPT_MARK = ".corrupt-"
 DOCTOR_HINT = "run `local-agent memory doctor --repair`"
 
 _GENERATIONAL = (rf"{re.escape(VECTORS_PREFIX)}\d+\.npy"
                  rf"|(?:{re.escape(LEXICAL_PREFIX)}|{re.escape(APPROX_PREFIX)})\d+\.npz"
-                 rf"|{re.escape(APPROX_PREFIX)}\d+\.faiss")
+                 rf"|{re.escape(APPROX_PREFIX)}\d+\.faiss"
+                 rf"|(?:{re.escape(LEXICAL_PREFIX)}|{re.escape(COLUMNS_PREFIX)})\d+\.bin")
 _LIVE = rf"(?:{re.escape(SNAPSHOT_NAME)}|{re.escape(JOURNAL_NAME)}|{_GENERATIONAL})"
 LIVE_FILE = re.compile(rf"{_LIVE}|{re.escape(LOCK_NAME)}")
 BACKUP_FILE = re.compile(
@@ -97,7 +101,10 @@ class StorePaths:
         return self.root / f"{VECTORS_PREFIX}{generation}.npy"
 
     def lexical(self, generation: int) -> Path:
-        return self.root / f"{LEXICAL_PREFIX}{generation}.npz"
+        return self.root / f"{LEXICAL_PREFIX}{generation}.bin"
+
+    def columns(self, generation: int) -> Path:
+        return self.root / f"{COLUMNS_PREFIX}{generation}.bin"
 
     def approx(self, generation: int) -> Path:
         return self.root / f"{APPROX_PREFIX}{generation}.faiss"

@@ -78,7 +78,7 @@ class MemoryStore:
         if kind is not None:
             as_input(check_kind, kind)
         with self._reading() as state:
-            return [r for r in state.records if (kind is None or r.kind == kind) and (include_inactive or r.active)]
+            return state.select(KINDS if kind is None else (kind,), include_inactive=include_inactive)
 
     def find_by_key(self, key: tuple[str, str]) -> MemoryRecord | None:
         """The active fact with this (subject, attribute) key, if any (case-insensitive)."""
@@ -116,13 +116,13 @@ class MemoryStore:
 
     def stats(self) -> dict[str, Any]:
         with self._reading() as state:
-            active = [r for r in state.records if r.active]
+            counts = state.counts()
             files = {path.name: path.stat().st_size for path in self.paths.files()}
             return {
-                "records": len(state),
-                "active": len(active),
-                "superseded": len(state) - len(active),
-                "by_kind": {kind: sum(r.kind == kind for r in active) for kind in KINDS},
+                "records": counts["records"],
+                "active": counts["active"],
+                "superseded": counts["records"] - counts["active"],
+                "by_kind": {kind: counts[kind] for kind in KINDS},
                 "generation": self._files.view.generation,
                 "journal_operations": state.journal_ops,
                 "embedding": self.embedding_id,
@@ -160,10 +160,10 @@ class MemoryStore:
             return []
         vectors = embed_with_progress(self.embedder, [dense_text(r) for r, _ in records], "embedding memories")
         with self._writing() as state:
-            taken = set(state.row_of)
+            claimed: set[str] = set()
             ops = []
             for seq, ((draft, wanted_id), vector) in enumerate(zip(records, vectors), start=state.next_seq):
-                record = replace(draft, id=claim_id(wanted_id, seq, draft, taken))
+                record = replace(draft, id=claim_id(wanted_id, seq, draft, state.row_of, claimed))
                 ops.append(JournalOp("add", record, seq=seq, vector=vector, embedding_id=self.embedding_id))
             self._files.append(ops)
         return [op.record for op in ops]
@@ -173,12 +173,9 @@ class MemoryStore:
         and keep the latest mention's provenance as `last_seen`."""
         if provenance is not None and not isinstance(provenance, Provenance):
             raise InputError(f"provenance must be a Provenance, got {type(provenance).__name__}")
-        mention = provenance.to_dict() if provenance is not None else {}
         with self._writing() as state:
             record = state.get(record_id)
-            seen = {"seen": int(record.provenance.extra.get("seen", 1)) + 1}
-            origin = record.provenance.with_extra(**seen, **({"last_seen": mention} if mention else {}))
-            updated = replace(record, updated=time.time(), provenance=origin)
+            updated = replace(record, updated=time.time(), provenance=record.provenance.said_again(provenance))
             self._files.append([JournalOp("update", updated)])
         return updated
 
@@ -195,7 +192,7 @@ class MemoryStore:
             if not old.active:
                 raise InputError(f"memory {old.id} was already replaced by {old.superseded_by}")
             seq = state.next_seq
-            record = replace(draft, id=claim_id(None, seq, draft, set(state.row_of)))
+            record = replace(draft, id=claim_id(None, seq, draft, state.row_of, set()))
             op = JournalOp("supersede", record, seq=seq, vector=vector, embedding_id=self.embedding_id, old_id=old.id)
             self._files.append([op])
         return record

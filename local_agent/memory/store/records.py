@@ -29,7 +29,7 @@ LATEST = 253_370_764_800  # 9999-01-01 UTC: any local time zone can still show i
 MAX_NESTING = 32  # provenance and decision are small objects; deeper is not ours
 
 
-def make_record_id(seq: int, kind: str, text: str, taken: set[str] | dict[str, Any]) -> str:
+def make_record_id(seq: int, kind: str, text: str, taken: Container[str]) -> str:
     """A short id from the record's position in the store and its content: the same inputs
     on a fresh store give the same ids, so batch runs can be compared byte for byte."""
     salt = 0

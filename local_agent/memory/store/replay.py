@@ -5,6 +5,7 @@ by another embedding model are made again."""
 from __future__ import annotations
 
 import logging
+from collections.abc import Container
 from dataclasses import replace
 from pathlib import Path
 
@@ -45,7 +46,7 @@ def _apply_one(state: MemoryState, op: JournalOp) -> None:
         state.update(op.record)
     else:  # supersede
         state.add([op.record], np.asarray(op.vector, dtype=np.float32).reshape(1, -1))
-        if op.old_id in state.row_of:
+        if op.old_id is not None and op.old_id in state.row_of:
             old = state.records[state.row_of[op.old_id]]
             state.update(replace(old, superseded_by=op.record.id))
     _count(state, [op])
@@ -62,12 +63,12 @@ def replay(state: MemoryState, ops: list[JournalOp], embedder: TextEmbedder, emb
     """Apply operations read from the journal at `path`; returns whether some vectors had to be
     re-made (written by another embedding model). StoreCorruptError for an inconsistent op."""
     remade = _remake_vectors(ops, embedder, embedding_id)
-    ids = set(state.row_of)
+    added: set[str] = set()  # by these operations
     for op in ops:
-        problem = _inconsistency(ids, op)
+        problem = _inconsistency(state.row_of, added, op)
         if problem:
             raise corrupt(FileDamage(path, f"line {op.line}: {problem}"))
-        ids.add(op.record.id)
+        added.add(op.record.id)
     apply_ops(state, ops)
     return remade
 
@@ -83,12 +84,16 @@ def _remake_vectors(ops: list[JournalOp], embedder: TextEmbedder, embedding_id: 
     return bool(foreign)
 
 
-def _inconsistency(ids: set[str], op: JournalOp) -> str:
-    """What makes `op` impossible after records `ids` exist ('' if nothing)."""
-    if op.op in ("add", "supersede") and op.record.id in ids:
+def _inconsistency(stored: Container[str], added: set[str], op: JournalOp) -> str:
+    """What makes `op` impossible after records `stored` and `added` exist ('' if nothing)."""
+
+    def exists(ident: str | None) -> bool:
+        return ident in added or ident in stored
+
+    if op.op in ("add", "supersede") and exists(op.record.id):
         return f"adds record {op.record.id} a second time"
-    if op.op == "update" and op.record.id not in ids:
+    if op.op == "update" and not exists(op.record.id):
         return f"updates record {op.record.id}, which does not exist"
-    if op.op == "supersede" and op.old_id not in ids:
+    if op.op == "supersede" and not exists(op.old_id):
         return f"replaces record {op.old_id}, which does not exist"
     return ""

@@ -5,12 +5,17 @@ date by small named migration functions, one per step. Records are written one p
 file stays readable (and salvageable) at any size. The vectors live in `vectors-<gen>.npy`, one
 float32 row per record in snapshot order; the snapshot names that file and records the
 embedding model, the row count and checksums of the ids and of the vector bytes, so any
-mismatch is detected at load.
+mismatch is detected.
 
 The header also holds `records_sha256`, the checksum of the record lines as written. When it
 matches, the records are ours as we wrote them (they were validated on the way in), and they
-are built without checking each one again: the cost of opening a large store. Anything else
-(an edited or damaged file, or one written before the checksum) is validated record by record.
+are built without checking each one again. Anything else (an edited or damaged file, or one
+written before the checksum) is validated record by record.
+
+Opening a store reads only the header (`read_head`): the columns file (columns.py) indexes the
+record lines where they lie in this file, which is memory-mapped, and a record is parsed when it
+is read. Reading the whole file (`read_snapshot`) is for a store without usable columns, an
+older format, and the doctor.
 """
 
 from __future__ import annotations
@@ -18,8 +23,9 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import os
 import time
-from collections.abc import Callable
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -27,15 +33,19 @@ from typing import Any
 import numpy as np
 import orjson
 
-from ...process.files import atomic_write_bytes
+from ...process.files import atomic_file
 from ...types import MemoryRecord
 from .layout import FileDamage, NewerFormat
+from .migrations import MIGRATIONS
 from .records import record_from_json
 
 RECORDS_START = b'\n  "records": [\n'
 RECORDS_END = b'\n  ]\n}\n'
+LINE_INDENT = b"    "
+LINE_BREAK = b",\n" + LINE_INDENT  # between two record lines
+HEAD_READ = 1 << 16  # the header is read in chunks of this size until the records start
 
-SNAPSHOT_VERSION = 1
+SNAPSHOT_VERSION = 2
 SNAPSHOT_FORMAT = "local-agent memory snapshot"
 
 
@@ -57,33 +67,58 @@ class Snapshot:
     vectors: VectorMeta | None
     migrated_from: int | None = None  # the version on disk, when it was older
     records_sha256: str | None = None  # the checksum of the record lines, when it held
+    body_sha256: str | None = None  # the checksum of the record lines as read (our layout only)
+    lines: LineSpans | None = None  # where each record's line lies in the file (our layout only)
+    columns: str | None = None  # the columns file the header names
 
 
-# -- migrations: each takes the JSON of version N and returns version N+1 ----------------------
+@dataclass(frozen=True)
+class LineSpans:
+    """Where each record's line lies in the snapshot file: byte offsets and lengths."""
+
+    start: np.ndarray  # uint64
+    length: np.ndarray  # uint32
 
 
-def migrate_v0_to_v1(data: dict[str, Any]) -> dict[str, Any]:
-    """Version 0 (the pre-release format) kept `memories` with `type`, `timestamp` and `source`
-    and had no vectors, generations or sequence numbers."""
-    records = []
-    for item in data.get("memories", []):
-        stamp = item.get("timestamp", 0.0)
-        records.append({
-            "id": item.get("id"),
-            "kind": item.get("type", "fact"),
-            "text": item.get("text"),
-            "created": stamp,
-            "updated": item.get("updated", stamp),
-            "provenance": item.get("source") or {},
-            "decision": {},
-            "key": item.get("key"),
-            "superseded_by": item.get("superseded_by"),
-            "supersedes": item.get("supersedes"),
-        })
-    return {"version": 1, "generation": 0, "next_seq": len(records), "vectors": None, "records": records}
+@dataclass(frozen=True)
+class Head:
+    """The snapshot's header, read without its records: what opening a store reads."""
+
+    version: int
+    generation: int
+    next_seq: int
+    vectors: VectorMeta | None
+    records_sha256: str | None
+    columns: str | None  # the columns file it names
+    sha256: str  # of the header's bytes (a columns file names it)
+    size: int  # of the whole file when it was read
 
 
-MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {0: migrate_v0_to_v1}
+@dataclass(frozen=True)
+class Encoded:
+    """A snapshot file to write, in parts (never joined: a million records are 300 MB), with
+    what its columns file records of it."""
+
+    parts: tuple[bytes, ...]
+    records_sha256: str
+    head_sha256: str
+    lines: LineSpans
+
+    @property
+    def size(self) -> int:
+        return sum(map(len, self.parts))
+
+    @property
+    def data(self) -> bytes:
+        return b"".join(self.parts)
+
+    def write(self, path: Path) -> None:
+        with atomic_file(path) as handle:
+            for part in self.parts:
+                handle.write(part)
+
+
+# -- format versions -------------------------------------------------------------------------
 
 
 def migrate(data: dict[str, Any], path: Path) -> dict[str, Any]:
@@ -104,18 +139,64 @@ def migrate(data: dict[str, Any], path: Path) -> dict[str, Any]:
 # -- reading and writing -----------------------------------------------------------------------
 
 
-def read_snapshot(
-    path: Path, *, validate: bool = False, on_header: Callable[[dict[str, Any]], None] | None = None
-) -> Snapshot | None:
-    """The snapshot at `path` (None when there is none). Raises FileDamage. `validate` checks
-    every record even when the checksum holds (the doctor); `on_header` is given the header
-    of a file whose checksum holds before its records are parsed (to start reading the
-    vectors it names meanwhile)."""
+class OpenFile:
+    """A file kept open to read pieces of: the same file whatever replaces its name meanwhile.
+    Records are read from it with pread, not through a memory map: each page a map touches
+    brings the cached pages around it into the process too (the kernel's fault-around, 64 KB),
+    and a file cut short under a map kills its reader (SIGBUS) where a read comes back short."""
+
+    def __init__(self, path: Path) -> None:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        self._handle = os.fdopen(fd, "rb", buffering=0)
+        self.size = os.fstat(fd).st_size
+
+    def read(self, start: int, length: int) -> bytes:
+        """`length` bytes from `start` (fewer at the end of the file)."""
+        return os.pread(self._handle.fileno(), length, start)
+
+    def close(self) -> None:
+        self._handle.close()
+
+
+def open_snapshot(path: Path) -> tuple[Head | None, OpenFile | None]:
+    """The header of the snapshot at `path`, and the file, open. (None, None) when there is no
+    file; (None, file) when the header cannot be read alone (an older layout, or damage:
+    `read_snapshot` says which)."""
+    try:
+        opened = OpenFile(path)
+    except FileNotFoundError:
+        return None, None
+    if not opened.size:
+        opened.close()
+        return None, None
+    return _head(opened), opened
+
+
+def _head(opened: OpenFile) -> Head | None:
+    first = opened.read(0, HEAD_READ)
+    start = first.find(RECORDS_START)
+    if start < 0:
+        return None
+    raw = first[:start]
+    try:
+        data = json.loads(raw.rstrip(b",") + b"}")
+        vectors = data.get("vectors")
+        return Head(version=data["version"], generation=int(data["generation"]), next_seq=int(data["next_seq"]),
+                    vectors=VectorMeta(**vectors) if vectors else None, records_sha256=data.get("records_sha256"),
+                    columns=data.get("columns"), sha256=hashlib.sha256(raw).hexdigest(), size=opened.size)
+    except (ValueError, TypeError, KeyError, AttributeError, RecursionError):
+        return None
+
+
+def read_snapshot(path: Path, *, validate: bool = False) -> Snapshot | None:
+    """The snapshot at `path`, every record read (None when there is none). Raises FileDamage.
+    `validate` checks every record even when the checksum holds (the doctor)."""
     try:
         raw = path.read_bytes()
     except FileNotFoundError:
         return None
-    digest = _records_digest(raw, on_header)
+    claimed, body = _records_digest(raw)
+    digest = claimed if claimed == body else None
     trusted = digest is not None and not validate
     try:
         data = _parse(raw, trusted)
@@ -128,25 +209,47 @@ def read_snapshot(
     snapshot = _from_json(data, path, trusted and original == SNAPSHOT_VERSION)
     snapshot.migrated_from = original if original != SNAPSHOT_VERSION else None
     snapshot.records_sha256 = digest if original == SNAPSHOT_VERSION else None
+    snapshot.body_sha256 = body
+    if original == SNAPSHOT_VERSION:
+        snapshot.lines = _line_spans(raw, len(snapshot.records))
+        snapshot.columns = data.get("columns") if isinstance(data.get("columns"), str) else None
     return snapshot
 
 
-def _records_digest(raw: bytes, on_header: Callable[[dict[str, Any]], None] | None) -> str | None:
-    """The header's records_sha256 if it matches the record lines that follow it, else None."""
+def _records_digest(raw: bytes) -> tuple[str | None, str | None]:
+    """The header's records_sha256, and the checksum of the record lines that follow it (None
+    for what cannot be found)."""
     start, end = raw.find(RECORDS_START), len(raw) - len(RECORDS_END)
     if start < 0 or not raw.endswith(RECORDS_END) or end < start + len(RECORDS_START):
-        return None
+        return None, None
+    body = hashlib.sha256(memoryview(raw)[start + len(RECORDS_START) : end]).hexdigest()
     try:
         head = json.loads(raw[:start].rstrip(b",") + b"}")
     except (ValueError, RecursionError):
-        return None
+        return None, body
     claimed = head.get("records_sha256") if isinstance(head, dict) else None
-    if not isinstance(claimed, str):
+    return claimed if isinstance(claimed, str) else None, body
+
+
+def _line_spans(raw: bytes, count: int) -> LineSpans | None:
+    """Where each of the `count` records lies, when the file is laid out as we write it (one
+    record a line; JSON strings hold no raw line break, so each line is one record), else None."""
+    start = raw.find(RECORDS_START)
+    if start < 0 or not count or not raw.endswith(RECORDS_END):
         return None
-    if on_header is not None:
-        on_header(head)
-    body = memoryview(raw)[start + len(RECORDS_START) : end]
-    return claimed if hashlib.sha256(body).hexdigest() == claimed else None
+    first = start + len(RECORDS_START)
+    pieces = raw[first : len(raw) - len(RECORDS_END)].split(b"\n")
+    if len(pieces) != count:
+        return None
+    lengths = np.fromiter(map(len, pieces), dtype=np.int64, count=count)
+    starts = first + np.concatenate([[0], np.cumsum(lengths[:-1] + 1)]) + len(LINE_INDENT)
+    lengths -= len(LINE_INDENT)
+    lengths[:-1] -= 1  # the comma
+    opening, last = LINE_INDENT + b"{", len(pieces) - 1
+    if not all(piece.startswith(opening) and piece.endswith(b"}," if n < last else b"}")
+               for n, piece in enumerate(pieces)):
+        return None
+    return LineSpans(start=starts.astype(np.uint64), length=lengths.astype(np.uint32))
 
 
 def _parse(raw: bytes, trusted: bool) -> Any:
@@ -180,32 +283,42 @@ def _list(value: Any) -> list[Any]:
     return value
 
 
-def encode_snapshot(snapshot: Snapshot) -> tuple[bytes, str]:
-    """The file: version first, then the header fields (with the checksum of the record
-    lines), then one record per line; and that checksum."""
-    body = ",\n".join(
-        "    " + json.dumps(record.to_dict(), ensure_ascii=False) for record in snapshot.records
-    ).encode("utf-8")
+def record_line(record: MemoryRecord) -> bytes:
+    """A record as its snapshot line holds it."""
+    return json.dumps(record.to_dict(), ensure_ascii=False).encode("utf-8")
+
+
+def encode_snapshot(generation: int, next_seq: int, vectors: VectorMeta | None, columns: str | None,
+                    lines: list[bytes]) -> Encoded:
+    """The file: version first, then the header fields (with the checksum of the record lines),
+    then one record per line (`lines`, each a record_line)."""
+    body = LINE_INDENT + LINE_BREAK.join(lines) if lines else b""
     digest = hashlib.sha256(body).hexdigest()
     head = {
         "version": SNAPSHOT_VERSION,
         "format": SNAPSHOT_FORMAT,
-        "generation": snapshot.generation,
-        "next_seq": snapshot.next_seq,
+        "generation": generation,
+        "next_seq": next_seq,
         "saved_at": time.time(),
-        "vectors": asdict(snapshot.vectors) if snapshot.vectors else None,
+        "vectors": asdict(vectors) if vectors else None,
+        "columns": columns,
         "records_sha256": digest,
     }
     start = json.dumps(head, ensure_ascii=False, indent=2)[:-2].encode("utf-8") + b","
-    return start + RECORDS_START + body + (RECORDS_END if body else RECORDS_END[1:]), digest
-
-
-def snapshot_bytes(snapshot: Snapshot) -> bytes:
-    return encode_snapshot(snapshot)[0]
+    first = len(start) + len(RECORDS_START) + len(LINE_INDENT)
+    lengths = np.fromiter(map(len, lines), dtype=np.int64, count=len(lines))
+    starts = first + np.concatenate([[0], np.cumsum(lengths[:-1] + len(LINE_BREAK))]) if lines else lengths
+    if lines and lengths.max() >= 2**32:
+        raise ValueError("a record line of 4 GiB or more")
+    parts = (start + RECORDS_START, body, RECORDS_END if body else RECORDS_END[1:])
+    return Encoded(parts=parts, records_sha256=digest, head_sha256=hashlib.sha256(start).hexdigest(),
+                   lines=LineSpans(start=starts.astype(np.uint64), length=lengths.astype(np.uint32)))
 
 
 def write_snapshot(path: Path, snapshot: Snapshot) -> None:
-    atomic_write_bytes(path, snapshot_bytes(snapshot))
+    """Write `snapshot` with every record encoded afresh (a test's or a repair's snapshot)."""
+    encode_snapshot(snapshot.generation, snapshot.next_seq, snapshot.vectors, snapshot.columns,
+                    [record_line(r) for r in snapshot.records]).write(path)
 
 
 # -- vectors -----------------------------------------------------------------------------------
@@ -220,32 +333,43 @@ def vectors_digest(matrix: np.ndarray) -> str:
     return hashlib.sha256(np.ascontiguousarray(matrix).data).hexdigest()
 
 
-def write_vectors(path: Path, matrix: np.ndarray) -> str:
-    """Save the float32 matrix atomically; returns the checksum of its bytes."""
-    matrix = np.ascontiguousarray(matrix, dtype=np.float32)
-    buffer = io.BytesIO()
-    np.save(buffer, matrix, allow_pickle=False)
-    atomic_write_bytes(path, buffer.getvalue())
-    return vectors_digest(matrix)
+def write_vectors(path: Path, blocks: Sequence[np.ndarray], dimension: int) -> str:
+    """Save the rows of `blocks` (in order) as one float32 .npy matrix, atomically and without
+    joining them (a million rows are 1.5 GB); returns the checksum of the rows' bytes (what
+    vectors_digest gives for the matrix)."""
+    rows = [np.ascontiguousarray(block, dtype="<f4").reshape(-1, dimension) for block in blocks]
+    header = io.BytesIO()
+    np.lib.format.write_array_header_1_0(header, {"descr": np.lib.format.dtype_to_descr(np.dtype("<f4")),
+                                                  "fortran_order": False,
+                                                  "shape": (sum(len(block) for block in rows), dimension)})
+    digest = hashlib.sha256()
+    with atomic_file(path) as handle:
+        handle.write(header.getvalue())
+        for block in rows:
+            digest.update(block.data)
+            handle.write(block.data)
+    return digest.hexdigest()
 
 
 def load_vectors(
-    path: Path, meta: VectorMeta, ids: list[str], embedding_id: str, digest: str | None = None
+    path: Path, meta: VectorMeta, embedding_id: str, ids_sha256: str, *, verify: bool
 ) -> tuple[np.ndarray | None, str]:
-    """The stored vectors, or (None, why they cannot be used). Raises FileNotFoundError.
-    `digest`: their checksum, when it was already computed from this very file."""
+    """The stored vectors, memory-mapped, or (None, why they cannot be used). Raises
+    FileNotFoundError. `ids_sha256`: the checksum of the records' ids in row order, which the
+    vectors must have been saved for. `verify` also checks the checksum of their bytes, which
+    reads them all (see VERIFY_VECTORS_MAX_BYTES in loading.py)."""
     if meta.embedding_id != embedding_id:
         return None, f"vectors were made by {meta.embedding_id!r}, the embedder is {embedding_id!r}"
-    if meta.count != len(ids) or meta.ids_sha256 != ids_checksum(ids):
+    if meta.ids_sha256 != ids_sha256:
         return None, f"{path.name} does not match the records in the snapshot"
     try:
-        matrix = np.load(path, allow_pickle=False, mmap_mode="r")  # read once, by the checksum and FAISS
+        matrix = np.load(path, allow_pickle=False, mmap_mode="r")
     except (ValueError, OSError, EOFError) as exc:
         if isinstance(exc, FileNotFoundError):
             raise
         return None, f"{path.name} cannot be read ({exc})"
     if matrix.dtype != np.float32 or matrix.shape != (meta.count, meta.dimension):
         return None, f"{path.name} has shape {matrix.shape}, expected ({meta.count}, {meta.dimension})"
-    if (digest or vectors_digest(matrix)) != meta.sha256:
+    if verify and vectors_digest(matrix) != meta.sha256:
         return None, f"{path.name} fails its checksum"
     return matrix, ""

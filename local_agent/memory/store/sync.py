@@ -143,17 +143,14 @@ class JournalSync:
             self.compact()
 
     def compact(self) -> None:
-        """Under the lock: fold the journal into a new snapshot generation."""
+        """Under the lock: fold the journal into a new snapshot generation, and open it (the
+        state then maps the new files and lets go of the old generation's, which compaction
+        deleted; opening reads no record)."""
         view = self.view
         if view.migrated_from is not None:
             self._keep_migrated_original(view.migrated_from)
-        generation = view.generation + 1
-        view.offset = write_generation(self.paths, view.state, generation, self.embedding_id)
-        view.generation, view.lines, view.journal_stale = generation, 1, False
-        view.snapshot_id = identity(self.paths.snapshot)
-        view.journal_id = _device_and_inode(self.paths)
-        view.state.journal_ops = 0
-        view.needs_persist, view.migrated_from = False, None
+        write_generation(self.paths, view.state, view.generation + 1, self.embedding_id)
+        self.load()
 
     def _keep_migrated_original(self, version: int) -> None:
         """Keep the file in its old format beside the new one, in case the user wants it."""
