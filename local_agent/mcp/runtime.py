@@ -114,19 +114,19 @@ class McpRuntime:
             agent.close()
 
     def models(self) -> Runtime:
-        """The chat and distiller models with the memory (loaded on first use); the
-        memory-only store closes, the runtime's own takes over."""
+        """The chat and distiller models with the memory (loaded on first use): the
+        memory-only store closes, and the runtime's own (on the same embedder) takes over."""
         from ..app import build_runtime
         from ..backends import create_backend
 
         if self._runtime is None:
             self._claim()
+            if self._store is not None:  # one store open on the data dir at a time
+                self._store.close()
+                self._store = None
             self._runtime = build_runtime(self.settings, memory=True, status=self._status,
                                           backend_factory=self._backend_factory or create_backend,
                                           embedder=self._embedder_now())
-            if self._store is not None:
-                self._store.close()
-                self._store = None
             self._status("ready")
         return self._runtime
 
