@@ -38,7 +38,7 @@ def digest_text(record: MemoryRecord) -> str:
 
 
 def digest_days(record: MemoryRecord) -> str:
-    first, until = record.provenance.date or "", record.provenance.extra.get("until")
+    first, until = record.provenance.date or "", record.provenance.until
     return f"{first} to {until}" if until and until != first else f"of {first}" if first else ""
 
 
