@@ -154,10 +154,13 @@ def build_runtime(
     status: Status = _quiet,
     backend_factory: BackendFactory = create_backend,
     approver: Approve | None = None,
+    embedder: TextEmbedder | None = None,
 ) -> Runtime:
     """Load the model (through `backend_factory`), open memory when asked, and make the agent,
     with its tools when settings turn them on (`approver` asks the user about a call while
-    approval is on). Whatever was opened is closed again when a later step fails."""
+    approval is on). `embedder`: one the caller already holds (MCP's, loaded before the model
+    was needed), else a new one loaded on first use. Whatever was opened is closed again when
+    a later step fails."""
     sessions = SessionStore(claim_data_dir(settings.data_dir))
     dialogue = load_session(sessions, session)  # a bad session file fails before the model loads
     if settings.tools_on:
@@ -167,7 +170,7 @@ def build_runtime(
         backend, choice = backend_factory(settings)
         opened.callback(backend.close)
         status(f"loaded {backend.model_name} with {choice.backend} on {choice.device}: {choice.reason}")
-        embedder = open_embedder(settings)
+        embedder = embedder if embedder is not None else open_embedder(settings)
         distill_backend, parts = None, None
         if memory:
             distill_backend, parts = _open_memory(settings, backend, choice, embedder, opened, status, backend_factory)

@@ -270,3 +270,4 @@ class DistillResult:
     valid_json: bool | None = None  # None: the model was not asked
     model_called: bool = False
     seconds: float = 0.0
+    gate: str = ""  # the gate's word on the message: "durable statement", "a question", ...

@@ -1,8 +1,11 @@
-"""`python -m tests.serve_scripted [--hash-embedder] serve ...`: the real CLI's `serve` on the
-scripted model, for tests that need a server process of their own (signals, SIGKILL)."""
+"""`python -m tests.serve_scripted [--hash-embedder] [--noisy-stdout] serve|mcp ...`: the real
+CLI's `serve` (or `mcp`) on the scripted model, for tests that need a server process of their
+own (signals, SIGKILL, a stdio client). --noisy-stdout: the model writes to stdout each time it
+is called, through Python and through the file descriptor as a native library would."""
 
 from __future__ import annotations
 
+import os
 import sys
 
 import local_agent.app as app
@@ -10,8 +13,18 @@ import local_agent.app as app
 from .fakes import ScriptedBackend, scripted_cli_obj
 
 
+class NoisyBackend(ScriptedBackend):
+    def _stream(self, messages, settings, json_schema, usage):
+        print("noise from the model on stdout", flush=True)
+        os.write(1, b"native noise on fd 1\n")
+        yield from super()._stream(messages, settings, json_schema, usage)
+
+
 def main() -> None:
     backend = ScriptedBackend(default="Scripted answer.")
+    if "--noisy-stdout" in sys.argv:
+        sys.argv.remove("--noisy-stdout")
+        backend = NoisyBackend(default="Scripted answer.")
     if "--hash-embedder" in sys.argv:
         sys.argv.remove("--hash-embedder")
         from .reliability import HashEmbedder

@@ -16,6 +16,7 @@ from .options import common_options
 COMMAND_MODULES = {
     "ask": "chat", "chat": "chat", "batch": "batch_cmd", "bench": "bench_cmd", "info": "info",
     "models": "info", "sessions": "info", "memory": "memory", "serve": "serve_cmd",
+    "mcp": "mcp_cmd",
 }
 
 

@@ -1,5 +1,6 @@
-"""What people do to memory: remember, correct, forget (with the message it came from), forget
-everything, import and export; and list, search, show and trace for front ends to display.
+"""What people do to memory: remember (as stated, or through the distiller as chat does), correct,
+forget (with the message it came from), forget everything, import and export; and list,
+search, show and trace for front ends to display.
 
 One `MemoryService` stands for one memory: a data dir (the user's own, or a server namespace)
 and its open store. The CLI's `memory` commands, the chat's slash commands and the server's
@@ -8,11 +9,12 @@ provenance everywhere (`stated_provenance`), dated by the clock the service is g
 honours `--today`), and a forgotten memory leaves the same files whoever asked.
 
 Results are typed and say what happened: `Saved` (added, or superseded with the record it
-replaced), `Forgotten` (the memory, the turn memories of its source, the transcripts edited),
-`Cleared`, `Imported`, `Exported`. A request the service will not do raises an error of
-errors.py with the reason in one line: InputError (empty or overlong text, a memory already
-replaced, a file that is no export, an export into the store's own folders), NotFoundError (no
-such id, or an ambiguous prefix), StoreError (the files).
+replaced), `Distilled` (the facts a statement gave, what was refused and why), `Forgotten` (the
+memory, the turn memories of its source, the transcripts edited), `Cleared`, `Imported`,
+`Exported`. A request the service will not do raises an error of errors.py with the reason in
+one line: InputError (empty or overlong text, a memory already replaced, a file that is no
+export, an export into the store's own folders), NotFoundError (no such id, or an ambiguous
+prefix), StoreError (the files).
 
 The service neither opens nor closes its store: whoever opened it (the runtime, the server's
 namespaces, a CLI command through app.opened_memory) closes it.
@@ -31,7 +33,7 @@ from ..backends.llama_state import delete_states
 from ..dates.clock import stamp
 from ..errors import InputError, NotFoundError
 from ..types import MemoryRecord, Provenance, RecallHit
-from .distill.saving import SaveOutcome
+from .distill.saving import SaveOutcome, is_correction, save_fact
 from .sessions import SessionStore
 from .sessions.epoch import bump_epoch
 from .sessions.transcripts import find_messages, remove_from_history, remove_messages
@@ -39,6 +41,7 @@ from .store.datadir import HISTORY_NAME, TOOL_CACHE_NAME, claim_data_dir, namesp
 from .store.records import MAX_FACT_CHARS
 
 if TYPE_CHECKING:
+    from .distill.distiller import Distiller
     from .index.embedder import TextEmbedder
     from .store import MemoryStore
     from .store.forgetting import Origin
@@ -46,6 +49,19 @@ if TYPE_CHECKING:
 Clock = Callable[[], dt.datetime]
 Saved = SaveOutcome  # what a write did: "added", or "superseded" with `previous` the record replaced
 USER_DECISION = {"route": "user"}  # a fact the person stated, not one the distiller chose
+
+
+@dataclass(frozen=True)
+class Distilled:
+    """What `remember_said` made of a statement: the facts saved (each `Saved`: "added",
+    "refreshed" when memory already said it, or "superseded" with the record it replaced), the
+    candidates refused as (text, reason), and the gate's word on the statement ("durable
+    statement", "a question", "only passing remarks", ...). Nothing saved and nothing refused:
+    the gate found nothing to remember."""
+
+    saved: tuple[Saved, ...]
+    refused: tuple[tuple[str, str], ...]
+    gate: str
 
 
 @dataclass(frozen=True)
@@ -179,6 +195,22 @@ class MemoryService:
         self._settle()
         provenance = stated_provenance(text, self._clock(), via=via, session=session)
         return Saved("added", self._store.add(text, "fact", provenance=provenance, decision=USER_DECISION))
+
+    def remember_said(self, text: str, distiller: Distiller, *, via: str, session: str | None = None) -> Distilled:
+        """Remember what `text` says about the person the way a chat remembers a message: the
+        distiller's gate, rules and model find the facts (a question or a passing remark gives
+        none), a fact memory already holds is refreshed, one on the same attribute is
+        superseded, and a correction ("Actually, I moved to Porto") supersedes the fact it
+        corrects. Each fact gets the stated provenance (their words, the clock, `via`)."""
+        text = fact_text(text)
+        self._settle()
+        judged = distiller.distill(text)
+        provenance = stated_provenance(text, self._clock(), via=via, session=session)
+        decision = {"raw_json": judged.raw_json, "valid_json": judged.valid_json}
+        correction = is_correction(text)
+        saved = tuple(save_fact(self._store, candidate, provenance=provenance, decision=decision, correction=correction)
+                      for candidate in judged.candidates)
+        return Distilled(saved, tuple(judged.rejected), judged.gate)
 
     def correct(self, ident: str, text: str, *, via: str, session: str | None = None) -> Saved:
         """Replace a memory by `text`: the new record supersedes it (the old one is kept, out of

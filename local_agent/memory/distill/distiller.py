@@ -133,6 +133,7 @@ class Distiller:
         start = time.perf_counter()
         result = DistillResult()
         decision = self.gate.check(user_message)
+        result.gate = decision.reason
         rule_facts = extract_from(decision.clauses) if decision.statements else []
         for fact in rule_facts:
             self._consider(FactCandidate(fact.text, "rule", fact.key, fact.rule), user_message, result)
