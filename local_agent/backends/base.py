@@ -29,6 +29,9 @@ class Backend(ABC):
     `count_tokens`, `format_prompt` and `close`; everything else is shared here."""
 
     name: str = "backend"
+    # Whether calls may come from several threads at once (they are then decoded together);
+    # otherwise one call at a time, which the caller sees to.
+    concurrent: bool = False
 
     def __init__(self, model_name: str, context_size: int) -> None:
         self.model_name = model_name
