@@ -180,9 +180,12 @@ def test_a_saved_system_prompt_state_is_loaded_by_the_next_engine(default_gguf: 
     answers, loaded = [], []
     for _ in range(2):
         base = LlamaCppBackend(default_gguf, model_name="smollm2", context_size=2048, threads=2, state_dir=tmp_path)
-        with ParallelLlamaBackend(base, 2) as backend:
+        backend = ParallelLlamaBackend(base, 2)
+        try:
             answers.append(backend.generate(messages, settings).text)
             loaded.append(backend.engine.stats.loaded_tokens)
+        finally:
+            backend.close()
     assert len(list(tmp_path.glob("*.state"))) == 1
     assert loaded[0] == 0 and loaded[1] > 50
     assert answers[0] == answers[1]
