@@ -13,6 +13,8 @@ from click.testing import CliRunner
 
 from local_agent import bench
 from local_agent.backends.probe import HardwareInfo
+from local_agent.bench.batching import parse_batched_bench, summarize_rounds
+from local_agent.bench.parallel_chart import write_parallel_chart
 from local_agent.cli import cli
 from local_agent.config import Settings
 from local_agent.errors import InputError
@@ -133,7 +135,7 @@ def test_markdown_of_a_partial_run_leaves_out_what_did_not_run(results):
     results["targets"] = bench.targets(results)
     text = bench.render_markdown(results)
     assert "decode tok/s" not in text and "cold start" not in text and "distillation" not in text
-    assert text.count("not measured") == 7
+    assert text.count("not measured") == 9
 
 
 def test_json_writer_round_trips(results, tmp_path: Path):
@@ -202,3 +204,45 @@ def test_a_child_reports_its_own_peak_memory_not_its_parents():
     child = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert float(child.stdout) < 300  # getrusage's ru_maxrss would say over 400 here
     del held
+
+
+# -- batched decoding against llama-batched-bench ---------------------------------------------
+BATCHED_BENCH_OUTPUT = """main: n_kv_max = 16384, n_batch = 2048
+{"n_kv_max": 16384, "n_batch": 2048, "n_ubatch": 512, "flash_attn": 0, "is_pp_shared": 0, "n_gpu_layers": -1, \
+"n_threads": 2, "n_threads_batch": 2, "pp": 128, "tg": 64, "pl": 4, "n_kv": 768, "t_pp": 2.5, "speed_pp": 204.8, \
+"t_tg": 2.4, "speed_tg": 106.6, "t": 4.9, "speed": 156.7}
+llama_perf_context_print: load time = 100 ms
+"""
+
+
+def batching_results() -> dict:
+    rounds = [{"engine": {"4": {"decode_tok_s": ours, "total_tok_s": 150.0}, "8": {"decode_tok_s": ours * 1.1,
+                                                                                  "total_tok_s": 160.0}},
+               "llama-batched-bench": {"4": {"decode_tok_s": 105.0, "total_tok_s": 146.0},
+                                       "8": {"decode_tok_s": 118.0, "total_tok_s": 170.0}}}
+              for ours in (100.0, 98.0, 102.0)]
+    return {"threads": 2, "counts": [4, 8], "prompt_tokens": 128, "written_tokens": 64, "window": 2048,
+            "build": "avx2", "binary": "x", "load_average_start": [1.0], "load_average_end": [1.0],
+            "rows": summarize_rounds(rounds, (4, 8)), "skipped": None}
+
+
+def test_llama_batched_bench_json_lines_are_read_among_its_log_lines():
+    parsed = parse_batched_bench(BATCHED_BENCH_OUTPUT)
+    assert parsed == {"4": {"decode_tok_s": 106.6, "prompt_tok_s": 204.8, "total_tok_s": 156.7}}
+
+
+def test_batching_rounds_become_medians_and_paired_ratios_with_a_target_each(results, tmp_path: Path):
+    results["batching"] = batching_results()
+    row4 = results["batching"]["rows"][0]
+    assert row4["engine_decode_tok_s"]["median"] == 100.0
+    assert row4["engine_vs_llama_batched_bench"]["median"] == pytest.approx(100.0 / 105.0)
+    checks = {c["target"]: c for c in bench.targets(results)}
+    assert checks["batched decode at 4 sequences / llama-batched-bench (paired runs)"]["met"] is True
+    assert checks["batched decode at 8 sequences / llama-batched-bench (paired runs)"]["value"] == \
+        pytest.approx(110.0 / 118.0)
+    text = bench.render_markdown(results)
+    assert "| 4 | 100.0 (98.0–102.0) | 105.0 (105.0–105.0) | 0.952 (0.933–0.971) |" in text
+    assert "-npp 128 -ntg 64 -npl 4,8 -t 2 -c 16384 -fa off" in text
+    path = tmp_path / "benchmark-parallel.png"
+    write_parallel_chart(results, path)
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and path.stat().st_size > 10_000

@@ -28,6 +28,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import threading
+import time
 from collections import deque
 from collections.abc import Callable
 from concurrent.futures import Future
@@ -45,6 +46,17 @@ PROMPT_CHUNK = 128  # prompt tokens a step, for all sequences reading their prom
 MIN_COPY = 16  # a shorter prefix is evaluated rather than copied from another slot
 
 
+@dataclass(frozen=True)
+class StepRecord:
+    """One step: the sequences in it, the tokens they wrote, the prompt tokens read, and its
+    wall time (from the top of the engine's loop to the last token picked)."""
+
+    sequences: int
+    written: int
+    prompt_tokens: int
+    seconds: float
+
+
 @dataclass
 class EngineStats:
     """What the engine has done so far (tests and benchmarks read it)."""
@@ -55,6 +67,7 @@ class EngineStats:
     copied_tokens: int = 0  # prompt tokens copied from another slot's cache
     loaded_tokens: int = 0  # prompt tokens loaded from a saved state
     most_prompt_tokens_in_a_step: int = 0
+    log: list[StepRecord] | None = None  # each step's record, when a list is put here
 
 
 @dataclass
@@ -136,6 +149,7 @@ class BatchEngine:
             with self._changed:
                 while not (self._closed or self._jobs or self._waiting or self.busy):
                     self._changed.wait()
+                began = time.perf_counter()
                 if self._closed:
                     break
                 jobs = list(self._jobs)
@@ -147,7 +161,7 @@ class BatchEngine:
                 self._admit(request)
             self._leave_cancelled()
             if self.busy:
-                self._step()
+                self._step(began)
         self._shut_down()
 
     def _free(self) -> int:
@@ -211,7 +225,7 @@ class BatchEngine:
         self.ctx.keep(slot.seq, kept)
         return kept, (states, prefix)
 
-    def _step(self) -> None:
+    def _step(self, began: float) -> None:
         """One decode: every answering sequence's pending tokens, then prompt chunks."""
         if self._fit_threads is not None:
             self._fit_threads(self.ctx)
@@ -239,8 +253,12 @@ class BatchEngine:
             self._fail_all(exc)
             return
         self.stats.steps += 1
+        written = sum(seq.generated for seq, _ in feeds)
         for seq, feed in feeds:
             self._after_decode(seq, feed)
+        if self.stats.log is not None:
+            written = sum(seq.generated for seq, _ in feeds) - written
+            self.stats.log.append(StepRecord(len(feeds), written, prompt, time.perf_counter() - began))
 
     def _prompt_room(self, seq: Sequence, room: int) -> int:
         """A chunk stops where a system prompt whose state is to be saved ends."""

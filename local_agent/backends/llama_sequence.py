@@ -42,6 +42,7 @@ class Request:
     grammar: Any = None  # a LlamaGrammar: sampled under it
     constrained: bool = False  # greedy under `grammar`, forced text read in one go
     state_prefix: int = 0  # leading tokens (the system prompt) whose saved state may stand in
+    ignore_end: bool = False  # write max_tokens tokens, past the end of turn (benchmarks)
     events: queue.SimpleQueue[tuple[Any, ...]] = field(default_factory=queue.SimpleQueue)
     cancelled: threading.Event = field(default_factory=threading.Event)
 
@@ -157,7 +158,7 @@ class Sequence:
             self._advance_constrained(batch.logits(row))
             return
         token = int(self.vocab.lib.llama_sampler_sample(self._sampler, ctx, row))  # accepted by the chain too
-        if self.vocab.ends_turn(token):
+        if self.vocab.ends_turn(token) and not self.request.ignore_end:
             self._end("stop")
             return
         self._append(token)

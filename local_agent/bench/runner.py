@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..config import Settings
 from ..errors import InputError, LocalAgentError
+from .batching import measure_batching
 from .coldstart import measure_cold_start, measure_saved_state
 from .generation import answer_settings, measure_backend
 from .machine import load_average, machine_description
@@ -56,6 +57,8 @@ class _Run:
                       ("ask with a saved system prompt state", self._saved_state)]
         if "memory" in self.plan.sections:
             steps += [("recall", self._recall), ("memory pipeline", self._pipeline)]
+        if "batching" in self.plan.sections and not self.plan.random_weights:  # llama.cpp needs the GGUF
+            steps.append(("batched decoding", self._batching))
         return steps
 
     def _backend_steps(self, hw: HardwareInfo) -> list[Step]:
@@ -103,6 +106,9 @@ class _Run:
         k = self.settings.recall_k + 4  # what the agent asks the store for
         self.results.setdefault("memory", {}).update(
             run_in_child(measure_recall, self.plan.recall_sizes, self.plan.recall_passes, k))
+
+    def _batching(self) -> None:
+        self.results["batching"] = measure_batching(self.settings, self.plan.reps)
 
     def _pipeline(self) -> None:
         self.results.setdefault("memory", {})["pipeline"] = run_in_child(measure_pipeline, self.settings, self.plan)

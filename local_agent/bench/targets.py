@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .parallel_report import batching_ratio
 from .stats import median_of
 
 # Targets from issues 4 and 14 (value must be >= or <= the limit).
@@ -13,6 +14,8 @@ PROMPT_RATIO_GOAL = 0.9
 MEMORY_OVERHEAD_GOAL_MS = 50.0
 RECALL_P50_GOAL_MS = 20.0
 CHAT_TTFT_GOAL_S = 0.25
+# Issue 29: batched decode against llama-batched-bench at 4 and 8 sequences.
+BATCHED_RATIO_GOAL = 0.9
 
 
 def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
@@ -38,6 +41,8 @@ def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
          median_of(recall_top, "recall_ms"), "<=", RECALL_P50_GOAL_MS, "ms"),
         ("TTFT of a chat turn with memory, once loaded",
          _ms_to_s(median_of(turn.get("agent_memory"), "ttft_ms")), "<=", CHAT_TTFT_GOAL_S, "s"),
+        *[(f"batched decode at {count} sequences / llama-batched-bench (paired runs)",
+           batching_ratio(results.get("batching", {}), count), ">=", BATCHED_RATIO_GOAL, "") for count in (4, 8)],
     ]
     return [_check(*check) for check in checks]
 

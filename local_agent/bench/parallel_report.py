@@ -1,0 +1,34 @@
+"""The report of the sections about several conversations at once: batched decoding against
+llama-batched-bench (batching.py)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .cells import cell, table
+
+
+def batching_tables(batching: dict[str, Any]) -> list[str]:
+    """Aggregate decode tokens/s per count of sequences, the engine beside llama-batched-bench."""
+    header = ["sequences", "engine decode tok/s", "llama-batched-bench decode tok/s", "engine / batched-bench (paired)",
+              "engine prompt + decode tok/s", "batched-bench prompt + decode tok/s"]
+    body = [[str(row["sequences"]), cell(row, "engine_decode_tok_s"), cell(row, "llama_batched_bench_decode_tok_s"),
+             cell(row, "engine_vs_llama_batched_bench", digits=3), cell(row, "engine_total_tok_s"),
+             cell(row, "llama_batched_bench_total_tok_s")]
+            for row in batching["rows"]]
+    skipped = f" llama-batched-bench not measured: {batching['skipped']}." if batching.get("skipped") else ""
+    note = (f"Batched decoding, {batching['build']} build, {batching['threads']} threads: each count reads that many "
+            f"prompts of {batching['prompt_tokens']} random tokens, then writes {batching['written_tokens']} tokens "
+            f"for each (`llama-batched-bench -npp {batching['prompt_tokens']} -ntg {batching['written_tokens']} "
+            f"-npl {','.join(map(str, batching['counts']))} -t {batching['threads']} -c "
+            f"{batching['window'] * max(batching['counts'])} -fa off`, taking turns with the engine).{skipped} "
+            f"Load average {batching.get('load_average_start')} → {batching.get('load_average_end')}.")
+    return [table(header, body), note]
+
+
+def batching_ratio(batching: dict[str, Any], sequences: int) -> float | None:
+    """The engine's paired decode ratio to llama-batched-bench at `sequences` (None: not measured)."""
+    row = next((r for r in batching.get("rows", []) if r["sequences"] == sequences), None)
+    ratio = row.get("engine_vs_llama_batched_bench") if row else None
+    return ratio["median"] if ratio else None
+
