@@ -135,7 +135,7 @@ def test_markdown_of_a_partial_run_leaves_out_what_did_not_run(results):
     results["targets"] = bench.targets(results)
     text = bench.render_markdown(results)
     assert "decode tok/s" not in text and "cold start" not in text and "distillation" not in text
-    assert text.count("not measured") == 9
+    assert text.count("not measured") == 11
 
 
 def test_json_writer_round_trips(results, tmp_path: Path):
@@ -246,3 +246,23 @@ def test_batching_rounds_become_medians_and_paired_ratios_with_a_target_each(res
     path = tmp_path / "benchmark-parallel.png"
     write_parallel_chart(results, path)
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and path.stat().st_size > 10_000
+
+
+def test_batch_rate_rows_tables_targets_and_chart(results, tmp_path: Path):
+    from local_agent.bench.batch_rate import SESSIONS, TURNS, batch_input
+
+    lines = batch_input(memory=True)
+    assert len(lines) == SESSIONS * TURNS and len({line["user"] for line in lines}) == SESSIONS
+    assert "user" not in batch_input(memory=False)[0]
+    rows = [{"parallel": p, "wall_s": s(60.0 / p), "conversations_per_min": s(8.0 * p), "vs_parallel_1": s(p * 0.9),
+             "share_differing": s(0.0 if p == 1 else 0.25)} for p in (1, 2, 4)]
+    case = {"sessions": 8, "turns": 3, "max_tokens": 64, "load_average_start": [1.0], "load_average_end": [1.0]}
+    results["batch"] = {"no_memory": {**case, "memory": False, "rows": rows},
+                        "memory": {**case, "memory": True, "rows": rows}}
+    checks = {c["target"]: c for c in bench.targets(results)}
+    assert checks["batch --parallel 4 / --parallel 1 conversations per minute (--no-memory)"]["met"] is True
+    text = bench.render_markdown(results)
+    assert "| --no-memory | 4 | 15.0 (15.0–15.0) | 32.0 (32.0–32.0) | 3.60 (3.60–3.60) | 0.25 (0.25–0.25) |" in text
+    path = tmp_path / "benchmark-parallel.png"
+    write_parallel_chart(results, path)
+    assert path.stat().st_size > 10_000

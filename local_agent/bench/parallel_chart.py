@@ -3,6 +3,7 @@ a chart is drawn): batched decoding against llama-batched-bench."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -10,7 +11,7 @@ ENGINE_COLOR, BASELINE_COLOR = "#4C72B0", "#8C8C8C"
 
 
 def has_parallel_sections(results: dict[str, Any]) -> bool:
-    return bool(results.get("batching"))
+    return bool(results.get("batching") or results.get("batch"))
 
 
 def write_parallel_chart(results: dict[str, Any], path: Path) -> None:
@@ -20,7 +21,11 @@ def write_parallel_chart(results: dict[str, Any], path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    panels = [(_batching_panel, results["batching"])] if results.get("batching") else []
+    panels: list[tuple[Callable[[Any, dict[str, Any]], None], dict[str, Any]]] = []
+    if results.get("batching"):
+        panels.append((_batching_panel, results["batching"]))
+    if results.get("batch"):
+        panels.append((_batch_panel, results["batch"]))
     figure, axes = plt.subplots(1, max(len(panels), 1), figsize=(6.5 * max(len(panels), 1), 4.8),
                                 constrained_layout=True, squeeze=False)
     for axis, (draw, section) in zip(axes[0], panels):
@@ -56,4 +61,22 @@ def _batching_panel(axis: Any, batching: dict[str, Any]) -> None:
                           textcoords="offset points", xytext=(0, 6), ha="center", fontsize=8)
     axis.set_xticks(positions, [f"{row['sequences']} seq" for row in rows])
     axis.margins(y=0.15)
+    axis.legend(fontsize=8)
+
+
+def _batch_panel(axis: Any, batch: dict[str, Any]) -> None:
+    """Conversations per minute per --parallel, one bar group per input."""
+    axis.set_title("batch --parallel N: conversations per minute (higher is better)", fontsize=10)
+    cases = list(batch.values())
+    width = 0.8 / max(len(cases), 1)
+    counts = [row["parallel"] for row in cases[0]["rows"]]
+    for number, case in enumerate(cases):
+        values = [row["conversations_per_min"] for row in case["rows"]]
+        medians = [v["median"] for v in values]
+        errors = [[m - v["min"] for m, v in zip(medians, values)], [v["max"] - m for m, v in zip(medians, values)]]
+        offset = (number - (len(cases) - 1) / 2) * width
+        label = "a namespace each, memory on" if case["memory"] else "--no-memory"
+        bars = axis.bar([p + offset for p in range(len(counts))], medians, width, yerr=errors, capsize=3, label=label)
+        axis.bar_label(bars, fmt="%.1f", fontsize=8, label_type="center", color="white", fontweight="bold")
+    axis.set_xticks(list(range(len(counts))), [f"--parallel {count}" for count in counts])
     axis.legend(fontsize=8)

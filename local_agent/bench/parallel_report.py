@@ -1,5 +1,5 @@
 """The report of the sections about several conversations at once: batched decoding against
-llama-batched-bench (batching.py)."""
+llama-batched-bench (batching.py), and `batch --parallel` (batch_rate.py)."""
 
 from __future__ import annotations
 
@@ -32,3 +32,27 @@ def batching_ratio(batching: dict[str, Any], sequences: int) -> float | None:
     ratio = row.get("engine_vs_llama_batched_bench") if row else None
     return ratio["median"] if ratio else None
 
+
+
+def batch_rate_tables(batch: dict[str, Any]) -> list[str]:
+    """Conversations per minute of `batch --parallel N`, memory off and a namespace each."""
+    header = ["input", "--parallel", "wall s", "conversations/min", "× --parallel 1 (paired)",
+              "share of records that differ from --parallel 1"]
+    body = []
+    for case in batch.values():
+        label = "a namespace each, memory on" if case["memory"] else "--no-memory"
+        body += [[label, str(row["parallel"]), cell(row, "wall_s"), cell(row, "conversations_per_min"),
+                  cell(row, "vs_parallel_1", digits=2), cell(row, "share_differing", digits=2)]
+                 for row in case["rows"]]
+    first = next(iter(batch.values()))
+    note = (f"`local-agent batch --parallel N --max-tokens {first['max_tokens']}` on {first['sessions']} "
+            f"conversations of {first['turns']} turns, each run a fresh process and data dir (model load "
+            f"included). Load average {first.get('load_average_start')} → {first.get('load_average_end')}.")
+    return [table(header, body), note]
+
+
+def batch_rate_ratio(batch: dict[str, Any], case: str, parallel: int) -> float | None:
+    """Conversations per minute at `parallel` over --parallel 1, paired (None: not measured)."""
+    rows = batch.get(case, {}).get("rows", [])
+    row = next((r for r in rows if r["parallel"] == parallel), None)
+    return row["vs_parallel_1"]["median"] if row else None

@@ -9,7 +9,7 @@ from typing import Any
 from .cells import cell as _cell
 from .cells import num as _num
 from .cells import table as _table
-from .parallel_report import batching_tables
+from .parallel_report import batch_rate_tables, batching_tables
 
 
 def _backend_table(rows: list[dict[str, Any]]) -> str:
@@ -148,6 +148,8 @@ def render_markdown(results: dict[str, Any]) -> str:
         parts.append(_table(["memory pipeline", "ms"], memory_rows))
     if results.get("batching"):
         parts += batching_tables(results["batching"])
+    if results.get("batch"):
+        parts += batch_rate_tables(results["batch"])
     parts.append(_targets_table(results.get("targets", [])))
     parts += _notes(results)
     return "\n\n".join(parts) + "\n"

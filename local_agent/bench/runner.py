@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..config import Settings
 from ..errors import InputError, LocalAgentError
+from .batch_rate import measure_batch_rate
 from .batching import measure_batching
 from .coldstart import measure_cold_start, measure_saved_state
 from .generation import answer_settings, measure_backend
@@ -59,6 +60,9 @@ class _Run:
             steps += [("recall", self._recall), ("memory pipeline", self._pipeline)]
         if "batching" in self.plan.sections and not self.plan.random_weights:  # llama.cpp needs the GGUF
             steps.append(("batched decoding", self._batching))
+        if "batch" in self.plan.sections:
+            steps += [("batch --parallel, memory off", lambda: self._batch_rate(False)),
+                      ("batch --parallel, a namespace each", lambda: self._batch_rate(True))]
         return steps
 
     def _backend_steps(self, hw: HardwareInfo) -> list[Step]:
@@ -109,6 +113,10 @@ class _Run:
 
     def _batching(self) -> None:
         self.results["batching"] = measure_batching(self.settings, self.plan.reps)
+
+    def _batch_rate(self, memory: bool) -> None:
+        measured = measure_batch_rate(self.settings, max(self.plan.cold_reps, 2), memory)
+        self.results.setdefault("batch", {})["memory" if memory else "no_memory"] = measured
 
     def _pipeline(self) -> None:
         self.results.setdefault("memory", {})["pipeline"] = run_in_child(measure_pipeline, self.settings, self.plan)

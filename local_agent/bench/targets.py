@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .parallel_report import batching_ratio
+from .parallel_report import batch_rate_ratio, batching_ratio
 from .stats import median_of
 
 # Targets from issues 4 and 14 (value must be >= or <= the limit).
@@ -16,6 +16,7 @@ RECALL_P50_GOAL_MS = 20.0
 CHAT_TTFT_GOAL_S = 0.25
 # Issue 29: batched decode against llama-batched-bench at 4 and 8 sequences.
 BATCHED_RATIO_GOAL = 0.9
+BATCH_PARALLEL_GOAL = 1.3  # batch --parallel 4 / --parallel 1, conversations per minute
 
 
 def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
@@ -43,6 +44,9 @@ def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
          _ms_to_s(median_of(turn.get("agent_memory"), "ttft_ms")), "<=", CHAT_TTFT_GOAL_S, "s"),
         *[(f"batched decode at {count} sequences / llama-batched-bench (paired runs)",
            batching_ratio(results.get("batching", {}), count), ">=", BATCHED_RATIO_GOAL, "") for count in (4, 8)],
+        *[(f"batch --parallel 4 / --parallel 1 conversations per minute ({label})",
+           batch_rate_ratio(results.get("batch", {}), case, 4), ">=", BATCH_PARALLEL_GOAL, "")
+          for case, label in (("no_memory", "--no-memory"), ("memory", "a namespace each"))],
     ]
     return [_check(*check) for check in checks]
 
