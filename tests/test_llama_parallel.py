@@ -157,8 +157,8 @@ def test_the_shared_system_prompt_is_copied_not_read_again(parallel: ParallelLla
 
 @pytest.mark.model
 def test_a_long_prompt_is_read_in_chunks_while_others_answer(parallel: ParallelLlamaBackend) -> None:
-    """With chunk=32, a 1,000-token prompt joins a running answer 32 tokens a step: the
-    answer goes on between them."""
+    """With chunk=32, a 1,000-token prompt joins a running answer 32 tokens a step (33 where 32
+    would leave one token alone): the answer goes on between them."""
     stream = parallel.stream(chat("Tell me a long story about a lighthouse keeper."),
                              GenerationSettings(max_tokens=300))
     next(stream)
@@ -168,7 +168,7 @@ def test_a_long_prompt_is_read_in_chunks_while_others_answer(parallel: ParallelL
     parallel.generate(long_prompt, GenerationSettings(max_tokens=2))
     chunks = sum(1 for _ in zip(range(5), stream))
     stream.close()
-    assert parallel.engine.stats.most_prompt_tokens_in_a_step <= 32
+    assert parallel.engine.stats.most_prompt_tokens_in_a_step <= 33  # a chunk takes one more rather than leave one
     assert parallel.engine.stats.steps - steps >= 1000 // 32
     assert chunks == 5
 
@@ -231,3 +231,21 @@ def test_a_character_split_between_pieces_leaves_whole() -> None:
     out.add(snowman[1:])
     out.finish()
     assert sent == ["☃"]
+
+
+def test_chunks_keep_a_token_alone_only_where_the_single_backend_does():
+    from local_agent.backends.llama_sequence import chunk_size
+
+    def chunks(pending: int, budget: int) -> list[int]:
+        lone, sizes = pending % 512 == 1, []
+        while pending:
+            sizes.append(chunk_size(pending, budget, lone_last=lone))
+            pending -= sizes[-1]
+        return sizes
+
+    assert chunks(300, 128) == [128, 128, 44]
+    assert chunks(129, 128) == [129]  # not 128 then one alone
+    assert chunks(130, 128) == [128, 2]
+    assert chunks(513, 128) == [128, 128, 128, 128, 1]  # the single backend: 512, then 1 alone
+    assert chunks(1, 128) == [1]
+    assert all(size >= 2 for size in chunks(1000, 32))

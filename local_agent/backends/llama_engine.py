@@ -90,12 +90,13 @@ def shared_prefix(one: list[int], two: list[int]) -> int:
 class BatchEngine:
     """The thread, the slots and the queue of waiting requests. `fit_threads` (called before
     each step) may change the context's threads; `states` are saved system-prompt states, tried
-    for the first request as the single-sequence backend does."""
+    for the first request as the single-sequence backend does; `single_batch` is that backend's
+    batch size (llama_sequence.chunk_size says why it matters)."""
 
-    def __init__(self, ctx: BatchContext, vocab: Vocabulary, *, chunk: int = PROMPT_CHUNK,
+    def __init__(self, ctx: BatchContext, vocab: Vocabulary, *, chunk: int = PROMPT_CHUNK, single_batch: int = 512,
                  fit_threads: Callable[[BatchContext], None] | None = None,
                  states: PrefixStates | None = None) -> None:
-        self.ctx, self.vocab, self.chunk = ctx, vocab, chunk
+        self.ctx, self.vocab, self.chunk, self.single_batch = ctx, vocab, chunk, single_batch
         self._fit_threads = fit_threads
         self._states = states
         self._slots = [Slot(seq) for seq in range(ctx.slots)]
@@ -177,7 +178,7 @@ class BatchEngine:
         kept, save = self._saved_state(request, target, self._reuse(target, request.tokens))
         target.cached = request.tokens[:kept]
         try:
-            sequence = Sequence(request, target.seq, kept, self.vocab)
+            sequence = Sequence(request, target.seq, kept, self.vocab, self.single_batch)
         except Exception as exc:  # a grammar llama.cpp refuses: this request fails, not the engine
             request.events.put(("error", exc))
             return
@@ -226,44 +227,53 @@ class BatchEngine:
         return kept, (states, prefix)
 
     def _step(self, began: float) -> None:
-        """One decode: every answering sequence's pending tokens, then prompt chunks."""
+        """One step: every answering sequence's pending tokens, then prompt chunks.
+
+        Lone tokens (each answering sequence's last) go in one llama_decode; every feed of two
+        or more tokens (a prompt chunk, a token with the text a grammar forces after it) in one
+        of its own. llama.cpp would split a mixed batch anyway (one token of every sequence in a
+        micro-batch, then the rest), and a prompt token split off alone is computed with the
+        one-token attention kernel, which sums in another order than the kernel the single
+        backend reads prompts with: greedy answers would then depend on the batch."""
         if self._fit_threads is not None:
             self._fit_threads(self.ctx)
+        feeds = self._feeds()
+        prompt = sum(len(feed.tokens) for seq, feed in feeds if seq in self._reading)
+        self.stats.prompt_tokens += prompt
+        self.stats.most_prompt_tokens_in_a_step = max(self.stats.most_prompt_tokens_in_a_step, prompt)
+        lone = sorted((pair for pair in feeds if len(pair[1].tokens) == 1), key=lambda pair: pair[1].seq)
+        calls = ([lone] if lone else []) + [[pair] for pair in feeds if len(pair[1].tokens) > 1]
+        written = sum(seq.generated for seq, _ in feeds)
+        for call in calls:
+            try:
+                self.ctx.decode([feed for _, feed in call])
+            except BackendError as exc:
+                self._fail_all(exc)
+                return
+            self.stats.steps += 1
+            for seq, feed in call:  # before the next decode, which replaces the logits
+                self._after_decode(seq, feed)
+        if self.stats.log is not None:
+            written = sum(seq.generated for seq, _ in feeds) - written
+            self.stats.log.append(StepRecord(len(feeds), written, prompt, time.perf_counter() - began))
+
+    def _feeds(self) -> list[tuple[Sequence, Feed]]:
+        """What each sequence evaluates this step: answering ones all they have pending, those
+        reading a prompt (first come first) up to `chunk` tokens together."""
         running = [slot.sequence for slot in self._slots if slot.sequence is not None]
-        feeds: list[tuple[Sequence, Feed]] = []
-        room = self.ctx.capacity
-        for seq in running:
-            if seq not in self._reading and room > 0:
-                feeds.append((seq, seq.feed(min(seq.pending, room))))
-                room -= len(feeds[-1][1].tokens)
-        room = min(room, self.chunk)
+        feeds = [(seq, seq.feed(min(seq.pending, self.ctx.capacity))) for seq in running if seq not in self._reading]
+        room = self.chunk
         for seq in list(self._reading):
             if room <= 0:
                 break
             feeds.append((seq, seq.feed(self._prompt_room(seq, room))))
             room -= len(feeds[-1][1].tokens)
-        feeds = [(seq, feed) for seq, feed in feeds if feed.tokens]
-        prompt = sum(len(feed.tokens) for seq, feed in feeds if seq in self._reading)
-        self.stats.prompt_tokens += prompt
-        self.stats.most_prompt_tokens_in_a_step = max(self.stats.most_prompt_tokens_in_a_step, prompt)
-        feeds.sort(key=lambda pair: pair[1].seq)  # consecutive ids decode in one micro-batch
-        try:
-            self.ctx.decode([feed for _, feed in feeds])
-        except BackendError as exc:
-            self._fail_all(exc)
-            return
-        self.stats.steps += 1
-        written = sum(seq.generated for seq, _ in feeds)
-        for seq, feed in feeds:
-            self._after_decode(seq, feed)
-        if self.stats.log is not None:
-            written = sum(seq.generated for seq, _ in feeds) - written
-            self.stats.log.append(StepRecord(len(feeds), written, prompt, time.perf_counter() - began))
+        return [(seq, feed) for seq, feed in feeds if feed.tokens]
 
     def _prompt_room(self, seq: Sequence, room: int) -> int:
         """A chunk stops where a system prompt whose state is to be saved ends."""
         if self._save_later is not None and self._save_later[2] is seq and seq.past < len(self._save_later[1]):
-            return min(room, len(self._save_later[1]) - seq.past)
+            return min(room, max(len(self._save_later[1]) - seq.past, 2))
         return room
 
     def _after_decode(self, seq: Sequence, feed: Feed) -> None:
@@ -271,6 +281,7 @@ class BatchEngine:
         slot.cached = seq.context[: seq.past]
         if self._save_later is not None and self._save_later[2] is seq and seq.past == len(self._save_later[1]):
             self._save_state(seq.slot)
+            seq.begin_evaluation()  # the single backend reads the rest in an evaluation of its own
         if not feed.logits:
             return
         if seq in self._reading:

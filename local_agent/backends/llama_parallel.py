@@ -46,7 +46,8 @@ class ParallelLlamaBackend(Backend):
         self._share = CoreShare() if base.follows_load else None
         self._threads_now = base.threads
         states = self._states(lib, base, batch, slots, unified)
-        self.engine = BatchEngine(ctx, vocab, chunk=chunk, fit_threads=self._fit_threads, states=states)
+        self.engine = BatchEngine(ctx, vocab, chunk=chunk, single_batch=batch, fit_threads=self._fit_threads,
+                                  states=states)
 
     @staticmethod
     def _states(lib: Any, base: LlamaCppBackend, batch: int, slots: int, unified: bool) -> PrefixStates | None:

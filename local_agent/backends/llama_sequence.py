@@ -116,14 +116,18 @@ class Sequence:
     """A request in a slot of the engine: `feed()` gives what to evaluate next, `advance()`
     takes the decoded logits and picks the next token."""
 
-    def __init__(self, request: Request, slot: int, cached: int, vocab: Vocabulary) -> None:
-        """`cached`: how many of the prompt's tokens the slot's KV cache already holds."""
+    def __init__(self, request: Request, slot: int, cached: int, vocab: Vocabulary, single_batch: int = 512) -> None:
+        """`cached`: how many of the prompt's tokens the slot's KV cache already holds;
+        `single_batch`: the single backend's batch size, whose grouping of the prompt `feed`
+        keeps where it matters (see `chunk_size`)."""
         self.request, self.slot, self.vocab = request, slot, vocab
         self.context = list(request.tokens)  # prompt and answer so far
         self.past = cached  # positions evaluated
+        self._single_batch = single_batch
         self.finish_reason: str | None = None
         self.generated = 0
         self._text = TextOut(request.settings.stop, self._send)
+        self._lone_last = False  # whether the single backend evaluates the last pending token alone
         self._limit = len(request.tokens) + request.settings.max_tokens
         self._sampler: Any = None
         self._chooser: GrammarGreedy | None = None
@@ -133,6 +137,7 @@ class Sequence:
             self._force()
         else:
             self._sampler = sampler_chain(vocab.lib, vocab.vocab, vocab.n_vocab, request.settings, request.grammar)
+        self.begin_evaluation()
 
     @property
     def pending(self) -> int:
@@ -144,13 +149,18 @@ class Sequence:
         return self.finish_reason is not None
 
     def feed(self, budget: int) -> Feed:
-        """The next at most `budget` tokens to evaluate; the logits are wanted once the last
-        pending token is in."""
-        size = min(self.pending, budget)
+        """The next tokens to evaluate, about `budget` of them (see `chunk_size`); the logits
+        are wanted once the last pending token is in."""
+        size = chunk_size(self.pending, budget, lone_last=self._lone_last)
         tokens = self.context[self.past: self.past + size]
         feed = Feed(self.slot, tokens, self.past, logits=size == self.pending)
         self.past += size
         return feed
+
+    def begin_evaluation(self) -> None:
+        """What is pending now is evaluated in one go by the single backend (in batches of its
+        n_batch): note whether its last token is then alone."""
+        self._lone_last = self.pending % self._single_batch == 1
 
     def advance(self, ctx: Any, batch: Any, row: int) -> None:
         """Pick the next token from the logits of batch row `row` (the context `ctx`)."""
@@ -166,6 +176,7 @@ class Sequence:
             self._end("stop")
         elif self.generated >= self.request.settings.max_tokens:
             self._end("length")
+        self.begin_evaluation()
 
     def _advance_constrained(self, logits: Any) -> None:
         assert self._chooser is not None
@@ -180,6 +191,7 @@ class Sequence:
             self._end("length")
         else:
             self._force()
+        self.begin_evaluation()
 
     def _force(self) -> None:
         """Append the text the grammar leaves no choice about (all but its last token, which the
@@ -225,6 +237,27 @@ class Sequence:
         chooser, self._chooser = self._chooser, None
         if chooser is not None:
             chooser.close()
+
+
+def chunk_size(pending: int, budget: int, *, lone_last: bool) -> int:
+    """How many of `pending` tokens to evaluate now, about `budget`, so that the result is the
+    single backend's: llama.cpp computes a sequence's attention with one kernel for a lone token
+    and another (summing in another order) for two or more, so a token evaluated alone here must
+    be one the single backend evaluates alone too. That backend reads what a prompt adds in
+    batches of 512 (its `n_batch`), so only the last token can be alone, when 512k + 1 remain
+    (`lone_last`); here no chunk is a single token otherwise, and none leaves one behind."""
+    if pending <= 1:
+        return pending
+    if lone_last:  # everything but the last, then the last alone
+        return _at_least_two(pending - 1, budget) if pending > 2 else 1
+    return _at_least_two(pending, budget)
+
+
+def _at_least_two(total: int, budget: int) -> int:
+    size = min(total, max(budget, 2))
+    if total - size == 1:  # the next chunk would be one token
+        size += 1
+    return size
 
 
 def sampler_chain(lib: Any, vocab: Any, n_vocab: int, settings: GenerationSettings, grammar: Any = None) -> Any:
