@@ -142,3 +142,28 @@ def test_parallel_batch_on_the_real_model(tmp_path, capsys, monkeypatch):
     assert code == 0, err
     assert [record["line"] for record in records] == list(range(1, 7))
     assert all(record["answer"] and record["backend"] == "llama-cpp" for record in records)
+
+
+def test_a_line_cut_short_stops_the_run_and_keeps_the_finished_records(tmp_path):
+    from local_agent.conversations.batch_lanes import ParallelRun
+
+    class Agents:
+        settings = type("S", (), {"tools_on": False, "approve": False})()
+
+        def own_agent(self, user):
+            return None
+
+    items = list(parse_lines([json.dumps(line).encode() for line in SESSIONS[:8]], plain_text=False))
+    written: list[dict[str, Any]] = []
+
+    def answer(agent, item):
+        if item.line == 3:
+            raise KeyboardInterrupt
+        return False, {"line": item.line, "error": None}
+
+    run = ParallelRun(Agents(), answer, written.append, parallel=1, by_namespace=False)  # type: ignore[arg-type]
+    with pytest.raises(KeyboardInterrupt):
+        run.run(items, [])
+    # one lane at a time: sessions s0 (lines 1, 5) and s1 (2, 6) were done before line 3 of s2;
+    # records go out in input order, those after the gap too (--resume answers 3, 4, 7, 8)
+    assert [record["line"] for record in written] == [1, 2, 5, 6]

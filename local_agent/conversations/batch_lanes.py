@@ -119,6 +119,7 @@ class ParallelRun:
         self._lanes: queue.SimpleQueue[Lane] = queue.SimpleQueue()
         self._done: queue.SimpleQueue[tuple[int, bool, dict[str, Any]] | None] = queue.SimpleQueue()
         self._stop = threading.Event()
+        self._interrupted = False  # a line was cut short: the run ends as Ctrl-C ends it
         self._running = 0  # lane threads still working
 
     def run(self, items: list[BatchItem], bad: list[tuple[int, dict[str, Any]]]) -> tuple[int, int]:
@@ -143,6 +144,8 @@ class ParallelRun:
             for thread in threads:
                 thread.join()
             writer.flush_all()
+        if self._interrupted:
+            raise KeyboardInterrupt
         return writer.failed, writer.written
 
     def _collect(self, writer: _InOrder) -> None:
@@ -176,6 +179,7 @@ class ParallelRun:
             try:
                 failed, record = self._answer(agent, item)
             except KeyboardInterrupt:  # the line was cut short: --resume answers it again
+                self._interrupted = True
                 self._stop.set()
                 return
             self._done.put((item.line, failed, record))
