@@ -92,6 +92,20 @@ def test_constrained_json_decodes_as_the_single_backend(single: LlamaCppBackend,
 
 
 @pytest.mark.model
+def test_greedy_answers_at_once_are_the_answers_alone(single: LlamaCppBackend, parallel: ParallelLlamaBackend) -> None:
+    """Six prompts (one over the 32-token chunk, so read while others answer) on 4 slots: each
+    answer is the single backend's, token for token (llama_engine.py: lone tokens and chunks
+    are decoded apart, so every token meets the kernels it meets alone)."""
+    settings = GenerationSettings(max_tokens=40, repeat_penalty=1.1)
+    calls = [(chat(question), settings) for question in QUESTIONS]
+    calls[2] = ([Message("system", "Read this. " + "The keeper climbs the stairs. " * 12), *chat(QUESTIONS[2])[1:]],
+                settings)
+    alone = [single.generate(messages, settings) for messages, settings in calls]
+    together = at_once(parallel, calls)
+    assert [(c.text, c.completion_tokens) for c in together] == [(c.text, c.completion_tokens) for c in alone]
+
+
+@pytest.mark.model
 def test_requests_at_once_each_keep_their_own_settings(parallel: ParallelLlamaBackend) -> None:
     calls = [(chat(question), GenerationSettings(max_tokens=4 + 3 * index, repeat_penalty=1.1))
              for index, question in enumerate(QUESTIONS)]
