@@ -141,6 +141,20 @@ def _distill_backend(settings: Settings, chat: Backend, choice: BackendChoice,
     return chat, False
 
 
+def parallel_factory(factory: BackendFactory, slots: int) -> BackendFactory:
+    """`factory`, its llama.cpp models decoding `slots` conversations at once (its other
+    runtimes as they are: one call at a time)."""
+    if slots <= 1:
+        return factory
+
+    def load(settings: Settings, *, model: str | None = None) -> tuple[Backend, BackendChoice]:
+        from .backends.llama_parallel import parallel_backend
+
+        backend, choice = factory(settings, model=model)
+        return parallel_backend(backend, slots), choice
+    return load
+
+
 def load_session(sessions: SessionStore, name: str | None) -> Session:
     """The named session (created if new), or a fresh one with a generated name."""
     return sessions.load_or_create(name) if name else sessions.new()

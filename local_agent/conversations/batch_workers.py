@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any
 
-from ..app import BackendFactory, Runtime, build_runtime
+from ..app import BackendFactory, Runtime, build_runtime, parallel_factory
 from ..backends import create_backend
 from ..config import Settings
 from ..turn.agent import Agent
@@ -26,8 +26,6 @@ from .batch import BatchItem, BatchRunner, answer_record
 from .batch_lanes import BatchAgents, ParallelRun
 
 if TYPE_CHECKING:
-    from ..backends.base import Backend
-    from ..backends.probe import BackendChoice
     from ..tools.loop import Approve
 
 
@@ -186,13 +184,3 @@ def _worker_run(group: list[BatchItem], fail_fast: bool) -> list[tuple[int, str,
 
 def _never(item: BatchItem) -> tuple[TurnResult, dict[str, Any]]:
     raise AssertionError(f"line {item.line} has an error: it is not answered")
-
-
-def parallel_factory(factory: BackendFactory, slots: int) -> BackendFactory:
-    """`factory`, its llama.cpp models decoding `slots` conversations at once."""
-    def load(settings: Settings, *, model: str | None = None) -> tuple[Backend, BackendChoice]:
-        from ..backends.llama_parallel import parallel_backend
-
-        backend, choice = factory(settings, model=model)
-        return parallel_backend(backend, slots), choice
-    return load
