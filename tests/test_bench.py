@@ -135,7 +135,7 @@ def test_markdown_of_a_partial_run_leaves_out_what_did_not_run(results):
     results["targets"] = bench.targets(results)
     text = bench.render_markdown(results)
     assert "decode tok/s" not in text and "cold start" not in text and "distillation" not in text
-    assert text.count("not measured") == 11
+    assert text.count("not measured") == 14
 
 
 def test_json_writer_round_trips(results, tmp_path: Path):
@@ -263,6 +263,25 @@ def test_batch_rate_rows_tables_targets_and_chart(results, tmp_path: Path):
     assert checks["batch --parallel 4 / --parallel 1 conversations per minute (--no-memory)"]["met"] is True
     text = bench.render_markdown(results)
     assert "| --no-memory | 4 | 15.0 (15.0–15.0) | 32.0 (32.0–32.0) | 3.60 (3.60–3.60) | 0.25 (0.25–0.25) |" in text
+    path = tmp_path / "benchmark-parallel.png"
+    write_parallel_chart(results, path)
+    assert path.stat().st_size > 10_000
+
+
+def test_server_rows_tables_targets_and_chart(results, tmp_path: Path):
+    def row(parallel: int, tokens: float, p95: float) -> dict:
+        return {"parallel": parallel, "clients": 8, "requests": 200, "errors": 0, "memory": False,
+                "latency_s": {"median": p95 / 2, "min": 0.1, "max": p95 * 1.2, "p95": p95, "n": 200},
+                "tokens_per_s": tokens, "wall_s": 60.0, "peak_rss_mb": 400.0}
+    case = {"clients": 8, "requests": 25, "max_tokens": 16, "load_average_start": [1.0], "load_average_end": [1.0]}
+    results["server"] = {"no_memory": {**case, "memory": False, "rows": [row(1, 56.6, 2.34), row(4, 90.0, 1.5)]},
+                         "memory": {**case, "memory": True, "rows": [row(1, 30.0, 4.0), row(4, 50.0, 3.0)]}}
+    checks = {c["target"]: c for c in bench.targets(results)}
+    label = "server 8 clients x 25 requests, memory off, --parallel 4"
+    assert checks[f"{label}: aggregate tokens/s"]["met"] is True
+    assert checks[f"{label}: latency p95"]["met"] is True and checks[f"{label}: errors"]["met"] is True
+    text = bench.render_markdown(results)
+    assert "| off | 4 | 0 | 0.75 | 1.50 | 90.0 | 400 |" in text
     path = tmp_path / "benchmark-parallel.png"
     write_parallel_chart(results, path)
     assert path.stat().st_size > 10_000

@@ -1,5 +1,6 @@
 """The sections about several conversations at once as a PNG chart (matplotlib, imported when
-a chart is drawn): batched decoding against llama-batched-bench."""
+a chart is drawn): batched decoding against llama-batched-bench, `batch --parallel`
+conversations per minute, and the server's aggregate tokens/s under load."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ ENGINE_COLOR, BASELINE_COLOR = "#4C72B0", "#8C8C8C"
 
 
 def has_parallel_sections(results: dict[str, Any]) -> bool:
-    return bool(results.get("batching") or results.get("batch"))
+    return bool(results.get("batching") or results.get("batch") or results.get("server"))
 
 
 def write_parallel_chart(results: dict[str, Any], path: Path) -> None:
@@ -26,6 +27,8 @@ def write_parallel_chart(results: dict[str, Any], path: Path) -> None:
         panels.append((_batching_panel, results["batching"]))
     if results.get("batch"):
         panels.append((_batch_panel, results["batch"]))
+    if results.get("server"):
+        panels.append((_server_panel, results["server"]))
     figure, axes = plt.subplots(1, max(len(panels), 1), figsize=(6.5 * max(len(panels), 1), 4.8),
                                 constrained_layout=True, squeeze=False)
     for axis, (draw, section) in zip(axes[0], panels):
@@ -79,4 +82,22 @@ def _batch_panel(axis: Any, batch: dict[str, Any]) -> None:
         bars = axis.bar([p + offset for p in range(len(counts))], medians, width, yerr=errors, capsize=3, label=label)
         axis.bar_label(bars, fmt="%.1f", fontsize=8, label_type="center", color="white", fontweight="bold")
     axis.set_xticks(list(range(len(counts))), [f"--parallel {count}" for count in counts])
+    axis.legend(fontsize=8)
+
+
+def _server_panel(axis: Any, server: dict[str, Any]) -> None:
+    """Aggregate tokens/s per serve --parallel, memory off and on, p95 latency above each bar."""
+    axis.set_title("server, 8 clients x 25 requests: aggregate tokens/s", fontsize=10)
+    cases = list(server.values())
+    counts = [row["parallel"] for row in cases[0]["rows"]]
+    width = 0.8 / max(len(cases), 1)
+    for number, case in enumerate(cases):
+        offset = (number - (len(cases) - 1) / 2) * width
+        values = [row["tokens_per_s"] for row in case["rows"]]
+        label = "memory on, a namespace per client" if case["memory"] else "memory off"
+        bars = axis.bar([p + offset for p in range(len(counts))], values, width, label=label)
+        axis.bar_label(bars, labels=[f"{v:.0f}\np95 {row['latency_s']['p95']:.1f} s"
+                                     for v, row in zip(values, case["rows"])], fontsize=7, padding=2)
+    axis.set_xticks(list(range(len(counts))), [f"--parallel {count}" for count in counts])
+    axis.margins(y=0.2)
     axis.legend(fontsize=8)

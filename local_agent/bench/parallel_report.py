@@ -1,5 +1,6 @@
 """The report of the sections about several conversations at once: batched decoding against
-llama-batched-bench (batching.py), and `batch --parallel` (batch_rate.py)."""
+llama-batched-bench (batching.py), `batch --parallel` (batch_rate.py) and the server under
+load (server_load.py)."""
 
 from __future__ import annotations
 
@@ -56,3 +57,23 @@ def batch_rate_ratio(batch: dict[str, Any], case: str, parallel: int) -> float |
     rows = batch.get(case, {}).get("rows", [])
     row = next((r for r in rows if r["parallel"] == parallel), None)
     return row["vs_parallel_1"]["median"] if row else None
+
+
+def server_tables(server: dict[str, Any]) -> list[str]:
+    """The server under load per `serve --parallel`, memory off and a namespace per client."""
+    header = ["memory", "serve --parallel", "errors", "latency p50 s", "latency p95 s", "aggregate tokens/s",
+              "peak RSS MB"]
+    body = [["a namespace per client" if case["memory"] else "off", str(row["parallel"]), str(row["errors"]),
+             f"{row['latency_s']['median']:.2f}", f"{row['latency_s']['p95']:.2f}", f"{row['tokens_per_s']:.1f}",
+             f"{row['peak_rss_mb']:.0f}"] for case in server.values() for row in case["rows"]]
+    first = next(iter(server.values()))
+    note = (f"{first['clients']} clients × {first['requests']} requests of `max_tokens` {first['max_tokens']} "
+            "(scripts/bench_server.py's load test), each `serve` a fresh process and data dir. Load average "
+            f"{first.get('load_average_start')} → {first.get('load_average_end')}.")
+    return [table(header, body), note]
+
+
+def server_row(server: dict[str, Any], case: str) -> dict[str, Any] | None:
+    """The row of the server's default --parallel (the largest measured) for `case`."""
+    rows = server.get(case, {}).get("rows", [])
+    return max(rows, key=lambda row: row["parallel"], default=None)

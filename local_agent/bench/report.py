@@ -9,7 +9,7 @@ from typing import Any
 from .cells import cell as _cell
 from .cells import num as _num
 from .cells import table as _table
-from .parallel_report import batch_rate_tables, batching_tables
+from .parallel_report import batch_rate_tables, batching_tables, server_tables
 
 
 def _backend_table(rows: list[dict[str, Any]]) -> str:
@@ -150,6 +150,8 @@ def render_markdown(results: dict[str, Any]) -> str:
         parts += batching_tables(results["batching"])
     if results.get("batch"):
         parts += batch_rate_tables(results["batch"])
+    if results.get("server"):
+        parts += server_tables(results["server"])
     parts.append(_targets_table(results.get("targets", [])))
     parts += _notes(results)
     return "\n\n".join(parts) + "\n"

@@ -23,6 +23,7 @@ from .plan import SECTIONS, BackendRow, BenchPlan, candidate_rows, select_rows
 from .random_weights import model_for_plan
 from .raw_llama import measure_raw_llama
 from .recall import measure_recall
+from .server_load import measure_server_load
 from .speed import measure_speed
 from .targets import targets
 
@@ -63,6 +64,9 @@ class _Run:
         if "batch" in self.plan.sections:
             steps += [("batch --parallel, memory off", lambda: self._batch_rate(False)),
                       ("batch --parallel, a namespace each", lambda: self._batch_rate(True))]
+        if "server" in self.plan.sections:
+            steps += [("server under load, memory off", lambda: self._server(False)),
+                      ("server under load, a namespace per client", lambda: self._server(True))]
         return steps
 
     def _backend_steps(self, hw: HardwareInfo) -> list[Step]:
@@ -117,6 +121,13 @@ class _Run:
     def _batch_rate(self, memory: bool) -> None:
         measured = measure_batch_rate(self.settings, max(self.plan.cold_reps, 2), memory)
         self.results.setdefault("batch", {})["memory" if memory else "no_memory"] = measured
+
+    def _server(self, memory: bool) -> None:
+        from ..server.options import DEFAULT_PARALLEL
+
+        counts = tuple(sorted({1, DEFAULT_PARALLEL}))
+        measured = measure_server_load(self.settings.model, counts, memory)
+        self.results.setdefault("server", {})["memory" if memory else "no_memory"] = measured
 
     def _pipeline(self) -> None:
         self.results.setdefault("memory", {})["pipeline"] = run_in_child(measure_pipeline, self.settings, self.plan)
