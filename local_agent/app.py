@@ -183,6 +183,10 @@ def build_runtime(
         opened.callback(backend.close)
         status(f"loaded {backend.model_name} with {choice.backend} on {choice.device}: {choice.reason}")
         embedder = open_embedder(settings)
+        if backend.concurrent:  # its calls on the model's thread (memory/index/model_thread.py)
+            from .memory.index.model_thread import ModelThreadEmbedder
+
+            embedder = ModelThreadEmbedder(embedder, backend.call)
         distill_backend, parts = None, None
         if memory:
             distill_backend, parts = _open_memory(settings, backend, choice, embedder, opened, status, backend_factory)
