@@ -130,14 +130,17 @@ class Runtime:
 def _distill_backend(settings: Settings, chat: Backend, choice: BackendChoice,
                      backend_factory: BackendFactory) -> tuple[Backend, bool]:
     """The distiller gets its own llama.cpp instance so its fixed prompt prefix stays in the
-    KV cache between turns, unless the chat model decodes several conversations at once (its
-    slots keep that prefix); a separate --distill-model is loaded as asked. Returns (backend, owned)."""
+    KV cache between turns, loaded when it is first called (most turns never call it), unless
+    the chat model decodes several conversations at once (its slots keep that prefix); a
+    separate --distill-model is loaded as asked. Returns (backend, owned)."""
     if settings.distill_model:
         backend, _ = backend_factory(settings, model=settings.distill_model)
         return backend, True
     if choice.backend == "llama-cpp" and not chat.concurrent:
-        backend, _ = backend_factory(settings)
-        return backend, True
+        from .backends.lazy import LazyBackend
+
+        return LazyBackend(lambda: backend_factory(settings)[0], model_name=chat.model_name,
+                           context_size=chat.context_size), True
     return chat, False
 
 

@@ -15,7 +15,8 @@ order:
   database is written as it is for a user);
 - `local-agent ask --no-memory --max-tokens N hi` on one data dir (its saved system-prompt
   state is what a user's second run finds);
-- `local-agent ask --max-tokens N hi` on a copy of a data dir holding --memories memories.
+- `local-agent ask --max-tokens N hi` on a copy of a data dir holding --memories memories (and
+  the saved system-prompt state, as a user's data dir has it after the first `ask`).
 The first round warms up and is not counted. --bytecode cached: every module's bytecode is
 cached (in a PYTHONPYCACHEPREFIX folder of the run, written by the warm-up round);
 --bytecode none: PYTHONDONTWRITEBYTECODE=1 and no cached bytecode for local_agent (as this
@@ -149,6 +150,7 @@ def main() -> int:
         prepared = memory_data_dir(work / "memory-template", args.memories)
         tokens = str(args.max_tokens)
         ask = [sys.executable, "-m", "local_agent", "ask", "--max-tokens", tokens]
+        timed([*ask, "--data-dir", str(prepared), "--no-memory", "hi"], ours_env)  # saves the state, adds nothing
         commands = {
             "llm": ([str(llm), "-m", "SmolLM2-fixed", "-o", "max_tokens", tokens, "hi"], llm_env),
             "ask --no-memory": ([*ask, "--data-dir", str(work / "plain"), "--no-memory", "hi"], ours_env),
