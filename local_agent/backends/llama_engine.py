@@ -159,10 +159,18 @@ class BatchEngine:
             for job, future in jobs:
                 _run_job(job, future)
             for request in admitted:
-                self._admit(request)
-            self._leave_cancelled()
-            if self.busy:
-                self._step(began)
+                try:
+                    self._admit(request)
+                except Exception as exc:  # this request fails; the others go on
+                    log.exception("the batch engine could not take a request")
+                    request.events.put(("error", exc))
+            try:
+                self._leave_cancelled()
+                if self.busy:
+                    self._step(began)
+            except Exception as exc:  # a fault of the engine's own: its requests fail, later ones go on
+                log.exception("the batch engine failed a step")
+                self._fail_all(exc)
         self._shut_down()
 
     def _free(self) -> int:
