@@ -4,7 +4,8 @@ decoded together in one batch (continuous batching, llama_engine.py) on one load
 `ParallelLlamaBackend` wraps a loaded `LlamaCppBackend`: prompts are rendered and tokenized
 there, as for a single conversation, and the answers are written by the engine, each sequence
 with its own settings, sampler, grammar and stop strings. Its greedy answers are the single
-backend's (docs/performance.md gives how often llama.cpp's kernels make them differ).
+backend's, whatever else is in the batch (llama_engine.py says how; docs/performance.md has
+the measurement).
 """
 
 from __future__ import annotations
