@@ -7,7 +7,12 @@ from pathlib import Path
 import click
 
 from ..server.options import (
-    DEFAULT_MAX_BODY, DEFAULT_MAX_IMPORT, DEFAULT_MAX_QUEUE, DEFAULT_PARALLEL, DEFAULT_PORT, MAX_PARALLEL,
+    DEFAULT_MAX_BODY,
+    DEFAULT_MAX_IMPORT,
+    DEFAULT_MAX_QUEUE,
+    DEFAULT_PARALLEL,
+    DEFAULT_PORT,
+    MAX_PARALLEL,
 )
 from .group import cli
 from .options import backend_factory, common_options, echo_err, settings_from

@@ -39,7 +39,7 @@ import numpy as np
 from ..app import BackendFactory, Runtime, build_runtime, load_session, make_tool_turn, parallel_factory, settings_clock
 from ..backends import create_backend
 from ..config import Settings, with_overrides
-from ..errors import InputError, NotFoundError, StoreError
+from ..errors import InputError, StoreError
 from ..memory.service import MemoryService
 from ..memory.sessions import Session, SessionStore, Turn
 from ..memory.store.datadir import claim_data_dir
