@@ -101,3 +101,34 @@ def test_agents_of_other_namespaces_do_not_wait_for_each_other(tmp_path: Path) -
     blocker.set()
     one.shutdown()
     two.shutdown()
+
+
+def test_forget_all_waits_for_the_requests_under_way_and_holds_off_the_next(tmp_path: Path) -> None:
+    """Forgetting everything closes every namespace's store: with requests answered at once it
+    runs alone, after the ones under way and before those that came after it."""
+    model = ConcurrentEcho(word_s=0.25)
+    with running_server(server_settings(tmp_path / "data"), model, parallel=4) as server:
+        url = server.url
+        ended: dict[str, float] = {}
+
+        def chat(name: str, text: str) -> int:
+            reply = httpx.post(url + "/v1/chat/completions", json=chat_body(text),
+                               headers={"X-Local-Agent-User": name}, timeout=60)
+            ended[name] = time.monotonic()
+            return reply.status_code
+
+        def forget_all() -> int:
+            reply = httpx.post(url + "/v1/local-agent/memories/forget-all",
+                               json={"confirm": "forget everything"}, timeout=60)
+            ended["forget"] = time.monotonic()
+            return reply.status_code
+
+        with ThreadPoolExecutor(3) as pool:
+            first = pool.submit(chat, "ada", "My name is Ada and I live in Porto.")
+            time.sleep(0.6)  # the first answer under way
+            forgetting = pool.submit(forget_all)
+            time.sleep(0.2)
+            second = pool.submit(chat, "bo", "hi")
+            assert (first.result(), forgetting.result(), second.result()) == (200, 200, 200)
+        assert ended["ada"] < ended["forget"] < ended["bo"]
+        assert model.most_at_once == 1
