@@ -39,7 +39,7 @@ import numpy as np
 from ..app import BackendFactory, Runtime, build_runtime, load_session, make_tool_turn, parallel_factory, settings_clock
 from ..backends import create_backend
 from ..config import Settings, with_overrides
-from ..errors import InputError, StoreError
+from ..errors import InputError, NotFoundError, StoreError
 from ..memory.service import MemoryService
 from ..memory.sessions import Session, SessionStore, Turn
 from ..memory.store.datadir import claim_data_dir
@@ -279,6 +279,8 @@ class Engine:
         return [{**record_dict(hit.record), "score": round(hit.score, 4)} for hit in hits]
 
     def forget(self, namespace: str | None, ident: str) -> dict[str, Any]:
+        if not self._exists(namespace):
+            raise NotFoundError(f"no memory with id {ident!r}")
         with self._using(namespace):
             service = self.memory_service(namespace)
             return record_dict(self._in_turn(namespace, lambda: service.forget(ident)).record)
