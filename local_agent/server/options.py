@@ -17,7 +17,8 @@ DEFAULT_PORT = 8765
 DEFAULT_MAX_QUEUE = 16
 DEFAULT_MAX_BODY = 1_000_000  # bytes; the CLI's limit for one message on stdin
 DEFAULT_MAX_IMPORT = MAX_IMPORT_BYTES  # the page's upload of past chats: import-chats' own limit
-# Requests answered at once: what scripts/bench_server.py measured best on a 2-core VM (docs/performance.md).
+# Requests answered at once. 4: where llama-batched-bench's aggregate decode gains on 2 cores (issue 29's
+# table); scripts/bench_server.py --parallel N has yet to confirm it on an idle machine (docs/performance.md).
 DEFAULT_PARALLEL = 4
 MAX_PARALLEL = 64
 LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
