@@ -19,8 +19,9 @@ LLAMA_CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON
 # llama-cpp-python compiles from source (~7 min on 2 cores); the wheel is kept here and reused.
 LLAMA_VARIANT ?= avx2
 WHEELHOUSE ?= $(HOME)/.cache/local-agent/wheels-$(LLAMA_VARIANT)
-# llama.cpp's own llama-bench, built from the same source and flags (`make llama-bench`; the
-# benchmark's speed section compares with it), with its shared libraries beside it.
+# llama.cpp's own llama-bench and llama-batched-bench, built from the same source and flags
+# (`make llama-bench`, `make llama-batched-bench`; the benchmark's speed and batching sections
+# compare with them), with their shared libraries beside them.
 LLAMA_BENCH_DIR ?= $(HOME)/.cache/local-agent/llama-bench-$(LLAMA_VARIANT)
 # The llama-cpp-python source (its GGUF converter makes the memory embedder), kept here too.
 SDIST_CACHE ?= $(HOME)/.cache/local-agent/sdist
@@ -30,7 +31,7 @@ PY    := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 LLAMA_WHEEL_GLOB := $(WHEELHOUSE)/llama_cpp_python-$(LLAMA_CPP_VERSION)-*.whl
 
-.PHONY: install models chat lint test test-fast bench llama-bench eval-locomo eval-distill clean
+.PHONY: install models chat lint test test-fast bench llama-bench llama-batched-bench eval-locomo eval-distill clean
 
 install: $(STAMP) models
 
@@ -70,19 +71,22 @@ bench: install
 	$(PY) scripts/benchmark.py --quick
 
 llama-bench: $(LLAMA_BENCH_DIR)/llama-bench
+llama-batched-bench: $(LLAMA_BENCH_DIR)/llama-batched-bench
 
-$(LLAMA_BENCH_DIR)/llama-bench:
+# Each tool is built on its own (tools/llama-bench, tools/batched-bench); both come from the same
+# source and flags, so the shared libraries they leave side by side are the same build.
+$(LLAMA_BENCH_DIR)/llama-bench $(LLAMA_BENCH_DIR)/llama-batched-bench: $(LLAMA_BENCH_DIR)/%:
 	@ls $(SDIST_CACHE)/llama_cpp_python-$(LLAMA_CPP_VERSION).tar.gz >/dev/null 2>&1 || \
 	  $(PYTHON) -m pip download -q --no-deps --no-binary :all: -d $(SDIST_CACHE) llama-cpp-python==$(LLAMA_CPP_VERSION)
-	rm -rf $(LLAMA_BENCH_DIR).src && mkdir -p $(LLAMA_BENCH_DIR).src
-	tar -xzf $(SDIST_CACHE)/llama_cpp_python-$(LLAMA_CPP_VERSION).tar.gz -C $(LLAMA_BENCH_DIR).src --strip-components=1
-	cmake -S $(LLAMA_BENCH_DIR).src/vendor/llama.cpp -B $(LLAMA_BENCH_DIR).src/build -DCMAKE_BUILD_TYPE=Release \
+	rm -rf $(LLAMA_BENCH_DIR).$*.src && mkdir -p $(LLAMA_BENCH_DIR).$*.src
+	tar -xzf $(SDIST_CACHE)/llama_cpp_python-$(LLAMA_CPP_VERSION).tar.gz -C $(LLAMA_BENCH_DIR).$*.src --strip-components=1
+	cmake -S $(LLAMA_BENCH_DIR).$*.src/vendor/llama.cpp -B $(LLAMA_BENCH_DIR).$*.src/build -DCMAKE_BUILD_TYPE=Release \
 	  -DBUILD_SHARED_LIBS=ON -DLLAMA_CURL=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF \
 	  -DLLAMA_BUILD_SERVER=OFF -DLLAMA_BUILD_TOOLS=ON $(LLAMA_CMAKE_ARGS)
-	nice cmake --build $(LLAMA_BENCH_DIR).src/build --target llama-bench -j2
+	nice cmake --build $(LLAMA_BENCH_DIR).$*.src/build --target $* -j2
 	mkdir -p $(LLAMA_BENCH_DIR)
-	cp -P $(LLAMA_BENCH_DIR).src/build/bin/llama-bench $(LLAMA_BENCH_DIR).src/build/bin/lib*.so* $(LLAMA_BENCH_DIR)/
-	rm -rf $(LLAMA_BENCH_DIR).src
+	cp -P $(LLAMA_BENCH_DIR).$*.src/build/bin/$* $(LLAMA_BENCH_DIR).$*.src/build/bin/lib*.so* $(LLAMA_BENCH_DIR)/
+	rm -rf $(LLAMA_BENCH_DIR).$*.src
 
 eval-locomo: install
 	$(PY) scripts/eval_locomo.py ../shared/data/locomo-dev.json

@@ -130,14 +130,32 @@ class Runtime:
 def _distill_backend(settings: Settings, chat: Backend, choice: BackendChoice,
                      backend_factory: BackendFactory) -> tuple[Backend, bool]:
     """The distiller gets its own llama.cpp instance so its fixed prompt prefix stays in the
-    KV cache between turns; a separate --distill-model is loaded as asked. Returns (backend, owned)."""
+    KV cache between turns, loaded when it is first called (most turns never call it), unless
+    the chat model decodes several conversations at once (its slots keep that prefix); a
+    separate --distill-model is loaded as asked. Returns (backend, owned)."""
     if settings.distill_model:
         backend, _ = backend_factory(settings, model=settings.distill_model)
         return backend, True
-    if choice.backend == "llama-cpp":
-        backend, _ = backend_factory(settings)
-        return backend, True
+    if choice.backend == "llama-cpp" and not chat.concurrent:
+        from .backends.lazy import LazyBackend
+
+        return LazyBackend(lambda: backend_factory(settings)[0], model_name=chat.model_name,
+                           context_size=chat.context_size), True
     return chat, False
+
+
+def parallel_factory(factory: BackendFactory, slots: int) -> BackendFactory:
+    """`factory`, its llama.cpp models decoding `slots` conversations at once (its other
+    runtimes as they are: one call at a time)."""
+    if slots <= 1:
+        return factory
+
+    def load(settings: Settings, *, model: str | None = None) -> tuple[Backend, BackendChoice]:
+        from .backends.llama_parallel import parallel_backend
+
+        backend, choice = factory(settings, model=model)
+        return parallel_backend(backend, slots), choice
+    return load
 
 
 def load_session(sessions: SessionStore, name: str | None) -> Session:
@@ -171,6 +189,10 @@ def build_runtime(
         opened.callback(backend.close)
         status(f"loaded {backend.model_name} with {choice.backend} on {choice.device}: {choice.reason}")
         embedder = embedder if embedder is not None else open_embedder(settings)
+        if backend.concurrent:  # its calls on the model's thread (memory/index/model_thread.py)
+            from .memory.index.model_thread import ModelThreadEmbedder
+
+            embedder = ModelThreadEmbedder(embedder, backend.call)
         distill_backend, parts = None, None
         if memory:
             distill_backend, parts = _open_memory(settings, backend, choice, embedder, opened, status, backend_factory)

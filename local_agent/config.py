@@ -5,7 +5,6 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
-import tomllib
 import typing
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -193,6 +192,8 @@ def _from_file(path: Path) -> dict[str, Any]:
     if not path.is_file():
         return {}
     try:
+        import tomllib  # only where a config file is read
+
         raw = tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"config file {path} is not valid TOML: {exc}") from None

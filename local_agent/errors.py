@@ -48,3 +48,7 @@ class InputError(LocalAgentError):
 class ToolError(LocalAgentError):
     """A tool was given input it cannot use (a bad expression, a refused query, a missing
     file); the message goes back to the model as the tool's error."""
+
+
+class ApprovalUnavailable(ToolError):
+    """Approval is on but nobody can be asked (no terminal): the call is denied."""

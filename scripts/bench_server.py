@@ -5,7 +5,8 @@
   next to the CLI's own floor (`local-agent --version`); each starts once the server is idle
   (the previous ask's memory work done), as when someone asks again seconds later;
 - time to the first streamed token over HTTP against the same turn in-process;
-- N concurrent clients x M requests: errors, p50/p95 latency, aggregate tokens/s;
+- N concurrent clients x M requests against `serve --parallel P` (--parallel), memory off, or on
+  with a namespace per client (--memory): errors, p50/p95 latency, aggregate tokens/s;
 - the server's RSS idle (model loaded) and its peak under that load.
 
 Every run uses a fresh temporary data dir; the model is the default one (or --model).
@@ -18,31 +19,24 @@ import argparse
 import json
 import os
 import secrets
-import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import httpx
-import psutil
 
+from local_agent.bench.server_load import QUESTIONS, ServerProcess, load_test, server_env, summary
+from local_agent.server.options import DEFAULT_PARALLEL
 from local_agent.turn.result import measured
 
 ROOT = Path(__file__).resolve().parent.parent
-QUESTIONS = [f"In one sentence, what is {n} times {n + 1}?" for n in range(1, 400)]
 
 
 def _env(data_dir: Path, model: str | None) -> dict[str, str]:
-    env = {**os.environ, "LOCAL_AGENT_DATA_DIR": str(data_dir), "LOCAL_AGENT_CONFIG": str(data_dir / "none.toml")}
-    env.pop("LOCAL_AGENT_SERVER", None)
-    if model:
-        env["LOCAL_AGENT_MODEL"] = model
-    return env
+    return server_env(data_dir, model)
 
 
 def _cli(env: dict[str, str], *args: str) -> float:
@@ -72,10 +66,7 @@ def warm_asks(env: dict[str, str], url: str, reps: int) -> list[float]:
     return times[1:]
 
 
-def _summary(values: list[float]) -> dict[str, float]:
-    ordered = sorted(values)
-    p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
-    return {"median": statistics.median(ordered), "min": ordered[0], "max": ordered[-1], "p95": p95, "n": len(ordered)}
+_summary = summary
 
 
 class InProcess:
@@ -97,33 +88,6 @@ class InProcess:
 
     def close(self) -> None:
         self.runtime.close()
-
-
-class Server:
-    """`local-agent serve --port 0` in its own process, and its RSS sampled on demand."""
-
-    def __init__(self, data_dir: Path, model: str | None) -> None:
-        self.process = subprocess.Popen([sys.executable, "-m", "local_agent", "serve", "--port", "0"], cwd=ROOT,
-                                        env=_env(data_dir, model), stdout=subprocess.PIPE,
-                                        stderr=subprocess.DEVNULL, text=True)
-        assert self.process.stdout is not None
-        self.url = self.process.stdout.readline().strip().removeprefix("listening on ")
-        deadline = time.monotonic() + 300
-        while time.monotonic() < deadline:
-            try:
-                if httpx.get(self.url + "/health").json()["status"] == "ok":
-                    break
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.1)
-        self.ps = psutil.Process(self.process.pid)
-
-    def rss_mb(self) -> float:
-        return self.ps.memory_info().rss / 2**20
-
-    def close(self) -> None:
-        self.process.terminate()
-        self.process.wait(60)
 
 
 def http_first_token_s(client: httpx.Client, question: str) -> float:
@@ -150,49 +114,12 @@ def paired_ttft(local: InProcess, url: str, reps: int) -> dict[str, dict[str, fl
             "http_minus_in_process_s": _summary(differences)}
 
 
-def load_test(server: Server, clients: int, requests: int, max_tokens: int) -> dict[str, Any]:
-    """`clients` threads, each sending `requests` completions one after another."""
-    latencies: list[float] = []
-    errors: list[str] = []
-    tokens = [0]
-    peak = [server.rss_mb()]
-    done = threading.Event()
-
-    def sample() -> None:
-        while not done.wait(0.1):
-            peak[0] = max(peak[0], server.rss_mb())
-
-    def client(index: int) -> None:
-        with httpx.Client(base_url=server.url, timeout=300) as http:
-            for n in range(requests):
-                body = {"messages": [{"role": "user", "content": QUESTIONS[(index * requests + n) % len(QUESTIONS)]}],
-                        "max_tokens": max_tokens, "memory": False}
-                start = time.perf_counter()
-                response = http.post("/v1/chat/completions", json=body)
-                latencies.append(time.perf_counter() - start)
-                if response.status_code != 200:
-                    errors.append(str(response.status_code))
-                else:
-                    tokens[0] += response.json()["usage"]["completion_tokens"]
-
-    sampler = threading.Thread(target=sample, daemon=True)
-    sampler.start()
-    start = time.perf_counter()
-    with ThreadPoolExecutor(clients) as pool:
-        list(pool.map(client, range(clients)))
-    wall = time.perf_counter() - start
-    done.set()
-    return {"clients": clients, "requests": clients * requests, "errors": len(errors),
-            "latency_s": _summary(latencies), "tokens_per_s": tokens[0] / wall, "wall_s": wall,
-            "peak_rss_mb": peak[0]}
-
-
 def run(args: argparse.Namespace) -> dict[str, Any]:
     results: dict[str, Any] = {"machine": {"cpus": os.cpu_count(), "load_avg_before": os.getloadavg()}}
     with tempfile.TemporaryDirectory() as tmp:
         data_dir = Path(tmp) / "data"
         env = _env(data_dir, args.model)
-        server = Server(data_dir, args.model)
+        server = ServerProcess(data_dir, args.model, ("--parallel", str(args.parallel)))
         local = InProcess(Path(tmp) / "in-process", args.model)
         try:
             time.sleep(1.0)
@@ -201,7 +128,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             local.close()
             results["warm_ask_s"] = _summary(warm_asks(env, server.url, args.reps))
             results["cli_floor_s"] = _summary([_cli(env, "--version") for _ in range(args.reps)])
-            results["load"] = load_test(server, args.clients, args.requests, args.max_tokens)
+            results["load"] = load_test(server, args.clients, args.requests, args.max_tokens, args.memory)
+            results["load"]["parallel"] = args.parallel
         finally:
             server.close()
     results["machine"]["load_avg_after"] = os.getloadavg()
@@ -217,7 +145,8 @@ def markdown(results: dict[str, Any]) -> str:
         ("TTFT streamed over HTTP", ms(results["http_ttft_s"])),
         ("TTFT in-process, same turns", ms(results["in_process_ttft_s"])),
         ("  HTTP − in-process, paired (target ≤ 30 ms)", ms(results["http_minus_in_process_s"])),
-        (f"{load['clients']} clients × {load['requests'] // load['clients']} requests: errors", str(load["errors"])),
+        ((f"{load['clients']} clients × {load['requests'] // load['clients']} requests, --parallel "
+          f"{load['parallel']}, memory {'on' if load['memory'] else 'off'}: errors"), str(load["errors"])),
         ("  latency p50 / p95", f"{load['latency_s']['median']:.2f} s / {load['latency_s']['p95']:.2f} s"),
         ("  aggregate tokens/s", f"{load['tokens_per_s']:.1f}"),
         ("server RSS idle / peak under load", f"{results['idle_rss_mb']:.0f} MB / {load['peak_rss_mb']:.0f} MB"),
@@ -234,6 +163,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--requests", type=int, default=25, help="requests per client [25]")
     parser.add_argument("--max-tokens", type=int, default=16, help="answer length under load [16]")
     parser.add_argument("--model", help="model (default: the default model)")
+    parser.add_argument("--parallel", type=int, default=DEFAULT_PARALLEL,
+                        help=f"serve --parallel: requests answered at once [{DEFAULT_PARALLEL}]")
+    parser.add_argument("--memory", action="store_true",
+                        help="the load test with memory on, each client a namespace of its own (default: off)")
     parser.add_argument("--output", type=Path, default=Path("bench-results/server.json"))
     args = parser.parse_args(argv)
     results = run(args)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+import time
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -65,3 +67,35 @@ class ScriptedFactory:
 def scripted_cli_obj(backend: Backend | None) -> dict[str, Any] | None:
     """The context object that makes the command line load `backend` (None: the real loader)."""
     return None if backend is None else {"backend_factory": ScriptedFactory(backend)}
+
+
+class ConcurrentEcho(ScriptedBackend):
+    """A scripted model that takes calls from several threads at once (as the batched llama.cpp
+    backend does) and answers each with its last message, quoted; `most_at_once` is the largest
+    number of calls it had under way together. Each word takes `word_s` seconds."""
+
+    concurrent = True
+
+    def __init__(self, word_s: float = 0.002) -> None:
+        super().__init__()
+        self.word_s = word_s
+        self.most_at_once = 0
+        self._under_way = 0
+        self._lock = threading.Lock()
+
+    def _stream(self, messages, settings, json_schema, usage: Usage) -> Iterator[str]:
+        with self._lock:
+            self.prompts.append(list(messages))
+            self.schemas.append(json_schema)
+            self._under_way += 1
+            self.most_at_once = max(self.most_at_once, self._under_way)
+        try:
+            usage.prompt_tokens = self.count_prompt_tokens(messages)
+            words = f"You said: {messages[-1].content.splitlines()[-1]}".split(" ")
+            for index, word in enumerate(words):
+                time.sleep(self.word_s)
+                yield word if index == 0 else " " + word
+            usage.completion_tokens = len(words)
+        finally:
+            with self._lock:
+                self._under_way -= 1

@@ -17,6 +17,7 @@ import pytest
 
 from local_agent.backends import Backend, create_backend
 from local_agent.backends.hf import without_patterns
+from local_agent.backends.llama_parallel import parallel_backend
 from local_agent.backends.probe import probe_hardware
 from local_agent.config import CHECKOUT_MODELS_DIR, Settings
 from local_agent.errors import ContextOverflowError
@@ -25,7 +26,7 @@ from local_agent.types import GenerationSettings, Message
 
 pytestmark = pytest.mark.model
 
-CPU_BACKENDS = ["llama-cpp", "transformers", "transformers-4bit"]
+CPU_BACKENDS = ["llama-cpp", "llama-cpp-parallel", "transformers", "transformers-4bit"]
 QUESTION = [Message("user", "What is the capital of France?")]
 STORY = [Message("user", "Tell me a long story about a lighthouse keeper.")]
 FACTS_SCHEMA = {
@@ -39,6 +40,8 @@ FACTS_SCHEMA = {
 
 
 def load(backend: str, device: str) -> Backend:
+    if backend == "llama-cpp-parallel":  # the same tests on batched decoding (llama_parallel.py)
+        return parallel_backend(load("llama-cpp", device), 4)
     settings = Settings(backend=backend, device=device, models_dir=CHECKOUT_MODELS_DIR, ctx_size=2048)
     loaded, choice = create_backend(settings)
     assert (choice.backend, choice.device) == (backend, device)

@@ -13,6 +13,8 @@ from click.testing import CliRunner
 
 from local_agent import bench
 from local_agent.backends.probe import HardwareInfo
+from local_agent.bench.batching import parse_batched_bench, summarize_rounds
+from local_agent.bench.parallel_chart import write_parallel_chart
 from local_agent.cli import cli
 from local_agent.config import Settings
 from local_agent.errors import InputError
@@ -133,7 +135,7 @@ def test_markdown_of_a_partial_run_leaves_out_what_did_not_run(results):
     results["targets"] = bench.targets(results)
     text = bench.render_markdown(results)
     assert "decode tok/s" not in text and "cold start" not in text and "distillation" not in text
-    assert text.count("not measured") == 7
+    assert text.count("not measured") == 14
 
 
 def test_json_writer_round_trips(results, tmp_path: Path):
@@ -202,3 +204,84 @@ def test_a_child_reports_its_own_peak_memory_not_its_parents():
     child = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert float(child.stdout) < 300  # getrusage's ru_maxrss would say over 400 here
     del held
+
+
+# -- batched decoding against llama-batched-bench ---------------------------------------------
+BATCHED_BENCH_OUTPUT = """main: n_kv_max = 16384, n_batch = 2048
+{"n_kv_max": 16384, "n_batch": 2048, "n_ubatch": 512, "flash_attn": 0, "is_pp_shared": 0, "n_gpu_layers": -1, \
+"n_threads": 2, "n_threads_batch": 2, "pp": 128, "tg": 64, "pl": 4, "n_kv": 768, "t_pp": 2.5, "speed_pp": 204.8, \
+"t_tg": 2.4, "speed_tg": 106.6, "t": 4.9, "speed": 156.7}
+llama_perf_context_print: load time = 100 ms
+"""
+
+
+def batching_results() -> dict:
+    rounds = [{"engine": {"4": {"decode_tok_s": ours, "total_tok_s": 150.0}, "8": {"decode_tok_s": ours * 1.1,
+                                                                                  "total_tok_s": 160.0}},
+               "llama-batched-bench": {"4": {"decode_tok_s": 105.0, "total_tok_s": 146.0},
+                                       "8": {"decode_tok_s": 118.0, "total_tok_s": 170.0}}}
+              for ours in (100.0, 98.0, 102.0)]
+    return {"threads": 2, "counts": [4, 8], "prompt_tokens": 128, "written_tokens": 64, "window": 2048,
+            "build": "avx2", "binary": "x", "load_average_start": [1.0], "load_average_end": [1.0],
+            "rows": summarize_rounds(rounds, (4, 8)), "skipped": None}
+
+
+def test_llama_batched_bench_json_lines_are_read_among_its_log_lines():
+    parsed = parse_batched_bench(BATCHED_BENCH_OUTPUT)
+    assert parsed == {"4": {"decode_tok_s": 106.6, "prompt_tok_s": 204.8, "total_tok_s": 156.7}}
+
+
+def test_batching_rounds_become_medians_and_paired_ratios_with_a_target_each(results, tmp_path: Path):
+    results["batching"] = batching_results()
+    row4 = results["batching"]["rows"][0]
+    assert row4["engine_decode_tok_s"]["median"] == 100.0
+    assert row4["engine_vs_llama_batched_bench"]["median"] == pytest.approx(100.0 / 105.0)
+    checks = {c["target"]: c for c in bench.targets(results)}
+    assert checks["batched decode at 4 sequences / llama-batched-bench (paired runs)"]["met"] is True
+    assert checks["batched decode at 8 sequences / llama-batched-bench (paired runs)"]["value"] == \
+        pytest.approx(110.0 / 118.0)
+    text = bench.render_markdown(results)
+    assert "| 4 | 100.0 (98.0–102.0) | 105.0 (105.0–105.0) | 0.952 (0.933–0.971) |" in text
+    assert "-npp 128 -ntg 64 -npl 4,8 -t 2 -c 16384 -fa off" in text
+    path = tmp_path / "benchmark-parallel.png"
+    write_parallel_chart(results, path)
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and path.stat().st_size > 10_000
+
+
+def test_batch_rate_rows_tables_targets_and_chart(results, tmp_path: Path):
+    from local_agent.bench.batch_rate import SESSIONS, TURNS, batch_input
+
+    lines = batch_input(memory=True)
+    assert len(lines) == SESSIONS * TURNS and len({line["user"] for line in lines}) == SESSIONS
+    assert "user" not in batch_input(memory=False)[0]
+    rows = [{"parallel": p, "wall_s": s(60.0 / p), "conversations_per_min": s(8.0 * p), "vs_parallel_1": s(p * 0.9),
+             "share_differing": s(0.0 if p == 1 else 0.25)} for p in (1, 2, 4)]
+    case = {"sessions": 8, "turns": 3, "max_tokens": 64, "load_average_start": [1.0], "load_average_end": [1.0]}
+    results["batch"] = {"no_memory": {**case, "memory": False, "rows": rows},
+                        "memory": {**case, "memory": True, "rows": rows}}
+    checks = {c["target"]: c for c in bench.targets(results)}
+    assert checks["batch --parallel 4 / --parallel 1 conversations per minute (--no-memory)"]["met"] is True
+    text = bench.render_markdown(results)
+    assert "| --no-memory | 4 | 15.0 (15.0–15.0) | 32.0 (32.0–32.0) | 3.60 (3.60–3.60) | 0.25 (0.25–0.25) |" in text
+    path = tmp_path / "benchmark-parallel.png"
+    write_parallel_chart(results, path)
+    assert path.stat().st_size > 10_000
+
+
+def test_server_rows_tables_targets_and_chart(results, tmp_path: Path):
+    def row(parallel: int, tokens: float, p95: float) -> dict:
+        return {"parallel": parallel, "clients": 8, "requests": 200, "errors": 0, "memory": False,
+                "latency_s": {"median": p95 / 2, "min": 0.1, "max": p95 * 1.2, "p95": p95, "n": 200},
+                "tokens_per_s": tokens, "wall_s": 60.0, "peak_rss_mb": 400.0}
+    case = {"clients": 8, "requests": 25, "max_tokens": 16, "load_average_start": [1.0], "load_average_end": [1.0]}
+    results["server"] = {"no_memory": {**case, "memory": False, "rows": [row(1, 56.6, 2.34), row(4, 90.0, 1.5)]},
+                         "memory": {**case, "memory": True, "rows": [row(1, 30.0, 4.0), row(4, 50.0, 3.0)]}}
+    checks = {c["target"]: c for c in bench.targets(results)}
+    label = "server 8 clients x 25 requests, memory off, --parallel 4"
+    assert checks[f"{label}: aggregate tokens/s"]["met"] is True
+    assert checks[f"{label}: latency p95"]["met"] is True and checks[f"{label}: errors"]["met"] is True
+    text = bench.render_markdown(results)
+    assert "| off | 4 | 0 | 0.75 | 1.50 | 90.0 | 400 |" in text
+    path = tmp_path / "benchmark-parallel.png"
+    write_parallel_chart(results, path)
+    assert path.stat().st_size > 10_000

@@ -5,12 +5,13 @@ from __future__ import annotations
 import re
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from ..errors import ContextOverflowError
 from ..types import Completion, GenerationSettings, Message
 from .generation import Generation, Usage
 
+T = TypeVar("T")
 # Marker-like strings in a chat template, e.g. <|im_start|>, that user text must not forge.
 TEMPLATE_MARKER = re.compile(r"<\|[^|\s<>]+\|>")
 
@@ -29,6 +30,9 @@ class Backend(ABC):
     `count_tokens`, `format_prompt` and `close`; everything else is shared here."""
 
     name: str = "backend"
+    # Whether calls may come from several threads at once (they are then decoded together);
+    # otherwise one call at a time, which the caller sees to.
+    concurrent: bool = False
 
     def __init__(self, model_name: str, context_size: int) -> None:
         self.model_name = model_name
@@ -67,6 +71,11 @@ class Backend(ABC):
         """Read ahead the prompt that `dialogue` (system message and turns so far) opens, so that
         the next call evaluates only what it adds; stop early when `cancelled()` turns true.
         Backends that keep no cache between calls have nothing to do."""
+
+    def call(self, job: Callable[[], T]) -> T:
+        """Run `job` where this model computes (a backend with a thread of its own runs it
+        there, between two steps); here, on the calling thread."""
+        return job()
 
     def describe(self) -> dict[str, Any]:
         return {"backend": self.name, "model": self.model_name, "context_size": self.context_size}

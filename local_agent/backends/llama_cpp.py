@@ -322,6 +322,52 @@ class LlamaCppBackend(Backend):
             self._lib.llama_set_n_threads(self._llm.ctx, threads, self.threads)
             self._threads_now = threads
 
+    # -- what batched decoding shares with this backend (llama_parallel.py) ---------------------
+    @property
+    def llama(self) -> Any:
+        """The loaded `Llama`: its model, vocabulary and context settings."""
+        return self._llm
+
+    @property
+    def batch_size(self) -> int:
+        """Tokens per prompt-evaluation batch (batch_size_for)."""
+        return int(self._llm.n_batch)
+
+    @property
+    def state_folder(self) -> Path | None:
+        """Where saved system-prompt states live (None: saved states are off)."""
+        return self._states.folder if self._states is not None else None
+
+    @property
+    def follows_load(self) -> bool:
+        """Whether decode threads follow the cores other programs leave free."""
+        return self._share is not None
+
+    def prompt_tokens(self, messages: Sequence[Message]) -> list[int]:
+        """The tokens of `messages` as the model reads them (template, BOS)."""
+        return self._prompt_tokens(self.format_prompt(messages))
+
+    def system_prefix(self, messages: Sequence[Message], tokens: list[int]) -> int:
+        """How many leading `tokens` are the system message's alone (0 without one)."""
+        if len(messages) < 2 or messages[0].role != "system":
+            return 0
+        alone = self._prompt_tokens(self.format_prompt(messages[:1]))
+        return min(next((i for i, (a, b) in enumerate(zip(alone, tokens)) if a != b), min(len(alone), len(tokens))),
+                   len(tokens) - 1)
+
+    def grammar(self, schema: dict[str, Any]) -> Any:
+        """The compiled grammar of a JSON schema (cached)."""
+        return self._grammar(schema)
+
+    def spelling(self, text: str) -> list[int] | None:
+        return self._spelling(text)
+
+    def char_tokens(self) -> dict[int, str]:
+        return self._char_tokens()
+
+    def piece(self, token: int) -> bytes:
+        return self._piece(token)
+
     # -- lifecycle ----------------------------------------------------------------------------
     def describe(self) -> dict[str, Any]:
         return {**super().describe(), "device": self.device, "threads": self.threads,

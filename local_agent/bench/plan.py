@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from ..backends.probe import HardwareInfo
 
 
-SECTIONS = ("backends", "speed", "cold-start", "memory")
+SECTIONS = ("backends", "speed", "cold-start", "memory", "batching", "batch", "server")
 
 
 @dataclass(frozen=True)

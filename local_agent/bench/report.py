@@ -6,25 +6,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-
-def _num(value: float | None, digits: int = 1) -> str:
-    return "–" if value is None else f"{value:,.{digits}f}"
-
-
-def _cell(entry: dict[str, Any] | None, key: str, factor: float = 1.0, digits: int = 1) -> str:
-    """'median (min–max)' of spread entry[key], scaled; just the median when n is 1."""
-    if not entry or not isinstance(entry.get(key), dict):
-        return "–"
-    values = entry[key]
-    median = _num(values["median"] * factor, digits)
-    if values["n"] < 2:
-        return median
-    return f"{median} ({_num(values['min'] * factor, digits)}–{_num(values['max'] * factor, digits)})"
-
-
-def _table(header: list[str], rows: list[list[str]]) -> str:
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-    return "\n".join(lines + ["| " + " | ".join(row) + " |" for row in rows])
+from .cells import cell as _cell
+from .cells import num as _num
+from .cells import table as _table
+from .parallel_report import batch_rate_tables, batching_tables, server_tables
 
 
 def _backend_table(rows: list[dict[str, Any]]) -> str:
@@ -161,6 +146,12 @@ def render_markdown(results: dict[str, Any]) -> str:
     memory_rows = _memory_rows(results.get("memory", {}))
     if memory_rows:
         parts.append(_table(["memory pipeline", "ms"], memory_rows))
+    if results.get("batching"):
+        parts += batching_tables(results["batching"])
+    if results.get("batch"):
+        parts += batch_rate_tables(results["batch"])
+    if results.get("server"):
+        parts += server_tables(results["server"])
     parts.append(_targets_table(results.get("targets", [])))
     parts += _notes(results)
     return "\n\n".join(parts) + "\n"

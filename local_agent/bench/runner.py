@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..config import Settings
 from ..errors import InputError, LocalAgentError
+from .batch_rate import measure_batch_rate
+from .batching import measure_batching
 from .coldstart import measure_cold_start, measure_saved_state
 from .generation import answer_settings, measure_backend
 from .machine import load_average, machine_description
@@ -21,6 +23,7 @@ from .plan import SECTIONS, BackendRow, BenchPlan, candidate_rows, select_rows
 from .random_weights import model_for_plan
 from .raw_llama import measure_raw_llama
 from .recall import measure_recall
+from .server_load import measure_server_load
 from .speed import measure_speed
 from .targets import targets
 
@@ -56,6 +59,14 @@ class _Run:
                       ("ask with a saved system prompt state", self._saved_state)]
         if "memory" in self.plan.sections:
             steps += [("recall", self._recall), ("memory pipeline", self._pipeline)]
+        if "batching" in self.plan.sections and not self.plan.random_weights:  # llama.cpp needs the GGUF
+            steps.append(("batched decoding", self._batching))
+        if "batch" in self.plan.sections:
+            steps += [("batch --parallel, memory off", lambda: self._batch_rate(False)),
+                      ("batch --parallel, a namespace each", lambda: self._batch_rate(True))]
+        if "server" in self.plan.sections:
+            steps += [("server under load, memory off", lambda: self._server(False)),
+                      ("server under load, a namespace per client", lambda: self._server(True))]
         return steps
 
     def _backend_steps(self, hw: HardwareInfo) -> list[Step]:
@@ -103,6 +114,20 @@ class _Run:
         k = self.settings.recall_k + 4  # what the agent asks the store for
         self.results.setdefault("memory", {}).update(
             run_in_child(measure_recall, self.plan.recall_sizes, self.plan.recall_passes, k))
+
+    def _batching(self) -> None:
+        self.results["batching"] = measure_batching(self.settings, self.plan.reps)
+
+    def _batch_rate(self, memory: bool) -> None:
+        measured = measure_batch_rate(self.settings, max(self.plan.cold_reps, 2), memory)
+        self.results.setdefault("batch", {})["memory" if memory else "no_memory"] = measured
+
+    def _server(self, memory: bool) -> None:
+        from ..server.options import BENCH_PARALLEL
+
+        counts = (1, BENCH_PARALLEL)
+        measured = measure_server_load(self.settings.model, counts, memory)
+        self.results.setdefault("server", {})["memory" if memory else "no_memory"] = measured
 
     def _pipeline(self) -> None:
         self.results.setdefault("memory", {})["pipeline"] = run_in_child(measure_pipeline, self.settings, self.plan)

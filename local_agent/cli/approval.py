@@ -8,7 +8,7 @@ import json
 import os
 from typing import Any
 
-from ..turn.tool_turn import ApprovalUnavailable
+from ..errors import ApprovalUnavailable
 from .display import printable
 
 TTY_PATH = "/dev/tty"

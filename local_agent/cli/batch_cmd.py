@@ -56,14 +56,20 @@ def _refuse_same_file(source: str, output: str | None) -> None:
 @click.option("--workers", "-j", type=click.IntRange(1, 64), default=1, show_default=True,
               help="Run independent sessions in this many processes (each loads its own model); "
                    "records keep input order. Memory ids then depend on timing.")
+@click.option("--parallel", "-p", type=click.IntRange(1, 64), default=1, show_default=True,
+              help="Answer this many conversations at once through one model, decoded together "
+                   "(llama.cpp). With memory on, the lines of one memory namespace (a line's \"user\") "
+                   "still run in order, so that recall is what a run in order gives; other namespaces, "
+                   "or every session with --no-memory or --incognito, run side by side.")
 @common_options
 def batch(source: str, output: str | None, resume: bool, fail_fast: bool, quiet: bool,
-          no_memory: bool, incognito: bool | None, workers: int) -> None:
+          no_memory: bool, incognito: bool | None, workers: int, parallel: int) -> None:
     """Run scripted conversations from INPUT (a file, or - for stdin).
 
     \b
     INPUT is JSON Lines: {"session": "s1", "input": "Hello", "max_tokens": 64}
-    (optional: max_tokens, temperature, seed, checked like the flags; other keys are errors),
+    (optional: max_tokens, temperature, seed, checked like the flags; date; user, a memory
+    namespace, users/NAME in the data dir as the server's; other keys are errors),
     or plain text: one message a line, one session named after the file.
     Output is one JSON record per line (stdout, or --output, created private, never the
     input): line, session, input, answer, memories saved and recalled, timings, tokens,
@@ -76,6 +82,8 @@ def batch(source: str, output: str | None, resume: bool, fail_fast: bool, quiet:
     settings = settings_from(click.get_current_context(), incognito=incognito)
     if resume and not output:
         raise click.UsageError("--resume needs --output")
+    if workers > 1 and parallel > 1:
+        raise click.UsageError("choose --workers (a model per process) or --parallel (one model), not both")
     _refuse_same_file(source, output)
     lines, path = _read_input(source)
     plain = not looks_like_jsonl(path, next((line for line in lines if line.strip()), b""))
@@ -85,7 +93,7 @@ def batch(source: str, output: str | None, resume: bool, fail_fast: bool, quiet:
     items = [i for i in parsed if i.line not in skip]
     sink: IO[str] = open_output(Path(output), append=resume) if output else sys.stdout
     bar = tqdm(total=len(items), unit="line", disable=quiet, file=sys.stderr, dynamic_ncols=True)
-    job = BatchJob(settings, sink, memory=not no_memory, fail_fast=fail_fast, workers=workers,
+    job = BatchJob(settings, sink, memory=not no_memory, fail_fast=fail_fast, workers=workers, parallel=parallel,
                    progress=lambda: bar.update(1), backend_factory=backend_factory(click.get_current_context()),
                    worker_setup=install_notice_printer, approver=TtyApprover())
     try:

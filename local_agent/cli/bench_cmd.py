@@ -106,6 +106,11 @@ def bench(quick: bool, backends: str | None, sections: str | None, reps: int | N
     click.echo(render_markdown(results))
     _write_chart(results, chart_path)
     echo_err(f"wrote {json_path} and {chart_path}")
+    from ..bench.parallel_chart import has_parallel_sections, write_parallel_chart
+
+    if has_parallel_sections(results):
+        write_parallel_chart(results, output_dir / "benchmark-parallel.png")
+        echo_err(f"wrote {output_dir / 'benchmark-parallel.png'}")
 
 
 def _write_chart(results: dict[str, Any], path: Path) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import click
 
@@ -17,6 +17,9 @@ from ..errors import InputError
 from .group import cli, print_json
 from .options import backend_factory, common_options, echo_err, settings_from
 from .stdin_text import read_stdin_message
+
+if TYPE_CHECKING:
+    from ..tools.loop import ToolCall
 
 Command = TypeVar("Command", bound=Callable[..., object])
 
@@ -114,17 +117,23 @@ def ask(question: tuple[str, ...], as_json: bool, no_server: bool, session: str 
     _ask_in_process(ctx, settings, text, session=session, system=system, memory=not no_memory, as_json=as_json)
 
 
+def _call_printer() -> Callable[[ToolCall], None]:
+    """Each tool call on stderr, one line (the tools' modules load only when tools are on)."""
+    from .tool_lines import call_line
+
+    return lambda call: echo_err(call_line(call))
+
+
 def _ask_in_process(ctx: click.Context, settings: Settings, text: str, *, session: str | None,
                     system: str | None, memory: bool, as_json: bool) -> None:
     from ..app import build_runtime
     from ..turn.record import turn_json
     from .approval import TtyApprover
-    from .tool_lines import call_line
 
     runtime = build_runtime(settings, session=session, system=system, memory=memory,
                             status=_status_printer(settings, show_loading=False), backend_factory=backend_factory(ctx),
                             approver=TtyApprover())
-    show_call = (lambda call: echo_err(call_line(call))) if settings.verbose and not as_json else None
+    show_call = _call_printer() if settings.verbose and settings.tools_on and not as_json else None
     with runtime:
         result = runtime.agent.respond(text, on_token=None if as_json else _stream_to_stdout, on_call=show_call)
         if as_json:

@@ -6,7 +6,14 @@ from pathlib import Path
 
 import click
 
-from ..server.options import DEFAULT_MAX_BODY, DEFAULT_MAX_IMPORT, DEFAULT_MAX_QUEUE, DEFAULT_PORT
+from ..server.options import (
+    DEFAULT_MAX_BODY,
+    DEFAULT_MAX_IMPORT,
+    DEFAULT_MAX_QUEUE,
+    DEFAULT_PARALLEL,
+    DEFAULT_PORT,
+    MAX_PARALLEL,
+)
 from .group import cli
 from .options import backend_factory, common_options, echo_err, settings_from
 
@@ -20,7 +27,10 @@ from .options import backend_factory, common_options, echo_err, settings_from
 @click.option("--api-key-file", type=click.Path(dir_okay=False, path_type=Path),
               help="Read the API key from this file.")
 @click.option("--max-queue", type=int, default=DEFAULT_MAX_QUEUE, show_default=True,
-              help="Requests that may wait while one is served; more get 429.")
+              help="Requests that may wait while others are served; more get 429.")
+@click.option("--parallel", type=click.IntRange(1, MAX_PARALLEL), default=DEFAULT_PARALLEL, show_default=True,
+              help="Requests answered at once, decoded together by one model (llama.cpp; other runtimes "
+                   "answer one at a time). A memory namespace's memory work still runs in order.")
 @click.option("--max-body", type=int, default=DEFAULT_MAX_BODY, show_default=True,
               help="Largest request body in bytes; larger get 413.")
 @click.option("--max-import", type=int, default=DEFAULT_MAX_IMPORT, show_default=True,
@@ -34,9 +44,9 @@ from .options import backend_factory, common_options, echo_err, settings_from
 @click.option("--incognito", is_flag=True, default=None, help="Recall, but write no memory.")
 @click.option("--no-socket", is_flag=True, help="Do not publish the Unix socket that `ask` uses.")
 @common_options
-def serve(host: str, port: int, api_key: str | None, api_key_file: Path | None, max_queue: int, max_body: int,
-          max_import: int, cors_origin: tuple[str, ...], allowed_host: tuple[str, ...], system: str | None,
-          no_memory: bool, incognito: bool | None, no_socket: bool) -> None:
+def serve(host: str, port: int, api_key: str | None, api_key_file: Path | None, max_queue: int, parallel: int,
+          max_body: int, max_import: int, cors_origin: tuple[str, ...], allowed_host: tuple[str, ...],
+          system: str | None, no_memory: bool, incognito: bool | None, no_socket: bool) -> None:
     """Serve the assistant over HTTP, OpenAI-compatible, with your memory, and a page to
     chat and see your memory in: open the printed address in a browser.
 
@@ -57,8 +67,9 @@ def serve(host: str, port: int, api_key: str | None, api_key_file: Path | None, 
     settings = settings_from(ctx, incognito=incognito)
     options = ServerOptions(
         host=host, port=port, api_key=resolve_api_key(api_key, api_key_file), max_queue=max_queue,
-        max_body=max_body, max_import=max_import, cors_origins=cors_origin, allowed_hosts=allowed_host,
-        socket=not no_socket, memory=not no_memory, system=system, verbose=settings.verbose,
+        parallel=parallel, max_body=max_body, max_import=max_import, cors_origins=cors_origin,
+        allowed_hosts=allowed_host, socket=not no_socket, memory=not no_memory, system=system,
+        verbose=settings.verbose,
     )
 
     def status(message: str) -> None:

@@ -1,9 +1,10 @@
 """Scripted conversations: JSON Lines in, JSON Lines out, one record per input line.
 
 Each input line is `{"session": "...", "input": "..."}` (optional `max_tokens`,
-`temperature`, `seed`, checked as the flags are, and `date`, YYYY-MM-DD or YYYY-MM-DDTHH:MM, which
-is that line's today and dates what it stores; any other key is an error); turns of one
-session run in order with memory. A plain text file is one message a line, all in one session
+`temperature`, `seed`, checked as the flags are; `date`, YYYY-MM-DD or YYYY-MM-DDTHH:MM, which
+is that line's today and dates what it stores; and `user`, the memory namespace the line's
+session lives in, as the server's `user`: users/NAME in the data dir; any other key is an
+error); turns of one session run in order with memory. A plain text file is one message a line, all in one session
 named after the file. A bad line becomes an error record and the batch goes on; the output is
 flushed line by line so an interrupted run leaves a valid file, and --resume cuts a torn last
 record before it appends.
@@ -25,12 +26,13 @@ from ..config import Settings, with_overrides
 from ..dates.clock import parse_today
 from ..errors import LocalAgentError
 from ..memory.sessions import validate_session_name
+from ..memory.store.datadir import NAMESPACE_NAME
 from ..turn.result import TurnResult
 
 MAX_LINE_BYTES = 1_000_000
 DEFAULT_SESSION = "batch"
 OVERRIDES = ("max_tokens", "temperature", "seed")
-FIELDS = ("session", "input", "date", *OVERRIDES)
+FIELDS = ("session", "input", "date", "user", *OVERRIDES)
 
 
 @dataclass
@@ -41,6 +43,7 @@ class BatchItem:
     overrides: dict[str, Any] = field(default_factory=dict)
     error: str | None = None
     today: str | None = None  # the line's `date`
+    user: str | None = None  # the line's memory namespace (None: the data dir's own)
 
 
 def _decode(line: int, raw: bytes) -> str | BatchItem:
@@ -85,6 +88,7 @@ def _from_json(line: int, text: str, settings: Settings) -> BatchItem:
             if "date" in data:
                 parse_today(data["date"], f"line {line}: date")
                 item.today = data["date"].strip()
+            item.user = data.get("user")
         except LocalAgentError as exc:
             item.error = str(exc)
     return item
@@ -98,6 +102,8 @@ def _line_error(data: dict[str, Any]) -> str | None:
         return "'input' is empty"
     if "date" in data and not isinstance(data["date"], str):
         return "'date' must be a string, YYYY-MM-DD or YYYY-MM-DDTHH:MM"
+    if "user" in data and not (isinstance(data["user"], str) and NAMESPACE_NAME.fullmatch(data["user"])):
+        return "'user' must be a namespace name: 1-64 of A-Z, a-z, 0-9, _ and -"
     for name in OVERRIDES:  # JSON numbers only: "0.5" or true is no setting
         if name in data and (isinstance(data[name], bool) or not isinstance(data[name], (int, float))):
             return f"'{name}' must be a number"
@@ -204,10 +210,27 @@ def done_lines(output: Path) -> set[int]:
 def item_record(item: BatchItem, result: TurnResult | None, turn: dict[str, Any] | None,
                 error: str | None) -> dict[str, Any]:
     record: dict[str, Any] = {"line": item.line, "session": item.session, "input": item.input}
+    if item.user is not None:
+        record["user"] = item.user
     if turn is not None:
         record.update(turn)
     record["error"] = error
     return record
+
+
+def answer_record(item: BatchItem, respond: Callable[[BatchItem], tuple[TurnResult | None, dict[str, Any]]]
+                  ) -> dict[str, Any]:
+    """The record of one line: its answer through `respond(item) -> (result, turn_json)`, or
+    the line's error (a bad line, or the LocalAgentError answering it raised)."""
+    error = item.error
+    result = turn = None
+    if error is None:
+        try:
+            result, turn = respond(item)
+            error = turn.pop("error", None)
+        except LocalAgentError as exc:
+            error = str(exc)
+    return item_record(item, result, turn, error)
 
 
 @dataclass
@@ -222,22 +245,15 @@ class BatchRunner:
 
     def run(self, items: Iterable[BatchItem], progress: Callable[[], None] = lambda: None) -> None:
         for item in items:
-            error = item.error
-            result = turn = None
-            if error is None:
-                try:
-                    result, turn = self.respond(item)
-                    error = turn.pop("error", None)
-                except LocalAgentError as exc:
-                    error = str(exc)
-            self._write(item_record(item, result, turn, error))
+            record = answer_record(item, self.respond)
+            self.write(record)
             progress()
-            if error is not None:
+            if record["error"] is not None:
                 self.failed += 1
                 if self.fail_fast:
                     break
 
-    def _write(self, record: dict[str, Any]) -> None:
+    def write(self, record: dict[str, Any]) -> None:
         self.output.write(json.dumps(record, ensure_ascii=False) + "\n")
         self.output.flush()
         self.written += 1

@@ -1,5 +1,7 @@
-"""How batch items run: in this process, or one session per task in worker processes
-(`batch --workers`), each worker with its own runtime, the records written in input order."""
+"""How batch items run: in this process, one line after another or several lanes at once
+through one model (`batch --parallel`, batch_lanes.py), or one session per task in worker
+processes (`batch --workers`), each worker with its own runtime; the records written in input
+order."""
 
 from __future__ import annotations
 
@@ -13,34 +15,39 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any
 
-from ..app import BackendFactory, Runtime, build_runtime
+from ..app import BackendFactory, Runtime, build_runtime, parallel_factory
 from ..backends import create_backend
 from ..config import Settings
+from ..turn.agent import Agent
 from ..turn.record import turn_json
 from ..turn.result import TurnResult
 from ..types import GenerationSettings
-from .batch import BatchItem, BatchRunner
+from .batch import BatchItem, BatchRunner, answer_record
+from .batch_lanes import BatchAgents, ParallelRun
 
 if TYPE_CHECKING:
     from ..tools.loop import Approve
 
 
-def responder(runtime: Runtime, base: GenerationSettings) -> Callable[[BatchItem], tuple[TurnResult, dict[str, Any]]]:
-    """Answer one item in its session, with the item's own settings over `base`."""
+def answer_with(runtime: Runtime, agent: Agent, item: BatchItem, base: GenerationSettings
+                ) -> tuple[TurnResult, dict[str, Any]]:
+    """Answer one item in its session through `agent`, with the item's own settings over `base`."""
+    agent.use_session(item.session)
+    result = agent.respond(item.input, generation=dataclasses.replace(base, **item.overrides), today=item.today)
+    if result.interrupted:  # Ctrl-C: stop the batch; this line is redone by --resume
+        raise KeyboardInterrupt
+    # waits for the memory work: memories saved by this line are part of its record
+    turn = turn_json(result, runtime.choice, runtime.backend.model_name)
+    turn["error"] = None
+    return result, turn
 
-    def respond(item: BatchItem) -> tuple[TurnResult, dict[str, Any]]:
-        agent = runtime.agent
-        agent.use_session(item.session)
-        result = agent.respond(item.input, generation=dataclasses.replace(base, **item.overrides),
-                                today=item.today)
-        if result.interrupted:  # Ctrl-C: stop the batch; this line is redone by --resume
-            raise KeyboardInterrupt
-        # waits for the memory work: memories saved by this line are part of its record
-        turn = turn_json(result, runtime.choice, runtime.backend.model_name)
-        turn["error"] = None
-        return result, turn
 
-    return respond
+Respond = Callable[[BatchItem], tuple[TurnResult, dict[str, Any]]]
+
+
+def responder(agents: BatchAgents, base: GenerationSettings) -> Respond:
+    """Answer one item through its namespace's agent."""
+    return lambda item: answer_with(agents.runtime, agents.agent(item.user), item, base)
 
 
 def session_groups(items: list[BatchItem]) -> list[list[BatchItem]]:
@@ -60,6 +67,7 @@ class BatchJob:
     memory: bool = True
     fail_fast: bool = False
     workers: int = 1
+    parallel: int = 1  # lanes at once through one model (batch_lanes.py)
     progress: Callable[[], None] = lambda: None
     backend_factory: BackendFactory = create_backend
     # Runs first in each worker process (module-level, so it can be sent): the CLI passes the
@@ -71,15 +79,51 @@ class BatchJob:
         """Answer `items`, one record each; returns (failed, written)."""
         if self.workers > 1 and len(session_groups(items)) > 1:
             return self._parallel(items)
+        if self.parallel > 1:
+            return self._lanes(items)
         return self._serial(items)
 
+    def _runtime(self, items: list[BatchItem], factory: BackendFactory) -> Runtime:
+        first = next((item for item in items if item.user is None), None)  # the runtime's agent: the data dir's
+        return build_runtime(self.settings, session=first.session if first else None, memory=self.memory,
+                             backend_factory=factory, approver=self.approver)
+
     def _serial(self, items: list[BatchItem]) -> tuple[int, int]:
-        runtime = build_runtime(self.settings, session=items[0].session if items else None, memory=self.memory,
-                                backend_factory=self.backend_factory, approver=self.approver)
-        with runtime:
-            runner = BatchRunner(responder(runtime, self.settings.generation()), self.sink, fail_fast=self.fail_fast)
-            runner.run(items, progress=self.progress)
+        with self._runtime(items, self.backend_factory) as runtime:
+            agents = BatchAgents(runtime, self.settings, self.approver)
+            try:
+                runner = BatchRunner(responder(agents, self.settings.generation()), self.sink,
+                                     fail_fast=self.fail_fast)
+                runner.run(items, progress=self.progress)
+            finally:
+                agents.close()
         return runner.failed, runner.written
+
+    def _lanes(self, items: list[BatchItem]) -> tuple[int, int]:
+        """Lanes of lines at once through one model that decodes them together."""
+        by_namespace = self.memory and not self.settings.incognito
+        factory = parallel_factory(self.backend_factory, self.parallel)
+        with self._runtime(items, factory) as runtime:
+            agents = BatchAgents(runtime, self.settings, self.approver)
+            base = self.settings.generation()
+
+            def answer(agent: Agent, item: BatchItem) -> tuple[bool, dict[str, Any]]:
+                record = answer_record(item, lambda line: answer_with(runtime, agent, line, base))
+                return record["error"] is not None, record
+
+            # a model that takes one call at a time answers the lanes one after another
+            parallel = self.parallel if runtime.backend.concurrent else 1
+            run = ParallelRun(agents, answer, self._write_record, parallel=parallel, by_namespace=by_namespace,
+                              fail_fast=self.fail_fast)
+            try:
+                good = [item for item in items if item.error is None]
+                bad = [(item.line, answer_record(item, _never)) for item in items if item.error is not None]
+                return run.run(good, bad)
+            finally:
+                agents.close()
+
+    def _write_record(self, record: dict[str, Any]) -> None:
+        self._write(json.dumps(record, ensure_ascii=False))
 
     def _parallel(self, items: list[BatchItem]) -> tuple[int, int]:
         """Sessions run in `workers` processes; a record is written once every earlier line's is."""
@@ -119,6 +163,8 @@ def _worker_start(settings: Settings, memory: bool, backend_factory: BackendFact
         setup()
     runtime = build_runtime(settings, memory=memory, backend_factory=backend_factory, approver=approver)
     _WORKER["runtime"] = runtime
+    _WORKER["settings"] = settings
+    _WORKER["approver"] = approver
     _WORKER["generation"] = settings.generation()
     # Free the models before the worker's interpreter shuts down (llama.cpp cannot after).
     multiprocessing.util.Finalize(runtime, runtime.close, exitpriority=10)
@@ -127,6 +173,14 @@ def _worker_start(settings: Settings, memory: bool, backend_factory: BackendFact
 def _worker_run(group: list[BatchItem], fail_fast: bool) -> list[tuple[int, str, bool]]:
     """One session's lines, in order; returns (line, JSON record, failed) for each written."""
     sink = io.StringIO()
-    BatchRunner(responder(_WORKER["runtime"], _WORKER["generation"]), sink, fail_fast=fail_fast).run(group)
+    agents = BatchAgents(_WORKER["runtime"], _WORKER["settings"], _WORKER["approver"])
+    try:
+        BatchRunner(responder(agents, _WORKER["generation"]), sink, fail_fast=fail_fast).run(group)
+    finally:
+        agents.close()
     records = [json.loads(text) for text in sink.getvalue().splitlines()]
     return [(r["line"], json.dumps(r, ensure_ascii=False), r["error"] is not None) for r in records]
+
+
+def _never(item: BatchItem) -> tuple[TurnResult, dict[str, Any]]:
+    raise AssertionError(f"line {item.line} has an error: it is not answered")

@@ -18,6 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta
 
+from ..process.lazy_pattern import LazyPattern
 from .when_phrases import (
     ABSOLUTE_DAYS,
     DAY,
@@ -33,16 +34,16 @@ from .when_phrases import (
 
 __all__ = ["DateSpan", "Kind", "read_dates", "warm_up", "with_memories", "without_dates"]
 
-_SINCE = re.compile(r"\bsince\s+$", re.IGNORECASE)
-_OPENS_RANGE = re.compile(r"\b(?:between|from)\s+$", re.IGNORECASE)
-_JOINS_RANGE = re.compile(r"\s*(?:-|\u2013|to|until|till|through|and)\s*", re.IGNORECASE)  # \u2013: en dash
+_SINCE = LazyPattern(r"\bsince\s+$", re.IGNORECASE)
+_OPENS_RANGE = LazyPattern(r"\b(?:between|from)\s+$", re.IGNORECASE)
+_JOINS_RANGE = LazyPattern(r"\s*(?:-|\u2013|to|until|till|through|and)\s*", re.IGNORECASE)  # \u2013: en dash
 # Words that only tie a date phrase to the question ("on", "in", "between ... and", "the week
 # before ..."): they go with the phrase when the question's topic is taken apart from its dates.
-_LEADS_IN = re.compile(r"(?:\b(?:on|in|during|since|between|from|of|at|around|by|until|before|after)\s+)+$",
+_LEADS_IN = LazyPattern(r"(?:\b(?:on|in|during|since|between|from|of|at|around|by|until|before|after)\s+)+$",
                        re.IGNORECASE)
-_TIES = re.compile(r"\s*,?\s*(?:(?:as\s+)?(?:mentioned|said|told|stated|written|noted)\s+)?"
+_TIES = LazyPattern(r"\s*,?\s*(?:(?:as\s+)?(?:mentioned|said|told|stated|written|noted)\s+)?"
                    r"(?:-|\u2013|to|until|till|through|and|on|before|after|as\s+of)?\s*", re.IGNORECASE)
-_HANGS_ON = re.compile(
+_HANGS_ON = LazyPattern(
     r"\s*,?\s*(?:(?:as\s+)?(?:mentioned|said|told|stated|written|noted)\s+)?(?:on|before|as\s+of)\s+", re.IGNORECASE)
 
 

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Literal
 
+from ..process.lazy_pattern import LazyPattern
+
 Kind = Literal["day", "week", "month", "range", "part_of_day"]
 DAY = timedelta(days=1)
 
@@ -76,9 +78,9 @@ _FAMILIES: dict[str, str] = {
     "weekend": r"\b(?:(?:this|last|next|past|previous)|(?:at|over|on|during)?\s*the)\s+weekend\b",
     "unit": r"\b(?:this|last|next|previous)\s+(?:week|month|year)\b",
 }
-PHRASES = re.compile("|".join(f"(?P<{name}>{pattern})" for name, pattern in _FAMILIES.items()), re.IGNORECASE)
+PHRASES = LazyPattern("|".join(f"(?P<{name}>{pattern})" for name, pattern in _FAMILIES.items()), re.IGNORECASE)
 # A cheap first look: a question with none of these cannot hold a date phrase.
-MAYBE = re.compile(r"[0-9]|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|mon|tue|wed|thu|fri|sat|sun|"
+MAYBE = LazyPattern(r"[0-9]|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|mon|tue|wed|thu|fri|sat|sun|"
                    r"day|yesterday|today|tonight|tomorrow|ago|week|month|year|morning|afternoon|evening|night)",
                    re.IGNORECASE)
 # A named day, the reference "the week before ..." or "last Friday, as mentioned on ..." hangs on.

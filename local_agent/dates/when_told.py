@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from datetime import datetime, timedelta
 
+from ..process.lazy_pattern import LazyPattern
 from .clock import spoken_date
 from .when_phrases import DAY, MAYBE, PHRASES, RELATIVE, DateSpan, resolve
 
@@ -26,7 +27,7 @@ _LEFT_ALONE = frozenset({"rolling"})  # "the past few weeks": no span worth nami
 # A bare or "next" weekday or weekend may be either side of the day it was said ("I fly out on
 # Monday", "this weekend"): only one marked as past is read.
 _PAST_ONLY = frozenset({"weekday", "weekend"})
-_MARKED_PAST = re.compile(r"\b(?:last|past|previous)\b", re.IGNORECASE)
+_MARKED_PAST = LazyPattern(r"\b(?:last|past|previous)\b", re.IGNORECASE)
 
 
 def with_told_dates(text: str, said: datetime) -> str:

@@ -15,27 +15,35 @@ Everything the server needs from the rest of local-agent goes through `Engine`, 
   `MemoryStore.open/close` for the named namespaces;
 - `config.with_overrides` for a warm `ask`'s own settings.
 
-Every method except `info` runs on the worker thread (worker.py): one at a time.
+Every method except `info` runs on the worker's threads (worker.py): one at a time, or with
+`serve --parallel N` up to N at once on a model that decodes them together. Then what is shared
+is kept safe here: each memory namespace has one memory-work thread (`Background`, shared by
+its requests' agents), so its memory work runs in the order the answers ended and a request
+recalls what every answer that ended before it stored; the memory routes' writes go through
+it too; a namespace's store is not closed while a request uses it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import numpy as np
 
-from ..app import BackendFactory, Runtime, build_runtime, load_session, make_tool_turn, settings_clock
+from ..app import BackendFactory, Runtime, build_runtime, load_session, make_tool_turn, parallel_factory, settings_clock
 from ..backends import create_backend
 from ..config import Settings, with_overrides
 from ..errors import InputError, NotFoundError, StoreError
 from ..memory.service import MemoryService
 from ..memory.sessions import Session, SessionStore, Turn
 from ..memory.store.datadir import claim_data_dir
+from ..process.background import Background
 from ..prompt import DEFAULT_SYSTEM
 from ..turn.agent import Agent, MemoryParts, WindowRule
 from ..turn.record import recalled_json, saved_json, turn_json
@@ -52,8 +60,9 @@ if TYPE_CHECKING:
     from ..memory.service import Cleared
     from ..memory.store import MemoryStore
 
+T = TypeVar("T")
 OnToken = Callable[[str], bool]  # False: the client has gone, stop
-MAX_OPEN_NAMESPACES = 8  # stores of named namespaces kept open (least recently used closes)
+MAX_OPEN_NAMESPACES = 8  # stores of named namespaces kept open (least recently used closes, unless in use)
 EMBEDDING_MODEL = "all-MiniLM-L6-v2"
 API = "api"  # what the memory routes write: the `via` of a remembered fact's provenance
 
@@ -160,11 +169,16 @@ class Engine:
         self._backend_factory = backend_factory
         self._runtime: Runtime | None = None
         self._stores: OrderedDict[str, MemoryStore] = OrderedDict()  # named namespaces
+        self._users: dict[str | None, int] = {}  # requests using each namespace now
+        self._workers: dict[str | None, Background] = {}  # each namespace's memory work
+        self._lock = threading.RLock()  # the three above
 
     # -- life ------------------------------------------------------------------------------
-    def load(self) -> EngineInfo:
+    def load(self, parallel: int = 1) -> EngineInfo:
+        """Load the model (decoding `parallel` conversations at once where it can) and memory."""
+        factory = parallel_factory(_without_saved_states(self._backend_factory), parallel)
         runtime = build_runtime(self.settings, system=self.default_system, memory=self.memory_on,
-                                status=self._status, backend_factory=_without_saved_states(self._backend_factory))
+                                status=self._status, backend_factory=factory)
         self._runtime = runtime
         runtime.warm_up(background=False)  # with memory on: the first request should not wait for it
         backend = runtime.backend
@@ -176,7 +190,14 @@ class Engine:
         )
         return self.info
 
+    @property
+    def concurrent(self) -> bool:
+        """Whether the loaded model takes requests from several threads at once."""
+        return self._runtime is not None and self._runtime.backend.concurrent
+
     def close(self) -> None:
+        for worker in self._workers.values():
+            worker.shutdown()
         for store in self._stores.values():
             store.close()
         self._stores.clear()
@@ -193,18 +214,21 @@ class Engine:
         runtime = self._loaded()
         generation = self.settings.generation(**turn.generation)
         session = Session(name=conversation_name(turn), turns=[Turn(role, text) for role, text in turn.history])
-        agent = Agent(
-            runtime.backend, cast(SessionStore, _NoSessionFiles()), session, self.settings,
-            memory=self._chat_memory(turn.namespace) if turn.memory and self.memory_on else None,
-            directive=turn.system or self.default_system or DEFAULT_SYSTEM, in_window=client_window(turn),
-        )
-        self._with_tools(agent, self.settings)
-        try:
-            relay = _relay(agent, on_token, keep_on_disconnect=False)
-            result = agent.respond(turn.message, on_token=relay, generation=generation, wanted=lambda: not left())
-            return _outcome(result, generation.max_tokens)
-        finally:
-            agent.close()
+        with self._using(turn.namespace):
+            agent = Agent(
+                runtime.backend, cast(SessionStore, _NoSessionFiles()), session, self.settings,
+                memory=self._chat_memory(turn.namespace) if turn.memory and self.memory_on else None,
+                directive=turn.system or self.default_system or DEFAULT_SYSTEM, in_window=client_window(turn),
+                memory_worker=self._memory_worker(turn.namespace),
+            )
+            self._with_tools(agent, self.settings)
+            try:
+                relay = _relay(agent, on_token, keep_on_disconnect=False)
+                result = agent.respond(turn.message, on_token=relay, generation=generation,
+                                       wanted=lambda: not left())
+                return _outcome(result, generation.max_tokens)
+            finally:
+                agent.close()
 
     def ask(self, turn: AskTurn, on_token: OnToken,
             on_answer: Callable[[dict[str, Any]], None] | None = None) -> tuple[dict[str, Any], str | None]:
@@ -218,7 +242,8 @@ class Engine:
         settings = replace(self.settings, **with_overrides(self.settings, turn.settings, "ask request"))
         sessions = SessionStore(claim_data_dir(settings.data_dir))
         agent = Agent(runtime.backend, sessions, load_session(sessions, turn.session), settings,
-                      memory=runtime.memory if turn.memory else None, directive=turn.system or DEFAULT_SYSTEM)
+                      memory=runtime.memory if turn.memory else None, directive=turn.system or DEFAULT_SYSTEM,
+                      memory_worker=self._memory_worker(None))
         self._with_tools(agent, settings)
         try:
             result = agent.respond(turn.message, on_token=_relay(agent, on_token, keep_on_disconnect=True))
@@ -241,8 +266,11 @@ class Engine:
         return [record_dict(record) for record in self.memory_service(namespace).newest(kind, limit=limit)]
 
     def remember(self, namespace: str | None, text: str) -> dict[str, Any]:
-        """Store `text` as a fact the user stated (as the chat's /remember does)."""
-        return record_dict(self.memory_service(namespace).remember(text, via=API).record)
+        """Store `text` as a fact the user stated (as the chat's /remember does), in turn with
+        the namespace's memory work."""
+        with self._using(namespace):
+            service = self.memory_service(namespace)
+            return record_dict(self._in_turn(namespace, lambda: service.remember(text, via=API)).record)
 
     def search(self, namespace: str | None, query: str, limit: int) -> list[dict[str, Any]]:
         if not self._exists(namespace):
@@ -253,7 +281,9 @@ class Engine:
     def forget(self, namespace: str | None, ident: str) -> dict[str, Any]:
         if not self._exists(namespace):
             raise NotFoundError(f"no memory with id {ident!r}")
-        return record_dict(self.memory_service(namespace).forget(ident).record)
+        with self._using(namespace):
+            service = self.memory_service(namespace)
+            return record_dict(self._in_turn(namespace, lambda: service.forget(ident)).record)
 
     def memory_service(self, namespace: str | None) -> MemoryService:
         """The memory service of a namespace (None: the default one), dated by --today."""
@@ -316,12 +346,35 @@ class Engine:
         own = self._memory().store
         if namespace is None:
             return own
-        store = self._stores.pop(namespace, None)
-        if store is None:
-            from ..memory.store import MemoryStore
+        with self._lock:
+            store = self._stores.pop(namespace, None)
+            if store is None:
+                from ..memory.store import MemoryStore
 
-            store = MemoryStore.open(namespace_dir(self.settings.data_dir, namespace), self._loaded().embedder)
-        self._stores[namespace] = store  # most recently used last
-        while len(self._stores) > MAX_OPEN_NAMESPACES:
-            self._stores.popitem(last=False)[1].close()
-        return store
+                store = MemoryStore.open(namespace_dir(self.settings.data_dir, namespace), self._loaded().embedder)
+            self._stores[namespace] = store  # most recently used last
+            idle = [name for name in self._stores if not self._users.get(name)]
+            for name in idle[: max(0, len(self._stores) - MAX_OPEN_NAMESPACES)]:
+                self._stores.pop(name).close()
+            return store
+
+    @contextlib.contextmanager
+    def _using(self, namespace: str | None) -> Iterator[None]:
+        """A request's hold on its namespace: its store stays open meanwhile."""
+        with self._lock:
+            self._users[namespace] = self._users.get(namespace, 0) + 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._users[namespace] -= 1
+
+    def _memory_worker(self, namespace: str | None) -> Background:
+        with self._lock:
+            if namespace not in self._workers:
+                self._workers[namespace] = Background(f"memory-work-{namespace or 'default'}")
+            return self._workers[namespace]
+
+    def _in_turn(self, namespace: str | None, job: Callable[[], T]) -> T:
+        """Run `job` on the namespace's memory-work thread, after the work queued there."""
+        return self._memory_worker(namespace).submit(job).result()

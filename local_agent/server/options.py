@@ -17,6 +17,14 @@ DEFAULT_PORT = 8765
 DEFAULT_MAX_QUEUE = 16
 DEFAULT_MAX_BODY = 1_000_000  # bytes; the CLI's limit for one message on stdin
 DEFAULT_MAX_IMPORT = MAX_IMPORT_BYTES  # the page's upload of past chats: import-chats' own limit
+# Requests answered at once. 1: on the 2-core VM, 8 clients x 25 requests with 16-token answers gave
+# 79.4 tokens/s and p95 1.79 s at --parallel 1 against 77.2 and 1.99 s at 4 (scripts/bench_server.py,
+# docs/performance.md), and greedy answers of later turns can differ when decoded beside others.
+# Raise it where the benchmark shows a gain (more cores, a GPU, long answers).
+DEFAULT_PARALLEL = 1
+# What `local-agent bench --sections server` compares with one at a time.
+BENCH_PARALLEL = 4
+MAX_PARALLEL = 64
 LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
 
 
@@ -25,7 +33,8 @@ class ServerOptions:
     host: str = "127.0.0.1"
     port: int = DEFAULT_PORT  # 0: a free port
     api_key: str | None = None
-    max_queue: int = DEFAULT_MAX_QUEUE  # requests waiting, not counting the one being served
+    max_queue: int = DEFAULT_MAX_QUEUE  # requests waiting, not counting those being served
+    parallel: int = DEFAULT_PARALLEL  # requests answered at once (a llama.cpp model decodes them together)
     max_body: int = DEFAULT_MAX_BODY
     max_import: int = DEFAULT_MAX_IMPORT  # the page's import upload only (page.IMPORT_PATH)
     cors_origins: tuple[str, ...] = ()
@@ -55,6 +64,8 @@ def check_options(options: ServerOptions) -> None:
         raise ConfigError(f"--port must be between 0 and 65535, got {options.port}")
     if options.max_queue < 1:
         raise ConfigError(f"--max-queue must be at least 1, got {options.max_queue}")
+    if not 1 <= options.parallel <= MAX_PARALLEL:
+        raise ConfigError(f"--parallel must be between 1 and {MAX_PARALLEL}, got {options.parallel}")
     if options.max_body < 1024:
         raise ConfigError(f"--max-body must be at least 1024 bytes, got {options.max_body}")
     if options.max_import < 1024:

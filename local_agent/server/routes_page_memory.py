@@ -131,7 +131,8 @@ async def forget_all(body: ForgetAll, request: Request) -> Response | dict[str, 
         raise InputError(f"confirm: type {FORGET_ALL_PHRASE!r} to forget everything")
     state = state_of(request)
     state.info()
-    cleared = await state.run(request, state.engine.forget_everything)
+    # It closes every namespace's store: alone, not beside requests answered at once.
+    cleared = await state.run(request, state.engine.forget_everything, exclusive=True)
     if cleared is None:
         return Response(status_code=GONE)
     return {"object": "memory.cleared", "data_dir": str(cleared.data_dir),

@@ -174,12 +174,15 @@ class LocalServer:
 
     def _load(self) -> None:
         try:
-            info = self.engine.load()
+            info = self.engine.load(self.options.parallel)
         except BaseException as exc:  # reported by run(), after the server stops
             self.load_error = exc
             self.stop()
             return
-        self.status(f"ready: {info.model} on {info.backend}/{info.device}")
+        if self.engine.concurrent:  # a model that decodes several requests together takes them at once
+            self.worker.widen(self.options.parallel)
+        at_once = f", {self.worker.threads} requests at once" if self.worker.threads > 1 else ""
+        self.status(f"ready: {info.model} on {info.backend}/{info.device}{at_once}")
 
     def _remove_socket(self) -> None:
         """Remove the socket file, unless another server has put its own there since."""

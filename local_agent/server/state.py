@@ -33,17 +33,18 @@ class ServerState:
                            headers={"Retry-After": "1"})
         return info
 
-    def submit(self, job: Callable[[], T]) -> Future[T]:
-        """Queue a job for the model's thread; APIError 429 when the queue is full."""
+    def submit(self, job: Callable[[], T], *, exclusive: bool = False) -> Future[T]:
+        """Queue a job for the model's threads (`exclusive`: to run alone); APIError 429 when
+        the queue is full."""
         try:
-            return self.worker.submit(job)
+            return self.worker.submit(job, exclusive=exclusive)
         except QueueFull as exc:
             raise APIError(429, f"the server is busy: {exc}; try again shortly", code="queue_full",
                            headers={"Retry-After": "1"}) from None
 
-    async def run(self, request: Request, job: Callable[[], T]) -> T | None:
+    async def run(self, request: Request, job: Callable[[], T], *, exclusive: bool = False) -> T | None:
         """Run a job that streams nothing; None when the client left before it ended."""
-        future = self.submit(job)
+        future = self.submit(job, exclusive=exclusive)
         channel = Channel(asyncio.get_running_loop())
         return await watching(request, asyncio.wrap_future(future), lambda: cancel_job(future, channel))
 

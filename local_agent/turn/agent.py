@@ -18,6 +18,7 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import Future
+from concurrent.futures import TimeoutError as FutureTimeout
 from concurrent.futures import wait as wait_for
 from typing import TYPE_CHECKING, Any
 
@@ -48,6 +49,10 @@ WindowRule = Callable[[MemoryRecord], bool]
 FORGOTTEN_NOTICE = "everything was forgotten (`memory forget --all`) while this chat was open: starting afresh"
 
 
+def _nothing() -> None:
+    """A job that marks a place in a worker's queue."""
+
+
 class Agent:
     """A conversation with one model: `settings` (config.Settings) give its recall, budget,
     summary and generation settings and whether it starts incognito. `clock` is its today
@@ -65,6 +70,7 @@ class Agent:
         directive: str = DEFAULT_SYSTEM,
         clock: Callable[[], dt.datetime] | None = None,
         in_window: WindowRule | None = None,
+        memory_worker: Background | None = None,
     ) -> None:
         self.backend = backend
         self.sessions = sessions
@@ -79,7 +85,12 @@ class Agent:
         self.last: TurnResult | None = None
         self.tool_turn: ToolTurn | None = None  # set by use_tools
         self._incognito = settings.incognito
-        self._worker = Background("memory-work")  # a thread only while there is work (background.py)
+        # A thread only while there is work (background.py). `memory_worker` is shared by the
+        # agents of one memory namespace (the server's requests): their memory work runs in the
+        # order their answers ended, and a turn begins once the work of every answer that
+        # ended before it is done, so it recalls what those answers stored.
+        self._shared_worker = memory_worker is not None
+        self._worker = memory_worker or Background("memory-work")
         self._pending: list[Future[Any]] = []  # worker-thread work the next turn waits for
         self._closing = threading.Event()  # stops reading ahead when the chat ends
         self._notices: list[str] = []  # for the next turn's result, from work done in between
@@ -148,7 +159,13 @@ class Agent:
         if self._pending and wait_for(self._pending, timeout).not_done:
             return False
         self._pending.clear()
-        self._worker.settle()  # its thread gone before the model runs here again
+        if self._shared_worker:  # the work queued so far, not what others queue meanwhile
+            try:
+                self._worker.submit(_nothing).result(timeout)
+            except FutureTimeout:
+                return False
+        else:
+            self._worker.settle()  # its thread gone before the model runs here again
         return True
 
     def prepare_next_turn(self) -> None:
@@ -163,7 +180,8 @@ class Agent:
         self._closing.set()
         self.wait()
         self._leave_session()
-        self._worker.shutdown()
+        if not self._shared_worker:  # a shared one lives as long as its namespace
+            self._worker.shutdown()
 
     # -- steps ----------------------------------------------------------------------
     def _begin(self, today: str | None) -> None:

@@ -27,7 +27,7 @@ from importlib import resources
 from typing import Any
 
 from ..backends.base import Backend
-from ..errors import ToolError
+from ..errors import ApprovalUnavailable, ToolError
 from ..grounding import check
 from ..tools.actions import capped, instructions
 from ..tools.base import Tool
@@ -54,10 +54,6 @@ def text_bound(room: int) -> int:
     character takes at most 4 tokens (byte tokens), rounded down to 16 so that the compiled
     grammar is reused from step to step."""
     return (room - ACTION_OVERHEAD_TOKENS) // 4 // 16 * 16
-
-
-class ApprovalUnavailable(ToolError):
-    """Approval is on but nobody can be asked (no terminal): the call is denied."""
 
 
 @dataclass(frozen=True)

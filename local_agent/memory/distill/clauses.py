@@ -7,20 +7,22 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from ...process.lazy_pattern import LazyPattern
+
 ClauseAct = Literal["statement", "question", "request"]
 
 # Chat spellings normalized before any matching ("i m", "im", "dont" ...).
 _SPELLINGS = [
-    (re.compile(r"\bi\s?m\b", re.I), "I'm"),
-    (re.compile(r"\bive\b", re.I), "I've"),
-    (re.compile(r"\bi\b"), "I"),
-    (re.compile(r"\bdont\b", re.I), "don't"),
-    (re.compile(r"\bcant\b", re.I), "can't"),
-    (re.compile(r"\bdoesnt\b", re.I), "doesn't"),
-    (re.compile(r"[\u2018\u2019]"), "'"),
-    (re.compile(r"\s+"), " "),
+    (LazyPattern(r"\bi\s?m\b", re.I), "I'm"),
+    (LazyPattern(r"\bive\b", re.I), "I've"),
+    (LazyPattern(r"\bi\b"), "I"),
+    (LazyPattern(r"\bdont\b", re.I), "don't"),
+    (LazyPattern(r"\bcant\b", re.I), "can't"),
+    (LazyPattern(r"\bdoesnt\b", re.I), "doesn't"),
+    (LazyPattern(r"[\u2018\u2019]"), "'"),
+    (LazyPattern(r"\s+"), " "),
 ]
-_SENTENCE_BREAK = re.compile(r"(?<=[.!?;])\s+|\s*\n+\s*|(?<=[.!?])(?=[A-Z])")
+_SENTENCE_BREAK = LazyPattern(r"(?<=[.!?;])\s+|\s*\n+\s*|(?<=[.!?])(?=[A-Z])")
 _SUBJECTS = r"(?:I|I'm|I've|I'd|I'll|my|me|we|we're|our|you|your|you're)"
 _QUESTION_OPENERS = (
     r"(?:what|how|where|when|why|who|whom|whose|which|do|does|did|are|is|was|were|have|has|had|"
@@ -32,32 +34,32 @@ _ASKS_THE_ASSISTANT = (
     r"(?:what|how|where|when|why|who|which)\s+(?:(?:do|did|does|are|were|is|was|would|could|can|have|"
     r"will)\s+(?:you|u)|about\s+(?:you|u|yours))\b"
 )
-_CLAUSE_BREAK = re.compile(
+_CLAUSE_BREAK = LazyPattern(
     rf",?\s+(?:but|and|so|because|though|although|plus|whereas)\s+(?={_SUBJECTS}\b)"
     rf"|,\s+(?={_SUBJECTS}\b)"
     rf"|,\s+(?=(?:and |but |so )?{_QUESTION_OPENERS}\s+(?:you|your|u|about)\b)"
     rf"|,\s+(?=(?:and |but |so )?{_ASKS_THE_ASSISTANT})",
     re.I,
 )
-_INTERJECTION = re.compile(
+_INTERJECTION = LazyPattern(
     r"^(?:(?:oh|ah|aw+|well|yes|yeah|yep|yup|no|nope|nah|lol|lmao|haha+|hah|hehe|hi|hello|hey|ok|"
     r"okay|sure|cool|nice|wow|um+|uh+|hmm+|actually|honestly|also|and|but|so|plus|great|awesome|"
     r"indeed|really|thanks|thank you|anyway|anyways|right|true|same|me too|good|interesting|fun fact)"
     r"\b[\s,!.:;-]*)+",
     re.I,
 )
-_BARE_SUBJECT = re.compile(r"^\W*(?:my|our)(?: \w+){1,2}\W*$", re.I)
+_BARE_SUBJECT = LazyPattern(r"^\W*(?:my|our)(?: \w+){1,2}\W*$", re.I)
 # An introductory phrase with no subject of its own ("As a nurse, I ...", "In 2019, we ...",
 # "Working at a grocery store, I ..."): it belongs to the clause after its comma.
-_LEADING_PHRASE = re.compile(
+_LEADING_PHRASE = LazyPattern(
     r"^\W*(?:as|in|on|at|during|for|after|before|since|from|with|without|being|working|living|"
     r"growing up|having)\b(?:(?!\b(?:I|I'm|I've|we|you|he|she|they|it)\b)[^,]){1,40}$",
     re.I,
 )
-_FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|I'd|I'll|my|me|mine|myself|we|we're|we've|our|ours)\b", re.I)
+_FIRST_PERSON = LazyPattern(r"\b(?:I|I'm|I've|I'd|I'll|my|me|mine|myself|we|we're|we've|our|ours)\b", re.I)
 # A run-on "Summer is my favorite I love fishing" has a second clause at the bare " I ", unless
 # the word before it introduces a subordinate clause ("the way I", "that I", "so I").
-_RUN_ON = re.compile(
+_RUN_ON = LazyPattern(
     r"(?<=[a-z]) (?=I (?:am|have|had|was|love|like|hate|work|live|do|don't|enjoy|own|got|go|play|can|"
     r"just|also|really|used|grew|need|want)\b|I'm |I've "
     rf"|(?i:{_ASKS_THE_ASSISTANT}))"
@@ -67,8 +69,8 @@ _SUBORDINATORS = frozenset(
     before after though whether think know guess hope wish mean say said believe feel way time thing
     things one ones all the a an once till cause cuz now then also""".split()
 )
-_QUESTION_START = re.compile(rf"^{_QUESTION_OPENERS}\b", re.I)
-_REQUEST_START = re.compile(
+_QUESTION_START = LazyPattern(rf"^{_QUESTION_OPENERS}\b", re.I)
+_REQUEST_START = LazyPattern(
     r"^(?:please|pls|can you|could you|would you|will you|help me|tell me|show me|give me|let me know|"
     r"let's|lets|I want you to|I need you to|I'd like you to|I would like you to|I'd like to know|"
     r"I want to know|I need help|I need a|I need an|I need some|I need to know|I'm looking for|"

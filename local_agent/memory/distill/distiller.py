@@ -22,9 +22,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 from string import Template
-from typing import Any
-
-import jsonschema
+from typing import TYPE_CHECKING, Any
 
 from ...backends.base import Backend
 from ...types import DistillResult, FactCandidate, GenerationSettings, Message
@@ -33,6 +31,9 @@ from .gate import Embeds, Gate, GateDecision
 from .person import third_person
 from .rules import RuleFact, extract_from, infer_key
 from .validation import CandidateChecker, as_user_fact, content_stems
+
+if TYPE_CHECKING:
+    import jsonschema
 
 log = logging.getLogger(__name__)
 
@@ -201,6 +202,8 @@ def parse_answer(text: str, schema: dict[str, Any]) -> tuple[list[str], bool]:
     """The memories in a model answer and whether the answer was valid JSON for the schema.
     Tolerant: a broken answer still yields the quoted strings of its memories list. A
     `"save": false` answer yields no memories."""
+    import jsonschema  # 0.1 s to import: only once the model has answered
+
     try:
         data = json.loads(text)
         _validator(json.dumps(schema, sort_keys=True)).validate(data)
@@ -211,6 +214,8 @@ def parse_answer(text: str, schema: dict[str, Any]) -> tuple[list[str], bool]:
 
 @lru_cache(maxsize=4)
 def _validator(schema_json: str) -> jsonschema.protocols.Validator:
+    import jsonschema
+
     schema = json.loads(schema_json)
     return jsonschema.validators.validator_for(schema)(schema)
 

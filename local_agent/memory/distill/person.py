@@ -5,28 +5,29 @@ from __future__ import annotations
 
 import re
 
+from ...process.lazy_pattern import LazyPattern
 from .words import ADVERBS, adverb_run
 
 _ADVERBS = adverb_run(ADVERBS)
 # Subject + auxiliary at the start of the clause -> the user's form of it.
 _LEADS = [
-    (re.compile(r"^my (\w+) and I\b", re.I), r"The user and their \1"),
-    (re.compile(r"^my\b", re.I), "The user's"),
-    (re.compile(r"^mine\b", re.I), "The user's"),
-    (re.compile(r"^me and my\b", re.I), "The user and their"),
-    (re.compile(r"^I(?:'m| am)\b", re.I), "The user is"),
-    (re.compile(r"^I was\b", re.I), "The user was"),
-    (re.compile(r"^I(?:'ve| have)\b", re.I), "The user has"),
-    (re.compile(r"^I (?:don't|do not|dont)\b", re.I), "The user does not"),
-    (re.compile(r"^I (?:didn't|did not)\b", re.I), "The user did not"),
-    (re.compile(r"^I (?:can't|cannot|can not)\b", re.I), "The user cannot"),
-    (re.compile(r"^I (?:won't|will not)\b", re.I), "The user will not"),
-    (re.compile(r"^I'd\b", re.I), "The user would"),
-    (re.compile(r"^I'll\b", re.I), "The user will"),
-    (re.compile(r"^me\b", re.I), "The user"),
+    (LazyPattern(r"^my (\w+) and I\b", re.I), r"The user and their \1"),
+    (LazyPattern(r"^my\b", re.I), "The user's"),
+    (LazyPattern(r"^mine\b", re.I), "The user's"),
+    (LazyPattern(r"^me and my\b", re.I), "The user and their"),
+    (LazyPattern(r"^I(?:'m| am)\b", re.I), "The user is"),
+    (LazyPattern(r"^I was\b", re.I), "The user was"),
+    (LazyPattern(r"^I(?:'ve| have)\b", re.I), "The user has"),
+    (LazyPattern(r"^I (?:don't|do not|dont)\b", re.I), "The user does not"),
+    (LazyPattern(r"^I (?:didn't|did not)\b", re.I), "The user did not"),
+    (LazyPattern(r"^I (?:can't|cannot|can not)\b", re.I), "The user cannot"),
+    (LazyPattern(r"^I (?:won't|will not)\b", re.I), "The user will not"),
+    (LazyPattern(r"^I'd\b", re.I), "The user would"),
+    (LazyPattern(r"^I'll\b", re.I), "The user will"),
+    (LazyPattern(r"^me\b", re.I), "The user"),
 ]
-_FIRST_MENTION = re.compile(r"\b(?:I|I'm|I've|I'd|I'll|my|mine|me)\b", re.I)
-_LEAD_VERB = re.compile(rf"^I\s+({_ADVERBS})([A-Za-z-]+)\b", re.I)
+_FIRST_MENTION = LazyPattern(r"\b(?:I|I'm|I've|I'd|I'll|my|mine|me)\b", re.I)
+_LEAD_VERB = LazyPattern(rf"^I\s+({_ADVERBS})([A-Za-z-]+)\b", re.I)
 _MODALS = frozenset("can could will would should must might may shall did do does".split())
 _IRREGULAR_PAST = frozenset(
     """went grew got had did made took came saw met began became found left lost bought taught
@@ -37,16 +38,16 @@ _IRREGULAR_PAST = frozenset(
 _THIRD_SINGULAR = {"have": "has", "do": "does", "go": "goes", "be": "is", "am": "is"}
 # Later pronouns of the speaker -> "they/their".
 _REST = [
-    (re.compile(r"\bI(?:'m| am)\b"), "they are"),
-    (re.compile(r"\bI was\b"), "they were"),
-    (re.compile(r"\bI've\b"), "they have"),
-    (re.compile(r"\bI'd\b"), "they would"),
-    (re.compile(r"\bI'll\b"), "they will"),
-    (re.compile(r"\bI\b"), "they"),
-    (re.compile(r"\bmyself\b", re.I), "themselves"),
-    (re.compile(r"\bmine\b", re.I), "theirs"),
-    (re.compile(r"\bmy\b", re.I), "their"),
-    (re.compile(r"\bme\b", re.I), "them"),
+    (LazyPattern(r"\bI(?:'m| am)\b"), "they are"),
+    (LazyPattern(r"\bI was\b"), "they were"),
+    (LazyPattern(r"\bI've\b"), "they have"),
+    (LazyPattern(r"\bI'd\b"), "they would"),
+    (LazyPattern(r"\bI'll\b"), "they will"),
+    (LazyPattern(r"\bI\b"), "they"),
+    (LazyPattern(r"\bmyself\b", re.I), "themselves"),
+    (LazyPattern(r"\bmine\b", re.I), "theirs"),
+    (LazyPattern(r"\bmy\b", re.I), "their"),
+    (LazyPattern(r"\bme\b", re.I), "them"),
 ]
 
 

@@ -8,6 +8,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
+from ...process.lazy_pattern import LazyPattern
 from .clauses import Clause, split_clauses
 from .person import third_person
 from .words import ADVERBS, FUNCTION_WORDS, adverb_run
@@ -23,7 +24,7 @@ _NOT_NAME = (r"(?!(?:later|tomorrow|back|when|if|anytime|at|on|sometime|whenever
              r"what|whenever|if|and|but|or|because|with|for|to)\b)")
 NAME = _NOT_NAME + r"(?P<v>[^\W\d_][\w'-]*(?:\s+(?-i:[A-Z])[\w'-]*){0,2})"
 # Objects that point at the conversation, not at something the user durably likes or has.
-_DEICTIC = re.compile(
+_DEICTIC = LazyPattern(
     r"^(?:it|its|it's|that|that's|this|these|those|them|they|you|your|yours|ya|u|how|what|when|"
     r"where|why|who|which|whatever|the way|the idea|the thought|to hear|hearing|seeing|so|too|"
     r"very|one|ones|him|her|his|their|everything|anything|nothing|something|all that|all of it|"
@@ -32,8 +33,8 @@ _DEICTIC = re.compile(
     r"some of|all of)\b",
     re.I,
 )
-_PARTNER = re.compile(r"\b(?:you|your|yours|you're|ya|y'all)\b", re.I)
-_PASSING_HAVE = re.compile(
+_PARTNER = LazyPattern(r"\b(?:you|your|yours|you're|ya|y'all)\b", re.I)
+_PASSING_HAVE = LazyPattern(
     r"^(?:an?|some|no|one|any|the|lots of|a lot of|many|so many|few|a few|two)\s+(?:\w+\s+)?"
     r"(?:question|questions|idea|ideas|clue|feeling|feelings|problem|problems|issue|issues|chance|"
     r"time|times|minute|minutes|second|moment|meeting|meetings|appointment|call|calls|doubt|doubts|"
@@ -44,7 +45,7 @@ _PASSING_HAVE = re.compile(
     r"dream|dreams|nightmare|bad day|long day|busy day|experience|memory|memories)\b",
     re.I,
 )
-_LEADING_ADVERBIAL = re.compile(
+_LEADING_ADVERBIAL = LazyPattern(
     r"^(?:in|on|at|during|for|after|before|most|every|these|nowadays|lately|usually|sometimes|as|"
     r"outside of|besides|apart from)\b(?:(?:(?! I\b)[^,]){0,40}?,? (?=I\b)|[^,]{0,40}, (?=my\b))",
     re.I,
@@ -62,11 +63,11 @@ class RuleFact:
 @dataclass(frozen=True)
 class Rule:
     name: str
-    pattern: re.Pattern[str]
+    pattern: LazyPattern
     key: Key | Callable[[re.Match[str]], Key | None] | None = None
     template: str | None = None  # None: the whole clause in the third person
     any_clause: bool = False  # also fires on clauses that are not first-person statements
-    reject: re.Pattern[str] | None = None  # objects that make the clause passing, not durable
+    reject: LazyPattern | None = None  # objects that make the clause passing, not durable
 
     def apply(self, clause: Clause) -> RuleFact | None:
         if not (clause.first_person_statement or (self.any_clause and clause.act != "question")):
@@ -79,7 +80,7 @@ class Rule:
         return RuleFact(text=text, key=key, rule=self.name, clause=clause.text)
 
 
-def _object_ok(match: re.Match[str], reject: re.Pattern[str] | None) -> bool:
+def _object_ok(match: re.Match[str], reject: LazyPattern | None) -> bool:
     value = match.groupdict().get("v")
     if value is None:
         return True
@@ -96,8 +97,8 @@ def _tidy(value: str) -> str:
 
 
 def _rule(name: str, pattern: str, key: Key | Callable | None = None, template: str | None = None,
-          any_clause: bool = False, reject: re.Pattern[str] | None = None) -> Rule:
-    return Rule(name, re.compile(pattern, re.I), key, template, any_clause, reject)
+          any_clause: bool = False, reject: LazyPattern | None = None) -> Rule:
+    return Rule(name, LazyPattern(pattern, re.I), key, template, any_clause, reject)
 
 
 def _favorite_key(match: re.Match[str]) -> Key:
@@ -252,20 +253,20 @@ def _variants(clause: Clause) -> list[Clause]:
 
 
 # Keys of facts phrased in the third person, for facts the model wrote.
-_FACT_KEYS: tuple[tuple[re.Pattern[str], Key | Callable[[re.Match[str]], Key]], ...] = (
-    (re.compile(r"^the user's (?:first |full |real )?name is\b", re.I), ("user", "name")),
-    (re.compile(r"^the user (?:prefers to be|likes to be|wants to be|is) called\b", re.I), ("user", "preferred name")),
-    (re.compile(r"^the user (?:lives|resides|is based|is living) in\b", re.I), ("user", "home city")),
-    (re.compile(r"^the user (?:moved|has moved|recently moved) to\b", re.I), ("user", "home city")),
-    (re.compile(r"^the user (?:is|comes) (?:originally )?from\b", re.I), ("user", "hometown")),
-    (re.compile(r"^the user works as\b", re.I), ("user", "job")),
-    (re.compile(r"^the user works (?:at|for)\b", re.I), ("user", "employer")),
-    (re.compile(r"^the user's (?:birthday|date of birth) is\b", re.I), ("user", "birthday")),
-    (re.compile(r"^the user's time ?zone is\b", re.I), ("user", "time zone")),
-    (re.compile(r"^the user is \d{1,3} years old\b", re.I), ("user", "age")),
-    (re.compile(r"^the user(?:'s)? (?:is (?:studying|preparing) for|has) (?:an? |the )?.*\b(?:exam|test)\b", re.I),
+_FACT_KEYS: tuple[tuple[LazyPattern, Key | Callable[[re.Match[str]], Key]], ...] = (
+    (LazyPattern(r"^the user's (?:first |full |real )?name is\b", re.I), ("user", "name")),
+    (LazyPattern(r"^the user (?:prefers to be|likes to be|wants to be|is) called\b", re.I), ("user", "preferred name")),
+    (LazyPattern(r"^the user (?:lives|resides|is based|is living) in\b", re.I), ("user", "home city")),
+    (LazyPattern(r"^the user (?:moved|has moved|recently moved) to\b", re.I), ("user", "home city")),
+    (LazyPattern(r"^the user (?:is|comes) (?:originally )?from\b", re.I), ("user", "hometown")),
+    (LazyPattern(r"^the user works as\b", re.I), ("user", "job")),
+    (LazyPattern(r"^the user works (?:at|for)\b", re.I), ("user", "employer")),
+    (LazyPattern(r"^the user's (?:birthday|date of birth) is\b", re.I), ("user", "birthday")),
+    (LazyPattern(r"^the user's time ?zone is\b", re.I), ("user", "time zone")),
+    (LazyPattern(r"^the user is \d{1,3} years old\b", re.I), ("user", "age")),
+    (LazyPattern(r"^the user(?:'s)? (?:is (?:studying|preparing) for|has) (?:an? |the )?.*\b(?:exam|test)\b", re.I),
      ("user", "exam")),
-    (re.compile(r"^the user's (?:favou?rite|fave) (?P<what>[\w -]+?) (?:is|are)\b", re.I), _favorite_key),
+    (LazyPattern(r"^the user's (?:favou?rite|fave) (?P<what>[\w -]+?) (?:is|are)\b", re.I), _favorite_key),
 )
 
 

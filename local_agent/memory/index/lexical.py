@@ -18,11 +18,13 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import bm25s
 import numpy as np
-import Stemmer
-from bm25s.tokenization import Tokenizer
+
+if TYPE_CHECKING:  # bm25s brings scipy (0.3 s): imported when an index is built or searched
+    import bm25s
+    from bm25s.tokenization import Tokenizer
 
 DELTA_MIN_ROWS = 256
 DELTA_SHARE = 1 / 32  # the delta may hold this share of the store before a main rebuild
@@ -33,6 +35,9 @@ def delta_limit(rows: int) -> int:
 
 
 def new_tokenizer() -> Tokenizer:
+    import Stemmer
+    from bm25s.tokenization import Tokenizer
+
     return Tokenizer(lower=True, stopwords="en", stemmer=Stemmer.Stemmer("english"))
 
 
@@ -99,6 +104,8 @@ class LexicalIndex:
         local: dict[int, int] = {}
         documents = [[local.setdefault(token, len(local)) for token in self._document(row)]
                      for row in range(start, stop)]
+        import bm25s
+
         bm25 = bm25s.BM25()
         bm25.index((documents, dict(local)), create_empty_token=False, show_progress=False)
         return _Segment(start=start, stop=stop, local=local, bm25=bm25)
@@ -179,6 +186,8 @@ class Ragged:
 
 
 def _loaded_segment(rows: int, arrays: Mapping[str, np.ndarray]) -> _Segment:
+    import bm25s
+
     local = {int(token): position for position, token in enumerate(arrays["segment_tokens"])}
     bm25 = bm25s.BM25()
     bm25.scores = {"data": arrays["data"], "indices": arrays["indices"], "indptr": arrays["indptr"], "num_docs": rows}

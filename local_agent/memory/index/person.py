@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import re
 
+from ...process.lazy_pattern import LazyPattern
+
 _IRREGULAR = {"is": "are", "was": "were", "has": "have", "does": "do", "isn't": "aren't", "wasn't": "weren't",
               "hasn't": "haven't", "doesn't": "don't"}
 _ADVERBS = "also|still|often|usually|really|now|recently|never|always|sometimes|already|just|currently|no longer"
-_SUBJECT = re.compile(rf"(^|[.!?;]\s+|\b(?:and|but)\s+)the user (?:({_ADVERBS}) )?([a-z']+)\b", re.IGNORECASE)
-_POSSESSIVE = re.compile(r"\bthe user(?:'s|\u2019s)\s", re.IGNORECASE)
-_OBJECT = re.compile(r"\bthe user\b", re.IGNORECASE)
+_SUBJECT = LazyPattern(rf"(^|[.!?;]\s+|\b(?:and|but)\s+)the user (?:({_ADVERBS}) )?([a-z']+)\b", re.IGNORECASE)
+_POSSESSIVE = LazyPattern(r"\bthe user(?:'s|\u2019s)\s", re.IGNORECASE)
+_OBJECT = LazyPattern(r"\bthe user\b", re.IGNORECASE)
 
 
 def addressed(text: str) -> str:

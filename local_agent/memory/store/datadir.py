@@ -35,12 +35,23 @@ EPOCH_NAME = "epoch"  # the forget epoch and the lock of session writes: see ses
 SESSIONS_LOCK_NAME = "sessions.lock"
 USERS_DIR_NAME = "users"  # the server's memory namespaces, a data dir each (server/namespaces.py)
 TOOL_CACHE_NAME = "tool-cache"  # the notes index: chunks and vectors of the user's notes (tools/notes_index.py)
+NAMESPACE_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")  # a namespace's folder name in users/
 OWN_TOP_FILES = frozenset({HISTORY_NAME, EPOCH_NAME, SESSIONS_LOCK_NAME})
 # a session file (the name rule of sessions/format.py) or an atomic write of one
 SESSION_FILE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}\.json")
 SESSION_TEMP = re.compile(r"\.[A-Za-z0-9][A-Za-z0-9_.-]{0,63}\.json\.[a-z0-9_]+\.tmp")
 MARKER_TEMP = re.compile(r"\.?" + re.escape(MARKER_NAME) + r"\.[a-z0-9_]+\.tmp")  # files.atomic_write_stream
 SHOWN = 4  # foreign entries named in the error
+
+
+def namespace_data_dir(data_dir: Path, name: str | None) -> Path:
+    """Where a memory namespace lives: the data dir itself for the default (None), else
+    users/NAME (the server's `user`, a batch record's `user`)."""
+    if name is None:
+        return Path(data_dir)
+    if not NAMESPACE_NAME.fullmatch(name):
+        raise ValueError(f"a namespace name is 1-64 of A-Z, a-z, 0-9, _ and -, not {name!r}")
+    return Path(data_dir) / USERS_DIR_NAME / name
 
 
 def claim_data_dir(data_dir: Path) -> Path:

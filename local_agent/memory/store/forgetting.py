@@ -9,11 +9,13 @@ import logging
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...types import MemoryRecord, Provenance
-from ..index.state import MemoryState
 from .layout import StorePaths, is_kept_copy
+
+if TYPE_CHECKING:  # the search indexes load when a memory is forgotten, not when origins are read
+    from ..index.state import MemoryState
 
 log = logging.getLogger(__name__)
 
@@ -139,6 +141,8 @@ def state_without(state: MemoryState, ids: list[str], *, keep_source: bool) -> t
     if not keep_source:
         texts |= source_texts
     records, vectors, rows = state.without(*ids)
+    from ..index.state import MemoryState
+
     kept = MemoryState.build(scrubbed(records, texts), vectors, state.next_seq, state.dense.dimension)
     kept.dense.keep_approximate(state.dense, rows)  # no graph rebuild: its forgotten nodes are cut
     return kept, texts | source_texts
