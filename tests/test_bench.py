@@ -285,3 +285,17 @@ def test_server_rows_tables_targets_and_chart(results, tmp_path: Path):
     path = tmp_path / "benchmark-parallel.png"
     write_parallel_chart(results, path)
     assert path.stat().st_size > 10_000
+
+
+def test_stores_section_is_the_bench_entry_for_large_stores(tmp_path: Path):
+    """`--sections stores` builds stores of the given sizes from synthetic memories and
+    measures each in a fresh process; bad sizes are one line."""
+    runner = CliRunner()
+    bad = runner.invoke(cli, ["bench", "--sections", "stores", "--store-sizes", "10,x", "--output-dir", "unused"])
+    assert isinstance(bad.exception, InputError) and "--store-sizes" in str(bad.exception)
+    from local_agent.bench.report import stores_table
+    from local_agent.bench.stores import run_stores
+
+    (row,) = run_stores(None, [300], tmp_path, queries=20)
+    assert row["memories"] == 300 and row["recall_at_10_agreement"] == 1.0 and row["open_s"] > 0
+    assert "| 300 |" in stores_table([row])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError
@@ -13,7 +14,7 @@ if TYPE_CHECKING:
     from ..backends.probe import HardwareInfo
 
 
-SECTIONS = ("backends", "speed", "cold-start", "memory", "batching", "batch", "server")
+SECTIONS = ("backends", "speed", "cold-start", "memory", "batching", "batch", "server", "stores")
 
 
 @dataclass(frozen=True)
@@ -28,13 +29,16 @@ class BenchPlan:
     recall_sizes: tuple[int, ...] = (1_000, 10_000, 100_000)
     recall_passes: int = 5  # passes over the recall queries at each size
     turn_store_size: int = 10_000  # memories in the store during the full-turn measurement
+    store_sizes: tuple[int, ...] = (1_000, 10_000, 100_000)  # the stores section's stores
+    store_texts: tuple[Path, ...] = ()  # what they are made of (empty: synthetic memories)
     sections: tuple[str, ...] = SECTIONS
     backends: tuple[str, ...] = ()  # row selectors (see select_rows); empty: every available row
     random_weights: bool = False
 
     @classmethod
     def quick_plan(cls, **overrides: Any) -> BenchPlan:
-        return replace(cls(quick=True, reps=2, tokens=32, cold_reps=1, recall_passes=1), **overrides)
+        return replace(cls(quick=True, reps=2, tokens=32, cold_reps=1, recall_passes=1,
+                           store_sizes=(1_000, 10_000)), **overrides)
 
 
 @dataclass(frozen=True)

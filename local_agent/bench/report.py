@@ -120,6 +120,16 @@ def _dialogue_rows(dialogue: dict[str, Any] | None) -> list[list[str]]:
     return rows
 
 
+def stores_table(stores: list[dict[str, Any]]) -> str:
+    """Large stores (bench/stores.py): each opened in a fresh process; searches p50 in ms."""
+    rows = [[f"{row['memories']:,}", f"{row['open_s']:.3f}", f"{row['dense']['p50_ms']:.2f}",
+             f"{row['recall_at_10_agreement']:.3f}", f"{row['hybrid_recall']['p50_ms']:.2f}",
+             f"{row['dated_recall']['p50_ms']:.2f}", f"{row['peak_rss_mib']:.0f}", f"{row['disk_mib']:.1f}"]
+            for row in stores]
+    return _table(["memories", "open s", "dense p50 ms", "agreement@10", "recall p50 ms", "dated recall p50 ms",
+                   "peak RSS MiB", "disk MiB"], rows)
+
+
 def _targets_table(checks: list[dict[str, Any]]) -> str:
     marks = {True: "yes", False: "**no**", None: "not measured"}
     digits = {"": 3, "ms": 1, "s": 2}
@@ -152,6 +162,8 @@ def render_markdown(results: dict[str, Any]) -> str:
         parts += batch_rate_tables(results["batch"])
     if results.get("server"):
         parts += server_tables(results["server"])
+    if results.get("stores"):
+        parts.append(stores_table(results["stores"]))
     parts.append(_targets_table(results.get("targets", [])))
     parts += _notes(results)
     return "\n\n".join(parts) + "\n"

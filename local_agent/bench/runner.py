@@ -8,6 +8,7 @@ import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from functools import partial
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..config import Settings
@@ -67,6 +68,8 @@ class _Run:
         if "server" in self.plan.sections:
             steps += [("server under load, memory off", lambda: self._server(False)),
                       ("server under load, a namespace per client", lambda: self._server(True))]
+        if "stores" in self.plan.sections:
+            steps.append(("large stores", self._stores))
         return steps
 
     def _backend_steps(self, hw: HardwareInfo) -> list[Step]:
@@ -128,6 +131,15 @@ class _Run:
         counts = (1, BENCH_PARALLEL)
         measured = measure_server_load(self.settings.model, counts, memory)
         self.results.setdefault("server", {})["memory" if memory else "no_memory"] = measured
+
+    def _stores(self) -> None:
+        import tempfile
+
+        from .stores import run_stores
+
+        with tempfile.TemporaryDirectory(prefix="local-agent-stores-") as folder:
+            self.results["stores"] = run_stores(list(self.plan.store_texts) or None, list(self.plan.store_sizes),
+                                                Path(folder))
 
     def _pipeline(self) -> None:
         self.results.setdefault("memory", {})["pipeline"] = run_in_child(measure_pipeline, self.settings, self.plan)

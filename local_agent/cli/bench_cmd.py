@@ -25,7 +25,7 @@ def _names(value: str | None) -> tuple[str, ...]:
 
 
 def _plan(quick: bool, backends: str | None, sections: str | None, reps: int | None, tokens: int | None,
-          random_weights: bool) -> BenchPlan:
+          random_weights: bool, texts: tuple[Path, ...] = (), store_sizes: str | None = None) -> BenchPlan:
     from ..bench import BenchPlan
 
     plan = BenchPlan.quick_plan() if quick else BenchPlan()
@@ -36,6 +36,15 @@ def _plan(quick: bool, backends: str | None, sections: str | None, reps: int | N
         overrides["reps"] = reps
     if tokens is not None:
         overrides["tokens"] = tokens
+    if texts:
+        overrides["store_texts"] = tuple(texts)
+    if store_sizes:
+        try:
+            overrides["store_sizes"] = tuple(int(size) for size in _names(store_sizes))
+        except ValueError:
+            raise InputError(f"--store-sizes takes whole numbers separated by commas, got {store_sizes!r}") from None
+        if not overrides["store_sizes"] or min(overrides["store_sizes"]) < 1:
+            raise InputError("--store-sizes needs at least one size, each at least 1")
     if overrides.get("reps", 1) < 1 or overrides.get("tokens", 2) < 2:
         raise InputError("--reps must be at least 1 and --tokens at least 2")
     return replace(plan, **overrides)
@@ -50,19 +59,26 @@ def _plan(quick: bool, backends: str | None, sections: str | None, reps: int | N
                    "optionally with /cpu or /cuda (e.g. llama-cpp/cpu,transformers-4bit/cuda). "
                    "Default: every row this machine can run.")
 @click.option("--sections", metavar="NAMES",
-              help="Comma-separated parts to run: backends, speed, cold-start, memory [all].")
+              help="Comma-separated parts to run: backends, speed, cold-start, memory, batching, batch, "
+                   "server, stores [all].")
 @click.option("--reps", type=int, help="Timed runs after the warm-up [5; 2 with --quick].")
 @click.option("--tokens", type=int, help="Tokens generated per run, greedy [128; 32 with --quick].")
 @click.option("--random-weights", is_flag=True,
               help="Measure the transformers rows on weights initialized from the model folder's "
                    "config.json instead of its safetensors (speed does not depend on weight values): "
                    "for machines that have the config and tokenizer files but not the weights.")
+@click.option("--texts", type=click.Path(exists=True, dir_okay=False, path_type=Path), multiple=True,
+              help="stores: what the memories say, from a LoCoMo .json or a .jsonl with `text` fields "
+                   "(repeat for several files) [synthetic memories].")
+@click.option("--store-sizes", metavar="N,N",
+              help="stores: the store sizes [1000,10000,100000; 1000,10000 with --quick].")
 @click.option("--output-dir", type=click.Path(file_okay=False, path_type=Path), default=Path("bench-results"),
               show_default=True, help="Where benchmark.json and benchmark.png are written.")
 @click.option("--no-progress", is_flag=True, help="No progress bar on stderr.")
 @common_options
 def bench(quick: bool, backends: str | None, sections: str | None, reps: int | None, tokens: int | None,
-          random_weights: bool, output_dir: Path, no_progress: bool) -> None:
+          random_weights: bool, texts: tuple[Path, ...], store_sizes: str | None, output_dir: Path,
+          no_progress: bool) -> None:
     """Measure speed and latency; print a markdown table, write JSON and a PNG chart.
 
     \b
@@ -85,6 +101,15 @@ def bench(quick: bool, backends: str | None, sections: str | None, reps: int | N
                 memories; distillation; summary; and full turns through the agent on a
                 store of 10k memories: TTFT of the bare backend, of the agent without
                 memory and with memory (their difference is the memory overhead).
+    batching    llama.cpp decoding 1, 2, 4 and 8 conversations at once in one model,
+                against llama.cpp's own llama-batched-bench from the same build.
+    batch       conversations per minute of `batch --parallel`, memory off and with
+                a namespace per session.
+    server      `serve` under 8 clients at --parallel 1 and 4, memory off and with a
+                namespace per client: errors, p50/p95 latency, tokens/s, RSS.
+    stores      large memory stores (--store-sizes, made of --texts): open time, dense
+                search and its agreement with exact search, whole and dated recall,
+                RSS, disk (scripts/bench_stores.py adds 1M, --dated and --ask).
 
     \b
     Targets: agent decode >= 0.95 x raw (idle), >= PASSIVE with a competing process;
@@ -99,7 +124,7 @@ def bench(quick: bool, backends: str | None, sections: str | None, reps: int | N
     from ..bench import render_markdown, run_benchmark, write_json
 
     settings = settings_from(click.get_current_context())
-    plan = _plan(quick, backends, sections, reps, tokens, random_weights)
+    plan = _plan(quick, backends, sections, reps, tokens, random_weights, texts, store_sizes)
     results = run_benchmark(settings, plan, progress=not no_progress)
     json_path, chart_path = output_dir / "benchmark.json", output_dir / "benchmark.png"
     write_json(results, json_path)
