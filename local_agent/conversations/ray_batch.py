@@ -22,6 +22,7 @@ import secrets
 import shutil
 import sys
 import tempfile
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,6 +40,7 @@ from .batch_workers import answer_with
 from .namespace_copy import LineResult, NamespaceCopy, Namespaces, StoreChanges, embedder_store, read_sessions, seed
 from .ray_cluster import LOCAL, connected
 
+RESTART_PATIENCE_S = 300.0  # how long a restarted actor may take to load the model again
 MAX_ATTEMPTS = 3  # a lane whose actor died this many times fails its lines
 ACTOR_NAME = "local-agent-batch-{run}-{n}"  # named, so that an operator (or a test) can find one
 
@@ -92,6 +94,10 @@ class BatchActor:
             results.append(LineResult(item.line, record, _exports(changes.take())))
         agent.close()  # the memory work still running, and a digest due at the end
         return _with_last_state(results, changes.take(), namespace_data_dir(self._root, scratch), items)
+
+    def ready(self) -> bool:
+        """Answers once the actor (restarted, after a death) has loaded its model."""
+        return True
 
     def close(self) -> None:
         self._runtime.close()
@@ -166,9 +172,13 @@ class RayBatch:
         running: dict[Any, tuple[int, int]] = {}  # object ref -> (lane index, actor index)
         idle = list(range(count))
         indices = {id(lane): index for index, lane in enumerate(work)}
+        restarted: set[int] = set()  # actors that died: Ray restarts them (the model loads again)
         while queue or running:
             while queue and idle and not (self.fail_fast and committer.failed):
                 lane, actor = queue.pop(0), idle.pop(0)
+                if actor in restarted:
+                    _wait_alive(ray, actors[actor])
+                    restarted.discard(actor)
                 copy = namespaces.copy(lane.user, {item.session for item in lane.items})
                 running[actors[actor].run.remote(lane.items, copy)] = (indices[id(lane)], actor)
             if not running:
@@ -180,6 +190,7 @@ class RayBatch:
             try:
                 committer.add(lane.user, ray.get(ref))
             except ray.exceptions.RayActorError as exc:
+                restarted.add(actor)
                 attempts[index] += 1
                 self._retry_or_fail(lane, attempts[index], exc, queue, committer)
         for actor_handle in actors:
@@ -233,6 +244,19 @@ class _Committer:
 
 def _exports(data: bytes | None) -> tuple[bytes, ...]:
     return () if data is None else (data,)
+
+
+def _wait_alive(ray: ModuleType, actor: Any, patience_s: float = RESTART_PATIENCE_S) -> None:
+    """Wait until a restarted actor answers; ConfigError when it does not within `patience_s`."""
+    deadline = time.monotonic() + patience_s
+    while True:
+        try:
+            ray.get(actor.ready.remote(), timeout=max(1.0, deadline - time.monotonic()))
+            return
+        except (ray.exceptions.RayActorError, ray.exceptions.GetTimeoutError):
+            if time.monotonic() >= deadline:
+                raise ConfigError(f"a Ray actor did not come back within {patience_s:.0f} s after it stopped") from None
+            time.sleep(0.5)
 
 
 def _never(item: BatchItem) -> tuple[Any, dict[str, Any]]:
