@@ -96,7 +96,7 @@ def cli(args: list[str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.Capture
 
 @pytest.fixture(scope="session")
 def ray_cluster() -> Iterator[ModuleType]:
-    ray = import_ray()
+    ray = import_ray(local=True)
     temp = short_temp_dir()
     init_local(ray, temp, cpus=2)
     yield ray
@@ -125,6 +125,19 @@ def test_memory_on_over_three_namespaces_equals_a_run_in_order(ray_cluster, refe
     assert records[5]["line"] == 6 and records[5]["error"].startswith("invalid JSON")
     assert memories(tmp_path / "ray", embedder) == memories(reference_data, embedder)
     assert "one memory namespace" not in err
+
+
+def test_the_local_cluster_is_private(ray_cluster):
+    assert os.environ["RAY_USAGE_STATS_ENABLED"] == "0"
+    assert {node["NodeManagerAddress"] for node in ray_cluster.nodes()} == {"127.0.0.1"}
+    assert ray_cluster.util.get_node_ip_address() == "127.0.0.1"
+
+
+def test_ray_is_not_imported_without_ray():
+    code = ("import sys, local_agent.cli, local_agent.cli.batch_cmd, local_agent.cli.chat, "
+            "local_agent.conversations.ray_batch; sys.exit('ray' in sys.modules)")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    assert subprocess.run([sys.executable, "-c", code], env=env, check=False, timeout=120).returncode == 0
 
 
 def test_memory_off_equals_a_run_in_order(ray_cluster, tmp_path, monkeypatch, capsys):

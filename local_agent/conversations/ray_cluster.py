@@ -2,14 +2,17 @@
 local cluster on 127.0.0.1 in a short temp dir.
 
 Ray sends usage statistics unless RAY_USAGE_STATS_ENABLED=0 is set before it is imported; a
-local cluster otherwise probes an outside address to find its own IP; its default temp dir can
-make socket paths longer than the 107 bytes a Unix socket name may have.
+local cluster otherwise finds its IP by routing towards an outside address (and turns even
+`_node_ip_address="127.0.0.1"` into that IP), unless Ray's one-machine switch is set before
+import; its default temp dir can make socket paths longer than the 107 bytes a Unix socket
+name may have. With the switch, its servers listen on 127.0.0.1 only.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
+import sys
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -25,9 +28,14 @@ SOCKET_NAME_MAX = 107
 RAY_SOCKET_TAIL = len("/session_2026-12-01_22-03-50_123456_4194304/sockets/plasma_store")
 
 
-def import_ray() -> ModuleType:
-    """Ray, with its usage statistics off; ConfigError naming the extra when it is missing."""
+def import_ray(*, local: bool) -> ModuleType:
+    """Ray, with its usage statistics off; ConfigError naming the extra when it is missing.
+    `local`: for a cluster on this machine only, whose node address is 127.0.0.1 (Ray reads
+    this switch at import: without it, it asks the network for an outside address even when
+    told 127.0.0.1)."""
     os.environ["RAY_USAGE_STATS_ENABLED"] = "0"
+    if local and "ray" not in sys.modules:
+        os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"  # its name says platforms; it means "one machine"
     try:
         import ray
     except ImportError:
@@ -55,7 +63,7 @@ def connected(address: str) -> Iterator[ModuleType]:
     """Ray, connected: to a cluster started for the run (`LOCAL`), or to `address` ("auto": the
     cluster this machine belongs to). A connection this process already has is used as it is
     (and left open)."""
-    ray = import_ray()
+    ray = import_ray(local=address == LOCAL)
     if ray.is_initialized():
         yield ray
         return
