@@ -67,7 +67,8 @@ def _refuse_same_file(source: str, output: str | None) -> None:
 @click.option("--ray", "ray_address", is_flag=False, flag_value="local", default=None, metavar="[ADDRESS]",
               help="Run on a Ray cluster (pip install 'local-agent[cluster]'): no address starts a local one "
                    "for the run, 'auto' joins the one this machine belongs to. Actors load the model once; a "
-                   "memory namespace's lines run in order on one actor. --workers sets the number of actors. "
+                   "memory namespace's lines run in order on one actor. --workers sets the number of actors "
+                   "(default: one per CPU of the cluster). "
                    "Give INPUT before --ray, or write --ray=ADDRESS.")
 @common_options
 def batch(source: str, output: str | None, resume: bool, fail_fast: bool, quiet: bool,
@@ -103,13 +104,15 @@ def batch(source: str, output: str | None, resume: bool, fail_fast: bool, quiet:
     items = [i for i in parsed if i.line not in skip]
     sink: IO[str] = open_output(Path(output), append=resume) if output else sys.stdout
     bar = tqdm(total=len(items), unit="line", disable=quiet, file=sys.stderr, dynamic_ncols=True)
-    factory = backend_factory(click.get_current_context())
+    context = click.get_current_context()
+    factory = backend_factory(context)
+    workers_given = context.get_parameter_source("workers") is not click.core.ParameterSource.DEFAULT
     job: BatchJob | RayBatch
     if ray_address is not None:
         from ..conversations.ray_batch import RayBatch
 
         job = RayBatch(settings, sink, address=ray_address, memory=not no_memory, fail_fast=fail_fast,
-                       actors=workers if workers > 1 else 0, progress=lambda: bar.update(1), backend_factory=factory,
+                       actors=workers if workers_given else 0, progress=lambda: bar.update(1), backend_factory=factory,
                        worker_setup=install_notice_printer, warn=echo_err)
     else:
         job = BatchJob(settings, sink, memory=not no_memory, fail_fast=fail_fast, workers=workers, parallel=parallel,
