@@ -3,7 +3,7 @@
 cluster, over the same scripted conversations (each its own user and session, memory on):
 
     flock -x /tmp/la-cpu.lock python scripts/ray_batch_speed.py --conversations 8 --turns 2 \
-        --modes "--parallel 1" "--workers 2" "--ray"
+        --modes="--parallel 1,--workers 2,--ray,--ray --workers 1"
 
 Each mode runs the real command line (`python -m local_agent batch ...`) in a fresh data dir,
 timed from start to exit, model loading and (for --ray) starting the cluster included: what a
@@ -54,11 +54,12 @@ def main() -> None:
     parser.add_argument("--conversations", type=int, default=8)
     parser.add_argument("--turns", type=int, default=2)
     parser.add_argument("--max-tokens", type=int, default=48)
-    parser.add_argument("--modes", nargs="+", default=["--parallel 1", "--workers 2", "--ray"])
+    parser.add_argument("--modes", default="--parallel 1,--workers 2,--ray,--ray --workers 1",
+                        help="the batch flags of each run, comma-separated (write --modes=...)")
     args = parser.parse_args()
     print(f"loadavg before: {Path('/proc/loadavg').read_text().strip()}")
     print(f"{args.conversations} conversations x {args.turns} turns, --max-tokens {args.max_tokens}, memory on")
-    for mode in args.modes:
+    for mode in args.modes.split(","):
         with tempfile.TemporaryDirectory(prefix="la-speed-") as scratch:
             source = Path(scratch) / "in.jsonl"
             source.write_text("".join(json.dumps(line) + "\n" for line in conversations(args.conversations,

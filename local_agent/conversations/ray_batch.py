@@ -87,13 +87,15 @@ class BatchActor:
 
     def _answer(self, agents: BatchAgents, scratch: str, items: list[BatchItem]) -> list[LineResult]:
         agent = agents.agent(scratch)
+        folder = namespace_data_dir(self._root, scratch)
         changes = StoreChanges(agent.memory.store if agent.memory is not None else None)
         results = []
-        for item in items:
+        for item in items:  # each line with its session file as it then is: a stop between lines resumes there
             record = answer_record(item, lambda line: answer_with(self._runtime, agent, line, self._base))
-            results.append(LineResult(item.line, record, _exports(changes.take())))
+            session = read_sessions(folder, {item.session}).get(item.session)
+            results.append(LineResult(item.line, record, _exports(changes.take()), item.session, session))
         agent.close()  # the memory work still running, and a digest due at the end
-        return _with_last_state(results, changes.take(), namespace_data_dir(self._root, scratch), items)
+        return _with_last_state(results, changes.take(), folder, items)
 
     def ready(self) -> bool:
         """Answers once the actor (restarted, after a death) has loaded its model."""
@@ -106,8 +108,8 @@ class BatchActor:
 
 def _with_last_state(results: list[LineResult], late: bytes | None, folder: Path,
                      items: list[BatchItem]) -> list[LineResult]:
-    """Each session's file goes with its last line; memories written after the last line
-    (the end-of-session digest) with the lane's last line."""
+    """What was written after the last line (a summary, the end-of-session digest): each
+    session's file as it ends goes with its last line, the memories with the lane's last line."""
     files = read_sessions(folder, {item.session for item in items})
     last = {item.session: index for index, item in enumerate(items)}
     for session, index in last.items():
