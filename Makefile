@@ -45,7 +45,7 @@ $(STAMP): pyproject.toml Makefile
 	    CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" CMAKE_BUILD_PARALLEL_LEVEL=$$(nproc) \
 	      $(PY) -m pip wheel -q --no-cache-dir --no-deps -w $(WHEELHOUSE) llama-cpp-python==$(LLAMA_CPP_VERSION); }; \
 	  $(PY) -m pip install -q $(LLAMA_WHEEL_GLOB); }
-# dev: what the tests need, the [gpu] extra (bitsandbytes) and the linters
+# dev: what the tests need, the [gpu] extra (bitsandbytes), the [cluster] extra (ray) and the linters
 	$(PY) -m pip install -q -e ".[dev]"
 	touch $(STAMP)
 

@@ -509,6 +509,42 @@ def test_export_then_import_into_another_store(store: MemoryStore, tmp_path: Pat
         assert found is not None and found.text == "User lives in Porto"
 
 
+def test_import_with_refresh_takes_the_later_state_of_stored_records(store: MemoryStore, tmp_path: Path,
+                                                                      embedder: Embedder) -> None:
+    """What a copy of the store did since it was made comes back: the memories it added, a
+    fact it superseded (the old version leaves recall) and one it was told again."""
+    old = store.add(FACTS[0], "fact", key=("user", "home city"))
+    said = store.add(FACTS[1], "fact")
+    copy_file, changes = tmp_path / "copy.json", tmp_path / "changes.json"
+    store.export(copy_file)
+    with MemoryStore.open(tmp_path / "copy", embedder) as copy:
+        copy.import_file(copy_file)
+        new = copy.supersede(old.id, "User lives in Porto")
+        copy.touch(said.id, provenance=Provenance(session="s2"))
+        copy.export(changes)
+        later = {record.id: record for record in copy.records(include_inactive=True)}
+    assert store.import_file(changes) == 1  # without refresh: only the new record
+    assert store.get(old.id).active
+    assert store.import_file(changes, refresh=True) == 2  # the two changed records
+    assert store.import_file(changes, refresh=True) == 0  # nothing changed since
+    assert {record.id: record for record in store.records(include_inactive=True)} == later
+    found = store.find_by_key(("user", "home city"))
+    assert found is not None and found.id == new.id
+    assert old.id not in {hit.record.id for hit in store.recall("Where does the user live?", min_score=-1.0)}
+
+
+def test_import_with_refresh_refuses_another_text_under_a_stored_id(store: MemoryStore, tmp_path: Path) -> None:
+    record = store.add(FACTS[0], "fact")
+    other = tmp_path / "other.json"
+    store.export(other)
+    data = json.loads(other.read_text())
+    data["records"][0]["text"] = "User lives in Porto"
+    other.write_text(json.dumps(data))
+    with pytest.raises(InputError, match="another text"):
+        store.import_file(other, refresh=True)
+    assert store.get(record.id).text == FACTS[0]
+
+
 @pytest.mark.parametrize(
     ("content", "message"),
     [

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 import click
 
@@ -16,6 +16,9 @@ from .group import cli
 from .notices import install_notice_printer
 from .options import backend_factory, common_options, echo_err, settings_from
 from .stdin_text import read_stdin
+
+if TYPE_CHECKING:
+    from ..conversations.ray_batch import RayBatch
 
 MAX_INPUT_BYTES = 512 * 2**20  # lines are answered at a second or so each: more is weeks of work
 
@@ -61,9 +64,15 @@ def _refuse_same_file(source: str, output: str | None) -> None:
                    "(llama.cpp). With memory on, the lines of one memory namespace (a line's \"user\") "
                    "still run in order, so that recall is what a run in order gives; other namespaces, "
                    "or every session with --no-memory or --incognito, run side by side.")
+@click.option("--ray", "ray_address", is_flag=False, flag_value="local", default=None, metavar="[ADDRESS]",
+              help="Run on a Ray cluster (pip install 'local-agent[cluster]'): no address starts a local one "
+                   "for the run, 'auto' joins the one this machine belongs to. Actors load the model once; a "
+                   "memory namespace's lines run in order on one actor. --workers sets the number of actors "
+                   "(default: one per CPU of the cluster). "
+                   "Give INPUT before --ray, or write --ray=ADDRESS.")
 @common_options
 def batch(source: str, output: str | None, resume: bool, fail_fast: bool, quiet: bool,
-          no_memory: bool, incognito: bool | None, workers: int, parallel: int) -> None:
+          no_memory: bool, incognito: bool | None, workers: int, parallel: int, ray_address: str | None) -> None:
     """Run scripted conversations from INPUT (a file, or - for stdin).
 
     \b
@@ -82,6 +91,8 @@ def batch(source: str, output: str | None, resume: bool, fail_fast: bool, quiet:
     settings = settings_from(click.get_current_context(), incognito=incognito)
     if resume and not output:
         raise click.UsageError("--resume needs --output")
+    if ray_address is not None and parallel > 1:
+        raise click.UsageError("--ray answers one line at a time on each actor: drop --parallel")
     if workers > 1 and parallel > 1:
         raise click.UsageError("choose --workers (a model per process) or --parallel (one model), not both")
     _refuse_same_file(source, output)
@@ -93,9 +104,20 @@ def batch(source: str, output: str | None, resume: bool, fail_fast: bool, quiet:
     items = [i for i in parsed if i.line not in skip]
     sink: IO[str] = open_output(Path(output), append=resume) if output else sys.stdout
     bar = tqdm(total=len(items), unit="line", disable=quiet, file=sys.stderr, dynamic_ncols=True)
-    job = BatchJob(settings, sink, memory=not no_memory, fail_fast=fail_fast, workers=workers, parallel=parallel,
-                   progress=lambda: bar.update(1), backend_factory=backend_factory(click.get_current_context()),
-                   worker_setup=install_notice_printer, approver=TtyApprover())
+    context = click.get_current_context()
+    factory = backend_factory(context)
+    workers_given = context.get_parameter_source("workers") is not click.core.ParameterSource.DEFAULT
+    job: BatchJob | RayBatch
+    if ray_address is not None:
+        from ..conversations.ray_batch import RayBatch
+
+        job = RayBatch(settings, sink, address=ray_address, memory=not no_memory, fail_fast=fail_fast,
+                       actors=workers if workers_given else 0, progress=lambda: bar.update(1), backend_factory=factory,
+                       worker_setup=install_notice_printer, warn=echo_err)
+    else:
+        job = BatchJob(settings, sink, memory=not no_memory, fail_fast=fail_fast, workers=workers, parallel=parallel,
+                       progress=lambda: bar.update(1), backend_factory=factory, worker_setup=install_notice_printer,
+                       approver=TtyApprover())
     try:
         failed, written = job.run(items)
     finally:

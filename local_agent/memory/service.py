@@ -113,7 +113,7 @@ class Cleared:
 @dataclass(frozen=True)
 class Imported:
     path: Path
-    added: int  # records whose id the store already held were skipped
+    added: int  # records whose id the store already held were skipped (with refresh: added or changed)
 
 
 @dataclass(frozen=True)
@@ -281,11 +281,13 @@ class MemoryService:
                             close=True)
         return Cleared(self.data_dir, tuple(namespaces))
 
-    def import_file(self, path: Path) -> Imported:
+    def import_file(self, path: Path, *, refresh: bool = False) -> Imported:
         """Add the memories of a file written by `export` (validated first; InputError names
-        its first problem). Records already stored are skipped."""
+        its first problem). Records already stored are skipped; with `refresh` they take the
+        file's state when it differs (what a copy of this memory did since: touched, or
+        replaced by a newer version), as when `batch --ray` writes a namespace back."""
         self._settle()
-        return Imported(Path(path), self._store.import_file(Path(path)))
+        return Imported(Path(path), self._store.import_file(Path(path), refresh=refresh))
 
     def export(self, path: Path) -> Exported:
         """Write every memory (superseded versions and provenance too) to a JSON file, 0600."""

@@ -224,13 +224,20 @@ class MemoryStore:
                     path.unlink(missing_ok=True)
             self._files.replace_state(MemoryState(self.embedder.dimension))
 
-    def import_file(self, path: Path) -> int:
+    def import_file(self, path: Path, *, refresh: bool = False) -> int:
         """Add the records of an export file (validated first, their version links against the
-        store too; InputError if it is bad). Records whose id is already stored are skipped.
-        Returns how many were added."""
+        store too; InputError if it is bad). Records whose id is already stored are skipped;
+        with `refresh` they take the file's state instead when it differs (a copy of this store
+        that touched or superseded them: `batch --ray` writes a namespace back this way), and a
+        stored id with another text is an InputError. Returns how many records were added or
+        changed."""
         records = read_export(Path(path))
         with self._reading() as state:
-            check_links(Path(path), records, {record.id: record.superseded_by for record in state.records})
+            stored = {record.id: record.superseded_by for record in state.records}
+            changed = [r for r in records if refresh and r.id in state.row_of and state.get(r.id) != r]
+            _refuse_new_texts(Path(path), changed, state)
+            stored.update({record.id: record.superseded_by for record in changed})
+            check_links(Path(path), records, stored)
             records = [record for record in records if record.id not in state.row_of]
         vectors = embed_with_progress(self.embedder, [dense_text(r) for r in records], "embedding imported memories")
         with self._writing() as state:
@@ -239,6 +246,8 @@ class MemoryStore:
                 JournalOp("add", record, seq=seq, vector=vector, embedding_id=self.embedding_id)
                 for seq, (record, vector) in enumerate(fresh, start=state.next_seq)
             ]
+            # after the adds: a refreshed record may point to one of them as its successor
+            ops += [JournalOp("update", r) for r in changed if r.id in state.row_of and state.get(r.id) != r]
             self._files.append(ops)
         return len(ops)
 
@@ -290,3 +299,11 @@ class MemoryStore:
         self._files.replace_state(kept)
         delete_copies_holding(self.paths, texts)
 
+
+
+def _refuse_new_texts(path: Path, changed: list[MemoryRecord], state: MemoryState) -> None:
+    """A refresh changes what is known about a memory, never its words (or its vector)."""
+    for record in changed:
+        if state.get(record.id).text != record.text:
+            raise InputError(f"{path}: record {record.id} is stored with another text; "
+                             "an import cannot change a memory's words")
