@@ -80,6 +80,7 @@ class _Log:
         if mode == "memory":
             found = is_correct("\n".join(memories), question.keywords)
             row["gold_in_memories"] = found
+            row["memories"] = memories
             self.gold_in_memories.append((found, correct))
         if self.answers:
             self.answers.write(json.dumps(row, ensure_ascii=False) + "\n")

@@ -161,11 +161,20 @@ def product_distiller(model: str | None = None) -> tuple[Distiller, dict[str, An
     return distiller, config
 
 
+def outcome_rows(outcomes: Sequence[Outcome]) -> str:
+    """Every message with its label and what was saved (or rejected), one JSON line each."""
+    return "".join(json.dumps({
+        "text": o.example.text, "save": o.example.save, "saved": o.saved, "source": o.example.source,
+        "tail": o.example.tail, "facts": [c.text for c in o.result.candidates],
+        "rejected": [list(r) for r in o.result.rejected]}, ensure_ascii=False) + "\n" for o in outcomes)
+
+
 def evaluate_file(path: Path, *, limit: int | None = None, model: str | None = None,
                   output: Path | None = None, progress: bool = True,
-                  distiller: Distiller | None = None) -> dict[str, Any]:
+                  distiller: Distiller | None = None, rows: Path | None = None) -> dict[str, Any]:
     """Run the product's distiller (or the one given) over a JSONL file; print the table to
-    stderr, write the JSON report to `output` when given, and return it."""
+    stderr, write the JSON report to `output` (and each message's outcome to `rows`) when
+    given, and return it."""
     examples = load_examples(path, limit)
     if distiller is None:
         distiller, config = product_distiller(model)
@@ -178,6 +187,8 @@ def evaluate_file(path: Path, *, limit: int | None = None, model: str | None = N
         if distiller.backend is not None:
             distiller.backend.close()
     report = summarize(outcomes, {**config, "data": str(path), "limit": limit})
+    if rows is not None:
+        rows.write_text(outcome_rows(outcomes), encoding="utf-8")
     print_table(report, sys.stderr)
     if output is not None:
         output.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")

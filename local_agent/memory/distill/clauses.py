@@ -65,8 +65,9 @@ _RUN_ON = re.compile(
 _SUBORDINATORS = frozenset(
     """that which when where if because as since so and but or what how why who whom than while until
     before after though whether think know guess hope wish mean say said believe feel way time thing
-    things one ones all the a an once till cause cuz now then also""".split()
-)
+    things one ones all the a an once till cause cuz now then also
+    do does did can could should would will shall may might must am was were have has had""".split()
+)  # the last line: an auxiliary before "I" asks a question of it ("where do I live")
 _QUESTION_START = re.compile(rf"^{_QUESTION_OPENERS}\b", re.I)
 _REQUEST_START = re.compile(
     r"^(?:please|pls|can you|could you|would you|will you|help me|tell me|show me|give me|let me know|"

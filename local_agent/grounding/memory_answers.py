@@ -1,0 +1,53 @@
+"""Answers about the user's own past: which questions are such, and what their answer may draw on.
+
+A question about the past of the conversation is one that memory, not general knowledge,
+answers. Definition: the message has a question (or a "remind me"/"tell me" request), and
+- it speaks of the user ("my", "mine", "our"; "I" or "we" as the subject, except in asking for
+  advice: "how do I", "should I", "can I", "what should we"), or
+- it asks what the assistant said before ("did you say", "you told me", "you recommended"), or
+- it names someone or something that the memories shown name too ("What did Melanie paint?").
+
+Such an answer may assert a proper name or a number only when the memories shown, the dialogue
+(with its summary and the system message's date) or the question hold it (`support.unsupported`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from ..memory.distill.clauses import split_clauses
+from .names import known_words, proper_names
+
+DONT_REMEMBER = "I don't remember that."
+_SELF = re.compile(r"\b(?:my|mine|our|ours|myself|I|I'm|I've|I'd|me|we|we've|us)\b", re.IGNORECASE)
+_ADVICE = re.compile(
+    r"^(?:\w+\s+){0,3}?(?:how|where|what|which|when)?\s*(?:\w+\s+){0,2}?"
+    r"(?:should|can|could|would|shall|might|must)\s+(?:I|we)\b"
+    r"|^how\s+(?:do|does|did)\s+(?:I|we)\b|^(?:should|can|could|shall|may)\s+(?:I|we)\b"
+    r"|^(?:what|which)\s+(?:\w+\s+){0,2}?(?:is|are)\s+(?:good|best|better)\b",
+    re.IGNORECASE,
+)
+_ASSISTANT_PAST = re.compile(
+    r"\b(?:did you (?:say|tell|mention|recommend|suggest|call|name)|you (?:told|said|mentioned|recommended|suggested|"
+    r"promised)|have you told|what was (?:it|that) you)\b",
+    re.IGNORECASE,
+)
+_REMIND = re.compile(r"^(?:remind me|tell me (?:again|what|where|when|who|how)|do you remember"
+                     r"|do you know (?:my|what|where|when|who))\b", re.IGNORECASE)
+
+
+def asks_about_past(message: str, memories: Sequence[str] = ()) -> bool:
+    """Whether `message` asks about the conversation's own past (see the module's definition)."""
+    clauses = [c for c in split_clauses(message) if c.act == "question" or _REMIND.match(c.text)]
+    if not clauses:
+        return False
+    for clause in clauses:
+        text = clause.text
+        if _ASSISTANT_PAST.search(text) or _REMIND.match(text):
+            return True
+        if _SELF.search(text) and not _ADVICE.match(text):
+            return True
+    known = known_words(memories)
+    return any(all(word.lower() in known for word in name.split())
+               for clause in clauses for name in proper_names(clause.text + ".", memories))

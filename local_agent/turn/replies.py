@@ -1,0 +1,201 @@
+"""How a turn's reply is made. "The program decides, the model phrases": the program reads
+what kind of message it is and decides who says what.
+
+- a recap question ("what did we talk about today?", recap.py): the program lists that
+  period's turns and digests, shown at once;
+- a correction (acknowledge.py): "Got it, Alexa." / "Got it: you live in Braga now.", at once;
+- an introduction: "Nice to meet you, Priya!", at once (then the model's answer, streamed, when
+  the message also asks something);
+- a question about the conversation's past (grounding/memory_answers.py): the model's answer,
+  held until checked; a name or number no source holds gets one retry, strict and without the
+  dialogue, then "I don't remember that.";
+- a plain statement about oneself: the model's reply, held until checked (`statement_problem`:
+  the user's language, no apology, no "the user", not taking the user's words or name as its
+  own, no unsupported name or number, short), else the statement said back ("Got it: you
+  prefer tea over coffee.");
+- anything else (questions, requests, greetings, thanks): the model's answer, streamed.
+
+Program replies are in English: for a message in another language the model answers.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Literal, NamedTuple
+
+from ..backends.base import Backend
+from ..grounding.language import language_of, same_language
+from ..grounding.memory_answers import DONT_REMEMBER, asks_about_past
+from ..grounding.reply_checks import apologizes_or_refuses, claims_name, speaks_of_the_user, takes_statement, too_long
+from ..grounding.support import unsupported
+from ..memory.distill.clauses import split_clauses
+from ..memory.index.small_talk import is_small_talk
+from ..types import GenerationSettings, Message
+from .acknowledge import correction_reply, introduced_name, introduction_reply, said_back
+from .answering import Answer, stream_answer
+from .result import TokenCounts
+
+ReplyKind = Literal["introduction", "correction", "past", "statement", "open"]
+# Added to the system message when a memory answer is asked again: the first named or counted
+# something no memory holds.
+STRICT = "Answer only with what the notes from memory say. If they do not say it, answer: I don't remember."
+THANKS = "Thanks for telling me."
+SAID_BACK_WORDS = 25  # a statement said back longer than this gets the plain thanks instead
+OnToken = Callable[[str], None] | None
+
+
+@dataclass(frozen=True)
+class ReplyPlan:
+    """Who says what: `text` is the program's reply, or its opening when the model answers
+    after it (`model_after`)."""
+
+    kind: ReplyKind
+    text: str = ""
+    model_after: bool = False
+
+
+def plan_reply(message: str, memories: Sequence[str]) -> ReplyPlan:
+    """The kind of reply `message` gets (recap questions are the agent's, before recall)."""
+    clauses = split_clauses(message)
+    asks = any(clause.act in ("question", "request") for clause in clauses)
+    english = language_of(message) in (None, "en")
+    if english and not asks:
+        correction = correction_reply(message)
+        if correction:
+            return ReplyPlan("correction", correction)
+    introduction = introduction_reply(message) if english else None
+    if introduction:
+        return ReplyPlan("introduction", introduction, model_after=asks)
+    if asks_about_past(message, memories):
+        return ReplyPlan("past")
+    if not asks and any(clause.first_person_statement for clause in clauses) and not is_small_talk(message):
+        return ReplyPlan("statement")
+    return ReplyPlan("open")
+
+
+def statement_reply(message: str) -> str:
+    """What the program says to a plain statement: it said back, when short, else thanks."""
+    said = said_back(message) if any(c.first_person_statement for c in split_clauses(message)) else ""
+    if said and len(said.split()) <= SAID_BACK_WORDS and language_of(message) in (None, "en"):
+        return f"Got it: {said}."
+    return THANKS
+
+
+def statement_problem(reply: str, message: str, sources: Sequence[str], user_names: Sequence[str]) -> str | None:
+    """Why the model's reply to a plain statement may not be shown, or None."""
+    missing = unsupported(reply, sources)
+    problems = (
+        (not reply.strip(), "empty"),
+        (not same_language(reply, language_of(message)), "another language"),
+        (apologizes_or_refuses(reply), "an apology or refusal"),
+        (speaks_of_the_user(reply), 'speaks of "the user"'),
+        (bool(claims_name(reply, user_names)), "takes the user's name"),
+        (takes_statement(reply, message) is not None, "takes the user's statement as its own"),
+        (bool(missing), f"unsupported {missing.describe()}"),
+        (too_long(reply, message), "too long"),
+    )
+    return next((reason for failed, reason in problems if failed), None)
+
+
+class Reply(NamedTuple):
+    """The answer shown, and how it was made (TurnResult.reply_route)."""
+
+    answer: Answer
+    route: str
+
+
+class Replier:
+    """Makes the reply a plan asks for, on one backend with one turn's prompt, timings and
+    callback; `sources` are the prompt's texts an answer may draw on."""
+
+    def __init__(self, backend: Backend, messages: Sequence[Message], settings: GenerationSettings,
+                 on_token: OnToken, timings: dict[str, float], start: float, *,
+                 earlier: Sequence[str] = (), sources: Sequence[str] = ()) -> None:
+        self.backend, self.messages, self.settings = backend, list(messages), settings
+        self.on_token, self.timings, self.start = on_token, timings, start
+        self.earlier, self.sources = list(earlier), list(sources)
+
+    def reply(self, plan: ReplyPlan, message: str, user_names: Sequence[str] = ()) -> Reply:
+        if plan.kind in ("introduction", "correction"):
+            said = self.said(plan.text)
+            if not plan.model_after:
+                return Reply(said, f"template:{plan.kind}")
+            rest = stream_answer(self.backend, self.messages, self.settings, self.on_token_after(), self.timings,
+                                 self.start, earlier=self.earlier)
+            return Reply(rest._replace(text=f"{plan.text} {rest.text}", first_token_at=said.first_token_at),
+                         f"template:{plan.kind}+model")
+        if plan.kind == "past":
+            return self.grounded()
+        if plan.kind == "statement":
+            return self.guarded(message, user_names)
+        return Reply(stream_answer(self.backend, self.messages, self.settings, self.on_token, self.timings,
+                                   self.start, earlier=self.earlier), "model")
+
+    def said(self, text: str, tokens: TokenCounts | None = None, interrupted: bool = False) -> Answer:
+        """`text` shown at once, as the whole answer."""
+        shown = time.perf_counter()
+        self.timings["first_token_s"] = shown - self.start
+        if self.on_token is not None and text:
+            self.on_token(text)
+        self.timings["answer_s"] = time.perf_counter() - self.start
+        return Answer(text, interrupted, tokens or TokenCounts(), shown)
+
+    def on_token_after(self) -> OnToken:
+        """The callback for the model's answer after the program's opening: a space first."""
+        if self.on_token is None:
+            return None
+        first, show = [True], self.on_token
+
+        def after(chunk: str) -> None:
+            if first[0]:
+                first[0] = False
+                show(" ")
+            show(chunk)
+        return after
+
+    def held(self, messages: Sequence[Message]) -> Answer:
+        """The model's answer, not shown yet."""
+        return stream_answer(self.backend, messages, self.settings, None, self.timings, self.start,
+                             earlier=self.earlier if messages is self.messages else ())
+
+    def grounded(self) -> Reply:
+        """A memory answer: shown when no name or number in it lacks a source; else asked once
+        more, strictly and without the dialogue; else "I don't remember that."."""
+        first = self.held(self.messages)
+        if first.interrupted or not self.missing(first.text):
+            return Reply(self.said(first.text, first.tokens, first.interrupted), "grounded")
+        retry_start = time.perf_counter()
+        system = Message("system", f"{self.messages[0].content}\n\n{STRICT}")
+        second = self.held([system, self.messages[-1]])
+        self.timings["grounding_retry_s"] = time.perf_counter() - retry_start
+        if second.interrupted or not self.missing(second.text):
+            return Reply(self.said(second.text, second.tokens, second.interrupted), "retried")
+        return Reply(self.said(DONT_REMEMBER, second.tokens), "dont-remember")
+
+    def missing(self, text: str) -> bool:
+        start = time.perf_counter()
+        found = bool(unsupported(text, self.sources))
+        self.timings["grounding_check_s"] = self.timings.get("grounding_check_s", 0.0) + time.perf_counter() - start
+        return found
+
+    def guarded(self, message: str, user_names: Sequence[str]) -> Reply:
+        """The model's reply to a plain statement when it passes `statement_problem`, else the
+        statement said back."""
+        first = self.held(self.messages)
+        problem = None if first.interrupted else statement_problem(first.text, message, self.sources, user_names)
+        if problem is None:
+            return Reply(self.said(first.text, first.tokens, first.interrupted), "model:checked")
+        return Reply(self.said(statement_reply(message), first.tokens), "template:statement")
+
+
+def user_names(memories: Sequence[str], message: str) -> list[str]:
+    """The user's names the prompt shows: introduced in the message, or in a memory ("Your name
+    is Ada", "You prefer to be called Alex")."""
+    names = [name for name in (introduced_name(message),) if name]
+    for text in memories:
+        name = introduced_name(text.replace("Your name is", "My name is").replace("You prefer to be called", "Call me"))
+        if name:
+            names.append(name)
+    return names
