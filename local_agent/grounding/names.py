@@ -63,8 +63,10 @@ def _lower_words(texts: Iterable[str]) -> set[str]:
 
 
 def _opener(word: str, lower_seen: set[str]) -> bool:
-    low = _bare(word).lower()
-    return (low in OPENERS or low in lower_seen or low.endswith(_SUFFIXES)) and not _acronym(_bare(word))
+    low = _bare(word).lower().replace("\u2019", "'")
+    if low in OPENERS or re.split(r"'", low)[0] in OPENERS:  # "They've", "Where'd"
+        return True
+    return (low in lower_seen or low.endswith(_SUFFIXES)) and not _acronym(_bare(word))
 
 
 def proper_names(text: str, context: Iterable[str] = ()) -> list[str]:

@@ -10,8 +10,9 @@ The properties (definitions in local_agent/grounding/reply_checks.py, language.p
 values.py, and below):
 - everyday: `language` (the reply is in the user's language), `supported` (no proper name or
   number that none of the message, the memories, the earlier exchange or the system message
-  holds; for a request, only sentences that speak of the user or of the conversation count:
-  what a request asks for, a joke or a recipe, is new by nature), `no_apology` (no apology or
+  holds; for a request, only sentences that state something about the user or the
+  conversation count, `_ABOUT_US`: what a request asks for, a joke or a name for a puppy, is
+  new by nature), `no_apology` (no apology or
   refusal, except for a request), `you` (never "the user"), `length` (under 60 words unless the
   message asks for more). A reply passes when it passes every property.
 - introductions: `own_name` (the reply never gives the user's name, or one of their statements,
@@ -52,7 +53,12 @@ SETS = Path(__file__).resolve().parent / "sets"
 TODAY = "2024-05-20T10:00"
 NOTED = "2024-05-19T18:00"
 _SENTENCES = re.compile(r"(?<=[.!?])\s+|\n+")
-_ABOUT_US = re.compile(r"\b(?:you|your|you're|yours|we|our|us|told me|you said)\b", re.IGNORECASE)
+# A sentence that states something about the user or the conversation: "you are/have/live ...",
+# "your dog is ...", "you said ...", "we talked ...".
+_ABOUT_US = re.compile(
+    r"\b(?:you|we)\s+(?:\w+\s+)?(?:are|were|have|had|live|lived|work|worked|said|told|mentioned|like|love|own|keep|"
+    r"kept|went|did|do|talked|discussed|asked)\b|\b(?:you're|you've|we're|we've)\b"
+    r"|\byour\s+(?:\w+\s+){0,2}(?:is|are|was|were)\b|\btold me\b", re.IGNORECASE)
 _NEGATED = r"\b(?:not|instead of|no longer|rather than|isn't|wasn't|aren't)\s+(?:\w+\s+){{0,2}}{old}\b"
 _CLAUSE_BREAK = re.compile(
     r"(?<=[.!?;])\s+|,?\s+\b(?:and|but|while|whereas)\b\s+|,\s+(?=(?:you|your|he|she|they|i|my)\b)", re.IGNORECASE)
@@ -153,13 +159,17 @@ def moved_attribute(reply: str, user: str, people: dict[str, list[str]]) -> str 
     return None
 
 
+def _reply_words(reply: str) -> set[str]:
+    return {re.sub(r"'s$", "", word.lower()) for word in re.findall(r"[\w'-]+", reply)}
+
+
 def judge_introduction(item: Item, reply: str) -> dict[str, bool]:
     user, people = item.extra["user"], item.extra["people"]
     first = user.split()[0]
     return {
         "own_name": not claims_name(reply, [user, first]) and not takes_statement(reply, item.message),
         "attributes": moved_attribute(reply, user, people) is None,
-        "acknowledged": bool(_name_words(user) & {w.lower().strip("'s") for w in re.findall(r"[\w'-]+", reply)}),
+        "acknowledged": bool(_name_words(user) & _reply_words(reply)),
     }
 
 
