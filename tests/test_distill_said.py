@@ -34,7 +34,7 @@ def test_chat_clauses_get_their_subject_back(message, clause):
 
 
 def test_a_subjectless_clause_stays_so_when_nobody_speaks_in_the_first_person():
-    assert [c.text for c in split_clauses("Using the text below, write a summary.")][0].startswith("Using")
+    assert split_clauses("Using the text below, write a summary.")[0].text.startswith("Using")
 
 
 @pytest.mark.parametrize(("message", "fact"), [

@@ -102,6 +102,11 @@ def test_apology_or_refusal(reply, bad):
     assert apologizes_or_refuses(reply) is bad
 
 
+def test_condolence_is_sympathy_only_after_a_loss():
+    assert apologizes_or_refuses("I'm sorry for your loss.", "hello again")
+    assert not apologizes_or_refuses("I'm sorry for your loss.", "My grandmother died last week.")
+
+
 def test_the_user_is_addressed_as_you():
     assert speaks_of_the_user("The user lives in Lisbon.")
     assert not speaks_of_the_user("You live in Lisbon.")

@@ -3,7 +3,8 @@ evaluation of everyday replies judges by them and the turn guards some of them.
 
 - apology or refusal: the reply says sorry or apologizes ("I'm sorry, but", "I apologize") or
   declines ("I can't", "I'm unable to", "as an AI"). Sympathy with something the user told
-  ("sorry to hear that", "sorry about your ...") is neither.
+  ("sorry to hear that", "sorry about your ...", and "sorry for your loss" after a message that
+  tells of a death or loss) is neither.
 - the user addressed as "you": the reply never speaks of "the user" (or "user's").
 - length: under 60 words, unless the message asks for more (`asks_for_more`).
 - taking the user's identity: the reply says the user's name is its own ("I'm Priya", "my name
@@ -23,7 +24,7 @@ from ..memory.distill.validation import content_stems
 MAX_WORDS = 60
 _APOLOGY = re.compile(
     r"\b(?:apologi[sz]e|apologies|my bad|forgive me|(?:i'm|i am|i\u2019m|so|very|really)\s+sorry\b"
-    r"(?!\s+(?:to hear|to learn|about (?:your|the)|for your loss|that you|you)))|^\s*sorry\b(?!\s+to hear)",
+    r"(?!\s+(?:to hear|to learn|about (?:your|the)|that you|you)))|^\s*sorry\b(?!\s+to hear)",
     re.IGNORECASE,
 )
 _REFUSAL = re.compile(
@@ -46,7 +47,15 @@ _OWN = re.compile(r"^(?:I|I'm|I've|I'll|I'd|my)\b", re.IGNORECASE)
 TAKEN_SHARE = 0.6  # this share of a user's statement's content words, said as the reply's own
 
 
-def apologizes_or_refuses(reply: str) -> bool:
+_CONDOLENCE = re.compile(r"\bsorry for your loss\b", re.IGNORECASE)
+_LOSS = re.compile(r"\b(?:died|dead|death|passed away|lost|funeral|loss)\b", re.IGNORECASE)
+
+
+def apologizes_or_refuses(reply: str, message: str = "") -> bool:
+    """Whether the reply apologizes or refuses; "sorry for your loss" is sympathy only after a
+    message that tells of one."""
+    if _CONDOLENCE.search(reply) and _LOSS.search(message):
+        reply = _CONDOLENCE.sub("", reply)
     return bool(_APOLOGY.search(reply) or _REFUSAL.search(reply))
 
 

@@ -89,7 +89,7 @@ def statement_problem(reply: str, message: str, sources: Sequence[str], user_nam
     problems = (
         (not reply.strip(), "empty"),
         (not same_language(reply, language_of(message)), "another language"),
-        (apologizes_or_refuses(reply), "an apology or refusal"),
+        (apologizes_or_refuses(reply, message), "an apology or refusal"),
         (speaks_of_the_user(reply), 'speaks of "the user"'),
         (bool(claims_name(reply, user_names)), "takes the user's name"),
         (takes_statement(reply, message) is not None, "takes the user's statement as its own"),

@@ -119,7 +119,7 @@ def judge_everyday(item: Item, reply: str, system: str = "") -> dict[str, bool]:
         "length": not too_long(reply, item.message),
     }
     if item.kind != "request":
-        checks["no_apology"] = not apologizes_or_refuses(reply)
+        checks["no_apology"] = not apologizes_or_refuses(reply, item.message)
     return checks
 
 
@@ -181,7 +181,8 @@ def judge_correction(item: Item, reply: str) -> dict[str, bool]:
         said = len(re.findall(rf"\b{old_pattern}\b", reply, re.IGNORECASE))
         negated = len(re.findall(_NEGATED.format(old=old_pattern), reply, re.IGNORECASE))
         stale = said > negated
-    return {"acknowledged": _has(reply, new) and not stale, "no_apology": not apologizes_or_refuses(reply)}
+    return {"acknowledged": _has(reply, new) and not stale,
+            "no_apology": not apologizes_or_refuses(reply, item.message)}
 
 
 def judge(item: Item, reply: str, system: str = "") -> dict[str, bool]:
