@@ -28,6 +28,7 @@ def test_a_fact_states_only_what_the_message_says(fact, message, reason):
     ("I am doing great! got a new chevrolet pretty recently.", "I got a new chevrolet pretty recently"),
     ("That is cool. do you want children? I do not", "I do not want children"),
     ("where do i live again", "where do I live again"),
+    ("Do you enjoy football? I love it", "I love football"),
 ])
 def test_chat_clauses_get_their_subject_back(message, clause):
     assert clause in [c.text for c in split_clauses(message)]

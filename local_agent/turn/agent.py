@@ -26,11 +26,11 @@ from ..config import Settings
 from ..dates.clock import now as clock_now
 from ..dates.clock import stamp
 from ..dates.when import DateSpan
-from ..memory.index.render import prompt_text
+from ..memory.index.render import prompt_text as render_memory  # `prompt_text` in respond is the templated prompt
 from ..memory.index.small_talk import is_small_talk
 from ..memory.sessions import Session, SessionStore, Turn
 from ..process.background import Background
-from ..prompt import DEFAULT_EXAMPLES, DEFAULT_SYSTEM, Budget, ComposedPrompt, compose
+from ..prompt import DEFAULT_SYSTEM, Budget, ComposedPrompt, compose
 from ..types import GenerationSettings, MemoryRecord, Message, RecallHit
 from .answering import Answer
 from .memory_work import MemoryParts, Wanted, always, distill_turn, fold_summary, store_turn, withdraw
@@ -68,7 +68,7 @@ class Agent:
         directive: str = DEFAULT_SYSTEM,
         clock: Callable[[], dt.datetime] | None = None,
         in_window: WindowRule | None = None,
-        examples: Sequence[Message] = DEFAULT_EXAMPLES,
+        examples: Sequence[Message] = (),
     ) -> None:
         self.backend = backend
         self.sessions = sessions
@@ -77,7 +77,7 @@ class Agent:
         self.generation = settings.generation()
         self.memory = memory
         self.directive = directive
-        self.examples = tuple(examples)  # few-shot exchanges after the system message (prompt.DEFAULT_EXAMPLES)
+        self.examples = tuple(examples)  # few-shot exchanges after the system message (app: prompt.DEFAULT_EXAMPLES)
         self.clock = clock or (lambda: clock_now(settings.today))
         self._in_window = in_window or self._in_session_window
         self._moment: dt.datetime | None = None  # a batch line's own date, for its turn
@@ -118,7 +118,9 @@ class Agent:
         span = recap_span(message, self.now()) if self.replies_by_program else None
         recalled = self._recall(message, timings) if span is None else []
         route = self.tool_turn.route(message) if self.tool_turn is not None and span is None else None
-        composed = self._compose(message, recalled, settings, route)
+        plan = (plan_reply(message, [render_memory(hit.record) for hit in recalled])
+                if self.replies_by_program and span is None else ReplyPlan("open"))
+        composed = self._compose(message, recalled, settings, route, examples=plan.kind in ("statement", "open"))
         notices = [*self._notices, *composed.notices]
         self._notices.clear()
         prompt_text = self.backend.format_prompt(composed.messages)
@@ -129,7 +131,6 @@ class Agent:
         if span is not None:
             answer, reply_route = replier.said(self._recap(span)), "recap"
         elif route is None or route.kind == "none":
-            plan = plan_reply(message, composed.memories_used) if self.replies_by_program else ReplyPlan("open")
             answer, reply_route = replier.reply(plan, message, user_names(composed.memories_used, message))
         else:
             answer = self._use_tools(route, composed, message, (on_token, ask, on_call), timings, start)
@@ -216,9 +217,10 @@ class Agent:
         )
 
     def _compose(self, message: str, hits: list[RecallHit], settings: GenerationSettings,
-                 route: Route | None = None) -> ComposedPrompt:
+                 route: Route | None = None, *, examples: bool = True) -> ComposedPrompt:
         """Fits the whole templated prompt, counted by the backend, into the context with
-        room for the answer (for the tool steps, on a model route)."""
+        room for the answer (for the tool steps, on a model route). The few-shot `examples`
+        go with replies to statements and everyday messages, not with answers from memory."""
         directive, room = self.directive, settings.max_tokens
         if route is not None and route.kind == "model" and self.tool_turn is not None:
             directive, room = self.tool_turn.directive(directive, route), self.tool_turn.reserve(route)
@@ -230,9 +232,9 @@ class Agent:
             directive=directive,
             summary=self.session.summary,
             history=[turn.message() for turn in self.session.recent],
-            memories=[prompt_text(hit.record) for hit in hits],
+            memories=[render_memory(hit.record) for hit in hits],
             special_tokens=self.backend.special_tokens,
-            examples=self.examples,
+            examples=self.examples if examples else (),
         )
 
     def _sources(self, composed: ComposedPrompt) -> list[str]:
@@ -372,7 +374,7 @@ class Agent:
         """What memory recalls for `query`, as the prompt shows it (the memory_search tool)."""
         if not self.memory:
             return []
-        return [prompt_text(hit.record) for hit in self.memory.store.recall(query, k=k)]
+        return [render_memory(hit.record) for hit in self.memory.store.recall(query, k=k)]
 
     def use_session(self, name: str) -> None:
         """Go on in the session called `name` (loaded, or created when new)."""

@@ -54,7 +54,7 @@ def _ask(runtime: Any, question: str, session: str) -> tuple[str, list[str], str
     agent.set_incognito(True)  # asking leaves nothing behind: every question meets the same memory
     result = agent.respond(question)
     memories = list(result.prompt.memories_used) if result.prompt else []
-    added = result.timings.get("grounding_check_s", 0.0) + result.timings.get("grounding_retry_s", 0.0)
+    added = (result.timings.grounding_check_s or 0.0) + (result.timings.grounding_retry_s or 0.0)
     return str(result.answer), memories, result.reply_route or "model", added
 
 

@@ -64,7 +64,7 @@ def run(items: Sequence[dict[str, Any]], *, program: bool = True) -> list[dict[s
                 agent.set_incognito(True)
                 result = agent.respond(item["question"])
                 memories = list(result.prompt.memories_used) if result.prompt else []
-                added = result.timings.get("grounding_check_s", 0.0) + result.timings.get("grounding_retry_s", 0.0)
+                added = (result.timings.grounding_check_s or 0.0) + (result.timings.grounding_retry_s or 0.0)
                 rows.append({"id": item["id"], "split": item["split"], "question": item["question"],
                              "gold": item["gold"], "answer": result.answer, "route": result.reply_route or "model",
                              "memories": memories, "grounding_s": round(added, 4),

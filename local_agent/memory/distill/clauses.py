@@ -143,8 +143,13 @@ _NOT_VERBS = frozenset("""nothing something anything everything thing things mor
     sing bring wing string ceiling wedding building meeting feeling pudding darling sibling during
     amazing interesting boring exciting according""".split())
 # "do you want children? I do not": the short answer takes the question's verb phrase.
+# "do you enjoy football? I love it": the pronoun takes the question's object.
 _SHORT_ANSWER = re.compile(r"^(?:I (?P<aux>do not|don't|do|did not|didn't|did)(?: too| either)?)$", re.IGNORECASE)
 _ASKED_YOU = re.compile(r"^(?:(?:and|so|but)\s+)?(?:do|did) you (?P<rest>.+)$", re.IGNORECASE)
+_FEELING_IT = re.compile(r"^I (?:really |totally |absolutely )?(?P<verb>love|like|enjoy|adore|hate|dislike) "
+                         r"(?:it|them|that)(?: too| so much| a lot)?$", re.IGNORECASE)
+_ASKED_FEELING = re.compile(r"^(?:(?:and|so|but)\s+)?do you (?:\w+ )?(?:like|love|enjoy|hate) (?P<what>.+)$",
+                            re.IGNORECASE)
 
 
 def _with_speaker(clauses: list[Clause]) -> list[Clause]:
@@ -161,6 +166,10 @@ def _with_speaker(clauses: list[Clause]) -> list[Clause]:
         asked = next((_ASKED_YOU.match(c.text) for c in reversed(out) if _ASKED_YOU.match(c.text)), None)
         if short and asked:
             text = f"I {short.group('aux')} {asked.group('rest')}"
+        feeling = _FEELING_IT.match(text)
+        topic = next((_ASKED_FEELING.match(c.text) for c in reversed(out) if _ASKED_FEELING.match(c.text)), None)
+        if feeling and topic:
+            text = f"I {feeling.group('verb')} {topic.group('what')}"
         out.append(Clause(text, clause.act) if text != clause.text else clause)
     return out
 
