@@ -69,9 +69,11 @@ def test_a_statement_said_back_in_the_second_person():
     ("No, my name is Alexa, not Alexandra.", "correction"),
     ("Where do I live?", "past"),
     ("I'm learning to play the ukulele.", "statement"),
-    ("hi", "open"),
+    ("hi", "courtesy"),
+    ("Merci beaucoup !", "courtesy"),
     ("Tell me a joke.", "open"),
-    ("J'habite à Lyon.", "open"),  # the program's replies are English: the model replies
+    ("J'habite à Lyon.", "statement"),  # checked; the fallback thanks in French
+    ("Bonjour, je m'appelle Claire.", "introduction"),
 ])
 def test_the_kind_of_reply_a_message_gets(message, kind):
     assert plan_reply(message, []).kind == kind
@@ -170,3 +172,10 @@ def test_recap_counts_the_current_sessions_unkept_messages(tmp_path):
     agent.respond("I adopted a greyhound called Pixel.")
     assert agent.respond("What have we talked about so far?").answer \
         == "Today we talked about:\n- you adopted a greyhound called Pixel"
+
+
+def test_a_courtesy_in_another_language_is_answered_in_it(tmp_path):
+    agent, _ = make_agent(tmp_path, ["Dang! I'm glad to hear that."])
+    result = agent.respond("Danke schön!")
+    assert result.answer == "Gern geschehen!" and result.reply_route == "template:courtesy"
+    assert make_agent(tmp_path, session="s2")[0].respond("Bonjour, je m'appelle Claire.").answer == "Enchanté, Claire !"

@@ -5,7 +5,8 @@ Definition: a name is a run of capitalized words (joined by nothing, or by "of",
 a sentence opener. A capitalized word at the start of a sentence (or of a line, or after an
 opening quote or a colon) is an opener, not a name, when it is a common word: a function word,
 a word from the list of everyday openers below, a word ending in -ly, -ing or -ed, or a word
-written in lower case anywhere in the same text or its sources. A run that starts with such an
+written in lower case anywhere in the same text or its sources, or a word exclaimed alone
+("Yay!", "Dang!"). A run that starts with such an
 opener keeps its other words ("Today Lena ..." -> "Lena"). An all-capital word of two letters or
 more (an acronym such as "CFA") is a name too. A possessive "'s" is not part of the name.
 
@@ -30,6 +31,8 @@ yes yeah yep sure ok okay oh ah hi hello hey hmm well so and but or if when wher
 whose why how while as at in on of for from with by to into about after before during since until
 because although though however also then now today tomorrow yesterday tonight later soon just still
 maybe perhaps thanks thank please sorry great good nice cool wow congratulations welcome glad happy
+got get go see hope wish want need feel love like tell ask come bye yay hooray oops whoops aw aww
+alright cheers dang darn gosh huh hmm haha lol yup nope nah ugh phew voila
 enjoy remember try let let's note keep take make have do did does is are was were be been being can
 could would should will shall may might must here's there's that's what's it'll sounds looks seems
 unfortunately absolutely certainly definitely indeed actually besides otherwise instead overall
@@ -60,6 +63,11 @@ def _acronym(word: str) -> bool:
 
 def _lower_words(texts: Iterable[str]) -> set[str]:
     return {w for text in texts for w in _WORD.findall(text) if w[:1].islower()}
+
+
+def _exclaimed(text: str, end: int) -> bool:
+    """Whether the word ending at `end` is a one-word exclamation ("Yay!", "Dang!")."""
+    return text[end:end + 1] == "!"
 
 
 def _opener(word: str, lower_seen: set[str]) -> bool:
@@ -94,7 +102,7 @@ def proper_names(text: str, context: Iterable[str] = ()) -> list[str]:
         starts = bool(_SENTENCE_START.search(text[:match.start()]))
         if run and between.strip():  # punctuation between words ends a run
             close()
-        named = _capitalized(word) and not (starts and _opener(word, lower_seen))
+        named = _capitalized(word) and not (starts and (_opener(word, lower_seen) or _exclaimed(text, match.end())))
         if named or (run and word.lower() in _JOINERS and between == " "):
             run.append(word)
         else:

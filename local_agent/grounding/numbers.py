@@ -4,8 +4,9 @@ Definition: a number is a run of digits (with thousands commas and one decimal p
 after number words are turned into digits (text2num's `alpha2digit`, English), plus "twice"
 (2) and "thrice" (3). A lone "one" is not a number here: "no one", "one of them", "the one you
 said" are far more common in answers than the count 1, and a count of one is rarely what an
-answer invents. Dates and times give their parts ("20 May 2024" -> 20 and 2024, "6:30" -> 6
-and 30). A list marker at the start of a line ("1.", "2)") is layout, not a number.
+answer invents; nor are "first" and "second" ("First, ...", "just a second"). Dates and times
+give their parts ("20 May 2024" -> 20 and 2024, "6:30" -> 6 and 30). A list marker at the
+start of a line ("1.", "2)") is layout, not a number.
 
 Two numbers are the same when their values are equal ("10" and "ten", "2,340" and "2340",
 "3rd" and "third").
@@ -19,7 +20,8 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from functools import lru_cache
 
-_LONE_ONE = re.compile(r"(?<![\w-])(?<!ty )(?:one|once)(?![\w-])", re.IGNORECASE)  # "forty one" stays
+# "forty one" stays a number; "first" and "second" are rarely counts ("First, ...", "a second").
+_LONE_ONE = re.compile(r"(?<![\w-])(?<!ty )(?:one|once|first|second)(?![\w-])", re.IGNORECASE)
 _MULTIPLES = ((re.compile(r"\btwice\b", re.IGNORECASE), " 2 times "),
               (re.compile(r"\bthrice\b", re.IGNORECASE), " 3 times "))
 _LIST_MARKER = re.compile(r"^\s*\d{1,2}[.)]\s+", re.MULTILINE)

@@ -22,6 +22,7 @@ import re
 from ..memory.distill.clauses import split_clauses
 from ..memory.distill.saving import is_correction
 from ..memory.index.person import second_person
+from .phrases import phrase
 
 _GREETING = re.compile(r"^\W*(?:hi+|hey+|hello+|hiya|heya|howdy|yo|greetings|good (?:morning|afternoon|evening)|"
                        r"morning|evening|hola|bonjour|hallo|ciao|ol[aá])\b", re.IGNORECASE)
@@ -35,6 +36,9 @@ _STATED = (
     rf"\bname'?s\s+(?P<b>{_NAME_TWO}|{_ANY})",
     rf"\b(?:I(?:'m| am) called|people call me)\s+(?P<c>{_NAME_TWO}|{_ANY})",
     rf"\bintroduce myself\W+(?P<d>{_NAME_TWO})",
+    # French, Spanish, German, Italian, Portuguese, Dutch
+    (rf"\b(?:je m'appelle|mon nom est|me llamo|mi nombre es|ich heiße|ich heisse|mein name ist|mi chiamo|"
+     rf"me chamo|chamo-me|o meu nome é|ik heet|mijn naam is)\s+(?P<e>{_NAME_TWO}|{_ANY})"),
 )
 _PREFERRED = re.compile(rf"\b(?:call me|I go by|I prefer to be called|my nickname is)\s+(?P<n>{_NAME_TWO}|{_ANY})",
                         re.IGNORECASE)
@@ -119,10 +123,10 @@ def _starts_with_name(text: str) -> bool:
 _SENTENCE_OPENERS = frozenset("you your you're it it's its the my a an this that there we our i'm".split())
 
 
-def introduction_reply(message: str) -> str | None:
-    """"Nice to meet you, Priya!" for an introduction, or None."""
+def introduction_reply(message: str, language: str | None = None) -> str | None:
+    """"Nice to meet you, Priya!" (in the message's `language`) for an introduction, or None."""
     name = introduced_name(message)
-    return f"Nice to meet you, {name}!" if name else None
+    return phrase("meet", language, name=name) if name else None
 
 
 def correction_reply(message: str) -> str | None:

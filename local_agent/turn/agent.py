@@ -120,7 +120,8 @@ class Agent:
         route = self.tool_turn.route(message) if self.tool_turn is not None and span is None else None
         plan = (plan_reply(message, [render_memory(hit.record) for hit in recalled])
                 if self.replies_by_program and span is None else ReplyPlan("open"))
-        composed = self._compose(message, recalled, settings, route, examples=plan.kind in ("statement", "open"))
+        composed = self._compose(message, recalled, settings, route,
+                                 examples=plan.kind in ("statement", "courtesy", "open"))
         notices = [*self._notices, *composed.notices]
         self._notices.clear()
         prompt_text = self.backend.format_prompt(composed.messages)

@@ -4,18 +4,21 @@ what kind of message it is and decides who says what.
 - a recap question ("what did we talk about today?", recap.py): the program lists that
   period's turns and digests, shown at once;
 - a correction (acknowledge.py): "Got it, Alexa." / "Got it: you live in Braga now.", at once;
-- an introduction: "Nice to meet you, Priya!", at once (then the model's answer, streamed, when
-  the message also asks something);
+- an introduction: "Nice to meet you, Priya!" (in the user's language), at once (then the
+  model's answer, streamed, when the message also asks something);
+- a greeting or thanks alone (phrases.py): the model's reply, held until checked as below, else
+  "Hello! How can I help you today?" / "You're welcome!" in the user's language;
 - a question about the conversation's past (grounding/memory_answers.py): the model's answer,
   held until checked; a name or number no source holds gets one retry, strict and without the
   dialogue, then "I don't remember that.";
 - a plain statement about oneself: the model's reply, held until checked (`statement_problem`:
   the user's language, no apology, no "the user", not taking the user's words or name as its
   own, no unsupported name or number, short), else the statement said back ("Got it: you
-  prefer tea over coffee.");
+  prefer tea over coffee."), or thanks for telling in the user's language;
 - anything else (questions, requests, greetings, thanks): the model's answer, streamed.
 
-Program replies are in English: for a message in another language the model answers.
+The program's acknowledgements of corrections and its said-back statements are in English: in
+another language, a correction is a statement and is thanked for.
 """
 
 from __future__ import annotations
@@ -31,17 +34,16 @@ from ..grounding.memory_answers import DONT_REMEMBER, asks_about_past
 from ..grounding.reply_checks import apologizes_or_refuses, claims_name, speaks_of_the_user, takes_statement, too_long
 from ..grounding.support import unsupported
 from ..memory.distill.clauses import split_clauses
-from ..memory.index.small_talk import is_small_talk
 from ..types import GenerationSettings, Message
 from .acknowledge import correction_reply, introduced_name, introduction_reply, said_back
 from .answering import Answer, stream_answer
+from .phrases import courtesy, phrase
 from .result import TokenCounts
 
-ReplyKind = Literal["introduction", "correction", "past", "statement", "open"]
+ReplyKind = Literal["introduction", "correction", "courtesy", "past", "statement", "open"]
 # Added to the system message when a memory answer is asked again: the first named or counted
 # something no memory holds.
 STRICT = "Answer only with what the notes from memory say. If they do not say it, answer: I don't remember."
-THANKS = "Thanks for telling me."
 SAID_BACK_WORDS = 25  # a statement said back longer than this gets the plain thanks instead
 OnToken = Callable[[str], None] | None
 
@@ -59,28 +61,34 @@ class ReplyPlan:
 def plan_reply(message: str, memories: Sequence[str]) -> ReplyPlan:
     """The kind of reply `message` gets (recap questions are the agent's, before recall)."""
     clauses = split_clauses(message)
-    asks = any(clause.act in ("question", "request") for clause in clauses)
-    english = language_of(message) in (None, "en")
+    asks = any(clause.act in ("question", "request") for clause in clauses) or "?" in message
+    language = language_of(message)
+    english = language in (None, "en")
     if english and not asks:
         correction = correction_reply(message)
         if correction:
             return ReplyPlan("correction", correction)
-    introduction = introduction_reply(message) if english else None
+    introduction = introduction_reply(message, language)
     if introduction:
         return ReplyPlan("introduction", introduction, model_after=asks)
+    kind = courtesy(message)
+    if kind is not None:
+        return ReplyPlan("courtesy", phrase(kind, language))
     if asks_about_past(message, memories):
         return ReplyPlan("past")
-    if not asks and any(clause.first_person_statement for clause in clauses) and not is_small_talk(message):
-        return ReplyPlan("statement")
+    if not asks and (not english or any(clause.first_person_statement for clause in clauses)):
+        return ReplyPlan("statement", statement_reply(message))
     return ReplyPlan("open")
 
 
 def statement_reply(message: str) -> str:
-    """What the program says to a plain statement: it said back, when short, else thanks."""
+    """What the program says to a plain statement: it said back, when short (in English), else
+    thanks for telling, in the message's language."""
+    language = language_of(message)
     said = said_back(message) if any(c.first_person_statement for c in split_clauses(message)) else ""
-    if said and len(said.split()) <= SAID_BACK_WORDS and language_of(message) in (None, "en"):
+    if said and len(said.split()) <= SAID_BACK_WORDS and language in (None, "en"):
         return f"Got it: {said}."
-    return THANKS
+    return phrase("told", language)
 
 
 def statement_problem(reply: str, message: str, sources: Sequence[str], user_names: Sequence[str]) -> str | None:
@@ -128,8 +136,8 @@ class Replier:
                          f"template:{plan.kind}+model")
         if plan.kind == "past":
             return self.grounded()
-        if plan.kind == "statement":
-            return self.guarded(message, user_names)
+        if plan.kind in ("statement", "courtesy"):
+            return self.guarded(message, user_names, plan)
         return Reply(stream_answer(self.backend, self.messages, self.settings, self.on_token, self.timings,
                                    self.start, earlier=self.earlier), "model")
 
@@ -180,14 +188,14 @@ class Replier:
         self.timings["grounding_check_s"] = self.timings.get("grounding_check_s", 0.0) + time.perf_counter() - start
         return found
 
-    def guarded(self, message: str, user_names: Sequence[str]) -> Reply:
-        """The model's reply to a plain statement when it passes `statement_problem`, else the
-        statement said back."""
+    def guarded(self, message: str, user_names: Sequence[str], plan: ReplyPlan) -> Reply:
+        """The model's reply to a plain statement or a courtesy when it passes
+        `statement_problem`, else the plan's own reply (said back, or a courtesy)."""
         first = self.held(self.messages)
         problem = None if first.interrupted else statement_problem(first.text, message, self.sources, user_names)
         if problem is None:
             return Reply(self.said(first.text, first.tokens, first.interrupted), "model:checked")
-        return Reply(self.said(statement_reply(message), first.tokens), "template:statement")
+        return Reply(self.said(plan.text, first.tokens), f"template:{plan.kind}")
 
 
 def user_names(memories: Sequence[str], message: str) -> list[str]:
