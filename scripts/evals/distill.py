@@ -79,11 +79,12 @@ _STEMMER = Stemmer.Stemmer("english")
 
 def _stems(words: list[str]) -> set[str]:
     words = [_SAME.get(w, w) for w in words]
-    return set(_STEMMER.stemWords([w[:-2] if w.endswith("'s") else w for w in words]))
+    return set(_STEMMER.stemWords(words))
 
 
 def _words(text: str) -> list[str]:
-    return [w.strip("'") for w in _WORDS.findall(text.lower().replace("\u2019", "'"))]
+    words = [w.strip("'") for w in _WORDS.findall(text.lower().replace("\u2019", "'"))]
+    return [w[:-2] if w.endswith("'s") else w for w in words]
 
 
 def unsaid_words(fact: str, message: str) -> set[str]:

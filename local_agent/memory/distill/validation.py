@@ -87,6 +87,10 @@ def attitude_backed(fact: str, message: str) -> bool:
     return not (_NEGATION.search(source) and not _NEGATION.search(fact) and not _DISLIKES.search(fact))
 
 
+# Words of the rules' own phrasing, which the message need not hold ("I'm Priya" -> "The user's name
+# is Priya.", "I'm 34" -> "The user is 34 years old.").
+_TEMPLATE_WORDS = frozenset(content_stems("name named called years old"))
+
 # Words that name nothing by themselves: "The user is a huge fan too."
 _VAGUE = frozenset(content_stems("fan fans huge big too thing stuff lot kind sort guy guys way really definitely "
                                  "totally good great nice cool awesome little that's it's why"))
@@ -109,7 +113,7 @@ class CandidateChecker:
             return "an instruction to the assistant"
         if not _ABOUT_USER.search(fact):
             return "not about the user"
-        stems = content_stems(fact)
+        stems = content_stems(_NAMING.sub("", fact)) - _TEMPLATE_WORDS
         if not stems:
             return "no content"
         if stems <= _VAGUE:
