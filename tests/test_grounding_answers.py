@@ -48,6 +48,8 @@ def test_a_number_is_supported_by_the_same_value_in_any_wording():
     ("Today Lena went to Mr Sato's house by the Bay of Biscay.", ["Lena", "Mr Sato", "Bay of Biscay"]),
     ("Remember to call Tom. Based on the notes, you live in Porto.", ["Tom", "Porto"]),
     ("OK, that's fine on TV.", []),
+    ("Got it, Alexa. Yay! You're welcome.", ["Alexa"]),
+    ("Merci de me l'avoir dit. Enchanté, Claire ! ¡Hola! ¿En qué puedo ayudarte?", ["Claire"]),
 ])
 def test_proper_names_are_capitalized_runs_that_are_not_openers(text, names):
     assert proper_names(text) == names
@@ -141,6 +143,11 @@ def test_the_assistant_taking_the_users_name_or_statement():
     ("What is the capital of Canada?", False),
     ("Can you suggest a snack for me?", False),
     ("I love Lisbon.", False),
+    ("My laptop is loud, but anyway, what's a good way to remember names?", False),  # the question part
+    ("Sorry for the random question, but how long should I steep green tea?", False),
+    ("I was wondering, where did I say I work?", True),
+    ("Can you tell me what my name is?", True),
+    ("Peux-tu me donner une idée de dessert ?", False),  # "me" is French here
 ])
 def test_questions_about_the_conversations_past(question, past):
     memories = ["(8 May 2023) You said: Caroline: I went to a support group yesterday (7 May 2023)"]

@@ -1,7 +1,9 @@
 """Answers about the user's own past: which questions are such, and what their answer may draw on.
 
 A question about the past of the conversation is one that memory, not general knowledge,
-answers. Definition: the message has a question (or a "remind me"/"tell me" request), and
+answers. Definition: the message, in English, has a question (or a "remind me"/"tell me"
+request), and the question itself (what follows the last comma, when something else opens the
+clause: "My laptop is loud, but anyway, what's a good way to ...?") satisfies one of:
 - it speaks of the user ("my", "mine", "our"; "I" or "we" as the subject, except in asking for
   advice: "how do I", "should I", "can I", "what should we"), or
 - it asks what the assistant said before ("did you say", "you told me", "you recommended"), or
@@ -17,6 +19,7 @@ import re
 from collections.abc import Sequence
 
 from ..memory.distill.clauses import split_clauses
+from .language import language_of
 from .names import known_words, proper_names
 
 DONT_REMEMBER = "I don't remember that."
@@ -33,18 +36,37 @@ _ASSISTANT_PAST = re.compile(
     r"promised)|have you told|what was (?:it|that) you)\b",
     re.IGNORECASE,
 )
-_REMIND = re.compile(r"^(?:remind me|tell me (?:again|what|where|when|who|how)|do you remember"
+_REMIND = re.compile(r"\b(?:remind me|tell me (?:again|what|where|when|who|how)|do you remember"
                      r"|do you know (?:my|what|where|when|who))\b", re.IGNORECASE)
 
 
+_LEADS = re.compile(r"^(?:(?:but|and|so|anyway|though|ok|okay|well|also|oh|sorry)\b\W*)+", re.IGNORECASE)
+_ASKS = re.compile(r"^(?:what|what's|how|where|when|who|whom|whose|which|why|do|does|did|is|are|was|were|can|could|"
+                   r"should|would|will|have|has|had|am|remind|tell)\b", re.IGNORECASE)
+
+
+def _question_part(text: str) -> str:
+    """The question itself in a clause that opens with something else ("My laptop is loud, but
+    anyway, what's a good way to ...?" -> "what's a good way to ...")."""
+    for piece in reversed(text.split(",")):
+        question = _LEADS.sub("", piece.strip())
+        if _ASKS.match(question):
+            return question
+    return text
+
+
 def asks_about_past(message: str, memories: Sequence[str] = ()) -> bool:
-    """Whether `message` asks about the conversation's own past (see the module's definition)."""
-    clauses = [c for c in split_clauses(message) if c.act == "question" or _REMIND.match(c.text)]
+    """Whether `message` asks about the conversation's own past (see the module's definition);
+    only an English question (or one of unknown language) is read."""
+    if language_of(message) not in (None, "en"):
+        return False
+    clauses = [c for c in split_clauses(message) if c.act == "question" or _REMIND.search(c.text)
+               or (c.act == "request" and _question_part(c.text) != c.text)]  # "I was wondering, where did I ..."
     if not clauses:
         return False
     for clause in clauses:
-        text = clause.text
-        if _ASSISTANT_PAST.search(text) or _REMIND.match(text):
+        text = _question_part(clause.text)
+        if _ASSISTANT_PAST.search(text) or _REMIND.search(text):
             return True
         if _SELF.search(text) and not _ADVICE.match(text):
             return True

@@ -19,11 +19,14 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from .language import STOPWORDS
+
 _WORD = re.compile(r"[A-Za-z\u00C0-\u024F][\w'\u2019-]*")
-_SENTENCE_START = re.compile(r"(?:^|[.!?:;]\s+|\n\s*|[\"\u201C(\-\u2022*]\s*)$")
+_SENTENCE_START = re.compile(r"(?:^|[.!?:;]\s+|\n\s*|[\"\u201C(\-\u2022*\u00A1\u00BF]\s*)$")
 _JOINERS = frozenset({"of", "de", "van", "von", "da", "del", "la", "le", "du", "di", "al"})
 # Words that open a sentence in answers and are not names (pronouns, determiners, courtesy,
-# discourse words and common verbs in the imperative). Checked in lower case.
+# discourse words and common verbs in the imperative; greetings and thanks in French, Spanish,
+# German, Italian, Portuguese and Dutch too). Checked in lower case.
 OPENERS = frozenset("""
 a an the this that these those there here it its it's i i'm i've i'd i'll you you're you've your yours
 he she they we we're our us him her his their them my me mine one some any all every each no not none
@@ -33,6 +36,9 @@ because although though however also then now today tomorrow yesterday tonight l
 maybe perhaps thanks thank please sorry great good nice cool wow congratulations welcome glad happy
 got get go see hope wish want need feel love like tell ask come bye yay hooray oops whoops aw aww
 alright cheers dang darn gosh huh hmm haha lol yup nope nah ugh phew voila
+merci bonjour salut enchanté enchantée avec désolé hola gracias encantado encantada lo siento buenos
+danke hallo gern freut ciao grazie prego piacere buongiorno olá obrigado obrigada prazer bom leuk graag hoi
+bedankt dank
 enjoy remember try let let's note keep take make have do did does is are was were be been being can
 could would should will shall may might must here's there's that's what's it'll sounds looks seems
 unfortunately absolutely certainly definitely indeed actually besides otherwise instead overall
@@ -40,6 +46,7 @@ first second third next last finally other another both either neither most many
 based according given regarding speaking being having good-bye goodbye bye dear best
 """.split())
 _SUFFIXES = ("ly", "ing", "ed")
+_OTHER_STOPWORDS = frozenset().union(*STOPWORDS.values())  # "En qué ...", "Je suis ..."
 _ARTICLES = frozenset({"the", "a", "an"})  # "called The Great Barrier Reef" names "Great Barrier Reef"
 _POSSESSIVE = re.compile(r"['\u2019]s$", re.IGNORECASE)
 
@@ -72,7 +79,7 @@ def _exclaimed(text: str, end: int) -> bool:
 
 def _opener(word: str, lower_seen: set[str]) -> bool:
     low = _bare(word).lower().replace("\u2019", "'")
-    if low in OPENERS or re.split(r"'", low)[0] in OPENERS:  # "They've", "Where'd"
+    if low in OPENERS or re.split(r"'", low)[0] in OPENERS or low in _OTHER_STOPWORDS:  # "They've", "Where'd"
         return True
     return (low in lower_seen or low.endswith(_SUFFIXES)) and not _acronym(_bare(word))
 

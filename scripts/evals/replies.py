@@ -256,6 +256,11 @@ def run(setup: Setup, items: Sequence[Item], *, max_tokens: int = 128,
     return rows
 
 
+def _templated(made_by: str) -> bool:
+    """Whether the program built the reply (a template, a recap, "I don't remember that.")."""
+    return made_by.startswith("template") or made_by in ("recap", "dont-remember")
+
+
 def summarize(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """Per set and split: the share of replies passing every property, each property's share,
     and the share of replies the program built (templates) rather than the model."""
@@ -270,7 +275,7 @@ def summarize(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
             "passed": round(sum(row["passed"] for row in group) / len(group), 3),
             **{key: round(sum(row["checks"][key] for row in group if key in row["checks"])
                           / max(1, sum(key in row["checks"] for row in group)), 3) for key in properties},
-            "templated": round(sum(row["made_by"] != "model" for row in group) / len(group), 3),
+            "templated": round(sum(_templated(row["made_by"]) for row in group) / len(group), 3),
             "seconds_p50": sorted(row["seconds"] for row in group)[len(group) // 2],
         }
     return report
