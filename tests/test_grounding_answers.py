@@ -67,6 +67,12 @@ def test_a_name_is_supported_when_each_word_is_in_the_sources():
         == ["Great Barrier Reef"]
 
 
+def test_a_known_person_with_a_surname_and_an_answer_cut_short():
+    assert not unsupported("Their favorite player is LeBron James.", ["And LeBron is the man"])
+    assert unsupported("You went to New York.", ["i like new things"]).names == ("New York",)
+    assert not unsupported("(12 July 2023) You said: hi\n(12 July 20", ["(12 July 2023) You said: hi"])
+
+
 def test_unsupported_lists_names_and_numbers_together():
     found = unsupported("Lena is 7 and Tom is 9.", ["My daughter Lena is 7."])
     assert found.names == ("Tom",) and found.numbers == ("9",) and found.describe() == "names Tom; numbers 9"
@@ -148,6 +154,8 @@ def test_the_assistant_taking_the_users_name_or_statement():
     ("I was wondering, where did I say I work?", True),
     ("Can you tell me what my name is?", True),
     ("Peux-tu me donner une idée de dessert ?", False),  # "me" is French here
+    ("Would Tim enjoy reading books by C. S. Lewis?", False),  # a guess may use what the model knows
+    ("Could you remind me what my dog is called?", True),
 ])
 def test_questions_about_the_conversations_past(question, past):
     memories = ["(8 May 2023) You said: Caroline: I went to a support group yesterday (7 May 2023)"]

@@ -122,7 +122,8 @@ def test_a_memory_answer_with_an_invented_name_is_retried_then_not_remembered(tm
     store = _store_with(tmp_path, "The user keeps bees in Lisbon.")
     agent, backend = make_agent(tmp_path, ["Your bees are with Maria.", "Maria keeps them."], store=store)
     result = agent.respond("Who keeps my bees?")
-    assert result.answer == DONT_REMEMBER and result.reply_route == "dont-remember"
+    assert result.answer.startswith(DONT_REMEMBER) and result.reply_route == "dont-remember"
+    assert "Maria" not in result.answer
     retry = backend.prompts[-1]
     assert [m.role for m in retry] == ["system", "user"] and retry[0].content.endswith(STRICT)
     assert "grounding_retry_s" in result.timings
@@ -179,3 +180,11 @@ def test_a_courtesy_in_another_language_is_answered_in_it(tmp_path):
     result = agent.respond("Danke schön!")
     assert result.answer == "Gern geschehen!" and result.reply_route == "template:courtesy"
     assert make_agent(tmp_path, session="s2")[0].respond("Bonjour, je m'appelle Claire.").answer == "Enchanté, Claire !"
+
+
+def test_not_remembered_shows_the_closest_memory():
+    from local_agent.turn.replies import not_remembered
+
+    assert not_remembered([]) == DONT_REMEMBER
+    assert not_remembered(["You keep bees in Lisbon (noted 1 May 2024)", "other"]) \
+        == f"{DONT_REMEMBER} The closest note I have: You keep bees in Lisbon (noted 1 May 2024)"

@@ -7,7 +7,9 @@ clause: "My laptop is loud, but anyway, what's a good way to ...?") satisfies on
 - it speaks of the user ("my", "mine", "our"; "I" or "we" as the subject, except in asking for
   advice: "how do I", "should I", "can I", "what should we"), or
 - it asks what the assistant said before ("did you say", "you told me", "you recommended"), or
-- it names someone or something that the memories shown name too ("What did Melanie paint?").
+- it names someone or something that the memories shown name too ("What did Melanie paint?");
+and it does not ask for a guess ("would", "might", "likely", "do you think": "Would Tim enjoy
+reading C. S. Lewis?"), whose answer may draw on what the model knows.
 
 Such an answer may assert a proper name or a number only when the memories shown, the dialogue
 (with its summary and the system message's date) or the question hold it (`support.unsupported`).
@@ -40,6 +42,9 @@ _REMIND = re.compile(r"\b(?:remind me|tell me (?:again|what|where|when|who|how)|
                      r"|do you know (?:my|what|where|when|who))\b", re.IGNORECASE)
 
 
+_GUESS = re.compile(r"\b(?:would|might|could)\b(?!\s+you\b)"
+                    r"|\b(?:likely|probably|possibly|perhaps|maybe|guess|suppose|do you think|in your opinion)\b",
+                    re.IGNORECASE)
 _LEADS = re.compile(r"^(?:(?:but|and|so|anyway|though|ok|okay|well|also|oh|sorry)\b\W*)+", re.IGNORECASE)
 _ASKS = re.compile(r"^(?:what|what's|how|where|when|who|whom|whose|which|why|do|does|did|is|are|was|were|can|could|"
                    r"should|would|will|have|has|had|am|remind|tell)\b", re.IGNORECASE)
@@ -57,8 +62,10 @@ def _question_part(text: str) -> str:
 
 def asks_about_past(message: str, memories: Sequence[str] = ()) -> bool:
     """Whether `message` asks about the conversation's own past (see the module's definition);
-    only an English question (or one of unknown language) is read."""
-    if language_of(message) not in (None, "en"):
+    only an English question (or one of unknown language) is read, and not one that asks for a
+    guess ("Would Tim enjoy ...?", "What might John's degree be in?"): its answer may draw on
+    what the model knows."""
+    if language_of(message) not in (None, "en") or _GUESS.search(message):
         return False
     clauses = [c for c in split_clauses(message) if c.act == "question" or _REMIND.search(c.text)
                or (c.act == "request" and _question_part(c.text) != c.text)]  # "I was wondering, where did I ..."

@@ -11,7 +11,8 @@ opener keeps its other words ("Today Lena ..." -> "Lena"). An all-capital word o
 more (an acronym such as "CFA") is a name too. A possessive "'s" is not part of the name.
 
 A name is supported by some texts when every word of it appears in them as a word,
-case-insensitively ("Lisbon" is supported by "i live in lisbon").
+case-insensitively ("Lisbon" is supported by "i live in lisbon"), or when it has several words
+and the first is written capitalized in them ("LeBron James" by "LeBron is the man").
 """
 
 from __future__ import annotations
@@ -124,7 +125,12 @@ def known_words(sources: Iterable[str]) -> set[str]:
 
 
 def unsupported_names(answer: str, sources: Iterable[str]) -> list[str]:
-    """The names of `answer` with a word that none of `sources` holds."""
+    """The names of `answer` that `sources` do not hold: a name is held when every word of it
+    is (case-insensitive), or, for a name of several words, when its first word is a name the
+    sources write capitalized ("LeBron James" after "LeBron's skills": the person is known)."""
     sources = list(sources)
     known = known_words(sources)
-    return [name for name in proper_names(answer, sources) if not all(_bare(w).lower() in known for w in name.split())]
+    named = {_bare(w) for text in sources for w in _WORD.findall(text) if _capitalized(w)}
+    return [name for name in proper_names(answer, sources)
+            if not all(_bare(w).lower() in known for w in name.split())
+            and not (" " in name and name.split()[0] in named and name.split()[0].lower() not in OPENERS)]

@@ -127,7 +127,8 @@ class Agent:
         prompt_text = self.backend.format_prompt(composed.messages)
         timings["compose_s"] = time.perf_counter() - start - timings.get("recall_s", 0.0)
         replier = Replier(self.backend, composed.messages, settings, on_token, timings, start,
-                          earlier=self._earlier_answers(message), sources=self._sources(composed))
+                          earlier=self._earlier_answers(message), sources=self._sources(composed),
+                          memories=composed.memories_used)
         reply_route = ""
         if span is not None:
             answer, reply_route = replier.said(self._recap(span)), "recap"

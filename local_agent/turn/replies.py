@@ -10,7 +10,7 @@ what kind of message it is and decides who says what.
   "Hello! How can I help you today?" / "You're welcome!" in the user's language;
 - a question about the conversation's past (grounding/memory_answers.py): the model's answer,
   held until checked; a name or number no source holds gets one retry, strict and without the
-  dialogue, then "I don't remember that.";
+  dialogue, then "I don't remember that." with the closest memory shown;
 - a plain statement about oneself: the model's reply, held until checked (`statement_problem`:
   the user's language, no apology, no "the user", not taking the user's words or name as its
   own, no unsupported name or number, short), else the statement said back ("Got it: you
@@ -120,10 +120,10 @@ class Replier:
 
     def __init__(self, backend: Backend, messages: Sequence[Message], settings: GenerationSettings,
                  on_token: OnToken, timings: dict[str, float], start: float, *,
-                 earlier: Sequence[str] = (), sources: Sequence[str] = ()) -> None:
+                 earlier: Sequence[str] = (), sources: Sequence[str] = (), memories: Sequence[str] = ()) -> None:
         self.backend, self.messages, self.settings = backend, list(messages), settings
         self.on_token, self.timings, self.start = on_token, timings, start
-        self.earlier, self.sources = list(earlier), list(sources)
+        self.earlier, self.sources, self.memories = list(earlier), list(sources), list(memories)
 
     def reply(self, plan: ReplyPlan, message: str, user_names: Sequence[str] = ()) -> Reply:
         if plan.kind in ("introduction", "correction"):
@@ -170,7 +170,8 @@ class Replier:
 
     def grounded(self) -> Reply:
         """A memory answer: shown when no name or number in it lacks a source; else asked once
-        more, strictly and without the dialogue; else "I don't remember that."."""
+        more, strictly and without the dialogue; else "I don't remember that." and the closest
+        memory."""
         first = self.held(self.messages)
         if first.interrupted or not self.missing(first.text):
             return Reply(self.said(first.text, first.tokens, first.interrupted), "grounded")
@@ -180,7 +181,7 @@ class Replier:
         self.timings["grounding_retry_s"] = time.perf_counter() - retry_start
         if second.interrupted or not self.missing(second.text):
             return Reply(self.said(second.text, second.tokens, second.interrupted), "retried")
-        return Reply(self.said(DONT_REMEMBER, second.tokens), "dont-remember")
+        return Reply(self.said(not_remembered(self.memories), second.tokens), "dont-remember")
 
     def missing(self, text: str) -> bool:
         start = time.perf_counter()
@@ -196,6 +197,14 @@ class Replier:
         if problem is None:
             return Reply(self.said(first.text, first.tokens, first.interrupted), "model:checked")
         return Reply(self.said(plan.text, first.tokens), f"template:{plan.kind}")
+
+
+def not_remembered(memories: Sequence[str]) -> str:
+    """"I don't remember that.", with the closest memory the prompt showed (best first), which
+    the user may find the answer in."""
+    if not memories:
+        return DONT_REMEMBER
+    return f"{DONT_REMEMBER} The closest note I have: {memories[0]}"
 
 
 def user_names(memories: Sequence[str], message: str) -> list[str]:
