@@ -156,6 +156,8 @@ def test_the_assistant_taking_the_users_name_or_statement():
     ("Peux-tu me donner une idée de dessert ?", False),  # "me" is French here
     ("Would Tim enjoy reading books by C. S. Lewis?", False),  # a guess may use what the model knows
     ("Could you remind me what my dog is called?", True),
+    ("If I save twenty dollars a week, how much will I have after ten weeks?", False),
+    ("I have a job interview tomorrow, any quick tips to calm my nerves?", False),
 ])
 def test_questions_about_the_conversations_past(question, past):
     memories = ["(8 May 2023) You said: Caroline: I went to a support group yesterday (7 May 2023)"]

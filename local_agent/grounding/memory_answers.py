@@ -9,7 +9,8 @@ clause: "My laptop is loud, but anyway, what's a good way to ...?") satisfies on
 - it asks what the assistant said before ("did you say", "you told me", "you recommended"), or
 - it names someone or something that the memories shown name too ("What did Melanie paint?");
 and it does not ask for a guess ("would", "might", "likely", "do you think": "Would Tim enjoy
-reading C. S. Lewis?"), whose answer may draw on what the model knows.
+reading C. S. Lewis?"), for what is to come ("how much will I have", "if I save") or for advice
+("any tips to calm my nerves?"), whose answers may draw on what the model knows.
 
 Such an answer may assert a proper name or a number only when the memories shown, the dialogue
 (with its summary and the system message's date) or the question hold it (`support.unsupported`).
@@ -43,8 +44,10 @@ _REMIND = re.compile(r"\b(?:remind me|tell me (?:again|what|where|when|who|how)|
 
 
 _GUESS = re.compile(r"\b(?:would|might|could)\b(?!\s+you\b)"
-                    r"|\b(?:likely|probably|possibly|perhaps|maybe|guess|suppose|do you think|in your opinion)\b",
-                    re.IGNORECASE)
+                    r"|\b(?:likely|probably|possibly|perhaps|maybe|guess|suppose|do you think|in your opinion)\b"
+                    # what is to come, or what to do: "how much will I have", "if I save", "any tips"
+                    r"|\b(?:will I|will we|if I|if we|am I going to|are we going to)\b"
+                    r"|\b(?:tips?|advice|ideas?|suggestions?|recommendations?)\b", re.IGNORECASE)
 _LEADS = re.compile(r"^(?:(?:but|and|so|anyway|though|ok|okay|well|also|oh|sorry)\b\W*)+", re.IGNORECASE)
 _ASKS = re.compile(r"^(?:what|what's|how|where|when|who|whom|whose|which|why|do|does|did|is|are|was|were|can|could|"
                    r"should|would|will|have|has|had|am|remind|tell)\b", re.IGNORECASE)
