@@ -126,7 +126,7 @@ def test_a_memory_answer_with_an_invented_name_is_retried_then_not_remembered(tm
     assert "Maria" not in result.answer
     retry = backend.prompts[-1]
     assert [m.role for m in retry] == ["system", "user"] and retry[0].content.endswith(STRICT)
-    assert "grounding_retry_s" in result.timings
+    assert result.timings.grounding_retry_s is not None
     store.close()
 
 
