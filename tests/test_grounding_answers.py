@@ -6,10 +6,11 @@ from decimal import Decimal
 import pytest
 
 from local_agent.grounding.language import language_of, same_language
-from local_agent.grounding.memory_answers import asks_about_past
 from local_agent.grounding.names import proper_names, unsupported_names
 from local_agent.grounding.numbers import numbers, unsupported_numbers
-from local_agent.grounding.reply_checks import (
+from local_agent.grounding.support import unsupported
+from local_agent.turn.memory_answers import asks_about_past
+from local_agent.turn.reply_checks import (
     apologizes_or_refuses,
     asks_for_more,
     claims_name,
@@ -17,7 +18,6 @@ from local_agent.grounding.reply_checks import (
     takes_statement,
     too_long,
 )
-from local_agent.grounding.support import unsupported
 
 
 @pytest.mark.parametrize(("text", "values"), [

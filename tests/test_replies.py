@@ -4,12 +4,12 @@ acknowledgements and recaps, and the model's replies held until checked. Scripte
 import pytest
 
 from local_agent.config import Settings
-from local_agent.grounding.memory_answers import DONT_REMEMBER
 from local_agent.memory.digests import save_digest
 from local_agent.memory.sessions import SessionStore
 from local_agent.memory.store import MemoryStore
 from local_agent.turn.acknowledge import correction_reply, introduced_name, said_back
 from local_agent.turn.agent import Agent, MemoryParts
+from local_agent.turn.memory_answers import DONT_REMEMBER
 from local_agent.turn.replies import STRICT, Replier, ReplyPlan, plan_reply, statement_reply
 from local_agent.types import GenerationSettings, Message, Provenance
 from tests.fakes import ScriptedBackend

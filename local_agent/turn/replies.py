@@ -8,7 +8,7 @@ what kind of message it is and decides who says what.
   model's answer, streamed, when the message also asks something);
 - a greeting or thanks alone (phrases.py): the model's reply, held until checked as below, else
   "Hello! How can I help you today?" / "You're welcome!" in the user's language;
-- a question about the conversation's past (grounding/memory_answers.py): the model's answer,
+- a question about the conversation's past (memory_answers.py): the model's answer,
   held until checked; a name or number no source holds gets one retry, strict and without the
   dialogue, then "I don't remember that." with the closest memory shown;
 - a plain statement about oneself: the model's reply, held until checked (`statement_problem`:
@@ -30,14 +30,14 @@ from typing import Literal, NamedTuple
 
 from ..backends.base import Backend
 from ..grounding.language import language_of, same_language
-from ..grounding.memory_answers import DONT_REMEMBER, asks_about_past
-from ..grounding.reply_checks import apologizes_or_refuses, claims_name, speaks_of_the_user, takes_statement, too_long
 from ..grounding.support import unsupported
 from ..memory.distill.clauses import split_clauses
 from ..types import GenerationSettings, Message
 from .acknowledge import correction_reply, introduced_name, introduction_reply, said_back
 from .answering import Answer, stream_answer
+from .memory_answers import DONT_REMEMBER, asks_about_past
 from .phrases import courtesy, phrase
+from .reply_checks import apologizes_or_refuses, claims_name, speaks_of_the_user, takes_statement, too_long
 from .result import TokenCounts
 
 ReplyKind = Literal["introduction", "correction", "courtesy", "past", "statement", "open"]

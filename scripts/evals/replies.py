@@ -40,7 +40,7 @@ from typing import Any
 from local_agent.grounding.language import language_of, same_language
 from local_agent.grounding.names import unsupported_names
 from local_agent.grounding.numbers import numbers, unsupported_numbers
-from local_agent.grounding.reply_checks import (
+from local_agent.turn.reply_checks import (
     apologizes_or_refuses,
     claims_name,
     speaks_of_the_user,

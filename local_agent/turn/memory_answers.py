@@ -21,9 +21,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from ..grounding.language import language_of
+from ..grounding.names import known_words, proper_names
 from ..memory.distill.clauses import split_clauses
-from .language import language_of
-from .names import known_words, proper_names
 
 DONT_REMEMBER = "I don't remember that."
 _SELF = re.compile(r"\b(?:my|mine|our|ours|myself|I|I'm|I've|I'd|me|we|we've|us)\b", re.IGNORECASE)
