@@ -70,7 +70,15 @@ def test_a_name_is_supported_when_each_word_is_in_the_sources():
 def test_a_known_person_with_a_surname_and_an_answer_cut_short():
     assert not unsupported("Their favorite player is LeBron James.", ["And LeBron is the man"])
     assert unsupported("You went to New York.", ["i like new things"]).names == ("New York",)
-    assert not unsupported("(12 July 2023) You said: hi\n(12 July 20", ["(12 July 2023) You said: hi"])
+    cut = "(12 July 2023) You said: hi\n(12 July 20"
+    assert not unsupported(cut, ["(12 July 2023) You said: hi"], cut=True)
+    assert unsupported(cut, ["(12 July 2023) You said: hi"]).numbers == ("20",)
+
+
+def test_an_answer_without_a_full_stop_is_checked_to_its_last_word():
+    # Not cut by the token limit: its last word is an answer like any other ("3" cows, invented).
+    found = unsupported("You grew up on a dairy farm.\n\nThe answer is: 3", ["You grew up on a dairy farm."])
+    assert found.numbers == ("3",)
 
 
 def test_unsupported_lists_names_and_numbers_together():

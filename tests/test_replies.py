@@ -141,6 +141,26 @@ def test_a_memory_answer_is_shown_when_its_names_and_numbers_have_sources():
     assert timings["grounding_check_s"] > 0 and timings["grounding_retry_s"] > 0
 
 
+def _past_replier(replies, max_tokens=32):
+    backend = ScriptedBackend(replies)
+    notes = "Notes: (12 July 2023) You said: I grew up on a dairy farm."
+    messages = [Message("system", "Be brief."), Message("user", f"{notes}\n\nCows?")]
+    return Replier(backend, messages, GenerationSettings(max_tokens=max_tokens), None, {}, 0.0,
+                   sources=[m.content for m in messages])
+
+
+def test_a_memory_answer_ending_without_a_full_stop_is_checked_to_its_end():
+    invented = "You grew up on a dairy farm.\n\nThe answer is: 3"
+    reply = _past_replier([invented, invented]).reply(ReplyPlan("past"), "How many cows did my family have?")
+    assert reply.route == "dont-remember" and "3" not in reply.answer.text
+
+
+def test_a_memory_answer_cut_by_the_token_limit_is_checked_without_its_cut_word():
+    cut = "You told me on 12 July 20"  # 7 words: the scripted model's tokens
+    reply = _past_replier([cut], max_tokens=7).reply(ReplyPlan("past"), "Where did I grow up?")
+    assert reply.route == "grounded"
+
+
 def test_recap_of_today_lists_what_the_user_said_and_says_when_nothing_was(tmp_path):
     store = MemoryStore.open(tmp_path / "mem", HashEmbedder())
     agent, backend = make_agent(tmp_path, ["Nice.", "Good.", "Tasty."], store=store)

@@ -5,7 +5,6 @@ summary), today's date and the question; for a tool answer, the tool results as 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -30,15 +29,12 @@ class Unsupported:
         return "; ".join(parts)
 
 
-_ENDED = re.compile(r"[.!?)\]\"'\u201D\u2019]\s*$")
-
-
-def unsupported(answer: str, sources: Iterable[str]) -> Unsupported:
-    """The names and numbers of `answer` that none of `sources` holds. An answer that stops
-    mid-sentence (cut by the token limit) is checked without its last word, which may be cut
-    too ("(12 July 20")."""
+def unsupported(answer: str, sources: Iterable[str], *, cut: bool = False) -> Unsupported:
+    """The names and numbers of `answer` that none of `sources` holds. An answer `cut` by the
+    token limit is checked without its last word, which may be cut too ("(12 July 20"); any
+    other answer is checked to its end, full stop or not ("The answer is: 3")."""
     sources = list(sources)
-    if answer.strip() and not _ENDED.search(answer):
-        answer = answer.rstrip().rsplit(None, 1)[0] if len(answer.split()) > 1 else answer
+    if cut and len(answer.split()) > 1:
+        answer = answer.rstrip().rsplit(None, 1)[0]
     return Unsupported(tuple(unsupported_names(answer, sources)),
                        tuple(mention.text for mention in unsupported_numbers(answer, sources)))

@@ -173,19 +173,22 @@ class Replier:
         more, strictly and without the dialogue; else "I don't remember that." and the closest
         memory."""
         first = self.held(self.messages)
-        if first.interrupted or not self.missing(first.text):
+        if first.interrupted or not self.missing(first):
             return Reply(self.said(first.text, first.tokens, first.interrupted), "grounded")
         retry_start = time.perf_counter()
         system = Message("system", f"{self.messages[0].content}\n\n{STRICT}")
         second = self.held([system, self.messages[-1]])
         self.timings["grounding_retry_s"] = time.perf_counter() - retry_start
-        if second.interrupted or not self.missing(second.text):
+        if second.interrupted or not self.missing(second):
             return Reply(self.said(second.text, second.tokens, second.interrupted), "retried")
         return Reply(self.said(not_remembered(self.memories), second.tokens), "dont-remember")
 
-    def missing(self, text: str) -> bool:
+    def missing(self, answer: Answer) -> bool:
+        """Whether `answer` has a name or number no source holds (its last word left out when
+        the token limit cut it)."""
         start = time.perf_counter()
-        found = bool(unsupported(text, self.sources))
+        cut = answer.tokens.completion >= self.settings.max_tokens
+        found = bool(unsupported(answer.text, self.sources, cut=cut))
         self.timings["grounding_check_s"] = self.timings.get("grounding_check_s", 0.0) + time.perf_counter() - start
         return found
 
