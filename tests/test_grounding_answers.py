@@ -75,6 +75,10 @@ def test_a_known_person_with_a_surname_and_an_answer_cut_short():
     assert unsupported(cut, ["(12 July 2023) You said: hi"]).numbers == ("20",)
 
 
+def test_a_one_word_reply_is_no_name():
+    assert not unsupported("Fine.", ["one more"]) and not unsupported("Yes. Okay.", [])
+
+
 def test_an_answer_without_a_full_stop_is_checked_to_its_last_word():
     # Not cut by the token limit: its last word is an answer like any other ("3" cows, invented).
     found = unsupported("You grew up on a dairy farm.\n\nThe answer is: 3", ["You grew up on a dairy farm."])

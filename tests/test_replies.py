@@ -71,6 +71,9 @@ def test_a_statement_said_back_in_the_second_person():
     ("I'm learning to play the ukulele.", "statement"),
     ("hi", "courtesy"),
     ("Merci beaucoup !", "courtesy"),
+    ("how's it going?", "courtesy"),
+    ("one more", "open"),  # no greeting or thanks word: greets nobody
+    ("ok", "open"),
     ("Tell me a joke.", "open"),
     ("J'habite à Lyon.", "statement"),  # checked; the fallback thanks in French
     ("Bonjour, je m'appelle Claire.", "introduction"),

@@ -36,7 +36,7 @@ whose why how while as at in on of for from with by to into about after before d
 because although though however also then now today tomorrow yesterday tonight later soon just still
 maybe perhaps thanks thank please sorry great good nice cool wow congratulations welcome glad happy
 got get go see hope wish want need feel love like tell ask come bye yay hooray oops whoops aw aww
-alright cheers dang darn gosh huh hmm haha lol yup nope nah ugh phew voila
+alright cheers dang darn gosh huh hmm haha lol yup nope nah ugh phew voila yes yeah fine okay ok sure
 merci bonjour salut enchanté enchantée avec désolé hola gracias encantado encantada lo siento buenos
 danke hallo gern freut ciao grazie prego piacere buongiorno olá obrigado obrigada prazer bom leuk graag hoi
 bedankt dank

@@ -3,8 +3,9 @@ a greeting back, "you're welcome", thanks for something told, "nice to meet you,
 courtesy a message is ("hola" is a greeting, "merci" thanks).
 
 Definition of a courtesy message: every word of it is a greeting or thanks word of one of these
-languages (or a word with no content, memory/index/small_talk.py); it is thanks when it has a
-thanks word, else a greeting. "hi", "Bonjour !", "¡Muchas gracias!", "thx 4 that".
+languages (or a word with no content, memory/index/small_talk.py), and at least one is; it is
+thanks when it has a thanks word, else a greeting. "hi", "Bonjour !", "¡Muchas gracias!",
+"thx 4 that", "how's it going?"; not "one more", "ok" or "yes", which greet nobody.
 """
 
 from __future__ import annotations
@@ -37,6 +38,8 @@ _THANKS = frozenset("""thanks thank thx ty cheers merci beaucoup gracias muchas 
 _GREETINGS = frozenset("""bonjour bonsoir salut coucou hola buenos buenas días dias tardes noches hallo guten tag
     morgen abend servus ciao buongiorno buonasera salve olá ola oi bom dia boa tarde hoi goedemorgen
     qué que tal ça va comment allez vous tu come stai como está estás está wie geht's gehts es""".split())
+_GREETINGS_EN = frozenset("""hi hello hey heya hiya howdy yo greetings morning afternoon evening sup up
+    how how's hows what's whats bye goodbye cya""".split())
 _ALSO = frozenset("4 u you so much lot there all everyone guys folks mate".split())
 _WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?|\d+")
 
@@ -51,5 +54,7 @@ def courtesy(message: str) -> Courtesy | None:
     words = [word.lower() for word in _WORD.findall(message)]
     known = SMALL_TALK_WORDS | FUNCTION_WORDS | _THANKS | _GREETINGS | _ALSO
     if not words or not all(word in known for word in words):
+        return None
+    if not any(word in _THANKS or word in _GREETINGS or word in _GREETINGS_EN for word in words):
         return None
     return "thanks" if any(word in _THANKS for word in words) else "greeting"
