@@ -165,7 +165,8 @@ def test_plain_ask_returns_with_the_answer_and_the_server_finishes_the_memory_wo
     import httpx
 
     with running_server(load_settings(), scripted) as server:
-        assert run(scripted, "ask", "My name is Ada.").stdout == "Scripted answer.\n"
+        # An introduction is acknowledged by the program (turn/acknowledge.py), not the model.
+        assert run(scripted, "ask", "My name is Ada.").stdout == "Nice to meet you, Ada!\n"
         listed = httpx.get(server.url + "/v1/memories").json()["data"]  # queued behind the memory work
     assert [record["text"] for record in listed] == ["The user's name is Ada."]
     assert in_process == []
