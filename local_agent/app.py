@@ -24,7 +24,7 @@ from .errors import ConfigError, ToolError
 from .memory.service import MemoryService
 from .memory.sessions import Session, SessionStore
 from .memory.store.datadir import TOOL_CACHE_NAME, claim_data_dir
-from .prompt import DEFAULT_SYSTEM
+from .prompt import DEFAULT_EXAMPLES, DEFAULT_SYSTEM
 from .turn.agent import Agent, MemoryParts
 
 if TYPE_CHECKING:
@@ -196,7 +196,8 @@ def build_runtime(
         distill_backend, parts = None, None
         if memory:
             distill_backend, parts = _open_memory(settings, backend, choice, embedder, opened, status, backend_factory)
-        agent = Agent(backend, sessions, dialogue, settings, memory=parts, directive=system or DEFAULT_SYSTEM)
+        agent = Agent(backend, sessions, dialogue, settings, memory=parts, directive=system or DEFAULT_SYSTEM,
+                      examples=DEFAULT_EXAMPLES)
         opened.callback(agent.close)  # closed first: its memory work still uses the rest
         service = (MemoryService(parts.store, settings.data_dir, clock=agent.now, settle=agent.wait)
                    if parts is not None else None)

@@ -23,9 +23,10 @@ def main() -> int:
     parser.add_argument("--limit", type=int, default=None, help="only the first N messages")
     parser.add_argument("--output", type=Path, default=None, help="also write the JSON report here")
     parser.add_argument("--model", default=None, help="model name (default: the configured model)")
+    parser.add_argument("--rows", type=Path, default=None, help="write each message's outcome here (JSON lines)")
     args = parser.parse_args()
     try:
-        report = evaluate_file(args.path, limit=args.limit, model=args.model, output=args.output)
+        report = evaluate_file(args.path, limit=args.limit, model=args.model, output=args.output, rows=args.rows)
     except LocalAgentError as exc:
         parser.exit(1, f"error: {exc}\n")
     print(json.dumps(report, indent=2))

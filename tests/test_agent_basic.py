@@ -17,17 +17,18 @@ def make_agent(tmp_path, backend=None, memory=None, **settings):
     return Agent(backend, sessions, Session(name="s1"), Settings(max_tokens=64, **settings), memory=memory), backend
 
 
-def test_streams_and_keeps_history(tmp_path):
+def test_streams_and_keeps_history(tmp_path):  # a request: streamed (a greeting is held, turn/replies.py)
     agent, backend = make_agent(tmp_path, ScriptedBackend(["Hello there friend", "Second answer"]))
     chunks: list[str] = []
-    first = agent.respond("Hi", on_token=chunks.append)
+    first = agent.respond("Tell me a story", on_token=chunks.append)
     assert first.answer == "Hello there friend" and len(chunks) == 3
     agent.respond("And again?")
     sent = backend.prompts[-1]
     assert [m.role for m in sent] == ["system", "user", "assistant", "user"]
-    assert sent[1].content == "Hi" and sent[2].content == "Hello there friend"
+    assert sent[1].content == "Tell me a story" and sent[2].content == "Hello there friend"
     reloaded = SessionStore(tmp_path).load("s1")
-    assert [t.content for t in reloaded.turns] == ["Hi", "Hello there friend", "And again?", "Second answer"]
+    assert [t.content for t in reloaded.turns] == ["Tell me a story", "Hello there friend", "And again?",
+                                                   "Second answer"]
     assert measured(first.timings.first_token_s) > 0
 
 

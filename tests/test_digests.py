@@ -30,7 +30,8 @@ def test_a_left_session_gets_one_digest_updated_not_duplicated(tmp_path):
         agent.respond(message)
     agent.use_session("other")  # leaving the session writes its digest
     (digest,) = store.records(kind="digest")
-    assert digest.text == "- The user planned a trip to Porto\n- The assistant suggested Dune"
+    assert digest.text == ("- The user planned a trip to Porto\n- The assistant suggested Dune\n"  # the model's
+                           "- The user said: in June\n- The user asked: suggest a book")  # the rule's: the rest
     assert digest.provenance.session == "trip" and digest.provenance.date == "2024-05-02T10:00"
     again = save_digest(store, "trip", "- The user went to Porto", "2024-05-03T09:00", "2024-05-03T09:30")
     assert again is not None and [r.id for r in store.records(kind="digest")] == [again.id]
@@ -53,4 +54,21 @@ def test_short_or_one_shot_sessions_get_none(tmp_path):
         one_shot.respond(message)
     one_shot.close()
     assert store.records(kind="digest") == []
+    store.close()
+
+
+def test_a_digest_holds_only_bullets_with_words_of_its_session(tmp_path):
+    """The model returned the prompt's example as it was ("...") or named what nobody said: the
+    rule summarizes the user's turns instead."""
+    store = MemoryStore.open(tmp_path / "mem", HashEmbedder())
+    placeholder = '{"bullets": ["...", "...", "Lena", "The user read a book called The Great Barrier Reef."]}'
+    agent = _agent(tmp_path, store, ScriptedBackend(["Hi.", "Nice.", "Yum.", placeholder]))
+    for message in ["My name is Alexandra and I live in Lisbon.", "I work as a nurse at the city hospital.",
+                    "My favourite food is grilled sardines."]:
+        agent.respond(message)
+    agent.close()
+    (digest,) = store.records(kind="digest")
+    assert digest.text == ("- The user's name is Alexandra; the user lives in Lisbon.\n"
+                           "- The user works as a nurse at the city hospital.\n"
+                           "- The user's favourite food is grilled sardines.")
     store.close()

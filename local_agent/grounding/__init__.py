@@ -6,6 +6,12 @@ answer's values no source (tool results, the question, memories) supports.
     verdict = check("12.60 dollars, on Friday 10 April 2026", ["15% of 84 = 12.6", "..."])
     verdict.ok, verdict.unsupported
 
+For answers about the user's own past (issue 25): numbers.py (counts in digits or words, by
+value), names.py (proper names, sentence openers apart), language.py (the language of a text by
+its stopwords), support.py (the names and numbers of an answer no source holds). Which questions
+are about the past and the properties of an everyday reply read clauses, so they live in the
+turn (turn/memory_answers.py, turn/reply_checks.py).
+
 This package imports nothing else of local_agent, so every layer may use it."""
 
 from .check import Support, Verdict, check

@@ -44,7 +44,7 @@ from ..memory.service import MemoryService
 from ..memory.sessions import Session, SessionStore, Turn
 from ..memory.store.datadir import claim_data_dir
 from ..process.background import Background
-from ..prompt import DEFAULT_SYSTEM
+from ..prompt import DEFAULT_EXAMPLES, DEFAULT_SYSTEM
 from ..turn.agent import Agent, MemoryParts, WindowRule
 from ..turn.record import recalled_json, saved_json, turn_json
 from ..turn.result import TurnResult
@@ -219,7 +219,7 @@ class Engine:
                 runtime.backend, cast(SessionStore, _NoSessionFiles()), session, self.settings,
                 memory=self._chat_memory(turn.namespace) if turn.memory and self.memory_on else None,
                 directive=turn.system or self.default_system or DEFAULT_SYSTEM, in_window=client_window(turn),
-                memory_worker=self._memory_worker(turn.namespace),
+                memory_worker=self._memory_worker(turn.namespace), examples=DEFAULT_EXAMPLES,
             )
             self._with_tools(agent, self.settings)
             try:
@@ -243,7 +243,7 @@ class Engine:
         sessions = SessionStore(claim_data_dir(settings.data_dir))
         agent = Agent(runtime.backend, sessions, load_session(sessions, turn.session), settings,
                       memory=runtime.memory if turn.memory else None, directive=turn.system or DEFAULT_SYSTEM,
-                      memory_worker=self._memory_worker(None))
+                      memory_worker=self._memory_worker(None), examples=DEFAULT_EXAMPLES)
         self._with_tools(agent, settings)
         try:
             result = agent.respond(turn.message, on_token=_relay(agent, on_token, keep_on_disconnect=True))

@@ -16,7 +16,7 @@ import itertools
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from concurrent.futures import wait as wait_for
@@ -26,14 +26,17 @@ from ..backends.base import Backend
 from ..config import Settings
 from ..dates.clock import now as clock_now
 from ..dates.clock import stamp
-from ..memory.index.render import prompt_text
+from ..dates.when import DateSpan
+from ..memory.index.render import prompt_text as render_memory  # `prompt_text` in respond is the templated prompt
 from ..memory.index.small_talk import is_small_talk
 from ..memory.sessions import Session, SessionStore, Turn
 from ..process.background import Background
 from ..prompt import DEFAULT_SYSTEM, Budget, ComposedPrompt, compose
-from ..types import GenerationSettings, MemoryRecord, RecallHit
-from .answering import Answer, stream_answer
+from ..types import GenerationSettings, MemoryRecord, Message, RecallHit
+from .answering import Answer
 from .memory_work import MemoryParts, Wanted, always, distill_turn, fold_summary, store_turn, withdraw
+from .recap import live_items, period_items, recap_span, recap_text
+from .replies import Replier, ReplyPlan, plan_reply, user_names
 from .result import MemoryWork, ToolTrace, TurnResult, TurnTimings, WorkInProgress
 
 if TYPE_CHECKING:  # heavy modules are only needed when memory (or tools) are on
@@ -71,6 +74,7 @@ class Agent:
         clock: Callable[[], dt.datetime] | None = None,
         in_window: WindowRule | None = None,
         memory_worker: Background | None = None,
+        examples: Sequence[Message] = (),
     ) -> None:
         self.backend = backend
         self.sessions = sessions
@@ -79,6 +83,7 @@ class Agent:
         self.generation = settings.generation()
         self.memory = memory
         self.directive = directive
+        self.examples = tuple(examples)  # few-shot exchanges after the system message (app: prompt.DEFAULT_EXAMPLES)
         self.clock = clock or (lambda: clock_now(settings.today))
         self._in_window = in_window or self._in_session_window
         self._moment: dt.datetime | None = None  # a batch line's own date, for its turn
@@ -96,6 +101,7 @@ class Agent:
         self._notices: list[str] = []  # for the next turn's result, from work done in between
         self.digests = False  # chat turns it on: a session left after enough exchanges gets a digest
         self._started: str | None = None  # when this agent's first turn in the session was said
+        self.replies_by_program = True  # False: the model says every reply (turn/replies.py; evaluations)
 
     # -- the turn -----------------------------------------------------------------
     def respond(
@@ -120,16 +126,25 @@ class Agent:
         start = time.perf_counter()
         settings = generation or self.generation
         timings: dict[str, float] = {}
-        recalled = self._recall(message, timings)
-        route = self.tool_turn.route(message) if self.tool_turn is not None else None
-        composed = self._compose(message, recalled, settings, route)
+        span = recap_span(message, self.now()) if self.replies_by_program else None
+        recalled = self._recall(message, timings) if span is None else []
+        route = self.tool_turn.route(message) if self.tool_turn is not None and span is None else None
+        plan = (plan_reply(message, [render_memory(hit.record) for hit in recalled])
+                if self.replies_by_program and span is None else ReplyPlan("open"))
+        composed = self._compose(message, recalled, settings, route,
+                                 examples=plan.kind in ("statement", "courtesy", "open"))
         notices = [*self._notices, *composed.notices]
         self._notices.clear()
         prompt_text = self.backend.format_prompt(composed.messages)
         timings["compose_s"] = time.perf_counter() - start - timings.get("recall_s", 0.0)
-        if route is None or route.kind == "none":
-            answer = stream_answer(self.backend, composed.messages, settings, on_token, timings, start,
-                                   earlier=self._earlier_answers(message))
+        replier = Replier(self.backend, composed.messages, settings, on_token, timings, start,
+                          earlier=self._earlier_answers(message), sources=self._sources(composed),
+                          memories=composed.memories_used)
+        reply_route = ""
+        if span is not None:
+            answer, reply_route = replier.said(self._recap(span)), "recap"
+        elif route is None or route.kind == "none":
+            answer, reply_route = replier.reply(plan, message, user_names(composed.memories_used, message))
         else:
             answer = self._use_tools(route, composed, message, (on_token, ask, on_call), timings, start)
         tools = answer.tools
@@ -143,6 +158,7 @@ class Agent:
             date=stamp(self.now()),
             tool_calls=tools.calls if tools else (), asked_user=bool(tools and tools.asked_user),
             tools=tools.trace if tools else (ToolTrace(route.kind, route.reason) if route else None),
+            reply_route=reply_route,
         )
         self._started = self._started or result.date
         self._moment = None
@@ -221,9 +237,10 @@ class Agent:
         )
 
     def _compose(self, message: str, hits: list[RecallHit], settings: GenerationSettings,
-                 route: Route | None = None) -> ComposedPrompt:
+                 route: Route | None = None, *, examples: bool = True) -> ComposedPrompt:
         """Fits the whole templated prompt, counted by the backend, into the context with
-        room for the answer (for the tool steps, on a model route)."""
+        room for the answer (for the tool steps, on a model route). The few-shot `examples`
+        go with replies to statements and everyday messages, not with answers from memory."""
         directive, room = self.directive, settings.max_tokens
         if route is not None and route.kind == "model" and self.tool_turn is not None:
             directive, room = self.tool_turn.directive(directive, route), self.tool_turn.reserve(route)
@@ -235,9 +252,24 @@ class Agent:
             directive=directive,
             summary=self.session.summary,
             history=[turn.message() for turn in self.session.recent],
-            memories=[prompt_text(hit.record) for hit in hits],
+            memories=[render_memory(hit.record) for hit in hits],
             special_tokens=self.backend.special_tokens,
+            examples=self.examples if examples else (),
         )
+
+    def _sources(self, composed: ComposedPrompt) -> list[str]:
+        """What an answer may draw on: the system message (today, the summary), the dialogue, the
+        memories and the message; not the few-shot examples, which are the program's own."""
+        return [m.content for m in composed.messages if m not in self.examples]
+
+    def _recap(self, span: DateSpan) -> str:
+        """What was said in `span`, from memory's turns and digests and the current session's
+        messages that memory does not hold (recap.py)."""
+        records = self.memory.store.records() if self.memory else []
+        unkept = [turn.content for turn in self.session.turns
+                  if turn.role == "user" and (turn.private or self.memory is None)]
+        moment = self.now().replace(tzinfo=None)
+        return recap_text(period_items(records, span, live_items(unkept, self.session.name, moment)), span)
 
     def _earlier_answers(self, message: str) -> list[str]:
         """The dialogue's answers to other messages than this one (the same question asked
@@ -362,7 +394,7 @@ class Agent:
         """What memory recalls for `query`, as the prompt shows it (the memory_search tool)."""
         if not self.memory:
             return []
-        return [prompt_text(hit.record) for hit in self.memory.store.recall(query, k=k)]
+        return [render_memory(hit.record) for hit in self.memory.store.recall(query, k=k)]
 
     def use_session(self, name: str) -> None:
         """Go on in the session called `name` (loaded, or created when new)."""

@@ -60,6 +60,8 @@ class TurnTimings(_Seconds):
     model_first_token_s: float | None = None  # the model's first text (a held echo shows later)
     tools_s: float | None = None  # the tool steps, until the answer was there
     echo_retry_s: float | None = None  # an answer thrown away for echoing an earlier one
+    grounding_check_s: float | None = None  # checking a memory answer's names and numbers (turn/replies.py)
+    grounding_retry_s: float | None = None  # asking a memory answer again after the check failed
     first_token_s: float | None = None  # the first text the user saw
     generation_s: float | None = None  # generating the answer
     answer_s: float | None = None  # the whole answer
@@ -131,6 +133,7 @@ class TurnResult:
     memory: Future[MemoryWork] | None = field(default=None, repr=False, compare=False)
     first_token_at: float = field(default=0.0, repr=False)  # perf_counter clock
     date: str = ""  # when the turn was said, YYYY-MM-DDTHH:MM (the agent's today)
+    reply_route: str = ""  # how the reply was made, when not simply by the model (turn/replies.py)
 
     def memory_work(self, timeout: float | None = None) -> MemoryWork:
         """The memory work after this turn, once done (waits up to `timeout` seconds, then

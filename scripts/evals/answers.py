@@ -25,6 +25,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import IO, Any
 
+from local_agent.grounding.support import unsupported
+
 from .answers_data import AnswerQuestion, History, build_answer_set, is_correct
 
 MODES = ("memory", "memory_off", "pasted_evidence")
@@ -43,14 +45,17 @@ def _import(history: History, settings: Any) -> None:
         store.close()
 
 
-def _ask(runtime: Any, question: str, session: str) -> tuple[str, list[str]]:
+def _ask(runtime: Any, question: str, session: str) -> tuple[str, list[str], str, float]:
     """`question` alone in a session of its own (another mode's answer to the same question
-    in the dialogue would be copied): the answer and the memories the prompt showed."""
+    in the dialogue would be copied): the answer, the memories the prompt showed, how the
+    reply was made (TurnResult.reply_route) and the seconds the grounding check and its retry took."""
     agent = runtime.agent
     agent.use_session(session)
     agent.set_incognito(True)  # asking leaves nothing behind: every question meets the same memory
     result = agent.respond(question)
-    return str(result.answer), list(result.prompt.memories_used) if result.prompt else []
+    memories = list(result.prompt.memories_used) if result.prompt else []
+    added = (result.timings.grounding_check_s or 0.0) + (result.timings.grounding_retry_s or 0.0)
+    return str(result.answer), memories, result.reply_route or "model", added
 
 
 def _fixed(moment: datetime) -> datetime:
@@ -68,10 +73,11 @@ class _Log:
     def __init__(self, answers: IO[str] | None, total: int) -> None:
         self.scores: dict[str, dict[str, list[bool]]] = {mode: defaultdict(list) for mode in MODES}
         self.gold_in_memories: list[tuple[bool, bool]] = []  # (shown, answered right), with memory
+        self.grounding: list[tuple[str, bool, float]] = []  # (route, unsupported, seconds), with memory
         self.answers, self.total, self.done, self.start = answers, total, 0, time.monotonic()
 
-    def add(self, mode: str, number: int, question: AnswerQuestion, asked: tuple[str, list[str]]) -> None:
-        answer, memories = asked
+    def add(self, mode: str, number: int, question: AnswerQuestion, asked: tuple[str, list[str], str, float]) -> None:
+        answer, memories, route, added = asked
         correct = is_correct(answer, question.keywords)
         self.scores[mode][str(question.category)].append(correct)
         row: dict[str, Any] = {"mode": mode, "number": number, "category": question.category,
@@ -80,7 +86,11 @@ class _Log:
         if mode == "memory":
             found = is_correct("\n".join(memories), question.keywords)
             row["gold_in_memories"] = found
+            row["memories"] = memories
+            row["route"], row["grounding_s"] = route, round(added, 4)
+            row["unsupported"] = unsupported(answer, [*memories, question.question]).describe()
             self.gold_in_memories.append((found, correct))
+            self.grounding.append((route, bool(row["unsupported"]), added))
         if self.answers:
             self.answers.write(json.dumps(row, ensure_ascii=False) + "\n")
             self.answers.flush()
@@ -138,7 +148,22 @@ def evaluate(path: Path, *, limit: int | None, seed: int, max_tokens: int, modes
     report = _report(path, questions, log.scores, limit, seed, modes)
     if log.gold_in_memories:
         report["memory"].update(_recall_split(log.gold_in_memories))
+        report["memory"].update(grounding_report(log.grounding))
     return report
+
+
+def grounding_report(rows: list[tuple[str, bool, float]]) -> dict[str, Any]:
+    """How memory answers were made (turn/replies.py routes), the share whose shown answer still
+    holds a name or number that neither the memories shown nor the question hold, and the
+    seconds the check and its retry added (mean, and over the answers retried)."""
+    routes: dict[str, int] = defaultdict(int)
+    for route, _, _ in rows:
+        routes[route] += 1
+    retried = [seconds for route, _, seconds in rows if route in ("retried", "dont-remember")]
+    return {"unsupported_name_or_number": round(sum(bad for _, bad, _ in rows) / len(rows), 4),
+            "routes": dict(sorted(routes.items())),
+            "grounding_s_mean": round(sum(seconds for _, _, seconds in rows) / len(rows), 4),
+            "grounding_s_mean_retried": round(sum(retried) / len(retried), 4) if retried else None}
 
 
 def _recall_split(pairs: list[tuple[bool, bool]]) -> dict[str, float | None]:

@@ -67,8 +67,9 @@ _RUN_ON = LazyPattern(
 _SUBORDINATORS = frozenset(
     """that which when where if because as since so and but or what how why who whom than while until
     before after though whether think know guess hope wish mean say said believe feel way time thing
-    things one ones all the a an once till cause cuz now then also""".split()
-)
+    things one ones all the a an once till cause cuz now then also
+    do does did can could should would will shall may might must am was were have has had""".split()
+)  # the last line: an auxiliary before "I" asks a question of it ("where do I live")
 _QUESTION_START = LazyPattern(rf"^{_QUESTION_OPENERS}\b", re.I)
 _REQUEST_START = LazyPattern(
     r"^(?:please|pls|can you|could you|would you|will you|help me|tell me|show me|give me|let me know|"
@@ -119,7 +120,8 @@ def normalize(text: str) -> str:
 
 
 def split_clauses(message: str) -> list[Clause]:
-    """The message's clauses in order, each with its act."""
+    """The message's clauses in order, each with its act; a chat clause that leaves its
+    subject out is given the speaker's back (`_with_speaker`)."""
     clauses = []
     for sentence in _SENTENCE_BREAK.split(normalize(message)):
         pieces = [q for p in _CLAUSE_BREAK.split(sentence) if p and p.strip() for q in _split_run_on(p)]
@@ -129,7 +131,49 @@ def split_clauses(message: str) -> list[Clause]:
             clause = _clean(part)
             if clause:
                 clauses.append(Clause(clause, _act(clause, asked=is_last and sentence.rstrip().endswith("?"))))
-    return clauses
+    return _with_speaker(clauses)
+
+
+# A chat clause without its subject: "(I'm) just watching the office", "(I) got a new car".
+_ELIDED = re.compile(
+    r"^(?:(?:just|currently|still|also|now|really|finally|recently)\s+)?"
+    r"(?:(?P<doing>[a-z]+ing)|(?P<did>got|bought|went|finished|started|made|took|saw|had|visited|moved|adopted|"
+    r"found|watched|played|tried|spent|met|ate|learned|learnt|began|joined|quit|left|booked))\b(?!\s+(?:you|your|u)\b)",
+    re.IGNORECASE,
+)
+_NOT_VERBS = frozenset("""nothing something anything everything thing things morning evening spring king ring
+    sing bring wing string ceiling wedding building meeting feeling pudding darling sibling during
+    amazing interesting boring exciting according""".split())
+# "do you want children? I do not": the short answer takes the question's verb phrase.
+# "do you enjoy football? I love it": the pronoun takes the question's object.
+_SHORT_ANSWER = re.compile(r"^(?:I (?P<aux>do not|don't|do|did not|didn't|did)(?: too| either)?)$", re.IGNORECASE)
+_ASKED_YOU = re.compile(r"^(?:(?:and|so|but)\s+)?(?:do|did) you (?P<rest>.+)$", re.IGNORECASE)
+_FEELING_IT = re.compile(r"^I (?:really |totally |absolutely )?(?P<verb>love|like|enjoy|adore|hate|dislike) "
+                         r"(?:it|them|that)(?: too| so much| a lot)?$", re.IGNORECASE)
+_ASKED_FEELING = re.compile(r"^(?:(?:and|so|but)\s+)?do you (?:\w+ )?(?:like|love|enjoy|hate) (?P<what>.+)$",
+                            re.IGNORECASE)
+
+
+def _with_speaker(clauses: list[Clause]) -> list[Clause]:
+    """Subjectless statements in a message that speaks in the first person get "I" back, and a
+    short answer to a "do you ...?" in the same message gets the question's verb phrase."""
+    speaks = any(clause.first_person for clause in clauses)
+    out: list[Clause] = []
+    for clause in clauses:
+        text = clause.text
+        elided = _ELIDED.match(text) if clause.act == "statement" and not clause.first_person else None
+        if elided and speaks and (elided.group("did") or elided.group("doing").lower() not in _NOT_VERBS):
+            text = ("I'm " if elided.group("doing") else "I ") + text[0].lower() + text[1:]
+        short = _SHORT_ANSWER.match(text)
+        asked = next((_ASKED_YOU.match(c.text) for c in reversed(out) if _ASKED_YOU.match(c.text)), None)
+        if short and asked:
+            text = f"I {short.group('aux')} {asked.group('rest')}"
+        feeling = _FEELING_IT.match(text)
+        topic = next((_ASKED_FEELING.match(c.text) for c in reversed(out) if _ASKED_FEELING.match(c.text)), None)
+        if feeling and topic:
+            text = f"I {feeling.group('verb')} {topic.group('what')}"
+        out.append(Clause(text, clause.act) if text != clause.text else clause)
+    return out
 
 
 def _split_run_on(text: str) -> list[str]:

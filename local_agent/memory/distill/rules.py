@@ -50,6 +50,10 @@ _LEADING_ADVERBIAL = LazyPattern(
     r"outside of|besides|apart from)\b(?:(?:(?! I\b)[^,]){0,40}?,? (?=I\b)|[^,]{0,40}, (?=my\b))",
     re.I,
 )
+# Capitalized words after "I'm" that are not a name ("I'm Sorry", "I'm Fine").
+_NOT_A_NAME = LazyPattern(r"^(?:sorry|fine|good|okay|ok|back|here|done|new|so|not)\b", re.I)
+
+
 @dataclass(frozen=True)
 class RuleFact:
     """A fact a rule produced from one clause."""
@@ -123,6 +127,8 @@ RULES: tuple[Rule, ...] = (
     _rule("name", rf"^my (?:first |full |real )?name(?: is|'s) {NAME}", ("user", "name"),
           "The user's name is {v}."),
     _rule("name", rf"^{I_AM} called {NAME}", ("user", "name"), "The user's name is {v}."),
+    _rule("name", rf"^{I_AM} (?P<v>(?-i:[A-Z])[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+)?)(?:\s*,.*)?$", ("user", "name"),
+          "The user's name is {v}.", reject=_NOT_A_NAME),
     _rule("name", rf"^{I_AM} {NAME},? (?:nice|pleased|glad|good) to meet you\b", ("user", "name"),
           "The user's name is {v}.", any_clause=True),
     _rule("preferred name", rf"\b(?:call me|I go by|my nickname is|I prefer to be called) {NAME}",
@@ -207,6 +213,14 @@ RULES: tuple[Rule, ...] = (
                     r"hamster|parrot|rabbit|bunny)(?:'s name)?\s+"
                     r"(?:is|are|was|were|works|work|lives|live|loves|love|likes|like|has|"
                     r"have|named|called|just|also|and I)\b(?P<v>.*)"),
+    # "my daughter Lena is 7", "my dog wonton says hello": a relative named, in the user's words
+    _rule("relative", r"^my (?:(?:beloved|little|older|younger|big|baby|best|twin|new|old|dear)\s+)?"
+                      r"(?P<who>wife|husband|partner|spouse|fianc[eé]e?|boyfriend|girlfriend|bf|gf|son|daughter|kid|"
+                      r"child|baby|mom|mother|mum|dad|father|brother|sister|twin|grandma|grandmother|grandpa|"
+                      r"grandfather|grandson|granddaughter|aunt|uncle|niece|nephew|cousin|friend|roommate|flatmate|"
+                      r"neighbou?r|dog|cat|puppy|kitten|horse|bird|hamster|parrot|rabbit|bunny|tortoise|turtle)\s+"
+                      r"(?:(?-i:[A-Z])[\w'-]+\s+(?:is|was|has|lives|works|loves|likes|says|turns|turned|just|and)\b"
+                      r"|[a-z][\w'-]+\s+(?:is|was|has|lives|works|loves|likes|says|turns|turned)\b)(?P<v>.*)"),
     _rule("habit", rf"^I {ADV}(?:play|drive|ride|speak|paint|draw|knit|sew|cook|bake|garden|hike|run|swim|surf|"
                    r"ski|snowboard|dance|sing|write|read|watch|listen to|attend|practice|practise|train|"
                    r"work out|exercise|meditate|fish|hunt|camp|travel|vote|belong to|support|root for|"

@@ -10,7 +10,7 @@ from functools import lru_cache
 
 import Stemmer
 
-from .clauses import split_clauses
+from .clauses import normalize, split_clauses
 from .person import later_pronouns, third_person
 from .words import STOPWORDS
 
@@ -19,6 +19,12 @@ _ABOUT_USER = re.compile(r"\b(?:the user|user's|user)\b", re.I)
 _FIRST_PERSON_START = re.compile(r"^(?:I|I'm|I've|my)\b", re.I)
 _SPEAKER = frozenset({"i", "me", "my", "mine", "myself"})
 GROUNDED_SHARE = 0.6  # at least this share of a fact's content words must be in the message
+# "The user will not quit", "The user will start thinking about it": a resolution said in
+# passing, not a fact, unless it says when ("will start a job in December") or what they will be.
+_RESOLUTION = re.compile(r"^the user (?:will|won't|will not)\b(?!\s+be\b)", re.I)
+_WHEN = re.compile(r"\d|\b(?:january|february|march|april|may|june|july|august|september|october|november|"
+                   r"december|monday|tuesday|wednesday|thursday|friday|saturday|sunday|next|tomorrow|tonight|"
+                   r"year|month|week|summer|winter|spring|autumn|fall)\b", re.I)
 
 
 @lru_cache(maxsize=1)
@@ -56,6 +62,40 @@ def as_user_fact(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
+# A fact's attitude ("loves", "hates") and negation ("not", "never") must be the message's own:
+# "I keep bees in Lisbon" does not say "The user loves Lisbon".
+_LIKES = re.compile(r"\b(?:lov\w*|lik(?:e|es|ed|ing)|enjoy\w*|ador\w*|prefer\w*|fond|favou?rite|fav|fave|passion\w*|"
+                    r"into|fan|keen|crazy about|obsessed|can't live without|couldn't live without)\b", re.I)
+_DISLIKES = re.compile(r"\b(?:hat(?:e|es|ed|ing)|dislik\w*|detest\w*|despis\w*|loath\w*|can't stand|cannot stand|"
+                       r"can not stand|avoid\w*|worst|allergic)\b", re.I)
+_NEGATION = re.compile(r"\b(?:not|never|no|nor|don't|doesn't|didn't|can't|cannot|won't|isn't|aren't|wasn't|"
+                       r"weren't|haven't|hasn't|dont|cant|nothing|neither)\b|n't\b", re.I)
+
+
+_NAMING = re.compile(r"\bprefers? to be called\b", re.I)  # the rules' phrasing of "call me X"
+
+
+def attitude_backed(fact: str, message: str) -> bool:
+    """Whether each attitude and negation the fact states is stated in the message too, and the
+    message's clause the fact draws most on is not negated when the fact is not."""
+    fact = _NAMING.sub("", fact)
+    if any(pattern.search(fact) and not pattern.search(message) for pattern in (_LIKES, _DISLIKES, _NEGATION)):
+        return False
+    stems = content_stems(fact)
+    clauses = [clause.text for clause in split_clauses(message)] or [message]
+    source = max(clauses, key=lambda text: len(stems & content_stems(text)))
+    return not (_NEGATION.search(source) and not _NEGATION.search(fact) and not _DISLIKES.search(fact))
+
+
+# Words of the rules' own phrasing, which the message need not hold ("I'm Priya" -> "The user's name
+# is Priya.", "I'm 34" -> "The user is 34 years old.").
+_TEMPLATE_WORDS = frozenset(content_stems("name named called years old"))
+
+# Words that name nothing by themselves: "The user is a huge fan too."
+_VAGUE = frozenset(content_stems("fan fans huge big too thing stuff lot kind sort guy guys way really definitely "
+                                 "totally good great nice cool awesome little that's it's why"))
+
+
 class CandidateChecker:
     """Judges proposed facts against one prompt's examples and instructions."""
 
@@ -73,12 +113,16 @@ class CandidateChecker:
             return "an instruction to the assistant"
         if not _ABOUT_USER.search(fact):
             return "not about the user"
-        stems = content_stems(fact)
+        stems = content_stems(_NAMING.sub("", fact)) - _TEMPLATE_WORDS
         if not stems:
             return "no content"
+        if stems <= _VAGUE:
+            return "names nothing in particular"
+        if _RESOLUTION.match(fact) and not _WHEN.search(fact):
+            return "a resolution, not a fact"
         grounded = stems & content_stems(message)
         if len(grounded) / len(stems) >= GROUNDED_SHARE:
-            return None
+            return None if attitude_backed(fact, normalize(message)) else "an attitude the message does not state"
         if self._copies_prompt(stems):
             return "copied from the prompt"
         return "not grounded in the user's message"

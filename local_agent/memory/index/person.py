@@ -28,6 +28,25 @@ def addressed(text: str) -> str:
     return _OBJECT.sub(lambda m: _cased("you", m.group(0)), text)
 
 
+_SAID_BACK: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(r"\bI am\b"), "you are"), (re.compile(r"\bI was\b"), "you were"),
+    (re.compile(r"\bI('|\u2019)m\b"), r"you\1re"),
+    (re.compile(r"\bI(?='|\u2019)"), "you"), (re.compile(r"\bI\b"), "you"),
+    (re.compile(r"\bmy\b", re.IGNORECASE), "your"), (re.compile(r"\bmine\b", re.IGNORECASE), "yours"),
+    (re.compile(r"\bmyself\b", re.IGNORECASE), "yourself"), (re.compile(r"\bme\b", re.IGNORECASE), "you"),
+    (re.compile(r"\bwe\b", re.IGNORECASE), "you"), (re.compile(r"\bour\b", re.IGNORECASE), "your"),
+    (re.compile(r"\bours\b", re.IGNORECASE), "yours"), (re.compile(r"\bus\b"), "you"),
+]
+
+
+def second_person(text: str) -> str:
+    """A first-person text said back to its speaker: "I'm a nurse and my dog is Rex" -> "you're
+    a nurse and your dog is Rex" (words of the second person in it are left as they are)."""
+    for pattern, replacement in _SAID_BACK:
+        text = pattern.sub(replacement, text)
+    return text
+
+
 def _subject(match: re.Match[str]) -> str:
     lead, adverb, verb = match.group(1), match.group(2), match.group(3)
     you = "You" if not lead.strip() or lead.rstrip()[-1:] in ".!?" else "you"

@@ -1,0 +1,221 @@
+"""How a turn's reply is made. "The program decides, the model phrases": the program reads
+what kind of message it is and decides who says what.
+
+- a recap question ("what did we talk about today?", recap.py): the program lists that
+  period's turns and digests, shown at once;
+- a correction (acknowledge.py): "Got it, Alexa." / "Got it: you live in Braga now.", at once;
+- an introduction: "Nice to meet you, Priya!" (in the user's language), at once (then the
+  model's answer, streamed, when the message also asks something);
+- a greeting or thanks alone (phrases.py): the model's reply, held until checked as below, else
+  "Hello! How can I help you today?" / "You're welcome!" in the user's language;
+- a question about the conversation's past (memory_answers.py): the model's answer,
+  held until checked; a name or number no source holds gets one retry, strict and without the
+  dialogue, then "I don't remember that." with the closest memory shown;
+- a plain statement about oneself: the model's reply, held until checked (`statement_problem`:
+  the user's language, no apology, no "the user", not taking the user's words or name as its
+  own, no unsupported name or number, short), else the statement said back ("Got it: you
+  prefer tea over coffee."), or thanks for telling in the user's language;
+- anything else (questions, requests, greetings, thanks): the model's answer, streamed.
+
+The program's acknowledgements of corrections and its said-back statements are in English: in
+another language, a correction is a statement and is thanked for.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Literal, NamedTuple
+
+from ..backends.base import Backend
+from ..grounding.language import language_of, same_language
+from ..grounding.support import unsupported
+from ..memory.distill.clauses import split_clauses
+from ..types import GenerationSettings, Message
+from .acknowledge import correction_reply, introduced_name, introduction_reply, said_back
+from .answering import Answer, stream_answer
+from .memory_answers import DONT_REMEMBER, asks_about_past
+from .phrases import courtesy, phrase
+from .reply_checks import apologizes_or_refuses, claims_name, speaks_of_the_user, takes_statement, too_long
+from .result import TokenCounts
+
+ReplyKind = Literal["introduction", "correction", "courtesy", "past", "statement", "open"]
+# Added to the system message when a memory answer is asked again: the first named or counted
+# something no memory holds.
+STRICT = "Answer only with what the notes from memory say. If they do not say it, answer: I don't remember."
+SAID_BACK_WORDS = 25  # a statement said back longer than this gets the plain thanks instead
+OnToken = Callable[[str], None] | None
+
+
+@dataclass(frozen=True)
+class ReplyPlan:
+    """Who says what: `text` is the program's reply, or its opening when the model answers
+    after it (`model_after`)."""
+
+    kind: ReplyKind
+    text: str = ""
+    model_after: bool = False
+
+
+def plan_reply(message: str, memories: Sequence[str]) -> ReplyPlan:
+    """The kind of reply `message` gets (recap questions are the agent's, before recall)."""
+    clauses = split_clauses(message)
+    asks = any(clause.act in ("question", "request") for clause in clauses) or "?" in message
+    language = language_of(message)
+    english = language in (None, "en")
+    if english and not asks:
+        correction = correction_reply(message)
+        if correction:
+            return ReplyPlan("correction", correction)
+    introduction = introduction_reply(message, language)
+    if introduction:
+        return ReplyPlan("introduction", introduction, model_after=asks)
+    kind = courtesy(message)
+    if kind is not None:
+        return ReplyPlan("courtesy", phrase(kind, language))
+    if asks_about_past(message, memories):
+        return ReplyPlan("past")
+    if not asks and (not english or any(clause.first_person_statement for clause in clauses)):
+        return ReplyPlan("statement", statement_reply(message))
+    return ReplyPlan("open")
+
+
+def statement_reply(message: str) -> str:
+    """What the program says to a plain statement: it said back, when short (in English), else
+    thanks for telling, in the message's language."""
+    language = language_of(message)
+    said = said_back(message) if any(c.first_person_statement for c in split_clauses(message)) else ""
+    if said and len(said.split()) <= SAID_BACK_WORDS and language in (None, "en"):
+        return f"Got it: {said}."
+    return phrase("told", language)
+
+
+def statement_problem(reply: str, message: str, sources: Sequence[str], user_names: Sequence[str]) -> str | None:
+    """Why the model's reply to a plain statement may not be shown, or None."""
+    missing = unsupported(reply, sources)
+    problems = (
+        (not reply.strip(), "empty"),
+        (not same_language(reply, language_of(message)), "another language"),
+        (apologizes_or_refuses(reply, message), "an apology or refusal"),
+        (speaks_of_the_user(reply), 'speaks of "the user"'),
+        (bool(claims_name(reply, user_names)), "takes the user's name"),
+        (takes_statement(reply, message) is not None, "takes the user's statement as its own"),
+        (bool(missing), f"unsupported {missing.describe()}"),
+        (too_long(reply, message), "too long"),
+    )
+    return next((reason for failed, reason in problems if failed), None)
+
+
+class Reply(NamedTuple):
+    """The answer shown, and how it was made (TurnResult.reply_route)."""
+
+    answer: Answer
+    route: str
+
+
+class Replier:
+    """Makes the reply a plan asks for, on one backend with one turn's prompt, timings and
+    callback; `sources` are the prompt's texts an answer may draw on."""
+
+    def __init__(self, backend: Backend, messages: Sequence[Message], settings: GenerationSettings,
+                 on_token: OnToken, timings: dict[str, float], start: float, *,
+                 earlier: Sequence[str] = (), sources: Sequence[str] = (), memories: Sequence[str] = ()) -> None:
+        self.backend, self.messages, self.settings = backend, list(messages), settings
+        self.on_token, self.timings, self.start = on_token, timings, start
+        self.earlier, self.sources, self.memories = list(earlier), list(sources), list(memories)
+
+    def reply(self, plan: ReplyPlan, message: str, user_names: Sequence[str] = ()) -> Reply:
+        if plan.kind in ("introduction", "correction"):
+            said = self.said(plan.text)
+            if not plan.model_after:
+                return Reply(said, f"template:{plan.kind}")
+            rest = stream_answer(self.backend, self.messages, self.settings, self.on_token_after(), self.timings,
+                                 self.start, earlier=self.earlier)
+            return Reply(rest._replace(text=f"{plan.text} {rest.text}", first_token_at=said.first_token_at),
+                         f"template:{plan.kind}+model")
+        if plan.kind == "past":
+            return self.grounded()
+        if plan.kind in ("statement", "courtesy"):
+            return self.guarded(message, user_names, plan)
+        return Reply(stream_answer(self.backend, self.messages, self.settings, self.on_token, self.timings,
+                                   self.start, earlier=self.earlier), "model")
+
+    def said(self, text: str, tokens: TokenCounts | None = None, interrupted: bool = False) -> Answer:
+        """`text` shown at once, as the whole answer."""
+        shown = time.perf_counter()
+        self.timings["first_token_s"] = shown - self.start
+        if self.on_token is not None and text:
+            self.on_token(text)
+        self.timings["answer_s"] = time.perf_counter() - self.start
+        return Answer(text, interrupted, tokens or TokenCounts(), shown)
+
+    def on_token_after(self) -> OnToken:
+        """The callback for the model's answer after the program's opening: a space first."""
+        if self.on_token is None:
+            return None
+        first, show = [True], self.on_token
+
+        def after(chunk: str) -> None:
+            if first[0]:
+                first[0] = False
+                show(" ")
+            show(chunk)
+        return after
+
+    def held(self, messages: Sequence[Message]) -> Answer:
+        """The model's answer, not shown yet."""
+        return stream_answer(self.backend, messages, self.settings, None, self.timings, self.start,
+                             earlier=self.earlier if messages is self.messages else ())
+
+    def grounded(self) -> Reply:
+        """A memory answer: shown when no name or number in it lacks a source; else asked once
+        more, strictly and without the dialogue; else "I don't remember that." and the closest
+        memory."""
+        first = self.held(self.messages)
+        if first.interrupted or not self.missing(first):
+            return Reply(self.said(first.text, first.tokens, first.interrupted), "grounded")
+        retry_start = time.perf_counter()
+        system = Message("system", f"{self.messages[0].content}\n\n{STRICT}")
+        second = self.held([system, self.messages[-1]])
+        self.timings["grounding_retry_s"] = time.perf_counter() - retry_start
+        if second.interrupted or not self.missing(second):
+            return Reply(self.said(second.text, second.tokens, second.interrupted), "retried")
+        return Reply(self.said(not_remembered(self.memories), second.tokens), "dont-remember")
+
+    def missing(self, answer: Answer) -> bool:
+        """Whether `answer` has a name or number no source holds (its last word left out when
+        the token limit cut it)."""
+        start = time.perf_counter()
+        cut = answer.tokens.completion >= self.settings.max_tokens
+        found = bool(unsupported(answer.text, self.sources, cut=cut))
+        self.timings["grounding_check_s"] = self.timings.get("grounding_check_s", 0.0) + time.perf_counter() - start
+        return found
+
+    def guarded(self, message: str, user_names: Sequence[str], plan: ReplyPlan) -> Reply:
+        """The model's reply to a plain statement or a courtesy when it passes
+        `statement_problem`, else the plan's own reply (said back, or a courtesy)."""
+        first = self.held(self.messages)
+        problem = None if first.interrupted else statement_problem(first.text, message, self.sources, user_names)
+        if problem is None:
+            return Reply(self.said(first.text, first.tokens, first.interrupted), "model:checked")
+        return Reply(self.said(plan.text, first.tokens), f"template:{plan.kind}")
+
+
+def not_remembered(memories: Sequence[str]) -> str:
+    """"I don't remember that.", with the closest memory the prompt showed (best first), which
+    the user may find the answer in."""
+    if not memories:
+        return DONT_REMEMBER
+    return f"{DONT_REMEMBER} The closest note I have: {memories[0]}"
+
+
+def user_names(memories: Sequence[str], message: str) -> list[str]:
+    """The user's names the prompt shows: introduced in the message, or in a memory ("Your name
+    is Ada", "You prefer to be called Alex")."""
+    names = [name for name in (introduced_name(message),) if name]
+    for text in memories:
+        name = introduced_name(text.replace("Your name is", "My name is").replace("You prefer to be called", "Call me"))
+        if name:
+            names.append(name)
+    return names

@@ -1,0 +1,213 @@
+"""How a reply is made (turn/replies.py, acknowledge.py, recap.py): the program's
+acknowledgements and recaps, and the model's replies held until checked. Scripted model."""
+
+import pytest
+
+from local_agent.config import Settings
+from local_agent.memory.digests import save_digest
+from local_agent.memory.sessions import SessionStore
+from local_agent.memory.store import MemoryStore
+from local_agent.turn.acknowledge import correction_reply, introduced_name, said_back
+from local_agent.turn.agent import Agent, MemoryParts
+from local_agent.turn.memory_answers import DONT_REMEMBER
+from local_agent.turn.replies import STRICT, Replier, ReplyPlan, plan_reply, statement_reply
+from local_agent.types import GenerationSettings, Message, Provenance
+from tests.fakes import ScriptedBackend
+from tests.reliability import HashEmbedder
+
+TODAY = "2024-05-20T10:00"
+
+
+def make_agent(tmp_path, replies=(), store=None, session="s1"):
+    backend = ScriptedBackend(list(replies))
+    sessions = SessionStore(tmp_path / "sessions")
+    memory = MemoryParts(store=store) if store is not None else None
+    agent = Agent(backend, sessions, sessions.load_or_create(session), Settings(max_tokens=64, today=TODAY),
+                  memory=memory)
+    return agent, backend
+
+
+@pytest.mark.parametrize(("message", "name"), [
+    ("Hi! I'm Priya. I live in Porto.", "Priya"),
+    ("hey im tom, my wife sara is a dentist", "Tom"),
+    ("i'm yusuf, 19, studying engineering in cairo", "Yusuf"),
+    ("hiya! name's Jess.", "Jess"),
+    ("Hello! My name is Alexandra, but you can call me Alex.", "Alex"),
+    ("Yo, Dmitri here. I repair watches.", "Dmitri"),
+    ("Let me introduce myself: Rahul, product manager in Pune.", "Rahul"),
+    ("Hi, I'm Chen Wei. I run a noodle shop.", "Chen Wei"),
+    ("I'm tired and I'm hungry.", None),
+    ("hey im back", None),
+    ("I'm a nurse in Leeds.", None),
+])
+def test_the_name_an_introduction_gives(message, name):
+    assert introduced_name(message) == name
+
+
+@pytest.mark.parametrize(("message", "reply"), [
+    ("No, my name is Alexa, not Alexandra.", "Got it, Alexa."),
+    ("Actually, I live in Braga now.", "Got it: you live in Braga now."),
+    ("no wait im not a teacher, im a librarian", "Got it: you're not a teacher, you're a librarian."),
+    ("Sorry, typo: I was born in 1991.", "Got it: you were born in 1991."),
+    ("It's John with an h, actually.", "Got it: it's John with an h."),
+    ("Please call me Christine, not Chris.", "Got it, Christine."),
+    ("I live in Braga.", None),  # no correction
+])
+def test_a_correction_is_acknowledged_with_what_it_says(message, reply):
+    assert correction_reply(message) == reply
+
+
+def test_a_statement_said_back_in_the_second_person():
+    assert said_back("Oops, my dog is called Milo, Max is my neighbour's dog.") \
+        == "your dog is called Milo, Max is your neighbour's dog"
+    assert statement_reply("I prefer tea over coffee.") == "Got it: you prefer tea over coffee."
+    assert statement_reply("Work was brutal today.") == "Thanks for telling me."  # nothing to say back
+
+
+@pytest.mark.parametrize(("message", "kind"), [
+    ("Hi! I'm Priya. I live in Porto.", "introduction"),
+    ("No, my name is Alexa, not Alexandra.", "correction"),
+    ("Where do I live?", "past"),
+    ("I'm learning to play the ukulele.", "statement"),
+    ("hi", "courtesy"),
+    ("Merci beaucoup !", "courtesy"),
+    ("how's it going?", "courtesy"),
+    ("one more", "open"),  # no greeting or thanks word: greets nobody
+    ("ok", "open"),
+    ("Tell me a joke.", "open"),
+    ("J'habite à Lyon.", "statement"),  # checked; the fallback thanks in French
+    ("Bonjour, je m'appelle Claire.", "introduction"),
+])
+def test_the_kind_of_reply_a_message_gets(message, kind):
+    assert plan_reply(message, []).kind == kind
+
+
+def test_an_introduction_is_acknowledged_by_the_program(tmp_path):
+    agent, backend = make_agent(tmp_path)
+    shown: list[str] = []
+    result = agent.respond("Hi! I'm Priya. I live in Porto and I work as a marine biologist. My daughter Lena is 7.",
+                           on_token=shown.append)
+    assert result.answer == "Nice to meet you, Priya!" == "".join(shown)
+    assert result.reply_route == "template:introduction" and backend.prompts == []
+
+
+def test_an_introduction_that_also_asks_gets_the_models_answer_after_it(tmp_path):
+    agent, _ = make_agent(tmp_path, ["Try a lentil stew."])
+    shown: list[str] = []
+    result = agent.respond("Hi, I'm Sam. What should I cook tonight?", on_token=shown.append)
+    assert result.answer == "Nice to meet you, Sam! Try a lentil stew." == "".join(shown)
+    assert result.reply_route == "template:introduction+model"
+
+
+def test_a_statement_reply_in_another_language_is_replaced(tmp_path):
+    agent, _ = make_agent(tmp_path, ["Eu este amo de Lisbon, este amo de a grilled sardines."])
+    result = agent.respond("My favourite food is grilled sardines.")
+    assert result.answer == "Got it: your favourite food is grilled sardines."
+    assert result.reply_route == "template:statement"
+
+
+def test_a_good_statement_reply_is_shown_once_checked(tmp_path):
+    agent, _ = make_agent(tmp_path, ["That's great! Enjoy the ukulele."])
+    shown: list[str] = []
+    result = agent.respond("I'm learning to play the ukulele.", on_token=shown.append)
+    assert result.answer == "That's great! Enjoy the ukulele." and shown == [result.answer]  # held, then whole
+    assert result.reply_route == "model:checked"
+
+
+def _store_with(tmp_path, *facts):
+    store = MemoryStore.open(tmp_path / "mem", HashEmbedder())
+    for text in facts:
+        store.add(text, "fact", provenance=Provenance(session="old", role="user", date="2024-05-01T09:00"))
+    return store
+
+
+def test_a_memory_answer_with_an_invented_name_is_retried_then_not_remembered(tmp_path):
+    store = _store_with(tmp_path, "The user keeps bees in Lisbon.")
+    agent, backend = make_agent(tmp_path, ["Your bees are with Maria.", "Maria keeps them."], store=store)
+    result = agent.respond("Who keeps my bees?")
+    assert result.answer.startswith(DONT_REMEMBER) and result.reply_route == "dont-remember"
+    assert "Maria" not in result.answer
+    retry = backend.prompts[-1]
+    assert [m.role for m in retry] == ["system", "user"] and retry[0].content.endswith(STRICT)
+    assert result.timings.grounding_retry_s is not None
+    store.close()
+
+
+def test_a_memory_answer_is_shown_when_its_names_and_numbers_have_sources():
+    backend = ScriptedBackend(["You keep them in Porto.", "You keep bees in Lisbon."])
+    messages = [Message("system", "Be brief."), Message("user", "Notes: You keep bees in Lisbon.\n\nWhere?")]
+    timings: dict[str, float] = {}
+    replier = Replier(backend, messages, GenerationSettings(max_tokens=32), None, timings, 0.0,
+                      sources=[m.content for m in messages])
+    reply = replier.reply(ReplyPlan("past"), "Where do I keep my bees?")
+    assert reply.answer.text == "You keep bees in Lisbon." and reply.route == "retried"
+    assert timings["grounding_check_s"] > 0 and timings["grounding_retry_s"] > 0
+
+
+def _past_replier(replies, max_tokens=32):
+    backend = ScriptedBackend(replies)
+    notes = "Notes: (12 July 2023) You said: I grew up on a dairy farm."
+    messages = [Message("system", "Be brief."), Message("user", f"{notes}\n\nCows?")]
+    return Replier(backend, messages, GenerationSettings(max_tokens=max_tokens), None, {}, 0.0,
+                   sources=[m.content for m in messages])
+
+
+def test_a_memory_answer_ending_without_a_full_stop_is_checked_to_its_end():
+    invented = "You grew up on a dairy farm.\n\nThe answer is: 3"
+    reply = _past_replier([invented, invented]).reply(ReplyPlan("past"), "How many cows did my family have?")
+    assert reply.route == "dont-remember" and "3" not in reply.answer.text
+
+
+def test_a_memory_answer_cut_by_the_token_limit_is_checked_without_its_cut_word():
+    cut = "You told me on 12 July 20"  # 7 words: the scripted model's tokens
+    reply = _past_replier([cut], max_tokens=7).reply(ReplyPlan("past"), "Where did I grow up?")
+    assert reply.route == "grounded"
+
+
+def test_recap_of_today_lists_what_the_user_said_and_says_when_nothing_was(tmp_path):
+    store = MemoryStore.open(tmp_path / "mem", HashEmbedder())
+    agent, backend = make_agent(tmp_path, ["Nice.", "Good.", "Tasty."], store=store)
+    for message in ["My name is Alexandra and I live in Lisbon.", "I work as a nurse at the city hospital.",
+                    "My favourite food is grilled sardines."]:
+        agent.respond(message)
+    asked = len(backend.prompts)
+    agent.use_session("second")
+    result = agent.respond("What did we talk about today?")
+    assert result.reply_route == "recap" and len(backend.prompts) == asked  # no model call
+    assert result.answer.splitlines() == [
+        "Today we talked about:", "- your name is Alexandra", "- you live in Lisbon",
+        "- you work as a nurse at the city hospital", "- your favourite food is grilled sardines"]
+    assert agent.respond("What did we talk about yesterday?").answer == "I have no record of us talking yesterday."
+    store.close()
+
+
+def test_recap_of_last_week_reads_the_digests(tmp_path):
+    store = MemoryStore.open(tmp_path / "mem", HashEmbedder())
+    save_digest(store, "trip", "- The user planned a trip to Porto\n- The user asked for a book", "2024-05-14T10:00",
+                "2024-05-14T11:00")
+    agent, _ = make_agent(tmp_path, store=store)
+    answer = agent.respond("what did we discuss last week?").answer
+    assert answer == "Last week we talked about:\n- You planned a trip to Porto\n- You asked for a book"
+    store.close()
+
+
+def test_recap_counts_the_current_sessions_unkept_messages(tmp_path):
+    agent, _ = make_agent(tmp_path, ["Nice."])  # memory off: only the session holds them
+    agent.respond("I adopted a greyhound called Pixel.")
+    assert agent.respond("What have we talked about so far?").answer \
+        == "Today we talked about:\n- you adopted a greyhound called Pixel"
+
+
+def test_a_courtesy_in_another_language_is_answered_in_it(tmp_path):
+    agent, _ = make_agent(tmp_path, ["Dang! I'm glad to hear that."])
+    result = agent.respond("Danke schön!")
+    assert result.answer == "Gern geschehen!" and result.reply_route == "template:courtesy"
+    assert make_agent(tmp_path, session="s2")[0].respond("Bonjour, je m'appelle Claire.").answer == "Enchanté, Claire !"
+
+
+def test_not_remembered_shows_the_closest_memory():
+    from local_agent.turn.replies import not_remembered
+
+    assert not_remembered([]) == DONT_REMEMBER
+    assert not_remembered(["You keep bees in Lisbon (noted 1 May 2024)", "other"]) \
+        == f"{DONT_REMEMBER} The closest note I have: You keep bees in Lisbon (noted 1 May 2024)"
