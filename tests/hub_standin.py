@@ -98,10 +98,10 @@ def _handler(hub: StandinHub) -> type[BaseHTTPRequestHandler]:
         def log_message(self, format: str, *args: Any) -> None:  # quiet
             pass
 
-        def do_GET(self) -> None:  # noqa: N802 - http.server's naming
+        def do_GET(self) -> None:
             self._answer(body=True)
 
-        def do_HEAD(self) -> None:  # noqa: N802
+        def do_HEAD(self) -> None:
             self._answer(body=False)
 
         def _answer(self, body: bool) -> None:
@@ -149,8 +149,8 @@ def _handler(hub: StandinHub) -> type[BaseHTTPRequestHandler]:
             sibling = repo.sibling(name)
             headers = {"X-Repo-Commit": repo.commit, "Accept-Ranges": "bytes"}
             if "lfs" in sibling:
-                headers.update({"ETag": f'"{sibling["lfs"]["sha256"]}"', "X-Linked-Etag": f'"{sibling["lfs"]["sha256"]}"',
-                                "X-Linked-Size": str(sibling["lfs"]["size"])})
+                etag = f'"{sibling["lfs"]["sha256"]}"'
+                headers.update({"ETag": etag, "X-Linked-Etag": etag, "X-Linked-Size": str(sibling["lfs"]["size"])})
             else:
                 headers["ETag"] = f'"{sibling["blobId"]}"'
             return headers

@@ -90,9 +90,9 @@ def pulled_spec(pulled: PulledModel, registry: dict[str, RegistryEntry], models_
         gguf = pulled.folder / pulled.files[0].name
         hf = pair.folder if pair is not None else None
         return ModelSpec(pulled.name, gguf, hf, gguf_context_length(gguf), "" if hf else pair_name)
-    gguf = pair.gguf_path if pair is not None else None
+    pair_gguf = pair.gguf_path if pair is not None else None
     folder = _hf_folder_spec(pulled.folder)
-    return ModelSpec(pulled.name, gguf, pulled.folder, folder.context_length, "" if gguf else pair_name)
+    return ModelSpec(pulled.name, pair_gguf, pulled.folder, folder.context_length, "" if pair_gguf else pair_name)
 
 
 def _gguf_file_spec(path: Path, models_dir: Path) -> ModelSpec:
