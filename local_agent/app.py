@@ -136,6 +136,8 @@ def _distill_backend(settings: Settings, chat: Backend, choice: BackendChoice,
     cache between turns, loaded when it is first called (most turns never call it), unless it
     decodes several conversations at once (its slots keep that prefix). Returns (backend, owned)."""
     name = settings.distill_model or (DEFAULT_MODEL if settings.model != DEFAULT_MODEL else "")
+    if name == settings.model:
+        name = ""  # the chat model itself: shared, or a second llama.cpp instance (below)
     if name:
         try:
             backend, _ = backend_factory(settings, model=name)

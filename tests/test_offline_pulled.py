@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import socket
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -44,7 +43,7 @@ def pulled(tiny_models: dict[str, TinyModel], tmp_path: Path, monkeypatch: pytes
 
 
 @pytest.fixture
-def no_outbound(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
+def no_outbound(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Refuse every connection but to a socket this process listens on, and every name lookup."""
     attempts: list[str] = []
     listening: set[Any] = set()
@@ -72,7 +71,7 @@ def no_outbound(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
     monkeypatch.setattr(socket, "getaddrinfo", refuse("getaddrinfo"))
     for name in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "HF_DATASETS_OFFLINE"):
         monkeypatch.delenv(name, raising=False)  # the package needs no switch from outside
-    yield attempts
+    return attempts
 
 
 def run(*args: str, input: str | None = None) -> Any:

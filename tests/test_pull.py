@@ -7,7 +7,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import resource
 import signal
 import subprocess
 import sys
@@ -60,15 +59,15 @@ def pull(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, *a
 
 
 def pull_process(*args: str, limit_bytes: int | None = None) -> subprocess.Popen[str]:
-    """`local-agent models pull ARGS --yes` as its own process (its own process group)."""
-    def limits() -> None:
-        os.setsid()
-        if limit_bytes is not None:  # files written past this size fail with EFBIG: a full disk
-            resource.setrlimit(resource.RLIMIT_FSIZE, (limit_bytes, limit_bytes))
-
-    return subprocess.Popen([sys.executable, "-m", "local_agent", "models", "pull", *args, "--yes"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
-                            preexec_fn=limits)
+    """`local-agent models pull ARGS --yes` as its own process (its own process group); with
+    `limit_bytes`, files it and its children write past that size fail with EFBIG: a full disk."""
+    command = [sys.executable, "-m", "local_agent", "models", "pull", *args, "--yes"]
+    if limit_bytes is not None:
+        limit = f"resource.setrlimit(resource.RLIMIT_FSIZE, ({limit_bytes}, {limit_bytes}))"
+        command = [sys.executable, "-c", f"import os, resource, sys; {limit}; os.execv(sys.executable, sys.argv[1:])",
+                   *command]
+    return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+                            start_new_session=True)
 
 
 def nothing_usable(models_dir: Path) -> bool:
@@ -102,7 +101,7 @@ def test_a_pulled_model_answers_to_its_name_and_its_short_name(
     for name in (source, "tiny-chat-q4_k_m"):
         found = find_pulled(models_dir, name)
         assert found is not None and found.gguf_path == models_dir / "tiny-chat-q4_k_m" / GGUF_NAME
-    code, out, _ = run_main(["models"], capsys, monkeypatch)
+    out = run_main(["models"], capsys, monkeypatch)[1]
     line = next(line for line in out.splitlines() if line.startswith("tiny-chat-q4_k_m"))
     assert "llama-cpp" in line and "0.6 MB" in line and GGUF_REPO in line
     rows = json.loads(run_main(["models", "--json", "--check"], capsys, monkeypatch)[1])
@@ -115,7 +114,7 @@ def test_a_pulled_model_answers_to_its_name_and_its_short_name(
 
 def test_a_folder_pull_fetches_the_model_files_only_and_checks_small_ones_by_git_id(
         models_dir: Path, hub: StandinHub, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
-    code, out, err = pull(capsys, monkeypatch, f"hf:{FOLDER_REPO}", "--yes")
+    code, _, err = pull(capsys, monkeypatch, f"hf:{FOLDER_REPO}", "--yes")
     assert code == 0, err
     folder = models_dir / "tiny-chat"
     wanted = {"config.json", "model.safetensors", "tokenizer.json", "tokenizer_config.json"}
@@ -223,7 +222,7 @@ def test_too_little_free_disk_is_refused_before_downloading(
 
 def test_a_disk_that_fills_mid_download_is_one_line_and_leaves_nothing_usable(models_dir: Path) -> None:
     process = pull_process(f"hf:{GGUF_REPO}/{GGUF_NAME}", limit_bytes=200_000)
-    out, err = process.communicate(timeout=120)
+    err = process.communicate(timeout=120)[1]
     assert process.returncode == 1, err
     lines = [line for line in err.splitlines() if line.strip()]
     assert lines[-1].startswith("error: pull failed: File too large") and "Traceback" not in err
