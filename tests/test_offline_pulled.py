@@ -44,10 +44,11 @@ def pulled(tiny_models: dict[str, TinyModel], tmp_path: Path, monkeypatch: pytes
 
 @pytest.fixture
 def no_outbound(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """Refuse every connection but to a socket this process listens on, and every name lookup."""
+    """Refuse every connection but to a socket this process listens on, and every name lookup
+    but of loopback."""
     attempts: list[str] = []
     listening: set[Any] = set()
-    real_listen, real_connect = socket.socket.listen, socket.socket.connect
+    real_listen, real_connect, real_lookup = socket.socket.listen, socket.socket.connect, socket.getaddrinfo
 
     def listen(self: socket.socket, *args: Any) -> None:
         listening.add(self.getsockname())
@@ -68,7 +69,12 @@ def no_outbound(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     monkeypatch.setattr(socket.socket, "listen", listen)
     monkeypatch.setattr(socket.socket, "connect", connect)
     monkeypatch.setattr(socket.socket, "connect_ex", refuse("connect_ex"))
-    monkeypatch.setattr(socket, "getaddrinfo", refuse("getaddrinfo"))
+    def lookup(host: Any, *args: Any, **kwargs: Any) -> Any:
+        if host in ("127.0.0.1", "localhost", "::1"):  # no name service asked: the address itself
+            return real_lookup(host, *args, **kwargs)
+        return refuse("getaddrinfo")(host, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", lookup)
     for name in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "HF_DATASETS_OFFLINE"):
         monkeypatch.delenv(name, raising=False)  # the package needs no switch from outside
     return attempts
@@ -82,6 +88,10 @@ def run(*args: str, input: str | None = None) -> Any:
 
 def test_every_front_end_runs_a_pulled_model_without_the_network(pulled: Path, no_outbound: list[str],
                                                                    tmp_path: Path) -> None:
+    with pytest.raises(OSError):  # the guard holds: an outbound attempt fails and is recorded
+        socket.create_connection(("192.0.2.1", 443), timeout=1)
+    assert len(no_outbound) == 1
+    no_outbound.clear()
     model = ["--model", NAME, "--max-tokens", "6"]
     assert json.loads(run("ask", "--json", "I'm Priya and I live in Porto.", *model).stdout)["model"] == NAME
     run("chat", "--new-session", *model, input="Hello!\nMy daughter Lena is seven.\n/exit\n")
