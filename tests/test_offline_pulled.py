@@ -88,7 +88,8 @@ def run(*args: str, input: str | None = None) -> Any:
 
 def test_every_front_end_runs_a_pulled_model_without_the_network(pulled: Path, no_outbound: list[str],
                                                                    tmp_path: Path) -> None:
-    with pytest.raises(OSError, match="network access attempted"):  # the guard holds: an outbound attempt fails and is recorded
+    # the guard holds: an outbound attempt fails and is recorded
+    with pytest.raises(OSError, match="network access attempted"):
         socket.create_connection(("192.0.2.1", 443), timeout=1)
     assert len(no_outbound) == 1
     no_outbound.clear()
