@@ -157,6 +157,16 @@ def test_a_corrupted_file_is_refused_and_deleted(
         resolve_model(f"hf:{GGUF_REPO}/{GGUF_NAME}", models_dir)
 
 
+def test_a_folder_in_the_way_is_named_before_anything_is_downloaded(
+        models_dir: Path, hub: StandinHub, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    write_registry(models_dir)
+    (models_dir / "tiny-q4").mkdir()
+    (models_dir / "tiny-q4" / "notes.txt").write_text("mine")
+    code, _, err = pull(capsys, monkeypatch, "tiny-q4", "--yes")
+    assert code == 1 and "already exists and is not a pulled model" in error_line(err)
+    assert hub.log == [] and (models_dir / "tiny-q4" / "notes.txt").read_text() == "mine"
+
+
 def test_a_registry_checksum_that_differs_from_the_download_is_refused(
         models_dir: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     write_registry(models_dir, "0" * 64)

@@ -78,6 +78,8 @@ def pull(name: str, models_dir: Path, *, confirm: Confirm, say: Say) -> PullOutc
         present = read_pulled(models_dir / target.name)
         if present is not None:
             return PullOutcome(present, fetched=False)
+        if (models_dir / target.name).exists():  # before downloading anything
+            raise ModelError(f"{models_dir / target.name} already exists and is not a pulled model; move it away first")
         plan = plan_pull(target, models_dir)
         say(describe(plan, models_dir))
         if not confirm(plan):
