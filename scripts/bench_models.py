@@ -86,6 +86,16 @@ def measure_one(path: Path, reps: int) -> dict[str, Any]:
             "n_batch": batch, "n_ctx": CONTEXT, "llama_cpp": llama_cpp.__version__}
 
 
+def kv_bytes_per_token(name: str) -> int:
+    """The f16 KV cache one token of context takes (keys and values, every layer; a sliding-
+    window model keeps them all, swa_full)."""
+    from local_agent.bench.model_shapes import FULL_SIZE
+
+    config = FULL_SIZE[name].config
+    head_dim = config.get("head_dim") or config["hidden_size"] // config["num_attention_heads"]
+    return int(config["num_hidden_layers"] * config["num_key_value_heads"] * head_dim * 2 * 2)
+
+
 def _child(args: list[str]) -> str:
     result = subprocess.run([sys.executable, __file__, *args], capture_output=True, text=True, check=False)
     if result.returncode != 0:
@@ -129,6 +139,7 @@ def _measure(names: list[str], args: argparse.Namespace) -> None:
     for name in names:
         rows[name] = json.loads(_child(["--measure-one", name, "--cache", str(args.cache), "--reps", str(args.reps)]))
         row = rows[name]
+        row["kv_kib_per_token"] = round(kv_bytes_per_token(name) / 1024, 1)
         print(f"{name:<32} {row['file_bytes'] / 1e6:8.1f} MB  prompt {row['prompt_tok_s']:7.1f} tok/s  "
               f"decode {row['decode_tok_s']:6.1f} tok/s  peak RSS {row['peak_rss_mb']} MB", flush=True)
     report = {"machine": {"cpu": platform.processor() or platform.machine(), "cores": os.cpu_count(),
