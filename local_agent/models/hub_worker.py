@@ -13,7 +13,9 @@ failure, exit status 1); huggingface_hub's progress bars go to stderr.
 - `fetch`: download each file at that commit into the staging folder. Each downloads into
   `<file>.part` and is renamed to `<file>` once whole; an interrupted pull leaves the part,
   and the next one resumes it with a Range request. (hf_hub_download deletes its partial file
-  when a download fails, so the library's own http_get is given our part file instead.)
+  when a download fails, so the library's own http_get is given our part file instead. Files
+  of Xet-backed repositories download over HTTP too, as huggingface_hub does without hf_xet:
+  the Xet transfer cannot resume a part file.)
 """
 
 from __future__ import annotations
