@@ -17,10 +17,10 @@ from typing import TYPE_CHECKING, Protocol
 
 from .backends import create_backend
 from .backends.base import Backend
-from .config import Settings
+from .config import DEFAULT_MODEL, Settings
 from .dates import when
 from .dates.clock import now as clock_now
-from .errors import ConfigError, ToolError
+from .errors import ConfigError, ModelError, ToolError
 from .memory.service import MemoryService
 from .memory.sessions import Session, SessionStore
 from .memory.store.datadir import TOOL_CACHE_NAME, claim_data_dir
@@ -128,14 +128,25 @@ class Runtime:
 
 
 def _distill_backend(settings: Settings, chat: Backend, choice: BackendChoice,
-                     backend_factory: BackendFactory) -> tuple[Backend, bool]:
-    """The distiller gets its own llama.cpp instance so its fixed prompt prefix stays in the
-    KV cache between turns, loaded when it is first called (most turns never call it), unless
-    the chat model decodes several conversations at once (its slots keep that prefix); a
-    separate --distill-model is loaded as asked. Returns (backend, owned)."""
-    if settings.distill_model:
-        backend, _ = backend_factory(settings, model=settings.distill_model)
-        return backend, True
+                     backend_factory: BackendFactory, status: Status = _quiet) -> tuple[Backend, bool]:
+    """The model that distills memories and writes the summary: --distill-model, else the small
+    default model, also beside a bigger chat model (it runs after every turn, so it is kept
+    cheap; a default model that is not installed leaves the work to the chat model). The chat
+    model distilling gets its own llama.cpp instance so its fixed prompt prefix stays in the KV
+    cache between turns, loaded when it is first called (most turns never call it), unless it
+    decodes several conversations at once (its slots keep that prefix). Returns (backend, owned)."""
+    name = settings.distill_model or (DEFAULT_MODEL if settings.model != DEFAULT_MODEL else "")
+    if name == settings.model:
+        name = ""  # the chat model itself: shared, or a second llama.cpp instance (below)
+    if name:
+        try:
+            backend, _ = backend_factory(settings, model=name)
+            status(f"memories are distilled and summarized by {name}")
+            return backend, True
+        except ModelError as exc:
+            if settings.distill_model:
+                raise
+            status(f"the chat model distills memories: {exc}")
     if choice.backend == "llama-cpp" and not chat.concurrent:
         from .backends.lazy import LazyBackend
 
@@ -261,7 +272,7 @@ def _open_memory(settings: Settings, backend: Backend, choice: BackendChoice, em
     status("opening memory ...")
     store = open_store(settings, embedder)
     opened.callback(store.close)
-    distill_backend, owned = _distill_backend(settings, backend, choice, backend_factory)
+    distill_backend, owned = _distill_backend(settings, backend, choice, backend_factory, status)
     if owned:
         opened.callback(distill_backend.close)
     parts = MemoryParts(store=store, distiller=Distiller(distill_backend, embedder),

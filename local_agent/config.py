@@ -20,6 +20,9 @@ ENV_PREFIX = "LOCAL_AGENT_"
 CHECKOUT_MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
 DEFAULT_CTX_SIZE = 2048  # the context window used, and assumed for a model that does not state its own
 MAX_IMPORT_BYTES = 200 * 1024 * 1024  # the largest file of past chats to import (CLI or the page's upload)
+# The small model `make install` fetches: the chat model unless --model says otherwise, and the
+# model that distills memories and writes the summary unless --distill-model does.
+DEFAULT_MODEL = "smollm2-135m-instruct-q4_1"
 
 
 def default_data_dir() -> Path:
@@ -35,7 +38,7 @@ def default_models_dir() -> Path:
 
 @dataclass
 class Settings:
-    model: str = "smollm2-135m-instruct-q4_1"
+    model: str = DEFAULT_MODEL
     backend: str = "auto"  # auto or one of types.BACKEND_NAMES
     device: str = "auto"  # auto | cpu | cuda
     ctx_size: int = DEFAULT_CTX_SIZE
@@ -50,7 +53,7 @@ class Settings:
     seed: int = GenerationSettings.seed
     data_dir: Path = field(default_factory=default_data_dir)
     models_dir: Path = field(default_factory=default_models_dir)
-    distill_model: str = ""  # empty: the chat model distills too
+    distill_model: str = ""  # empty: DEFAULT_MODEL distills (and summarizes), whatever the chat model
     recall_k: int = 6
     memory_tokens: int = 160  # prompt budget for recalled memories
     # A turn here is one exchange (the user's message and the answer): past this many unsummarized,

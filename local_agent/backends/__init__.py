@@ -10,7 +10,7 @@ from ..config import Settings
 from ..models import resolve_model
 from .base import Backend
 from .generation import Generation
-from .probe import BackendChoice, choose_backend, probe_hardware
+from .probe import BackendChoice, choose_backend, context_size, probe_hardware
 from .registry import load_backend
 
 __all__ = ["Backend", "BackendChoice", "Generation", "create_backend"]
@@ -24,5 +24,5 @@ def create_backend(settings: Settings, *, model: str | None = None) -> tuple[Bac
     """
     spec = resolve_model(model or settings.model, settings.models_dir)
     choice = choose_backend(probe_hardware(), spec, settings.backend, settings.device)
-    context = min(settings.ctx_size, spec.context_length)
+    context = context_size(settings, spec)
     return load_backend(choice.backend, spec, settings, device=choice.device, context=context), choice

@@ -26,6 +26,10 @@ from .llama_state import MIN_TOKENS, PrefixStates, model_identity
 from .probe import physical_cores
 
 PREPARE_CHUNK = 64  # tokens read ahead per step, so that exiting the chat never waits long
+# A sliding-window model (Gemma 3) keeps the KV cache of every position, not only the window:
+# the prompt-prefix reuse and the saved states (llama_state.py) go back to earlier positions,
+# which a window-sized cache has already dropped. It costs the full cache on those layers.
+SWA_FULL = True
 
 
 def build_has_amx(llama_cpp: Any) -> bool:
@@ -82,6 +86,7 @@ class LlamaCppBackend(Backend):
                 n_threads=self.threads, n_threads_batch=self.threads,
                 n_gpu_layers=-1 if device == "cuda" else 0,
                 seed=seed,
+                swa_full=SWA_FULL,
                 verbose=False,
             )
         except ValueError as exc:
@@ -104,7 +109,7 @@ class LlamaCppBackend(Backend):
         return PrefixStates(folder, {
             "model": model_identity(model_path), "llama_cpp": self._lib.__version__,
             "build": self._lib.llama_print_system_info().decode("utf-8", "replace"), "n_ctx": self.context_size,
-            "n_batch": batch, "n_ubatch": batch, "flash_attn": False, "device": self.device})
+            "n_batch": batch, "n_ubatch": batch, "flash_attn": False, "swa_full": SWA_FULL, "device": self.device})
 
     # -- prompt and tokens --------------------------------------------------------------------
     def format_prompt(self, messages: Sequence[Message]) -> str:

@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from ..config import Settings
 from ..errors import BackendError
 from ..models import ModelSpec
 from ..types import BACKEND_NAMES
@@ -129,6 +130,13 @@ def _installed(module: str) -> bool:
 
 
 # -- choosing -------------------------------------------------------------------------------
+def context_size(settings: Settings, model: ModelSpec) -> int:
+    """The context window to load `model` with: --ctx-size (2048 by default), never past the
+    model's own window. A 131k-token window would take gigabytes of KV cache, so a bigger
+    context is only ever what --ctx-size asks for."""
+    return min(settings.ctx_size, model.context_length)
+
+
 def choose_backend(hw: HardwareInfo, model: ModelSpec, backend: str = "auto", device: str = "auto") -> BackendChoice:
     """Pick the runtime and device for `model`: honour explicit requests or reject them with
     a BackendError, and for `auto` take the fastest option this machine supports."""
@@ -145,17 +153,19 @@ def choose_backend(hw: HardwareInfo, model: ModelSpec, backend: str = "auto", de
 
 def _auto_backend(hw: HardwareInfo, model: ModelSpec, device: str) -> BackendChoice:
     gpu = f"CUDA GPU {hw.cuda_device_name}"
-    if device != "cpu" and hw.cuda_available and hw.bitsandbytes_ok:
+    gpu_here = device != "cpu" and hw.cuda_available
+    if gpu_here and hw.bitsandbytes_ok and model.hf_folder:
         return BackendChoice("transformers-4bit", "cuda",
                              f"{gpu} found and bitsandbytes usable: 4-bit NF4 with bfloat16 compute")
-    if device != "cpu" and hw.cuda_available and model.gguf_path and hw.llama_gpu_offload:
+    if gpu_here and model.gguf_path and hw.llama_gpu_offload:
+        why = "bitsandbytes is not usable" if model.hf_folder else "the model is a GGUF only"
         return BackendChoice("llama-cpp", "cuda",
-                             f"{gpu} found but bitsandbytes is not usable: "
-                             "llama.cpp runs the GGUF with all layers offloaded to the GPU")
-    if device != "cpu" and hw.cuda_available:
+                             f"{gpu} found but {why}: llama.cpp runs the GGUF with all layers offloaded to the GPU")
+    if gpu_here and model.hf_folder:
         return BackendChoice("transformers", "cuda",
                              f"{gpu} found but bitsandbytes is not usable: transformers in bfloat16 on the GPU")
-    why = "CPU requested" if device == "cpu" else "no CUDA GPU"
+    why = "CPU requested" if device == "cpu" else ("no CUDA GPU" if not hw.cuda_available else
+                                                  f"{gpu} found but the model is a GGUF only")
     if model.gguf_path:
         return BackendChoice("llama-cpp", "cpu", f"{why}: llama.cpp runs the GGUF fastest on CPU")
     return BackendChoice("transformers", "cpu", f"{why} and the model has no GGUF: transformers in float32 on CPU")
@@ -164,8 +174,10 @@ def _auto_backend(hw: HardwareInfo, model: ModelSpec, device: str) -> BackendCho
 def _explicit_backend(hw: HardwareInfo, model: ModelSpec, backend: str, device: str) -> BackendChoice:
     if backend == "llama-cpp":
         if model.gguf_path is None:
+            other = (f"pull its GGUF (`local-agent models pull {model.other_format}`) or use "
+                     if model.other_format else "use ")
             raise BackendError(f"the llama-cpp backend needs a .gguf file and model {model.name} has none "
-                               "(use --backend transformers)")
+                               f"({other}--backend transformers)")
         if device == "cuda" and not hw.llama_gpu_offload:
             raise BackendError("this llama-cpp-python build has no GPU offload; "
                                "rebuild it with CUDA or use --device cpu")
@@ -173,7 +185,10 @@ def _explicit_backend(hw: HardwareInfo, model: ModelSpec, backend: str, device: 
         where = "all layers offloaded to the GPU" if chosen == "cuda" else "on CPU"
         return BackendChoice("llama-cpp", chosen, f"llama-cpp requested: the GGUF runs {where}")
     if model.hf_folder is None:
-        raise BackendError(f"the {backend} backend needs a Hugging Face model folder and model {model.name} has none")
+        other = (f" (pull its folder: `local-agent models pull {model.other_format}`)"
+                 if model.other_format else " (use --backend llama-cpp)")
+        raise BackendError(f"the {backend} backend needs a Hugging Face model folder and model {model.name} "
+                           f"has none{other}")
     chosen = device if device != "auto" else ("cuda" if hw.cuda_available else "cpu")
     if backend == "transformers-4bit":
         if chosen == "cuda" and not hw.bitsandbytes_ok:

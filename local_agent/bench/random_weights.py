@@ -1,4 +1,5 @@
-"""--random-weights: a copy of the model with freshly initialized weights."""
+"""--random-weights: a copy of the model with freshly initialized weights; and random-weight
+GGUFs of the registry's bigger models (scripts/bench_models.py), which cannot be fetched here."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from pathlib import Path
 from ..config import Settings
 from ..errors import InputError
 from .measure import run_in_child
+from .model_shapes import FAMILIES, Shape, random_weight_folder
 from .plan import BenchPlan
 
 
@@ -58,3 +60,18 @@ def model_for_plan(settings: Settings, plan: BenchPlan) -> Iterator[Settings]:
     with tempfile.TemporaryDirectory(prefix="local-agent-bench-model-") as tmp:
         out = Path(tmp) / f"{source.name}-random"
         yield replace(settings, model=run_in_child(random_weight_model, source, out))
+
+
+def random_weight_gguf(shape: Shape, tokenizer_source: Path, out: Path, quant: str = "Q4_K_M") -> Path:
+    """A GGUF of `shape` with random weights (model_shapes.py), quantized with llama.cpp's
+    `llama_model_quantize` as the published files are: what llama.cpp runs, at the real size,
+    where the real file cannot be fetched. Built in a folder beside `out`, removed after."""
+    from ..models.gguf_convert import Conversion, convert_stand_ins, quantize
+
+    with tempfile.TemporaryDirectory(prefix=".random-", dir=out.parent) as tmp:
+        folder = random_weight_folder(shape, tokenizer_source, Path(tmp) / "hf", dtype="bfloat16")
+        f16 = Path(tmp) / "f16.gguf"
+        convert_stand_ins([Conversion(folder, f16, "f16", FAMILIES[shape.family].pre_tokenizer)])
+        quantize(f16, Path(tmp) / out.name, quant)
+        (Path(tmp) / out.name).replace(out)
+    return out

@@ -15,7 +15,7 @@ from .options import common_options
 # The module (in this package) that defines each command; tests check it is complete.
 COMMAND_MODULES = {
     "ask": "chat", "chat": "chat", "batch": "batch_cmd", "bench": "bench_cmd", "info": "info",
-    "models": "info", "sessions": "info", "memory": "memory", "serve": "serve_cmd",
+    "models": "models_cmd", "sessions": "info", "memory": "memory", "serve": "serve_cmd",
     "mcp": "mcp_cmd",
 }
 

@@ -1,4 +1,4 @@
-"""`local-agent info`, `models` and `sessions`: what is here and what would run."""
+"""`local-agent info` and `sessions`: what is here and what would run."""
 
 from __future__ import annotations
 
@@ -11,8 +11,9 @@ import click
 
 from ..errors import LocalAgentError
 from ..memory.sessions import SessionStore
-from ..models import ModelStatus, list_models, resolve_model
+from ..models import list_models, resolve_model
 from .group import cli, print_json
+from .models_cmd import model_row
 from .options import common_options, echo_err, settings_from
 
 LIBRARIES = ["llama-cpp-python", "torch", "transformers", "bitsandbytes", "sentence-transformers",
@@ -34,7 +35,7 @@ def _versions() -> dict[str, str | None]:
 @common_options
 def info(as_json: bool) -> None:
     """Hardware, the backend that would run and why, model files, library versions."""
-    from ..backends.probe import choose_backend, probe_hardware
+    from ..backends.probe import choose_backend, context_size, probe_hardware
 
     settings = settings_from(click.get_current_context())
     hardware = probe_hardware()
@@ -50,17 +51,12 @@ def info(as_json: bool) -> None:
     try:
         spec = resolve_model(settings.model, settings.models_dir)
         choice = choose_backend(hardware, spec, settings.backend, settings.device)
-        report["choice"] = {"backend": choice.backend, "device": choice.device, "reason": choice.reason}
+        report["choice"] = {"backend": choice.backend, "device": choice.device, "reason": choice.reason,
+                            "context_size": context_size(settings, spec), "model_context": spec.context_length}
     except LocalAgentError as exc:
         report["choice"] = {"error": str(exc)}
-    report["models"] = [_model_row(status) for status in list_models(settings.models_dir)]
+    report["models"] = [model_row(status) for status in list_models(settings.models_dir)]
     print_json(report) if as_json else _print_info(report)
-
-
-def _model_row(status: ModelStatus) -> dict[str, Any]:
-    return {"name": status.name, "present": status.present, "path": str(status.path),
-            "size_mb": round(status.size_bytes / 1e6, 1) if status.size_bytes else None,
-            "checksum_ok": status.checksum_ok}
 
 
 def _print_info(report: dict) -> None:
@@ -72,30 +68,19 @@ def _print_info(report: dict) -> None:
         click.echo(f"would run   nothing: {choice['error']}")
     else:
         click.echo(f"would run   {choice['backend']} on {choice['device']}: {choice['reason']}")
+        raise_it = "; --ctx-size raises it" if choice["context_size"] < choice["model_context"] else ""
+        click.echo(f"context     {choice['context_size']} tokens (the model's window: "
+                   f"{choice['model_context']}{raise_it})")
     for key, value in report["settings"].items():
         click.echo(f"{key:<11} {value}")
     for row in report["models"]:
-        state = "missing (run `make install`)" if not row["present"] else (
-            f"{row['size_mb']} MB, checksum {'ok' if row['checksum_ok'] else 'MISMATCH'}")
-        click.echo(f"model       {row['name']}: {state}")
+        if row["pulled"]:
+            click.echo(f"model       {row['name']}: {row['size_mb']} MB, pulled from {row['origin']}")
+        elif not row["origin"].startswith("hf:"):  # the rest can be pulled: `local-agent models`
+            state = "missing (run `make install`)" if not row["present"] else (
+                f"{row['size_mb']} MB, checksum {'ok' if row['checksum_ok'] else 'MISMATCH'}")
+            click.echo(f"model       {row['name']}: {state}")
     click.echo("libraries   " + ", ".join(f"{k} {v or '-'}" for k, v in report["libraries"].items()))
-
-
-@cli.command()
-@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-@common_options
-def models(as_json: bool) -> None:
-    """Known models, whether they are on disk, and whether their checksums match."""
-    settings = settings_from(click.get_current_context())
-    rows = [_model_row(status) for status in list_models(settings.models_dir)]
-    if as_json:
-        print_json(rows)
-        return
-    click.echo(f"models folder: {settings.models_dir}")
-    for row in rows:
-        checksum = "ok" if row["checksum_ok"] else "MISMATCH"
-        state = f"{row['size_mb']} MB, sha256 {checksum}" if row["present"] else "missing"
-        click.echo(f"{row['name']:<32} {state}")
 
 
 @cli.command()
