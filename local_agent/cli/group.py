@@ -38,14 +38,20 @@ class LazyGroup(click.Group):
 def cli() -> None:
     """A private assistant that runs a small local model and remembers you.
 
-    Nothing leaves this machine: no network, no API key, no account. Settings come from
-    flags, then LOCAL_AGENT_* environment variables, then config.toml in your config folder.
+    Nothing leaves this machine: no API key, no account, and no network but the
+    download you ask for with `models pull`. Settings come from flags, then
+    LOCAL_AGENT_* environment variables, then config.toml in your config folder.
 
     \b
     Start here:
       local-agent chat                 talk, with memory (Ctrl-D exits)
       local-agent ask "question"       one answer for scripts (--json)
+      local-agent batch FILE.jsonl     scripted conversations, JSON Lines in and out
+      local-agent serve                OpenAI-compatible API and a page in the browser
+      local-agent mcp                  your memory for MCP clients
       local-agent memory list          what it remembers about you
+      local-agent models pull NAME     a bigger model, downloaded at your request
+      local-agent bench --quick        speed of every backend on this machine
       local-agent info                 hardware and the backend it picks
     """
 
