@@ -51,3 +51,15 @@ def test_names_and_named_relatives(message, fact):
 
 def test_im_with_a_capitalized_state_is_no_name():
     assert extract("I'm Sorry.") == [] and extract("I'm Fine, thanks") == []
+
+
+def test_a_correction_keeps_what_it_states_not_what_it_rejects() -> None:
+    """"No, my name is Alexa, not Alex." states a name: the ", not Alex" it rejects is no negation
+    of it (the correction was acknowledged and then dropped as 'an attitude the message does not
+    state'); a negated statement still is one."""
+    from local_agent.memory.distill.validation import attitude_backed
+
+    assert attitude_backed("The user's name is Alexa.", "No, my name is Alexa, not Alex.")
+    assert attitude_backed("The user lives in Porto.", "Actually I moved to Porto, not Lisbon.")
+    assert not attitude_backed("The user likes tea.", "I do not like tea.")
+    assert not attitude_backed("The user drinks coffee.", "No, I never drink coffee.")

@@ -44,7 +44,8 @@ def test_a_recommendation_and_a_day_are_recalled_later(tmp_path, isolated_dirs):
     said = {r["id"] for r in answers if r["provenance"]["session"] == "books"}
     asked = _ask("Which book did you recommend to me last week?", "2024-05-09", isolated_dirs)
     assert said & {m["id"] for m in asked["memories_recalled"]}
-    day = _ask("What did we talk about on May 2nd?", "2024-05-09", isolated_dirs)
+    # ("What did we talk about on May 2nd?" is a recap the program answers from that day's sessions, issue 25)
+    day = _ask("What did you suggest on May 2nd?", "2024-05-09", isolated_dirs)
     turns = {r["id"]: r for r in _memories("turn", isolated_dirs)}
     dates = [turns[m["id"]]["provenance"]["date"][:10] for m in day["memories_recalled"] if m["id"] in turns]
     assert dates and dates[0] == "2024-05-02"

@@ -211,3 +211,13 @@ def test_not_remembered_shows_the_closest_memory():
     assert not_remembered([]) == DONT_REMEMBER
     assert not_remembered(["You keep bees in Lisbon (noted 1 May 2024)", "other"]) \
         == f"{DONT_REMEMBER} The closest note I have: You keep bees in Lisbon (noted 1 May 2024)"
+
+
+def test_a_request_told_to_me_is_not_a_question_about_my_past() -> None:
+    """"Tell me a long story ..., with many details." was read as a question about the user's
+    past (the "me" of "tell me"), so its answer was held back for the check instead of streaming."""
+    from local_agent.turn.replies import plan_reply
+
+    assert plan_reply("Tell me a long story about a dragon who learns to cook, with many details.", []).kind == "open"
+    assert plan_reply("Tell me what my name is.", []).kind == "past"
+    assert plan_reply("I was wondering, where did I park?", []).kind == "past"

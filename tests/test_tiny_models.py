@@ -23,7 +23,8 @@ pytestmark = pytest.mark.model  # the memory embedder and the default model load
 
 ARCHS = ["llama", "qwen2", "gemma3"]
 BACKENDS = ["llama-cpp", "transformers", "transformers-4bit"]
-DURABLE = "My daughter Lena loves drawing dinosaurs."  # no rule covers it: the model is asked
+# No rule phrases it whole (the relatives' rules need "my daughter NAME ..." at the start): the model is asked
+DURABLE = "Every winter my uncle Tomas restores old sailboats in his barn."
 
 
 def model_path(model: TinyModel, backend: str) -> Path:
@@ -48,7 +49,8 @@ def options(model: TinyModel, backend: str) -> list[str]:
 def test_ask_chat_and_batch_run_on_every_backend(arch: str, backend: str, tiny_models: dict[str, TinyModel],
                                                    tmp_path: Path) -> None:
     flags = options(tiny_models[arch], backend)
-    answer = json.loads(run("ask", "--json", "I'm Priya and I live in Porto.", *flags).stdout)
+    # a question the model answers (an introduction is acknowledged by the program, issue 25)
+    answer = json.loads(run("ask", "--json", "Tell me about sailboats.", *flags).stdout)
     assert (answer["backend"], answer["device"], answer["model"]) == (backend, "cpu", arch)
     assert answer["tokens"]["completion"] >= 1
     if backend != "transformers-4bit":  # the slowest: ask and batch show it runs

@@ -80,7 +80,7 @@ def _agent_turns(runtime: Runtime, memory: MemoryParts | None, messages: list[st
 
     def turn(message: str) -> tuple[TurnResult, float]:
         agent = Agent(runtime.backend, sessions, sessions.new(), runtime.agent.settings, memory=memory,
-                      directive=runtime.agent.directive)
+                      directive=runtime.agent.directive, examples=runtime.agent.examples)
         result = agent.respond(message, generation=generation)
         start = time.perf_counter()
         result.memory_work()  # storing the turn and distilling it, after the answer
@@ -116,7 +116,7 @@ def _dialogue(runtime: Runtime, generation: GenerationSettings, *, read_ahead: b
 
     sessions = runtime.agent.sessions
     agent = Agent(runtime.backend, sessions, sessions.new(), runtime.agent.settings, memory=runtime.memory,
-                  directive=runtime.agent.directive)
+                  directive=runtime.agent.directive, examples=runtime.agent.examples)
     ttft, model_ttft, prompt_tokens, decode = [], [], [], []
     try:
         for index, message in enumerate((TURN_WARMUP, *TURN_MESSAGES)):

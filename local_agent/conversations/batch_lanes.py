@@ -64,7 +64,7 @@ class BatchAgents:
         folder = claim_data_dir(namespace_data_dir(self.settings.data_dir, user))
         sessions = SessionStore(folder)
         agent = Agent(self.runtime.backend, sessions, sessions.new(), self.settings, memory=self._memory(user),
-                      directive=DEFAULT_SYSTEM)
+                      directive=DEFAULT_SYSTEM, examples=self.runtime.agent.examples)
         if self.settings.tools_on:
             agent.use_tools(make_tool_turn(self.settings, agent, self.runtime.embedder, self._approver))
         self._made.append(agent)

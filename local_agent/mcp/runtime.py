@@ -104,7 +104,7 @@ class McpRuntime:
         runtime = self.models()
         sessions = SessionStore(self.settings.data_dir)
         agent = Agent(runtime.backend, sessions, load_session(sessions, None), self.settings, memory=runtime.memory,
-                      directive=DEFAULT_SYSTEM)
+                      directive=DEFAULT_SYSTEM, examples=runtime.agent.examples)
         if self.settings.tools_on:
             agent.use_tools(make_tool_turn(self.settings, agent, runtime.embedder, approver=None))
         try:

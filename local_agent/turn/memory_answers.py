@@ -27,6 +27,9 @@ from ..memory.distill.clauses import split_clauses
 
 DONT_REMEMBER = "I don't remember that."
 _SELF = re.compile(r"\b(?:my|mine|our|ours|myself|I|I'm|I've|I'd|me|we|we've|us)\b", re.IGNORECASE)
+# "me" as whom a request is made to says nothing of the user's past: "Tell me a story about ..."
+_ADDRESSEE = re.compile(r"\b(?:tell|give|show|help|let|teach|send|write|get|find|make|bring|read)\s+(?:me|us)\b",
+                        re.IGNORECASE)
 _ADVICE = re.compile(
     r"^(?:\w+\s+){0,3}?(?:how|where|what|which|when)?\s*(?:\w+\s+){0,2}?"
     r"(?:should|can|could|would|shall|might|must)\s+(?:I|we)\b"
@@ -78,7 +81,7 @@ def asks_about_past(message: str, memories: Sequence[str] = ()) -> bool:
         text = _question_part(clause.text)
         if _ASSISTANT_PAST.search(text) or _REMIND.search(text):
             return True
-        if _SELF.search(text) and not _ADVICE.match(text):
+        if _SELF.search(_ADDRESSEE.sub("", text)) and not _ADVICE.match(text):
             return True
     known = known_words(memories)
     return any(all(word.lower() in known for word in name.split())

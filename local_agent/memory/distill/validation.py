@@ -74,6 +74,10 @@ _NEGATION = re.compile(r"\b(?:not|never|no|nor|don't|doesn't|didn't|can't|cannot
 
 _NAMING = re.compile(r"\bprefers? to be called\b", re.I)  # the rules' phrasing of "call me X"
 
+# What a correction rejects is not a negation of what it states: "No, my name is Alexa, not Alex."
+_CORRECTION_CONTRAST = re.compile(r"^\s*(?:no|nope|actually)\b[,.!]*\s*|,\s*(?:and\s+|but\s+)?not\s+[^,.;!?]+[.!]?\s*$",
+                                  re.I)
+
 
 def attitude_backed(fact: str, message: str) -> bool:
     """Whether each attitude and negation the fact states is stated in the message too, and the
@@ -83,7 +87,7 @@ def attitude_backed(fact: str, message: str) -> bool:
         return False
     stems = content_stems(fact)
     clauses = [clause.text for clause in split_clauses(message)] or [message]
-    source = max(clauses, key=lambda text: len(stems & content_stems(text)))
+    source = _CORRECTION_CONTRAST.sub("", max(clauses, key=lambda text: len(stems & content_stems(text))))
     return not (_NEGATION.search(source) and not _NEGATION.search(fact) and not _DISLIKES.search(fact))
 
 
