@@ -602,3 +602,21 @@ def test_a_large_store_is_frozen_out_of_the_collector_and_still_freed(
         assert record() is None  # reference counting frees what the collector no longer walks
     finally:
         gc.unfreeze()
+
+
+def test_open_ignores_a_temp_file_another_writer_renamed_meanwhile(data_dir, embedder, monkeypatch):
+    """A process opening the store lists its folder while another writes atomically: a temp file
+    listed and renamed before it is looked at failed the open ('No such file or directory',
+    tests/test_concurrency.py under load)."""
+    from local_agent.memory.store import MemoryStore
+
+    MemoryStore.open(data_dir, embedder).close()
+    real_iterdir = Path.iterdir
+
+    def with_a_vanished_temp(self: Path):
+        yield from real_iterdir(self)
+        if self.name == "memory":
+            yield self / ".journal.jsonl.gone1234.tmp"
+
+    monkeypatch.setattr(Path, "iterdir", with_a_vanished_temp)
+    MemoryStore.open(data_dir, embedder).close()

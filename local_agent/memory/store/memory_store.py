@@ -8,6 +8,7 @@ index/recall.py).
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import logging
 import threading
@@ -61,7 +62,8 @@ class MemoryStore:
         with store._mutex, os_errors_as_store_errors(paths):
             paths.create()
             for path in paths.root.iterdir():
-                refuse_odd_file(path)
+                with contextlib.suppress(FileNotFoundError):  # another writer's temp file, renamed meanwhile
+                    refuse_odd_file(path)
             store._files.load()
             if store._files.view.needs_persist:
                 store._persist_rebuilt()
