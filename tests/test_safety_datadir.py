@@ -430,3 +430,22 @@ def test_item10_doctor_reports_a_data_dir_owned_by_another_user(isolated_dirs: P
     os.chown(isolated_dirs, 4242, -1)
     code, out = _doctor(capsys, monkeypatch)
     assert code == 1 and f"{isolated_dirs}: owned by another user" in out
+
+
+def test_item01_a_folder_another_process_marks_meanwhile_is_claimed(tmp_path: Path, monkeypatch) -> None:
+    """Three `ask`s on a new data dir at once: one saw no marker, then listed the folder after
+    another had written it, and refused the folder as holding a file it did not make
+    (.local-agent)."""
+    from local_agent.memory.store import datadir
+
+    folder = tmp_path / "new"
+    folder.mkdir()
+    listing = datadir.foreign_entries
+
+    def marked_meanwhile(data_dir: Path) -> list[str]:
+        monkeypatch.setattr(datadir, "foreign_entries", listing)
+        datadir.claim_data_dir(data_dir)  # the other process, between the check and the listing
+        return listing(data_dir)
+
+    monkeypatch.setattr(datadir, "foreign_entries", marked_meanwhile)
+    assert datadir.claim_data_dir(folder) == folder

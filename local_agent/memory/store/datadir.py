@@ -76,7 +76,8 @@ def _claim(data_dir: Path) -> None:
     if marker.exists():
         check_marker(marker)
     else:
-        foreign = foreign_entries(data_dir)
+        # Another process may mark the folder between the check above and this listing.
+        foreign = [name for name in foreign_entries(data_dir) if name != MARKER_NAME or not marker.is_file()]
         if foreign:
             raise DataDirError(_not_ours(data_dir, foreign))
         held = [entry.name for entry in os.scandir(data_dir) if not MARKER_TEMP.fullmatch(entry.name)]
