@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from local_agent.bench.batch_rate import without_timing
 from local_agent.conversations.batch import parse_lines
 from local_agent.conversations.batch_lanes import lanes
 from tests.cli_helpers import run_main
@@ -21,14 +22,6 @@ def write_lines(path: Path, lines: list[dict[str, Any]]) -> Path:
     return path
 
 
-def comparable(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Records without what depends on timing: timings, and the ids of new memories."""
-    for record in records:
-        record.pop("timings", None)
-        for key in ("memories_saved", "memories_recalled"):
-            for memory in record.get(key) or []:
-                memory.pop("id", None)
-    return records
 
 
 def run_batch(source: Path, out: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
@@ -51,7 +44,7 @@ def test_sessions_run_side_by_side_and_records_keep_input_order(tmp_path, capsys
     assert all(record["answer"] == f"You said: {record['input']}" for record in records)
     monkeypatch.setenv("LOCAL_AGENT_DATA_DIR", str(tmp_path / "in-order"))  # sessions start afresh
     code, in_order, _ = run_batch(source, tmp_path / "p1.jsonl", capsys, monkeypatch, "--no-memory")
-    assert code == 0 and comparable(records) == comparable(in_order)
+    assert code == 0 and without_timing(records) == without_timing(in_order)
 
 
 def test_each_sessions_turns_stay_in_order(tmp_path, capsys, monkeypatch):
@@ -86,7 +79,7 @@ def test_with_memory_a_namespace_recalls_what_a_run_in_order_recalls(tmp_path, c
     assert (tmp_path / "data" / "users" / "ann" / "sessions" / "a2.json").is_file()  # conftest's data dir
     monkeypatch.setenv("LOCAL_AGENT_DATA_DIR", str(tmp_path / "in-order"))
     code, in_order, _ = run_batch(source, tmp_path / "p1.jsonl", capsys, monkeypatch)
-    assert code == 0 and comparable(records) == comparable(in_order)
+    assert code == 0 and without_timing(records) == without_timing(in_order)
 
 
 def test_lanes_are_namespaces_with_memory_written_and_sessions_otherwise():

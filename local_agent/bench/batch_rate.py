@@ -60,7 +60,12 @@ def batch_command(settings: Settings, source: Path, out: Path, data_dir: str, pa
 
 def comparable(path: Path) -> list[dict[str, Any]]:
     """A run's records without what depends on timing: timings and new memories' ids."""
-    records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    # JSON Lines end at "\n" only (str.splitlines() also cuts at U+0085 inside a record)
+    return without_timing([json.loads(line) for line in path.read_text(encoding="utf-8").split("\n") if line])
+
+
+def without_timing(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """`records` without what depends on timing: timings and new memories' ids (changed in place)."""
     for record in records:
         record.pop("timings", None)
         for key in ("memories_saved", "memories_recalled"):
