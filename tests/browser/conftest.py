@@ -4,11 +4,24 @@ skipped and the run says so, and why, in one line at the end."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import Any
+
 import pytest
 
-from .browser import missing_browser
+from .browser import chrome, missing_browser
 
 _SKIPPED = pytest.StashKey[int]()
+
+
+@pytest.fixture(scope="module")
+def driver() -> Iterator[Any]:
+    """One headless Chromium for a test file's tests."""
+    browser = chrome()
+    try:
+        yield browser
+    finally:
+        browser.quit()
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

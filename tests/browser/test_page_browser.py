@@ -18,7 +18,7 @@ import pytest
 
 from ..page_helpers import chatgpt_export
 from ..server_helpers import ROOT, start_process
-from .browser import Page, chrome, wait_for
+from .browser import Page, wait_for
 
 pytestmark = [pytest.mark.browser, pytest.mark.model]
 MAX_TOKENS = "48"
@@ -33,15 +33,6 @@ def server(tmp_path_factory: pytest.TempPathFactory, default_gguf: Path) -> Iter
     finally:
         process.terminate()
         process.wait(60)
-
-
-@pytest.fixture(scope="module")
-def driver() -> Iterator[Any]:
-    browser = chrome()
-    try:
-        yield browser
-    finally:
-        browser.quit()
 
 
 @pytest.fixture

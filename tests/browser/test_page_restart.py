@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from ..server_helpers import start_process
-from .browser import Page, chrome, wait_for
+from .browser import Page, wait_for
 
 pytestmark = [pytest.mark.browser, pytest.mark.model]
 KEY = "browser-key-0123456789"
@@ -60,15 +60,6 @@ def served(tmp_path_factory: pytest.TempPathFactory, default_gguf: Path) -> Iter
         yield server
     finally:
         server.stop()
-
-
-@pytest.fixture(scope="module")
-def driver() -> Iterator[Any]:
-    browser = chrome()
-    try:
-        yield browser
-    finally:
-        browser.quit()
 
 
 def test_a_wrong_key_is_refused_and_the_right_one_stays_in_the_tab(driver: Any, served: Served) -> None:
