@@ -16,11 +16,13 @@ the turns it answers), so a short reply is found by the words of the question it
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
+
+from .lexical_search import WHOLE_MAX_ROWS, Columns, LexicalMatch, best_rows
 
 if TYPE_CHECKING:  # bm25s brings scipy (0.3 s): imported when an index is built or searched
     import bm25s
@@ -51,12 +53,36 @@ class _Segment:
     stop: int
     local: dict[int, int]
     bm25: bm25s.BM25
+    upper: np.ndarray | None = None  # each column's best score, as saved (else computed on need)
+    _columns: Columns | None = None
 
     def scores(self, token_ids: list[int], weights: np.ndarray) -> np.ndarray:
         known = [self.local[token] for token in token_ids if token in self.local]
         if not known:
             return np.zeros(self.stop - self.start, dtype=np.float32)
         return self.bm25.get_scores(known, weight_mask=weights[self.start : self.stop])
+
+    @property
+    def columns(self) -> Columns:
+        if self._columns is None:
+            scores = self.bm25.scores
+            self._columns = Columns.of(scores["data"], scores["indices"], scores["indptr"], self.upper)
+        return self._columns
+
+    def match(self, token_ids: list[int], allowed: np.ndarray,
+              count: int) -> tuple[np.ndarray, Callable[[np.ndarray], np.ndarray]]:
+        """The segment's best `count` allowed rows (numbered from 0) and a function giving the
+        score of any of its rows: scored whole when small, by MaxScore when large
+        (lexical_search.py); both exact."""
+        mask = allowed[self.start : self.stop]
+        words = [self.local[token] for token in token_ids if token in self.local]
+        if self.stop - self.start <= WHOLE_MAX_ROWS:
+            whole = (self.bm25.get_scores(words, weight_mask=mask.astype(np.float32)) if words
+                     else np.zeros(len(mask), dtype=np.float32))
+            return _top_rows(whole, count), lambda rows: whole[rows]
+        columns = self.columns
+        rows, _ = best_rows(columns, words, mask, count)
+        return rows, lambda rows: columns.lookup(words, rows) * mask[rows]
 
 
 class LexicalIndex:
@@ -90,6 +116,21 @@ class LexicalIndex:
         token_ids = self.query_tokens(query)
         parts = [seg.scores(token_ids, weights) for seg in (self._main, self._delta) if seg is not None]
         return np.concatenate(parts) if parts else np.zeros(0, dtype=np.float32)
+
+    def match(self, query: str, allowed: np.ndarray, count: int) -> LexicalMatch:
+        """The best `count` `allowed` rows (a mask) for the query, and every row's exact score
+        on demand: what `scores` gives, without scoring every matching row of a large store."""
+        token_ids = self.query_tokens(query)
+        tops, parts = [], []
+        for segment in (self._main, self._delta):
+            if segment is not None:
+                rows, scores_in = segment.match(token_ids, allowed, count)
+                tops.append(rows + segment.start)
+                parts.append((segment.start, segment.stop, scores_in))
+        match = LexicalMatch(np.concatenate(tops) if tops else np.zeros(0, dtype=np.int64), parts)
+        if len(match.top) > count:  # the best of each segment: keep the best of those
+            match.top = _top_rows_of(match.top, match.scores_of(match.top), count)
+        return match
 
     def query_tokens(self, query: str) -> list[int]:
         """Token ids of a query; words the index has never seen are dropped."""
@@ -127,6 +168,7 @@ class LexicalIndex:
             "segment_tokens": np.fromiter(segment.local, dtype=np.int64, count=len(segment.local)),
             "data": np.asarray(scores["data"]), "indices": np.asarray(scores["indices"]),
             "indptr": np.asarray(scores["indptr"]), "num_docs": np.asarray([scores["num_docs"]], dtype=np.int64),
+            "upper": segment.columns.upper,
         }
 
     @classmethod
@@ -152,6 +194,18 @@ class LexicalIndex:
 
 
 _VOCAB_FIELDS = ("word_to_stem", "stem_to_sid", "word_to_id")
+
+
+def _top_rows(scores: np.ndarray, count: int) -> np.ndarray:
+    """The rows of the `count` highest positive scores (any order)."""
+    matched = np.flatnonzero(scores > 0)
+    return _top_rows_of(matched, scores[matched], count)
+
+
+def _top_rows_of(rows: np.ndarray, scores: np.ndarray, count: int) -> np.ndarray:
+    if len(rows) > count:
+        rows = rows[np.argpartition(-scores, count - 1)[:count]]
+    return rows.astype(np.int64)
 
 
 class Ragged:
@@ -194,4 +248,5 @@ def _loaded_segment(rows: int, arrays: Mapping[str, np.ndarray]) -> _Segment:
     bm25.vocab_dict = dict(local)
     bm25.unique_token_ids_set = set(local.values())
     bm25.nonoccurrence_array = None  # the default method ("lucene") has none
-    return _Segment(start=0, stop=rows, local=local, bm25=bm25)
+    upper = arrays.get("upper")  # (files written before it was kept lack it)
+    return _Segment(start=0, stop=rows, local=local, bm25=bm25, upper=upper)

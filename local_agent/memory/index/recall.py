@@ -23,6 +23,7 @@ import numpy as np
 from ...dates.when import DateSpan
 from ...types import MemoryRecord, RecallHit
 from . import time_boost
+from .lexical_search import LexicalMatch
 from .rerank import FEATURES, Candidates, RankerModel, features, packaged_ranker
 from .state import MemoryState
 
@@ -85,7 +86,7 @@ def hybrid_recall(
     kept = _distinct(order, first.vectors, k)
     return [
         RecallHit(record=state.records[first.rows[i]], score=float(first.scores[i]), dense=float(first.cosines[i]),
-                  lexical=float(first.lexical[first.rows[i]]))
+                  lexical=float(first.lexical_at[i]))
         for i in kept
     ]
 
@@ -103,13 +104,14 @@ def ranking_features(state: MemoryState, query: str, query_vector: np.ndarray, *
 
 @dataclass(frozen=True)
 class _FirstStage:
-    """Candidate rows with their scores (arrays aligned with `rows`, except `lexical`, which is
-    over every row), and `order`: positions in `rows` above the threshold, best fused first."""
+    """Candidate rows with their scores (arrays aligned with `rows`; `lexical` gives any row's
+    BM25 score), and `order`: positions in `rows` above the threshold, best fused first."""
 
     rows: np.ndarray
     vectors: np.ndarray
     cosines: np.ndarray
-    lexical: np.ndarray
+    lexical: LexicalMatch
+    lexical_at: np.ndarray
     bonus: np.ndarray
     scores: np.ndarray
     order: list[int]
@@ -119,7 +121,7 @@ class _FirstStage:
         """The ranker's view of the candidates at positions `head`."""
         chosen = self.rows[head]
         return Candidates(
-            rows=chosen, fused=self.scores[head], dense=self.cosines[head], lexical=_saturated(self.lexical[chosen]),
+            rows=chosen, fused=self.scores[head], dense=self.cosines[head], lexical=_saturated(self.lexical_at[head]),
             dated=self.bonus[head],
             before=_neighbour_scores(state, state.before[chosen], self.query_vector, self.lexical),
             after=_neighbour_scores(state, state.after[chosen], self.query_vector, self.lexical),
@@ -134,8 +136,8 @@ def _first_stage(state: MemoryState, query: str, query_vector: np.ndarray, *, k:
         return None
     pool = max(k, CANDIDATES)
     dense_rows, _ = state.dense.search(query_vector, pool, allowed)
-    lexical = state.lexical.scores(lexical_query(time_boost.topic_of(query, today)), allowed.astype(np.float32))
-    rows = np.union1d(dense_rows, _top_rows(lexical, pool))
+    lexical = state.lexical.match(lexical_query(time_boost.topic_of(query, today)), allowed, pool)
+    rows = np.union1d(dense_rows, lexical.top)
     memory_days = lambda: state.said_times().days(allowed)  # noqa: E731
     spans = time_boost.query_spans(query, today, memory_days) if today is not None else []
     if spans:
@@ -144,9 +146,10 @@ def _first_stage(state: MemoryState, query: str, query_vector: np.ndarray, *, k:
     vectors = state.dense.vectors(rows)
     cosines = vectors @ vector
     bonus = _bonuses(state, rows, spans)
-    scores = fused_score(cosines, lexical[rows]) + bonus
+    lexical_at = lexical.scores_of(rows)
+    scores = fused_score(cosines, lexical_at) + bonus
     order = [int(i) for i in np.argsort(-scores, kind="stable") if scores[i] >= min_score]
-    return _FirstStage(rows, vectors, cosines, lexical, bonus, scores, order, vector)
+    return _FirstStage(rows, vectors, cosines, lexical, lexical_at, bonus, scores, order, vector)
 
 
 def _bonuses(state: MemoryState, rows: np.ndarray, spans: list[DateSpan]) -> np.ndarray:
@@ -158,7 +161,7 @@ def _bonuses(state: MemoryState, rows: np.ndarray, spans: list[DateSpan]) -> np.
 
 
 def _neighbour_scores(state: MemoryState, neighbours: np.ndarray, query_vector: np.ndarray,
-                      lexical: np.ndarray) -> np.ndarray:
+                      lexical: LexicalMatch) -> np.ndarray:
     """The fused score of each neighbouring row without date bonuses (0 where there is none,
     -1): a neighbour tells what a turn is about; when it was said is the turn's own (a turn
     said the day before a named day is not lifted by the next day's turn)."""
@@ -167,7 +170,7 @@ def _neighbour_scores(state: MemoryState, neighbours: np.ndarray, query_vector: 
     if len(present):
         rows = neighbours[present]
         cosines = state.dense.vectors(rows) @ np.asarray(query_vector, dtype=np.float32)
-        scores[present] = fused_score(cosines, lexical[rows])
+        scores[present] = fused_score(cosines, lexical.scores_of(rows))
     return scores
 
 
@@ -179,13 +182,6 @@ def nearest(state: MemoryState, vector: np.ndarray, *, k: int, kinds: tuple[str,
     """Pure cosine neighbours among active records (for duplicate detection)."""
     rows, cosines = state.dense.search(vector, k, state.dense.allowed(kinds))
     return [RecallHit(record=state.records[r], score=float(c), dense=float(c)) for r, c in zip(rows, cosines)]
-
-
-def _top_rows(scores: np.ndarray, count: int) -> np.ndarray:
-    matched = np.flatnonzero(scores > 0)
-    if len(matched) > count:
-        matched = matched[np.argpartition(-scores[matched], count - 1)[:count]]
-    return matched
 
 
 def _distinct(order: list[int], vectors: np.ndarray, k: int) -> list[int]:
