@@ -64,11 +64,12 @@ def test_best_rows_are_those_of_scoring_every_row(index: LexicalIndex, count: in
 
 def test_any_rows_score_is_the_whole_scores(index: LexicalIndex) -> None:
     allowed = _allowed(len(index))
-    rows = np.random.default_rng(3).integers(0, len(index), size=500)
-    for query in _queries():
-        whole = index.scores(query, allowed.astype(np.float32))
-        np.testing.assert_allclose(index.match(query, allowed, 50).scores_of(rows), whole[rows], rtol=1e-5,
-                                   atol=1e-6, err_msg=query)  # (0 for rows not allowed, as with weights)
+    scattered = np.random.default_rng(3).integers(0, len(index), size=500)  # (some twice)
+    for rows in (scattered, np.arange(1000, 2000)):  # (a run: the column is searched in the rows)
+        for query in _queries():
+            whole = index.scores(query, allowed.astype(np.float32))
+            np.testing.assert_allclose(index.match(query, allowed, 50).scores_of(rows), whole[rows], rtol=1e-5,
+                                       atol=1e-6, err_msg=query)  # (0 for rows not allowed, as with weights)
 
 
 def test_rows_added_after_the_main_segment_are_found(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -103,7 +103,8 @@ def test_bonuses_for_when_it_was_said_and_what_it_speaks_of():
     rows = np.arange(len(said))
     assert time_boost.said_bonuses(time_boost.new_said_times().cover(said), rows, spans) == pytest.approx(
         [time_boost.SAID_BOOST, time_boost.TOLD_AFTER_BOOST, 0.0, 0.0])
-    assert time_boost.mention_bonuses(said, rows, spans) == pytest.approx([0.0, time_boost.MENTION_BOOST, 0.0, 0.0])
+    assert time_boost.mention_bonuses(time_boost.new_mention_times(), said, rows, spans) == pytest.approx(
+        [0.0, time_boost.MENTION_BOOST, 0.0, 0.0])
 
 
 def test_words_that_look_like_dates_change_nothing(tmp_path):

@@ -78,9 +78,16 @@ _FAMILIES: dict[str, str] = {
     "weekend": r"\b(?:(?:this|last|next|past|previous)|(?:at|over|on|during)?\s*the)\s+weekend\b",
     "unit": r"\b(?:this|last|next|previous)\s+(?:week|month|year)\b",
 }
-PHRASES = LazyPattern("|".join(f"(?P<{name}>{pattern})" for name, pattern in _FAMILIES.items()), re.IGNORECASE)
+# Every family starts at a word boundary: said once, before the alternatives, the engine tries
+# them at boundaries only (0.21 -> 0.14 ms for a 100-character text).
+PHRASES = LazyPattern(r"\b(?=[\s\w])(?:" + "|".join(f"(?P<{name}>{pattern})" for name, pattern in _FAMILIES.items())
+                      + ")", re.IGNORECASE)
 # A cheap first look: a question with none of these cannot hold a date phrase.
-MAYBE = LazyPattern(r"[0-9]|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|mon|tue|wed|thu|fri|sat|sun|"
+# Every family holds one of its words, or digits a date's own way: a year, digits joined by / . or
+# -, an ordinal ("the 3rd"). A bare number ("I ran 5 km", "note 17") needs one of the words too
+# ("5 days ago", "May 17"), so it alone does not send a text to PHRASES (0.2 ms a memory).
+MAYBE = LazyPattern(r"(?:19|20)[0-9]{2}|[0-9][/.-][0-9]|[0-9](?:st|nd|rd|th)\b|"
+                   r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|mon|tue|wed|thu|fri|sat|sun|"
                    r"day|yesterday|today|tonight|tomorrow|ago|week|month|year|morning|afternoon|evening|night)",
                    re.IGNORECASE)
 # A named day, the reference "the week before ..." or "last Friday, as mentioned on ..." hangs on.
@@ -319,9 +326,29 @@ def midnight(moment: datetime) -> datetime:
 # -- the date library --------------------------------------------------------------------------
 
 
-@functools.lru_cache(maxsize=512)
+# Phrases whose reading moves with its base by whole weeks ("yesterday", "3 days ago", "last
+# week", "next Tuesday": offsets in days and weekdays, never months or years) and whose date
+# does not depend on the base's time of day. They are read from the same weekday of one
+# reference week and moved back: the date library takes about 0.6 ms a phrase, and recall reads
+# the phrases of hundreds of memories, each said on another day (at most 7 readings a phrase).
+_WEEKLY = LazyPattern(r"(?:yesterday|today|tomorrow|the day before yesterday|[0-9]+ (?:day|week)s ago"
+                      rf"|(?:last|this|next) week|(?:next )?{_WEEKDAY})", re.IGNORECASE)
+_REFERENCE_WEEK = datetime(2001, 1, 1)  # a Monday
+
+
 def _anchor(phrase: str, base: datetime) -> datetime | None:
-    """The moment dateparser reads in `phrase`, relative to `base`, preferring the past."""
+    """The moment dateparser reads in `phrase`, relative to `base`, preferring the past; only
+    its date is used (as `midnight` or a day's part)."""
+    if not _WEEKLY.fullmatch(phrase):
+        return _read_anchor(phrase, base)
+    days = (midnight(base) - _REFERENCE_WEEK).days
+    shift = timedelta(days=days - days % 7)
+    found = _read_anchor(phrase, midnight(base) - shift)
+    return None if found is None else found + shift
+
+
+@functools.lru_cache(maxsize=512)
+def _read_anchor(phrase: str, base: datetime) -> datetime | None:
     try:
         found: datetime | None = _parser(base).get_date_data(phrase).date_obj
     except (ValueError, OverflowError):

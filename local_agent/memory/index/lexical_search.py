@@ -67,9 +67,18 @@ class Columns:
             return scores
         order = np.argsort(rows, kind="stable")  # sorted needles: each search starts where the last ended
         needles = np.asarray(rows)[order].astype(self.indices.dtype)  # (else numpy widens the column)
+        distinct = bool(np.all(needles[1:] > needles[:-1]))
         for word in words:
             indices, data = self.column(word)
+            low = int(np.searchsorted(indices, needles[0], side="left"))
+            high = int(np.searchsorted(indices, needles[-1], side="right"))
+            indices, data = indices[low:high], data[low:high]  # the column's entries within the rows' range
             if not len(indices):
+                continue
+            if distinct and len(indices) < len(needles):  # (thousands of neighbouring rows: a month's)
+                at = np.minimum(np.searchsorted(needles, indices), len(needles) - 1)
+                holds = np.flatnonzero(needles[at] == indices)
+                scores[order[at[holds]]] += data[holds]
                 continue
             at = np.minimum(np.searchsorted(indices, needles), len(indices) - 1)
             holds = np.flatnonzero(indices[at] == needles)

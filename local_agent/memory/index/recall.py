@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, overload
 
 import numpy as np
 
@@ -33,6 +34,7 @@ LEXICAL_HALF = 10.0  # the BM25 score that earns half of the lexical credit
 CANDIDATES = 100  # rows taken from each retriever before fusing (at least k)
 RERANK_POOL = 100  # the best fused candidates the ranker reorders
 DUPLICATE_COSINE = 0.95  # a hit this close to a better hit is the same memory said again
+_DISTINCT_BLOCK = 32
 # Below this, nothing in the query relates to the memory. Without a shared word a record needs
 # cosine >= 0.23: MiniLM puts paraphrases ("what's my job?" / "User works as a nurse") at
 # 0.25-0.4 and small talk against unrelated memories ("hello", "thanks!") at 0.1-0.2.
@@ -73,7 +75,8 @@ def hybrid_recall(
     `time_boost.topic_of(query, today)`). The best RERANK_POOL candidates are then reordered by
     `ranker` (rerank.py; by default the packaged one, None: fused order); `score` stays the fused
     score."""
-    first = _first_stage(state, query, query_vector, k=k, kinds=kinds, min_score=min_score, today=today)
+    records = ReadOnce(state.records)
+    first = _first_stage(state, records, query, query_vector, k=k, kinds=kinds, min_score=min_score, today=today)
     if first is None:
         return []
     order = first.order
@@ -81,11 +84,11 @@ def hybrid_recall(
         ranker = packaged_ranker()
     if ranker is not None and len(order) > 1:
         head = np.asarray(order[:RERANK_POOL])
-        ranked = ranker.scores(features(first.candidates(state, head), state.records, query))
+        ranked = ranker.scores(features(first.candidates(state, head), records, query))
         order = [int(head[i]) for i in np.argsort(-ranked, kind="stable")] + order[RERANK_POOL:]
     kept = _distinct(order, first.vectors, k)
     return [
-        RecallHit(record=state.records[first.rows[i]], score=float(first.scores[i]), dense=float(first.cosines[i]),
+        RecallHit(record=records[first.rows[i]], score=float(first.scores[i]), dense=float(first.cosines[i]),
                   lexical=float(first.lexical_at[i]))
         for i in kept
     ]
@@ -95,11 +98,40 @@ def ranking_features(state: MemoryState, query: str, query_vector: np.ndarray, *
                      min_score: float, today: dt.datetime | None = None) -> tuple[list[MemoryRecord], np.ndarray]:
     """The candidates the ranker would reorder and their features (to train it: see
     scripts/train_recall_ranker.py)."""
-    first = _first_stage(state, query, query_vector, k=RERANK_POOL, kinds=kinds, min_score=min_score, today=today)
+    records = ReadOnce(state.records)
+    first = _first_stage(state, records, query, query_vector, k=RERANK_POOL, kinds=kinds, min_score=min_score,
+                         today=today)
     if first is None:
         return [], np.zeros((0, len(FEATURES)), dtype=np.float32)
     head = np.asarray(first.order[:RERANK_POOL], dtype=np.int64)
-    return [state.records[first.rows[i]] for i in head], features(first.candidates(state, head), state.records, query)
+    return [records[first.rows[i]] for i in head], features(first.candidates(state, head), records, query)
+
+
+class ReadOnce(Sequence[MemoryRecord]):
+    """A store's records as one recall sees them: each read from disk at most once (the date
+    bonuses, the ranker and the hits ask for the same candidates)."""
+
+    def __init__(self, records: Sequence[MemoryRecord]) -> None:
+        self._records = records
+        self._read: dict[int, MemoryRecord] = {}
+
+    def __len__(self) -> int:
+        return len(self._records)
+
+    @overload
+    def __getitem__(self, row: int) -> MemoryRecord: ...
+
+    @overload
+    def __getitem__(self, row: slice) -> Sequence[MemoryRecord]: ...
+
+    def __getitem__(self, row: int | slice) -> MemoryRecord | Sequence[MemoryRecord]:
+        if isinstance(row, slice):
+            return self._records[row]
+        row = int(row)
+        found = self._read.get(row)
+        if found is None:
+            found = self._read[row] = self._records[row]
+        return found
 
 
 @dataclass(frozen=True)
@@ -129,8 +161,8 @@ class _FirstStage:
         )
 
 
-def _first_stage(state: MemoryState, query: str, query_vector: np.ndarray, *, k: int, kinds: tuple[str, ...],
-                 min_score: float, today: dt.datetime | None) -> _FirstStage | None:
+def _first_stage(state: MemoryState, records: Sequence[MemoryRecord], query: str, query_vector: np.ndarray, *,
+                 k: int, kinds: tuple[str, ...], min_score: float, today: dt.datetime | None) -> _FirstStage | None:
     allowed = state.dense.allowed(kinds)
     if k <= 0 or not allowed.any():
         return None
@@ -140,24 +172,56 @@ def _first_stage(state: MemoryState, query: str, query_vector: np.ndarray, *, k:
     rows = np.union1d(dense_rows, lexical.top)
     memory_days = lambda: state.said_times().days(allowed)  # noqa: E731
     spans = time_boost.query_spans(query, today, memory_days) if today is not None else []
-    if spans:
-        rows = np.union1d(rows, time_boost.said_rows(state.said_times(), spans, allowed))
     vector = np.asarray(query_vector, dtype=np.float32)
+    if spans:
+        rows = np.union1d(rows, _said_candidates(state, records, spans, allowed, vector, lexical, pool))
     vectors = state.dense.vectors(rows)
     cosines = vectors @ vector
-    bonus = _bonuses(state, rows, spans)
     lexical_at = lexical.scores_of(rows)
-    scores = fused_score(cosines, lexical_at) + bonus
+    fused = fused_score(cosines, lexical_at)
+    bonus = _bonuses(state, records, rows, spans, fused, reach=max(k, RERANK_POOL))
+    scores = fused + bonus
     order = [int(i) for i in np.argsort(-scores, kind="stable") if scores[i] >= min_score]
     return _FirstStage(rows, vectors, cosines, lexical, lexical_at, bonus, scores, order, vector)
 
 
-def _bonuses(state: MemoryState, rows: np.ndarray, spans: list[DateSpan]) -> np.ndarray:
-    """The date bonus of each of `rows` (time_boost.py); zeros without dates in the query."""
+def _said_candidates(state: MemoryState, records: Sequence[MemoryRecord], spans: list[DateSpan],
+                     allowed: np.ndarray, vector: np.ndarray, lexical: LexicalMatch, count: int) -> np.ndarray:
+    """The `count` memories said within the query's spans (or just after) with the best score,
+    date bonuses included: a month of a large store holds thousands of memories, and only so many
+    join the candidates (their vectors are read in runs: they are neighbouring rows; what their
+    words name only as the columns file keeps it: the journal's newest memories are weighed
+    without it here, and with it once among the candidates)."""
+    said = state.said_times()
+    rows = time_boost.said_rows(said, spans, allowed)
+    if len(rows) <= count:
+        return rows
+    scores = fused_score(state.dense.vectors(rows) @ vector, lexical.scores_of(rows))
+    scores += time_boost.said_bonuses(said, rows, spans)
+    scores += time_boost.mention_bonuses(state.mentions, records, rows, spans, read=False)
+    return rows[np.argpartition(-scores, count - 1)[:count]]
+
+
+def _bonuses(state: MemoryState, records: Sequence[MemoryRecord], rows: np.ndarray, spans: list[DateSpan],
+             fused: np.ndarray, reach: int) -> np.ndarray:
+    """The date bonus of each of `rows` (time_boost.py); zeros without dates in the query. A
+    memory's own words are read for the dates they name only when that bonus could bring it
+    among the best `reach` (a month of a large store holds thousands of memories)."""
     if not spans:
         return np.zeros(len(rows), dtype=np.float32)
     said = time_boost.said_bonuses(state.said_times(), rows, spans)
-    return said + time_boost.mention_bonuses(state.records, rows, spans)
+    could = _within_reach(fused + said, time_boost.MENTION_BOOST, reach)
+    mention = np.zeros(len(rows), dtype=np.float32)
+    mention[could] = time_boost.mention_bonuses(state.mentions, records, rows[could], spans)
+    return said + mention
+
+
+def _within_reach(scores: np.ndarray, boost: float, reach: int) -> np.ndarray:
+    """Positions whose score, raised by `boost`, would be among the best `reach` scores."""
+    if len(scores) <= reach:
+        return np.arange(len(scores))
+    floor = float(np.partition(scores, len(scores) - reach)[len(scores) - reach])
+    return np.flatnonzero(scores + boost >= floor)
 
 
 def _neighbour_scores(state: MemoryState, neighbours: np.ndarray, query_vector: np.ndarray,
@@ -185,12 +249,21 @@ def nearest(state: MemoryState, vector: np.ndarray, *, k: int, kinds: tuple[str,
 
 
 def _distinct(order: list[int], vectors: np.ndarray, k: int) -> list[int]:
-    """The first k of `order` whose vector is not a near-duplicate of one kept before it."""
+    """The first k of `order` whose vector is not a near-duplicate of one kept before it. (In
+    blocks: a memory said many times puts its copies next to each other in the order, and one
+    product per block weighs them all.)"""
     kept: list[int] = []
-    for i in order:
-        if kept and float(np.max(vectors[kept] @ vectors[i])) >= DUPLICATE_COSINE:
-            continue
-        kept.append(i)
-        if len(kept) == k:
-            break
+    for start in range(0, len(order), _DISTINCT_BLOCK):
+        block = order[start : start + _DISTINCT_BLOCK]
+        similar = vectors[block] @ vectors[block].T  # within the block
+        to_kept = vectors[block] @ vectors[kept].T if kept else np.zeros((len(block), 0), dtype=np.float32)
+        chosen: list[int] = []  # positions in the block kept so far
+        for position, i in enumerate(block):
+            if (to_kept.shape[1] and to_kept[position].max() >= DUPLICATE_COSINE) or \
+                    (chosen and similar[position, chosen].max() >= DUPLICATE_COSINE):
+                continue
+            chosen.append(position)
+            kept.append(i)
+            if len(kept) == k:
+                return kept
     return kept

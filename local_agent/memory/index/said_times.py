@@ -118,6 +118,8 @@ class SaidTimes:
             rows = np.fromiter(self._changed, dtype=np.int64, count=len(self._changed))
             start, end = self.times(rows)
             found.append(rows[overlapping(start, end, low, high)])
+        if len(found) == 1:  # the snapshot's rows alone: each once (a row is a moment or a span)
+            return np.sort(found[0])
         return np.unique(np.concatenate(found)) if found else np.zeros(0, dtype=np.int64)
 
     def _saved_within(self, low: float, high: float) -> np.ndarray:

@@ -16,6 +16,7 @@ from typing import Protocol
 import numpy as np
 
 from ...types import MemoryRecord
+from .mention_times import MentionColumns
 from .said_times import SaidColumns
 
 
@@ -35,6 +36,11 @@ class SavedRows(Protocol):
     @property
     def said(self) -> SaidColumns:
         """When each row was said."""
+        ...
+
+    @property
+    def mentions(self) -> MentionColumns:
+        """The times each row's words name."""
         ...
 
     @property

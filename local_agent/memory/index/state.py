@@ -22,10 +22,11 @@ import numpy as np
 from ...errors import NotFoundError
 from ...types import MEMORY_KINDS, MemoryRecord
 from .lexical import LexicalIndex
+from .mention_times import MentionTimes
 from .render import context_session, lexical_text
 from .said_times import SaidTimes
 from .saved import SavedRows, norm_key
-from .time_boost import new_said_times
+from .time_boost import new_mention_times, new_said_times
 from .vectors import DenseIndex
 
 MIN_PREFIX = 4  # characters of an id that may stand for it
@@ -125,6 +126,7 @@ class MemoryState:
         self._by_key: dict[tuple[str, str], str | None] = {}  # keys set (or cleared: None) since the snapshot
         self._recent_turns: dict[str, deque[int]] = {}
         self._said = new_said_times(saved.said if saved is not None else None)
+        self.mentions: MentionTimes = new_mention_times(saved.mentions if saved is not None else None)
         self._neighbours = np.zeros((2, 0), dtype=np.int64)  # before and after, with room to grow
         self._linked = 0  # rows linked so far
 
@@ -236,6 +238,7 @@ class MemoryState:
         self.records[row] = record
         self.dense.set_active(row, record.active)
         self._said.refresh(row, record)
+        self.mentions.refresh(row)
         self._index_key(record)
 
     def without(self, *record_ids: str) -> tuple[list[MemoryRecord], np.ndarray, np.ndarray]:

@@ -27,6 +27,7 @@ import numpy as np
 
 from ...dates.when import DateSpan, read_dates, with_memories, without_dates
 from ...types import MemoryRecord
+from .mention_times import MentionColumns, MentionTimes
 from .said_times import SaidColumns, SaidTimes, Span, overlapping, seconds
 
 SAID_BOOST = 0.15
@@ -101,7 +102,7 @@ def said_rows(said: SaidTimes, spans: list[DateSpan], allowed: np.ndarray) -> np
     """The `allowed` rows said within a span or just after one: those `said_bonuses` lifts,
     found through the date index (never a pass over every record)."""
     found = [said.within(seconds(low), seconds(high) + TOLD_AFTER.total_seconds()) for low, high in _windows(spans)]
-    rows = np.unique(np.concatenate(found)) if found else np.zeros(0, dtype=np.int64)
+    rows = found[0] if len(found) == 1 else np.unique(np.concatenate(found)) if found else np.zeros(0, dtype=np.int64)
     return rows[allowed[rows]]
 
 
@@ -117,21 +118,33 @@ def said_bonuses(said: SaidTimes, rows: np.ndarray, spans: list[DateSpan]) -> np
     return np.where(inside, SAID_BOOST, np.where(after, TOLD_AFTER_BOOST, 0.0)).astype(np.float32)
 
 
-def mention_bonuses(records: Sequence[MemoryRecord], rows: np.ndarray, spans: list[DateSpan]) -> np.ndarray:
-    """The bonus of each of `rows` whose words name a time within a span. Reading a memory's
-    dates costs more than reading its stamp, so recall asks this of its candidates only."""
-    windows = _windows(spans)
-
-    def speaks_of_one(row: int) -> bool:
-        return any(start < end_of and start_of < end
-                   for start_of, end_of in mentioned(records[row]) for start, end in windows)
-
-    return np.asarray([MENTION_BOOST if speaks_of_one(row) else 0.0 for row in rows], dtype=np.float32)
+def mention_bonuses(mentions: MentionTimes, records: Sequence[MemoryRecord], rows: np.ndarray,
+                    spans: list[DateSpan], *, read: bool = True) -> np.ndarray:
+    """The bonus of each of `rows` whose words name a time within a span (what they name is
+    kept in the columns file, mention_times.py; `read` False: only what it keeps, no memory's
+    words read now)."""
+    windows = [(seconds(start), seconds(end)) for start, end in _windows(spans)]
+    return np.where(mentions.naming(records, rows, windows, read=read), MENTION_BOOST, 0.0).astype(np.float32)
 
 
 def mentioned(record: MemoryRecord) -> tuple[tuple[dt.datetime, dt.datetime], ...]:
     """The spans of time a memory's words name, read relative to when it was said."""
     return _mentioned(record.text, record.provenance.date or "")
+
+
+def mentioned_seconds(record: MemoryRecord) -> tuple[Span, ...]:
+    """`mentioned` in seconds since 1970, as MentionTimes keeps them."""
+    return tuple((seconds(start), seconds(end)) for start, end in mentioned(record))
+
+
+def new_mention_times(saved: MentionColumns | None = None) -> MentionTimes:
+    """What a store's memories name (`saved`: the snapshot's, as compaction wrote them)."""
+    return MentionTimes(mentioned_seconds, saved)
+
+
+def mention_columns(records: Sequence[MemoryRecord]) -> MentionColumns:
+    """The columns compaction saves of what `records` name (reading each one's words)."""
+    return MentionColumns.of([mentioned_seconds(record) for record in records])
 
 
 @functools.lru_cache(maxsize=65536)

@@ -29,11 +29,12 @@ import numpy as np
 import orjson
 
 from ...types import MemoryRecord
+from ..index.mention_times import MentionColumns
 from ..index.render import context_session
 from ..index.said_times import SaidColumns
 from ..index.saved import key_label, label_hash
 from ..index.state import CONTEXT_TURNS
-from ..index.time_boost import said_span
+from ..index.time_boost import mention_columns, said_span
 from ..index.vectors import KIND_CODES
 from .arrays_file import ArraysFile, write_arrays
 from .layout import FileDamage, corrupt
@@ -42,7 +43,7 @@ from .snapshot import Head, LineSpans, OpenFile, Snapshot
 log = logging.getLogger(__name__)
 
 COLUMNS_KIND = "local-agent memory columns"
-COLUMNS_FORMAT = 2  # 2: turn_before
+COLUMNS_FORMAT = 3  # 2: turn_before; 3: mention_start, mention_end, mention_more
 
 
 @dataclass(frozen=True)
@@ -73,11 +74,15 @@ class RowColumns:
     session_hash: np.ndarray  # uint64: label_hash of a turn's conversation, 0 for other records
     said_start: np.ndarray  # float64
     said_end: np.ndarray  # float64
+    mention_start: np.ndarray  # float64 (rows, MENTION_SLOTS): what the words name (mention_times.py)
+    mention_end: np.ndarray  # float64 (rows, MENTION_SLOTS)
+    mention_more: np.ndarray  # bool
 
     @classmethod
     def of(cls, records: Sequence[MemoryRecord]) -> RowColumns:
         """The columns of `records` (reading each)."""
         said = [said_span(record) for record in records]
+        mentions = mention_columns(records)
         return cls(
             ids=np.array([record.id.encode("utf-8", "surrogatepass") for record in records], dtype=np.bytes_),
             kinds=np.fromiter((KIND_CODES[record.kind] for record in records), dtype=np.int8, count=len(records)),
@@ -87,6 +92,7 @@ class RowColumns:
                                      count=len(records)),
             said_start=np.fromiter((start for start, _ in said), dtype=np.float64, count=len(records)),
             said_end=np.fromiter((end for _, end in said), dtype=np.float64, count=len(records)),
+            mention_start=mentions.start, mention_end=mentions.end, mention_more=mentions.more,
         )
 
     def replaced(self, rows: np.ndarray, other: RowColumns) -> RowColumns:
@@ -108,7 +114,8 @@ class RowColumns:
         return hashlib.sha256(b"\n".join(self.ids.tolist())).hexdigest()
 
 
-_ROW_FIELDS = ("ids", "kinds", "active", "key_hash", "session_hash", "said_start", "said_end")
+_ROW_FIELDS = ("ids", "kinds", "active", "key_hash", "session_hash", "said_start", "said_end", "mention_start",
+               "mention_end", "mention_more")
 
 
 def _key_hash(record: MemoryRecord) -> int:
@@ -143,6 +150,7 @@ def columns_arrays(stamp: ColumnsStamp, rows: RowColumns, lines: LineSpans, crcs
         "key_hash": rows.key_hash, "session_hash": rows.session_hash,
         "said_start": said.start, "said_end": said.end, "said_moments": said.moments,
         "said_moment_starts": said.moment_starts, "said_spans": said.spans,
+        "mention_start": rows.mention_start, "mention_end": rows.mention_end, "mention_more": rows.mention_more,
         "key_table_hash": key_hashes, "key_table_row": key_rows[:, 0],
         "turn_table_hash": turn_hashes, "turn_table_rows": turn_rows, "turn_before": turn_before,
     }
@@ -265,6 +273,10 @@ class SavedColumns:
         return self._said
 
     @property
+    def mentions(self) -> MentionColumns:
+        return MentionColumns(self.array("mention_start"), self.array("mention_end"), self.array("mention_more"))
+
+    @property
     def turn_before(self) -> np.ndarray:
         return self.array("turn_before")
 
@@ -342,7 +354,9 @@ class SavedColumns:
         """The per-row columns as saved (for the next compaction)."""
         return RowColumns(ids=self.array("ids"), kinds=self.kinds, active=self.active,
                           key_hash=self.array("key_hash"), session_hash=self.array("session_hash"),
-                          said_start=self.array("said_start"), said_end=self.array("said_end"))
+                          said_start=self.array("said_start"), said_end=self.array("said_end"),
+                          mention_start=self.array("mention_start"), mention_end=self.array("mention_end"),
+                          mention_more=self.array("mention_more"))
 
 
 def open_columns(root: Path, snapshot: Path, head: Head, opened: OpenFile,
