@@ -57,9 +57,18 @@ def test_importing_the_package_sets_the_policy_before_any_runtime_loads():
     assert _package_env({"GOMP_SPINCOUNT": "50"}) == {"GOMP_SPINCOUNT": "50", "OMP_WAIT_POLICY": "None"}
 
 
+@pytest.mark.parametrize(("users", "expected"), [({}, "1"), ({"OPENBLAS_NUM_THREADS": "4"}, "4")])
+def test_importing_the_package_keeps_numpys_blas_to_one_thread_unless_the_user_chose(users: dict[str, str],
+                                                                                    expected: str) -> None:
+    env = {**library_env(), **users}
+    script = "import local_agent, os; print(os.environ['OPENBLAS_NUM_THREADS'])"
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == expected
+
+
 def test_the_raw_baseline_environment_has_no_openmp_variable():
     base = {"PATH": "/bin", "HOME": "/h", "OMP_WAIT_POLICY": "PASSIVE", "GOMP_SPINCOUNT": "10000",
-            "KMP_BLOCKTIME": "0", "OMP_NUM_THREADS": "2"}
+            "KMP_BLOCKTIME": "0", "OMP_NUM_THREADS": "2", "OPENBLAS_NUM_THREADS": "1"}
     assert library_env(base) == {"PATH": "/bin", "HOME": "/h"}
     assert with_env({"OMP_WAIT_POLICY": "PASSIVE"}, base) == {"PATH": "/bin", "HOME": "/h",
                                                               "OMP_WAIT_POLICY": "PASSIVE"}

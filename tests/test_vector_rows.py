@@ -25,7 +25,7 @@ def test_mapped_rows_are_read_with_pread(tmp_path: Path) -> None:
 def test_rows_in_any_order_and_runs_read_back_exactly(tmp_path: Path) -> None:
     matrix, kept = _mapped(tmp_path)
     kept.append(np.ones((5, 8), dtype=np.float32))  # a tail after the mapped rows
-    for rows in ([], [7], [3, 4, 5, 6], [299, 0, 1, 2, 150, 151], list(range(100, 200)) + [5, 5, 6],
+    for rows in ([], [7], [3, 4, 5, 6], [299, 0, 1, 2, 150, 151], [*range(100, 200), 5, 5, 6],
                  [298, 299, 300, 301, 302], [304, 0]):
         expected = np.concatenate([matrix, np.ones((5, 8), dtype=np.float32)])[np.asarray(rows, dtype=np.int64)]
         np.testing.assert_array_equal(kept.take(np.asarray(rows, dtype=np.int64)), expected.reshape(-1, 8))

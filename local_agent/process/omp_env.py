@@ -12,8 +12,9 @@ import ctypes
 import os
 from collections.abc import MutableMapping
 
-# Variables that tune libgomp's (GNU) or libomp's (LLVM, Intel) threads.
-OPENMP_PREFIXES = ("OMP_", "GOMP_", "KMP_")
+# Variables that tune libgomp's (GNU) or libomp's (LLVM, Intel) threads, and OpenBLAS's (the
+# package sets OPENBLAS_NUM_THREADS too: local_agent/__init__.py). Baselines run without them.
+OPENMP_PREFIXES = ("OMP_", "GOMP_", "KMP_", "OPENBLAS_")
 # Set by the user, each of these says how threads wait: then the package sets nothing.
 USER_CHOICES = ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")
 # Spin this many rounds at a barrier, then sleep. libgomp's default when nothing is set is

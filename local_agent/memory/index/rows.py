@@ -152,7 +152,7 @@ class _RowFile:
         if not len(rows):
             return np.zeros((0, self._dimension), dtype=np.float32)
         found = np.empty((len(rows), self._dimension), dtype=np.float32)  # (not zeroed: every byte is read)
-        view, fd = memoryview(found).cast("B"), self._handle.fileno()
+        view, fd = memoryview(found.data).cast("B"), self._handle.fileno()
         breaks = (np.flatnonzero(np.diff(rows) != 1) + 1).tolist()
         for first, stop in zip([0, *breaks], [*breaks, len(rows)]):
             part = view[first * self._width : stop * self._width]
