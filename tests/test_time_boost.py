@@ -151,3 +151,29 @@ def test_the_date_index_finds_what_a_pass_over_every_record_finds():
     allowed = rng.random(300) < 0.7
     known = truth[allowed, 0][~np.isnan(truth[allowed, 0])]
     assert said.days(allowed) == sorted({(dt.datetime(1970, 1, 1) + dt.timedelta(seconds=s)).date() for s in known})
+
+
+def test_only_the_best_said_memories_join_and_recall_is_the_same(tmp_path, embedder, monkeypatch):
+    """A day holding more memories than recall takes from it: the best of them (score and date
+    bonuses) join, and the fused order's best are those of weighing every one of them."""
+    from local_agent.memory.index import recall
+
+    with _day_of_chat(tmp_path, embedder) as store:
+        store.add_many([_turn(f"Small talk number {n} about nothing much", f"2024-05-08T{10 + n % 10}:00")
+                        for n in range(20)])
+        store.compact()
+        state = store._files.state
+        question = "what did I do on May 8th?"
+        vector = embedder.embed([time_boost.topic_of(question, TODAY)])[0]
+
+        def best(count: int) -> list[tuple[str, float]]:
+            monkeypatch.setattr(recall, "SAID_CANDIDATES", count)
+            hits = recall.hybrid_recall(state, question, vector, k=3, kinds=("turn",), min_score=-1.0, today=TODAY,
+                                        ranker=None)
+            return [(h.record.text, round(h.score, 6)) for h in hits]
+
+        spans = time_boost.query_spans(question, TODAY, list)
+        assert len(time_boost.said_rows(state.said_times(), spans, state.dense.allowed(("turn",)))) > 20
+        monkeypatch.setattr(recall, "CANDIDATES", 3)  # (so that the day's memories come through its spans)
+        every = best(100)
+        assert best(8) == every  # (fewer: the best few small talks are near-copies, kept once)

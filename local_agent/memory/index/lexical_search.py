@@ -113,6 +113,9 @@ def best_rows(columns: Columns, words: Sequence[int], allowed: np.ndarray,
         floor = max(floor, best - SLACK * max(1.0, best))
     for place in range(common - 1, -1, -1):  # the common words, the highest bound first
         rows, partial = _could_reach(rows, partial, float(bounds[place]), floor)
+        if len(rows) <= PROBE_ROWS * count:  # few left: the remaining words at once
+            partial = partial + columns.lookup(words[: place + 1], rows)
+            break
         partial = partial + columns.lookup([words[place]], rows)
     return _best(rows, partial, count)
 

@@ -32,6 +32,7 @@ DENSE_WEIGHT = 0.3
 LEXICAL_WEIGHT = 0.7
 LEXICAL_HALF = 10.0  # the BM25 score that earns half of the lexical credit
 CANDIDATES = 100  # rows taken from each retriever before fusing (at least k)
+SAID_CANDIDATES = 100  # rows taken from those said within a dated question's spans (at least k)
 RERANK_POOL = 100  # the best fused candidates the ranker reorders
 DUPLICATE_COSINE = 0.95  # a hit this close to a better hit is the same memory said again
 _DISTINCT_BLOCK = 32
@@ -174,7 +175,8 @@ def _first_stage(state: MemoryState, records: Sequence[MemoryRecord], query: str
     spans = time_boost.query_spans(query, today, memory_days) if today is not None else []
     vector = np.asarray(query_vector, dtype=np.float32)
     if spans:
-        rows = np.union1d(rows, _said_candidates(state, records, spans, allowed, vector, lexical, pool))
+        rows = np.union1d(rows, _said_candidates(state, records, spans, allowed, vector, lexical,
+                                                 max(k, SAID_CANDIDATES)))
     vectors = state.dense.vectors(rows)
     cosines = vectors @ vector
     lexical_at = lexical.scores_of(rows)
