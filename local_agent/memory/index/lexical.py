@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -43,18 +42,34 @@ def new_tokenizer() -> Tokenizer:
     return Tokenizer(lower=True, stopwords="en", stemmer=Stemmer.Stemmer("english"))
 
 
-@dataclass
 class _Segment:
     """A built BM25 index over rows [start, stop). Its vocabulary holds only the tokens of its
     own rows (`local` maps the tokenizer's ids to the segment's), so building a small delta
-    costs little however large the store's vocabulary has grown."""
+    costs little however large the store's vocabulary has grown. A segment read from a file
+    keeps its arrays and makes the bm25s object and the vocabulary map when first needed:
+    opening a store imports neither bm25s nor scipy (0.13 s), for a command that never searches
+    by words."""
 
-    start: int
-    stop: int
-    local: dict[int, int]
-    bm25: bm25s.BM25
-    upper: np.ndarray | None = None  # each column's best score, as saved (else computed on need)
-    _columns: Columns | None = None
+    def __init__(self, start: int, stop: int, *, local: dict[int, int] | None = None, bm25: bm25s.BM25 | None = None,
+                 saved: Mapping[str, np.ndarray] | None = None) -> None:
+        self.start, self.stop = start, stop
+        self._local, self._bm25, self._saved = local, bm25, saved
+        self.upper = saved.get("upper") if saved is not None else None  # (files written before it lack it)
+        self._columns: Columns | None = None
+
+    @property
+    def local(self) -> dict[int, int]:
+        if self._local is None:
+            assert self._saved is not None
+            self._local = {int(token): position for position, token in enumerate(self._saved["segment_tokens"])}
+        return self._local
+
+    @property
+    def bm25(self) -> bm25s.BM25:
+        if self._bm25 is None:
+            assert self._saved is not None
+            self._bm25 = _saved_bm25(self.stop - self.start, self._saved, self.local)
+        return self._bm25
 
     def scores(self, token_ids: list[int], weights: np.ndarray) -> np.ndarray:
         known = [self.local[token] for token in token_ids if token in self.local]
@@ -65,7 +80,7 @@ class _Segment:
     @property
     def columns(self) -> Columns:
         if self._columns is None:
-            scores = self.bm25.scores
+            scores = self._saved if self._saved is not None else self.bm25.scores
             self._columns = Columns.of(scores["data"], scores["indices"], scores["indptr"], self.upper)
         return self._columns
 
@@ -87,7 +102,8 @@ class _Segment:
 
 class LexicalIndex:
     def __init__(self) -> None:
-        self._tokenizer = new_tokenizer()
+        self._made_tokenizer: Tokenizer | None = None
+        self._saved_vocab: np.ndarray | None = None  # a saved index's vocabulary, read when first needed
         self._own = Ragged()  # each row's own token ids
         self._context = Ragged()  # rows whose tokens join this row's document
         self._main: _Segment | None = None
@@ -95,6 +111,16 @@ class LexicalIndex:
 
     def __len__(self) -> int:
         return len(self._own)
+
+    @property
+    def _tokenizer(self) -> Tokenizer:
+        if self._made_tokenizer is None:
+            self._made_tokenizer = new_tokenizer()
+            if self._saved_vocab is not None:
+                vocab = json.loads(bytes(self._saved_vocab).decode("utf-8"))
+                for name in _VOCAB_FIELDS:
+                    setattr(self._made_tokenizer, name, dict(vocab[name]))
+        return self._made_tokenizer
 
     def add(self, texts: list[str], contexts: list[tuple[int, ...]]) -> None:
         """Index new rows (appended after the existing ones) and refresh the segments."""
@@ -149,7 +175,7 @@ class LexicalIndex:
 
         bm25 = bm25s.BM25()
         bm25.index((documents, dict(local)), create_empty_token=False, show_progress=False)
-        return _Segment(start=start, stop=stop, local=local, bm25=bm25)
+        return _Segment(start, stop, local=local, bm25=bm25)
 
     # -- persistence (the store writes these arrays at compaction, see store/lexical_file.py) ----
     def to_arrays(self) -> dict[str, np.ndarray]:
@@ -176,16 +202,14 @@ class LexicalIndex:
         """The index `to_arrays` saved, laid out as a fresh build of its rows would be (one
         main segment, or a delta for a small store), so scores are the same as a rebuild's."""
         index = cls()
-        vocab = json.loads(bytes(arrays["vocab"]).decode("utf-8"))
-        for name in _VOCAB_FIELDS:
-            setattr(index._tokenizer, name, dict(vocab[name]))
+        index._saved_vocab = arrays["vocab"]
         index._own = Ragged(arrays["own_tokens"], arrays["own_offsets"])
         index._context = Ragged(arrays["context_rows"], arrays["context_offsets"])
         rows = len(index._own)
         if len(index._context) != rows or int(arrays["num_docs"][0]) != rows:
             raise ValueError("the saved lexical index disagrees with itself about its rows")
         if rows:
-            segment = _loaded_segment(rows, arrays)
+            segment = _Segment(0, rows, saved=arrays)
             if rows > delta_limit(rows):
                 index._main = segment
             else:
@@ -239,14 +263,12 @@ class Ragged:
         return flat, offsets
 
 
-def _loaded_segment(rows: int, arrays: Mapping[str, np.ndarray]) -> _Segment:
+def _saved_bm25(rows: int, arrays: Mapping[str, np.ndarray], local: dict[int, int]) -> bm25s.BM25:
     import bm25s
 
-    local = {int(token): position for position, token in enumerate(arrays["segment_tokens"])}
     bm25 = bm25s.BM25()
     bm25.scores = {"data": arrays["data"], "indices": arrays["indices"], "indptr": arrays["indptr"], "num_docs": rows}
     bm25.vocab_dict = dict(local)
     bm25.unique_token_ids_set = set(local.values())
     bm25.nonoccurrence_array = None  # the default method ("lucene") has none
-    upper = arrays.get("upper")  # (files written before it was kept lack it)
-    return _Segment(start=0, stop=rows, local=local, bm25=bm25, upper=upper)
+    return bm25
