@@ -174,10 +174,10 @@ def _first_stage(state: MemoryState, records: Sequence[MemoryRecord], query: str
     memory_days = lambda: state.said_times().days(allowed)  # noqa: E731
     spans = time_boost.query_spans(query, today, memory_days) if today is not None else []
     vector = np.asarray(query_vector, dtype=np.float32)
-    if spans:
-        rows = np.union1d(rows, _said_candidates(state, records, spans, allowed, vector, lexical,
-                                                 max(k, SAID_CANDIDATES)))
-    vectors = state.dense.vectors(rows)
+    said_rows, said_vectors = _said_candidates(state, records, spans, allowed, vector, lexical,
+                                               max(k, SAID_CANDIDATES)) if spans else _no_rows(state)
+    rows = np.union1d(rows, said_rows)
+    vectors = _vectors(state, rows, said_rows, said_vectors)
     cosines = vectors @ vector
     lexical_at = lexical.scores_of(rows)
     fused = fused_score(cosines, lexical_at)
@@ -188,20 +188,41 @@ def _first_stage(state: MemoryState, records: Sequence[MemoryRecord], query: str
 
 
 def _said_candidates(state: MemoryState, records: Sequence[MemoryRecord], spans: list[DateSpan],
-                     allowed: np.ndarray, vector: np.ndarray, lexical: LexicalMatch, count: int) -> np.ndarray:
+                     allowed: np.ndarray, vector: np.ndarray, lexical: LexicalMatch,
+                     count: int) -> tuple[np.ndarray, np.ndarray]:
     """The `count` memories said within the query's spans (or just after) with the best score,
-    date bonuses included: a month of a large store holds thousands of memories, and only so many
-    join the candidates (their vectors are read in runs: they are neighbouring rows; what their
-    words name only as the columns file keeps it: the journal's newest memories are weighed
-    without it here, and with it once among the candidates)."""
+    date bonuses included, and their vectors: a month of a large store holds thousands of
+    memories, and only so many join the candidates (their vectors are read in runs: they are
+    neighbouring rows; what their words name only as the columns file keeps it: the journal's
+    newest memories are weighed without it here, and with it once among the candidates)."""
     said = state.said_times()
     rows = time_boost.said_rows(said, spans, allowed)
+    vectors = state.dense.vectors(rows)
     if len(rows) <= count:
-        return rows
-    scores = fused_score(state.dense.vectors(rows) @ vector, lexical.scores_of(rows))
+        return rows, vectors
+    scores = fused_score(vectors @ vector, lexical.scores_of(rows))
     scores += time_boost.said_bonuses(said, rows, spans)
     scores += time_boost.mention_bonuses(state.mentions, records, rows, spans, read=False)
-    return rows[np.argpartition(-scores, count - 1)[:count]]
+    best = np.sort(np.argpartition(-scores, count - 1)[:count])
+    return rows[best], vectors[best]
+
+
+def _no_rows(state: MemoryState) -> tuple[np.ndarray, np.ndarray]:
+    return np.zeros(0, dtype=np.int64), np.zeros((0, state.dense.dimension), dtype=np.float32)
+
+
+def _vectors(state: MemoryState, rows: np.ndarray, known_rows: np.ndarray, known: np.ndarray) -> np.ndarray:
+    """The vectors of `rows` (ascending): those of `known_rows` (ascending) as given, the others
+    read from disk."""
+    if not len(known_rows):
+        return state.dense.vectors(rows)
+    vectors = np.empty((len(rows), state.dense.dimension), dtype=np.float32)
+    at = np.searchsorted(rows, known_rows)
+    vectors[at] = known
+    missing = np.ones(len(rows), dtype=bool)
+    missing[at] = False
+    vectors[missing] = state.dense.vectors(rows[missing])
+    return vectors
 
 
 def _bonuses(state: MemoryState, records: Sequence[MemoryRecord], rows: np.ndarray, spans: list[DateSpan],
