@@ -154,6 +154,32 @@ def test_hnsw_agrees_with_exact_search() -> None:
     assert set(dense.search(queries[0], 10, narrow)[0].tolist()) <= set(range(100))
 
 
+def test_the_graph_is_linked_with_float32_vectors_and_keeps_float16_ones() -> None:
+    import faiss
+
+    from local_agent.memory.index.approx import HNSW_EF_CONSTRUCTION, HNSW_NEIGHBOURS, build_graph
+
+    vectors = _clustered(3000, 32, seed=4)
+    threads = faiss.omp_get_max_threads()
+    faiss.omp_set_num_threads(1)  # (one thread: the same links each time)
+    try:
+        graph = build_graph([vectors[:1000], vectors[1000:]], 32)
+        linked = faiss.IndexHNSWFlat(32, HNSW_NEIGHBOURS, faiss.METRIC_INNER_PRODUCT)
+        linked.hnsw.efConstruction = HNSW_EF_CONSTRUCTION
+        linked.add(vectors[:1000])
+        linked.add(vectors[1000:])
+    finally:
+        faiss.omp_set_num_threads(threads)
+    assert isinstance(graph, faiss.IndexHNSWSQ) and graph.ntotal == 3000
+    np.testing.assert_array_equal(faiss.vector_to_array(graph.hnsw.neighbors),
+                                  faiss.vector_to_array(linked.hnsw.neighbors))
+    storage = faiss.downcast_index(graph.storage)
+    assert storage.sq.qtype == faiss.ScalarQuantizer.QT_fp16
+    np.testing.assert_allclose(storage.reconstruct_n(0, 3000), vectors, atol=1e-3)
+    _, found = graph.search(vectors[:5], 1)
+    assert found[:, 0].tolist() == [0, 1, 2, 3, 4]
+
+
 def test_large_store_keeps_its_hnsw_index_in_step(
     data_dir: Path, embedder: Embedder, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
