@@ -66,8 +66,12 @@ def pull_process(*args: str, limit_bytes: int | None = None) -> subprocess.Popen
         limit = f"resource.setrlimit(resource.RLIMIT_FSIZE, ({limit_bytes}, {limit_bytes}))"
         command = [sys.executable, "-c", f"import os, resource, sys; {limit}; os.execv(sys.executable, sys.argv[1:])",
                    *command]
+    # (A stalled download must stay stalled until the test stops it: huggingface_hub resumes by
+    # itself after its read timeout, 10 s, which a loaded CI machine reached once before the
+    # Ctrl-C below was acted on.)
+    env = {**os.environ, "HF_HUB_DOWNLOAD_TIMEOUT": "120"}
     return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
-                            start_new_session=True)
+                            start_new_session=True, env=env)
 
 
 def nothing_usable(models_dir: Path) -> bool:
@@ -250,7 +254,7 @@ def test_an_interrupted_pull_resumes_where_it_stopped(models_dir: Path, hub: Sta
     wait_for(lambda: part.is_file() and part.stat().st_size >= written, first)
     os.killpg(first.pid, signal.SIGINT)  # Ctrl-C reaches the command and its download process
     _, err = first.communicate(timeout=60)
-    assert first.returncode == 130 and "run the same command again to resume" in err and "Traceback" not in err
+    assert first.returncode == 130 and "run the same command again to resume" in err and "Traceback" not in err, err
     assert nothing_usable(models_dir) and part.stat().st_size == written
     second = pull_process(f"hf:{GGUF_REPO}/{GGUF_NAME}")
     out, err = second.communicate(timeout=120)
