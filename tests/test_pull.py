@@ -59,16 +59,19 @@ def pull(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, *a
 
 
 def pull_process(*args: str, limit_bytes: int | None = None) -> subprocess.Popen[str]:
-    """`local-agent models pull ARGS --yes` as its own process (its own process group); with
-    `limit_bytes`, files it and its children write past that size fail with EFBIG: a full disk."""
+    """`local-agent models pull ARGS --yes` as its own process (its own process group), Ctrl-C
+    reaching it; with `limit_bytes`, files it and its children write past that size fail with
+    EFBIG: a full disk."""
     command = [sys.executable, "-m", "local_agent", "models", "pull", *args, "--yes"]
+    # Ctrl-C as a terminal delivers it, whatever the runner's own: a job a non-interactive shell
+    # starts in the background inherits SIGINT ignored, and Python then leaves it ignored.
+    setup = "signal.signal(signal.SIGINT, signal.SIG_DFL)"
     if limit_bytes is not None:
-        limit = f"resource.setrlimit(resource.RLIMIT_FSIZE, ({limit_bytes}, {limit_bytes}))"
-        command = [sys.executable, "-c", f"import os, resource, sys; {limit}; os.execv(sys.executable, sys.argv[1:])",
-                   *command]
-    # (A stalled download must stay stalled until the test stops it: huggingface_hub resumes by
-    # itself after its read timeout, 10 s, which a loaded CI machine reached once before the
-    # Ctrl-C below was acted on.)
+        setup += f"; resource.setrlimit(resource.RLIMIT_FSIZE, ({limit_bytes}, {limit_bytes}))"
+    start = f"import os, resource, signal, sys; {setup}; os.execv(sys.executable, sys.argv[1:])"
+    command = [sys.executable, "-c", start, *command]
+    # (A stalled download stays stalled until the test stops it: huggingface_hub resumes by
+    # itself after its read timeout, 10 s by default.)
     env = {**os.environ, "HF_HUB_DOWNLOAD_TIMEOUT": "120"}
     return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
                             start_new_session=True, env=env)
