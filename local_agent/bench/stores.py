@@ -167,7 +167,9 @@ def measure(folder: Path, queries_file: Path) -> dict[str, object]:
         hybrid_recall(state, query, vector, k=6, kinds=("fact", "turn"), min_score=DEFAULT_MIN_SCORE, ranker=None)
         timing["fused"].append(time.perf_counter() - started)
         timing["fused_cpu"].append(time.process_time() - cpu)
-    dated_first = dated_recall(state, queries, vectors, timing["dated"], timing["date_index"], timing["dated_cpu"])
+    by_kind: dict[str, list[float]] = {question: [] for question in DATED}
+    dated_first = dated_recall(state, queries, vectors, timing["dated"], timing["date_index"], timing["dated_cpu"],
+                               by_kind)
     used_rss = peak_rss_mb()
     searches(state, vectors, allowed, "exact", timing, found)
     agreement = [len(rows & exact) / max(1, len(exact)) for rows, exact in zip(found["dense"], found["exact"])]
@@ -180,6 +182,8 @@ def measure(folder: Path, queries_file: Path) -> dict[str, object]:
         # CPU seconds of the process (all threads) per search: what a busy shared machine changes least
         "cpu": {name: percentiles(timing[f"{name}_cpu"]) for name in ("dense", "exact", "recall", "fused", "dated")},
         "dated_recall": percentiles(timing["dated"]), "dated_recall_first_s": round(dated_first, 3),
+        "dated_recall_by_question": {question: percentiles(times) for question, times in by_kind.items() if times},
+        "lexical_equal_to_whole": lexical_equal_to_whole(state, queries, allowed),
         "date_index": percentiles(timing["date_index"]),
         "open_peak_rss_mib": round(open_rss, 1), "peak_rss_mib": round(used_rss, 1),
         "peak_rss_with_exact_mib": round(peak_rss_mb(), 1), "rss_anon_mib": round(rss_anon_mb(), 1),
@@ -207,8 +211,25 @@ def rss_anon_mb() -> float:
     return float("nan")
 
 
+def lexical_equal_to_whole(state: MemoryState, queries: list[str], allowed: np.ndarray, count: int = 100) -> float:
+    """The share of queries whose best `count` BM25 scores, as recall's search finds them
+    (MaxScore on a large store), equal those of scoring every row."""
+    from local_agent.memory.index.recall import lexical_query
+
+    weights = allowed.astype(np.float32)
+    equal = 0
+    for query in queries:
+        text = lexical_query(query)
+        whole = state.lexical.scores(text, weights)
+        match = state.lexical.match(text, allowed, count)
+        best = np.sort(whole[whole > 0])[::-1][:count]
+        found = np.sort(whole[match.top])[::-1]
+        equal += len(found) == len(best) and bool(np.allclose(found, best, rtol=1e-5, atol=1e-6))
+    return round(equal / max(1, len(queries)), 4)
+
+
 def dated_recall(state: MemoryState, queries: list[str], vectors: np.ndarray, times: list[float],
-                 index_times: list[float], cpu_times: list[float]) -> float:
+                 index_times: list[float], cpu_times: list[float], by_kind: dict[str, list[float]]) -> float:
     """Time whole recalls of dated questions ("... last week?"), which weigh when memories were
     said, and apart from them the date index's part (the memories said within the question's
     spans); returns the first recall's seconds (it loads the date library)."""
@@ -225,6 +246,7 @@ def dated_recall(state: MemoryState, queries: list[str], vectors: np.ndarray, ti
         if index:
             times.append(took)
             cpu_times.append(time.process_time() - cpu)
+            by_kind[DATED[index % len(DATED)]].append(took)
         else:
             first = took
         spans = time_boost.query_spans(question, TODAY, lambda: state.said_times().days(allowed))
