@@ -14,14 +14,14 @@ from local_agent.memory.index.recall import hybrid_recall
 from local_agent.memory.index.rerank import (
     FEATURES,
     RankerModel,
-    asks,
-    only_asks,
     packaged_ranker,
     query_words,
     session_best,
     speaker_named,
 )
+from local_agent.memory.index.saved import label_hash
 from local_agent.memory.index.state import MemoryState
+from local_agent.memory.index.traits import ASKS, ONLY_ASKS, TURN, USER, TraitColumns, Traits, asks, only_asks
 from local_agent.memory.store import MemoryStore
 from local_agent.types import MemoryDraft, MemoryRecord, Provenance
 
@@ -41,20 +41,36 @@ def test_asking_and_only_asking() -> None:
 
 def test_the_speaker_is_named_by_name_or_as_i_and_you() -> None:
     mel = turn("I paint.", speaker="Melanie Smith")
-    assert speaker_named(mel, query_words("What does Melanie paint?"))
-    assert not speaker_named(mel, query_words("What do I paint?"))  # a named speaker is only named by name
     user, assistant = turn("I paint.", role="user"), turn("Try oils.", role="assistant")
-    mine = query_words("what do I paint?")
-    assert speaker_named(user, mine) and not speaker_named(assistant, mine)
-    assert speaker_named(assistant, query_words("what did you suggest?"))
     fact = MemoryRecord(id="f1", kind="fact", text="The user paints.")
-    assert not speaker_named(fact, query_words("what do I paint?"))
+    traits = TraitColumns.of([mel, user, assistant, fact])
+
+    def named(question: str) -> list[bool]:
+        return speaker_named(traits, query_words(question)).tolist()
+
+    assert named("What does Melanie paint?") == [True, False, False, False]
+    assert named("what do I paint?") == [False, True, False, False]  # a named speaker is only named by name
+    assert named("what did you suggest?") == [False, False, True, False]
+    assert named("what did the user say?") == [False, True, False, False]  # an unnamed speaker by its role
 
 
 def test_session_best_is_the_best_other_candidate_of_the_session() -> None:
     records = [turn("a", "s1"), turn("b", "s1"), turn("c", "s2"), turn("d", "s1")]
-    best = session_best(records, np.asarray([0.5, 0.2, 0.9, 0.4], dtype=np.float32))
+    best = session_best(TraitColumns.of(records).session, np.asarray([0.5, 0.2, 0.9, 0.4], dtype=np.float32))
     assert best.tolist() == pytest.approx([0.4, 0.5, 0.0, 0.5])
+
+
+def test_saved_traits_stand_for_the_records_until_a_row_changes() -> None:
+    records = [turn("How are you?", speaker="Ana"), turn("I am doing fine, thanks.", role="user")]
+    traits = Traits(TraitColumns.of(records))
+    records[0] = turn("I moved to Porto last year.", "s2", speaker="Bo")  # (the saved columns say otherwise)
+    assert traits.of(records, np.arange(2)).flags.tolist() == [ASKS | ONLY_ASKS | TURN, TURN | USER]
+    traits.refresh(0)
+    changed = traits.of(records, np.asarray([1, 0]))
+    assert changed.flags.tolist() == [TURN | USER, TURN]
+    assert changed.words.tolist() == [5, 6] and changed.speaker[1] == label_hash("bo")
+    records.append(turn("Do you cook?", speaker="Cy"))  # added since the snapshot: read
+    assert traits.of(records, np.asarray([2])).flags.tolist() == [ASKS | ONLY_ASKS | TURN]
 
 
 def test_the_state_links_each_turn_to_its_neighbours_in_its_session() -> None:

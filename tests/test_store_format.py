@@ -12,9 +12,10 @@ import numpy as np
 import pytest
 
 from local_agent.errors import StoreCorruptError
-from local_agent.memory.index import recall
 from local_agent.memory.index.state import MemoryState
+from local_agent.memory.index.traits import TURN, TraitColumns
 from local_agent.memory.store import MemoryStore, doctor
+from local_agent.memory.store import columns as columns_file
 from local_agent.memory.store.columns import SavedColumns
 from local_agent.memory.store.layout import StorePaths
 from local_agent.memory.store.snapshot import SNAPSHOT_VERSION
@@ -101,13 +102,13 @@ def test_opening_reads_no_record_and_reads_what_it_shows(data_dir: Path, embedde
         return record(self, row)
 
     monkeypatch.setattr(SavedColumns, "record", counted)
-    monkeypatch.setattr(recall, "CANDIDATES", 4)  # recall reads the candidates it ranks: few of them here
-    monkeypatch.setattr(recall, "RERANK_POOL", 4)
     with MemoryStore.open(data_dir, embedder) as store:
         assert read == []
         assert store.stats()["by_kind"] == {"fact": 40, "turn": 8, "digest": 0} and read == []
         hits = store.recall("who is friend number 7", k=2)
-        assert len(read) <= 10 and hits[0].record.text == "The user's friend number 7 is called Friend7."
+        assert hits[0].record.text == "The user's friend number 7 is called Friend7."
+        assert sorted(read) == sorted(store._files.state.row_of[hit.record.id] for hit in hits)  # the ranker's
+        # candidates are weighed from the columns (index/traits.py): only the hits are read
         read.clear()
         assert store.get(hits[0].record.id[:6]).id == hits[0].record.id and len(read) == 1
         assert _keyed(store, ("Friend", "Number 4")).text == "The user's friend number 4 is Bo."
@@ -136,6 +137,26 @@ def test_a_reopened_store_answers_as_one_built_in_memory(data_dir: Path, embedde
             assert state.by_key(key) == built.by_key(key)
         assert [r.id for r in store.records(kind="turn")] == [r.id for r in records if r.kind == "turn"]
         assert sorted(state.row_of) == sorted(built.row_of)
+        rows = np.arange(len(records))  # the ranker's traits: saved, changed (s9) and new rows alike
+        saved, read = state.traits.of(records, rows), TraitColumns.of(records)
+        for name in ("flags", "words", "speaker", "session"):
+            assert np.array_equal(getattr(saved, name), getattr(read, name)), name
+
+
+def test_columns_of_an_older_format_are_made_again(data_dir: Path, embedder, caplog,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    with monkeypatch.context() as older:
+        older.setattr(columns_file, "COLUMNS_FORMAT", 3)
+        _compacted(data_dir, embedder)
+    with MemoryStore.open(data_dir, embedder) as store:
+        assert len(store.records()) == 48
+    assert "does not match memories.json: indexing the 49 memories" in caplog.text
+    caplog.clear()
+    with MemoryStore.open(data_dir, embedder) as store:
+        saved = store._files.state.records.saved
+        assert isinstance(saved, SavedColumns) and saved.columns.meta["stamp"]["format"] == columns_file.COLUMNS_FORMAT
+        assert int(saved.traits.has(TURN).sum()) == 8
+    assert caplog.text == ""
 
 
 def _recalled(state: MemoryState, query: str, vector: np.ndarray) -> list[tuple[str, float]]:

@@ -18,6 +18,7 @@ import numpy as np
 
 from ...types import MemoryRecord
 from .said_times import Span
+from .saved_cover import SavedCover
 
 MENTION_SLOTS = 2  # spans kept per memory; one with more is read again when asked
 
@@ -50,13 +51,11 @@ class MentionTimes:
                  saved: MentionColumns | None = None) -> None:
         self._spans_of = spans_of
         self._saved = saved
-        self._saved_rows = len(saved.more) if saved is not None else 0
-        self._changed: set[int] = set()  # snapshot rows replaced since (their saved spans may be stale)
+        self._cover = SavedCover(len(saved.more) if saved is not None else 0)
 
     def refresh(self, row: int) -> None:
         """A record replaced in place: its words are read again when asked."""
-        if row < self._saved_rows:
-            self._changed.add(row)
+        self._cover.refresh(row)
 
     def naming(self, records: Sequence[MemoryRecord], rows: np.ndarray, windows: list[Span], *,
                read: bool = True) -> np.ndarray:
@@ -78,8 +77,6 @@ class MentionTimes:
     def _saved_positions(self, rows: np.ndarray) -> np.ndarray:
         if self._saved is None:
             return np.zeros(0, dtype=np.int64)
-        inside = rows < self._saved_rows
+        inside = self._cover.covers(rows)
         inside[inside] &= ~self._saved.more[rows[inside]]
-        if self._changed:
-            inside &= ~np.isin(rows, np.fromiter(self._changed, dtype=np.int64, count=len(self._changed)))
         return np.flatnonzero(inside)

@@ -27,6 +27,7 @@ from . import time_boost
 from .lexical_search import LexicalMatch
 from .rerank import FEATURES, Candidates, RankerModel, features, packaged_ranker
 from .state import MemoryState
+from .traits import ASKS
 
 DENSE_WEIGHT = 0.3
 LEXICAL_WEIGHT = 0.7
@@ -85,7 +86,7 @@ def hybrid_recall(
         ranker = packaged_ranker()
     if ranker is not None and len(order) > 1:
         head = np.asarray(order[:RERANK_POOL])
-        ranked = ranker.scores(features(first.candidates(state, head), records, query))
+        ranked = ranker.scores(features(first.candidates(state, records, head), query))
         order = [int(head[i]) for i in np.argsort(-ranked, kind="stable")] + order[RERANK_POOL:]
     kept = _distinct(order, first.vectors, k)
     return [
@@ -105,7 +106,7 @@ def ranking_features(state: MemoryState, query: str, query_vector: np.ndarray, *
     if first is None:
         return [], np.zeros((0, len(FEATURES)), dtype=np.float32)
     head = np.asarray(first.order[:RERANK_POOL], dtype=np.int64)
-    return [records[first.rows[i]] for i in head], features(first.candidates(state, head), records, query)
+    return [records[first.rows[i]] for i in head], features(first.candidates(state, records, head), query)
 
 
 class ReadOnce(Sequence[MemoryRecord]):
@@ -150,15 +151,19 @@ class _FirstStage:
     order: list[int]
     query_vector: np.ndarray
 
-    def candidates(self, state: MemoryState, head: np.ndarray) -> Candidates:
+    def candidates(self, state: MemoryState, records: Sequence[MemoryRecord], head: np.ndarray) -> Candidates:
         """The ranker's view of the candidates at positions `head`."""
         chosen = self.rows[head]
+        before = state.before[chosen]
+        before_asks = np.zeros(len(chosen), dtype=np.float32)
+        present = np.flatnonzero(before >= 0)
+        before_asks[present] = state.traits.of(records, before[present]).has(ASKS)
         return Candidates(
             rows=chosen, fused=self.scores[head], dense=self.cosines[head], lexical=_saturated(self.lexical_at[head]),
             dated=self.bonus[head],
-            before=_neighbour_scores(state, state.before[chosen], self.query_vector, self.lexical),
+            before=_neighbour_scores(state, before, self.query_vector, self.lexical),
             after=_neighbour_scores(state, state.after[chosen], self.query_vector, self.lexical),
-            before_rows=state.before[chosen],
+            traits=state.traits.of(records, chosen), before_asks=before_asks,
         )
 
 

@@ -25,7 +25,6 @@ from __future__ import annotations
 import functools
 import json
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -34,15 +33,14 @@ from typing import Any
 import numpy as np
 
 from ...errors import ModelError
-from ...types import MemoryRecord
-from .render import speaker_of
+from .saved import label_hash
+from .traits import ASKS, ASSISTANT, ONLY_ASKS, TURN, USER, TraitColumns
 
 FORMAT_VERSION = 1
 WEIGHTS_FILE = "recall_ranker.json"
 FEATURES = ("fused", "dense", "lexical", "dated", "before", "after", "asks", "only_asks", "length",
             "speaker", "session", "rank", "answers", "answered")
 _WORD = re.compile(r"[\w']+")
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 USER_WORDS = frozenset("i i'm i've i'd i'll me my mine myself".split())
 ASSISTANT_WORDS = frozenset("you you're you've you'd you'll your yours yourself".split())
 
@@ -97,29 +95,26 @@ class Candidates:
     dated: np.ndarray  # the date bonus alone
     before: np.ndarray  # fused score of the turn said just before in the session (0: none)
     after: np.ndarray  # ... and just after
-    before_rows: np.ndarray  # that turn's row (-1: none)
+    traits: TraitColumns  # what the candidates' words and provenance say (traits.py)
+    before_asks: np.ndarray  # bool: the turn said just before asks something
 
 
-def features(candidates: Candidates, records: Sequence[MemoryRecord], query: str) -> np.ndarray:
+def features(candidates: Candidates, query: str) -> np.ndarray:
     """The FEATURES of each candidate, one row each (shape (len(rows), len(FEATURES)))."""
-    rows = candidates.rows
-    chosen = [records[row] for row in rows]
-    asked = query_words(query)
+    rows, traits = candidates.rows, candidates.traits
     order = np.argsort(-candidates.fused, kind="stable")
     rank = np.empty(len(rows), dtype=np.float32)
     rank[order] = 1.0 / (1.0 + np.arange(len(rows)))
-    asking = np.fromiter((asks(r.text) for r in chosen), np.float32, len(rows))
-    asked_before = np.fromiter((row >= 0 and asks(records[row].text) for row in candidates.before_rows),
-                               np.float32, len(rows))
+    asking = traits.has(ASKS).astype(np.float32)
     columns = [
         candidates.fused, candidates.dense, candidates.lexical, candidates.dated, candidates.before, candidates.after,
         asking,
-        np.fromiter((only_asks(r.text) for r in chosen), np.float32, len(rows)),
-        np.fromiter((np.log1p(len(r.text.split())) for r in chosen), np.float32, len(rows)),
-        np.fromiter((speaker_named(r, asked) for r in chosen), np.float32, len(rows)),
-        session_best(chosen, candidates.fused),
+        traits.has(ONLY_ASKS).astype(np.float32),
+        np.log1p(traits.words.astype(np.float32)),
+        speaker_named(traits, query_words(query)).astype(np.float32),
+        session_best(traits.session, candidates.fused),
         rank,
-        candidates.before * asked_before,  # the reply to a question that matches
+        candidates.before * candidates.before_asks,  # the reply to a question that matches
         candidates.after * asking,  # a question whose reply matches
     ]
     return np.stack(columns, axis=1).astype(np.float32)
@@ -129,46 +124,33 @@ def query_words(query: str) -> frozenset[str]:
     return frozenset(word.lower() for word in _WORD.findall(query))
 
 
-def asks(text: str) -> bool:
-    """Whether a message ends by asking something."""
-    return text.rstrip().endswith("?")
+def speaker_named(traits: TraitColumns, asked: frozenset[str]) -> np.ndarray:
+    """For each memory, whether the question points at whoever said it: by (first) name, or as
+    "I"/"my" for the user's own messages and "you" for the assistant's (a named speaker is only
+    pointed at by name)."""
+    names = np.fromiter((label_hash(word) for word in asked), dtype=np.uint64, count=len(asked))
+    named = np.isin(traits.speaker, names) & (traits.speaker != 0)
+    if not asked.isdisjoint(USER_WORDS):
+        named |= traits.has(USER)
+    if not asked.isdisjoint(ASSISTANT_WORDS):
+        named |= traits.has(ASSISTANT)
+    return named & traits.has(TURN)
 
 
-def only_asks(text: str) -> bool:
-    """Whether every sentence of a message asks, or only greets ("Hey! How are you?")."""
-    sentences = [s for s in _SENTENCE_END.split(text.strip()) if s]
-    return bool(sentences) and all(s.rstrip().endswith("?") or len(_WORD.findall(s)) <= 3 for s in sentences)
-
-
-def speaker_named(record: MemoryRecord, asked: frozenset[str]) -> bool:
-    """Whether the question points at whoever said the memory: by (first) name, or as "I"/"my"
-    for the user's own messages and "you" for the assistant's."""
-    if record.kind != "turn":
-        return False
-    speaker = speaker_of(record).lower()
-    first = speaker.split()[0] if speaker else ""
-    if first and first in asked:
-        return True
-    role = (record.provenance.role or "").lower()
-    if record.provenance.speaker:
-        return False  # a named speaker is only pointed at by name
-    return (role == "user" and not asked.isdisjoint(USER_WORDS)) or (
-        role == "assistant" and not asked.isdisjoint(ASSISTANT_WORDS))
-
-
-def session_best(chosen: list[MemoryRecord], fused: np.ndarray) -> np.ndarray:
-    """For each candidate, the best fused score among the other candidates of its session."""
-    best: dict[str, list[float]] = {}
-    sessions = [record.provenance.session or "" for record in chosen]
-    for session, score in zip(sessions, fused):
+def session_best(sessions: np.ndarray, fused: np.ndarray) -> np.ndarray:
+    """For each candidate, the best fused score among the other candidates of its session
+    (`sessions`: a hash each, 0 for none)."""
+    best: dict[int, list[float]] = {}
+    hashes = sessions.tolist()
+    for session, score in zip(hashes, fused.tolist()):
         if session:
             top = best.setdefault(session, [0.0, 0.0])
             if score > top[0]:
-                top[:] = [float(score), top[0]]
+                top[:] = [score, top[0]]
             elif score > top[1]:
-                top[1] = float(score)
+                top[1] = score
     values = [0.0 if not s else (best[s][1] if score >= best[s][0] else best[s][0])
-              for s, score in zip(sessions, fused)]
+              for s, score in zip(hashes, fused.tolist())]
     return np.asarray(values, dtype=np.float32)
 
 

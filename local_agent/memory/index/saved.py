@@ -11,13 +11,16 @@ taken for a match.
 from __future__ import annotations
 
 import hashlib
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
 from ...types import MemoryRecord
 from .mention_times import MentionColumns
 from .said_times import SaidColumns
+
+if TYPE_CHECKING:
+    from .traits import TraitColumns  # (traits.py uses label_hash below)
 
 
 class SavedRows(Protocol):
@@ -41,6 +44,11 @@ class SavedRows(Protocol):
     @property
     def mentions(self) -> MentionColumns:
         """The times each row's words name."""
+        ...
+
+    @property
+    def traits(self) -> TraitColumns:
+        """What each row's words and provenance say to the ranker."""
         ...
 
     @property

@@ -27,6 +27,7 @@ from .render import context_session, lexical_text
 from .said_times import SaidTimes
 from .saved import SavedRows, norm_key
 from .time_boost import new_mention_times, new_said_times
+from .traits import Traits
 from .vectors import DenseIndex
 
 MIN_PREFIX = 4  # characters of an id that may stand for it
@@ -127,6 +128,7 @@ class MemoryState:
         self._recent_turns: dict[str, deque[int]] = {}
         self._said = new_said_times(saved.said if saved is not None else None)
         self.mentions: MentionTimes = new_mention_times(saved.mentions if saved is not None else None)
+        self.traits = Traits(saved.traits if saved is not None else None)  # what the ranker reads (traits.py)
         self._neighbours = np.zeros((2, 0), dtype=np.int64)  # before and after, with room to grow
         self._linked = 0  # rows linked so far
 
@@ -239,6 +241,7 @@ class MemoryState:
         self.dense.set_active(row, record.active)
         self._said.refresh(row, record)
         self.mentions.refresh(row)
+        self.traits.refresh(row)
         self._index_key(record)
 
     def without(self, *record_ids: str) -> tuple[list[MemoryRecord], np.ndarray, np.ndarray]:

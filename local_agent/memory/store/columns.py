@@ -35,6 +35,7 @@ from ..index.said_times import SaidColumns
 from ..index.saved import key_label, label_hash
 from ..index.state import CONTEXT_TURNS
 from ..index.time_boost import mention_columns, said_span
+from ..index.traits import TraitColumns
 from ..index.vectors import KIND_CODES
 from .arrays_file import ArraysFile, write_arrays
 from .layout import FileDamage, corrupt
@@ -43,7 +44,7 @@ from .snapshot import Head, LineSpans, OpenFile, Snapshot
 log = logging.getLogger(__name__)
 
 COLUMNS_KIND = "local-agent memory columns"
-COLUMNS_FORMAT = 3  # 2: turn_before; 3: mention_start, mention_end, mention_more
+COLUMNS_FORMAT = 4  # 2: turn_before; 3: mention_start, mention_end, mention_more; 4: trait_*
 
 
 @dataclass(frozen=True)
@@ -77,12 +78,17 @@ class RowColumns:
     mention_start: np.ndarray  # float64 (rows, MENTION_SLOTS): what the words name (mention_times.py)
     mention_end: np.ndarray  # float64 (rows, MENTION_SLOTS)
     mention_more: np.ndarray  # bool
+    trait_flags: np.ndarray  # uint8: what the ranker reads of each memory (index/traits.py)
+    trait_words: np.ndarray  # uint32
+    trait_speaker: np.ndarray  # uint64
+    trait_session: np.ndarray  # uint64
 
     @classmethod
     def of(cls, records: Sequence[MemoryRecord]) -> RowColumns:
         """The columns of `records` (reading each)."""
         said = [said_span(record) for record in records]
         mentions = mention_columns(records)
+        traits = TraitColumns.of(records)
         return cls(
             ids=np.array([record.id.encode("utf-8", "surrogatepass") for record in records], dtype=np.bytes_),
             kinds=np.fromiter((KIND_CODES[record.kind] for record in records), dtype=np.int8, count=len(records)),
@@ -93,6 +99,8 @@ class RowColumns:
             said_start=np.fromiter((start for start, _ in said), dtype=np.float64, count=len(records)),
             said_end=np.fromiter((end for _, end in said), dtype=np.float64, count=len(records)),
             mention_start=mentions.start, mention_end=mentions.end, mention_more=mentions.more,
+            trait_flags=traits.flags, trait_words=traits.words, trait_speaker=traits.speaker,
+            trait_session=traits.session,
         )
 
     def replaced(self, rows: np.ndarray, other: RowColumns) -> RowColumns:
@@ -115,7 +123,8 @@ class RowColumns:
 
 
 _ROW_FIELDS = ("ids", "kinds", "active", "key_hash", "session_hash", "said_start", "said_end", "mention_start",
-               "mention_end", "mention_more")
+               "mention_end", "mention_more", "trait_flags", "trait_words", "trait_speaker", "trait_session")
+_COPIED_FIELDS = _ROW_FIELDS[7:]  # saved as they are (the others are sorted or indexed too)
 
 
 def _key_hash(record: MemoryRecord) -> int:
@@ -150,7 +159,7 @@ def columns_arrays(stamp: ColumnsStamp, rows: RowColumns, lines: LineSpans, crcs
         "key_hash": rows.key_hash, "session_hash": rows.session_hash,
         "said_start": said.start, "said_end": said.end, "said_moments": said.moments,
         "said_moment_starts": said.moment_starts, "said_spans": said.spans,
-        "mention_start": rows.mention_start, "mention_end": rows.mention_end, "mention_more": rows.mention_more,
+        **{name: getattr(rows, name) for name in _COPIED_FIELDS},
         "key_table_hash": key_hashes, "key_table_row": key_rows[:, 0],
         "turn_table_hash": turn_hashes, "turn_table_rows": turn_rows, "turn_before": turn_before,
     }
@@ -277,6 +286,11 @@ class SavedColumns:
         return MentionColumns(self.array("mention_start"), self.array("mention_end"), self.array("mention_more"))
 
     @property
+    def traits(self) -> TraitColumns:
+        return TraitColumns(self.array("trait_flags"), self.array("trait_words"), self.array("trait_speaker"),
+                            self.array("trait_session"))
+
+    @property
     def turn_before(self) -> np.ndarray:
         return self.array("turn_before")
 
@@ -355,8 +369,7 @@ class SavedColumns:
         return RowColumns(ids=self.array("ids"), kinds=self.kinds, active=self.active,
                           key_hash=self.array("key_hash"), session_hash=self.array("session_hash"),
                           said_start=self.array("said_start"), said_end=self.array("said_end"),
-                          mention_start=self.array("mention_start"), mention_end=self.array("mention_end"),
-                          mention_more=self.array("mention_more"))
+                          **{name: self.array(name) for name in _COPIED_FIELDS})
 
 
 def open_columns(root: Path, snapshot: Path, head: Head, opened: OpenFile,
