@@ -69,8 +69,12 @@ def test_saved_traits_stand_for_the_records_until_a_row_changes() -> None:
     changed = traits.of(records, np.asarray([1, 0]))
     assert changed.flags.tolist() == [TURN | USER, TURN]
     assert changed.words.tolist() == [5, 6] and changed.speaker[1] == label_hash("bo")
-    records.append(turn("Do you cook?", speaker="Cy"))  # added since the snapshot: read
+    records.append(turn("Do you cook?", speaker="Cy"))  # added since the snapshot: read once
     assert traits.of(records, np.asarray([2])).flags.tolist() == [ASKS | ONLY_ASKS | TURN]
+    records[2] = turn("I cook every day.", speaker="Cy")
+    assert traits.of(records, np.asarray([2])).flags.tolist() == [ASKS | ONLY_ASKS | TURN]  # as it was read
+    traits.refresh(2)
+    assert traits.of(records, np.asarray([2])).flags.tolist() == [TURN]
 
 
 def test_the_state_links_each_turn_to_its_neighbours_in_its_session() -> None:

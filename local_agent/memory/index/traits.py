@@ -83,26 +83,35 @@ def only_asks(text: str) -> bool:
 
 
 class Traits:
-    """Each memory's traits: from the saved columns where they hold, else read from its record."""
+    """Each memory's traits: from the saved columns where they hold, else read from its record
+    once (kept until the record changes)."""
 
     def __init__(self, saved: TraitColumns | None = None) -> None:
         self._saved = saved
         self._cover = SavedCover(len(saved) if saved is not None else 0)
+        self._read: dict[int, tuple[int, int, int, int]] = {}  # rows the columns do not describe
 
     def refresh(self, row: int) -> None:
         """A record replaced in place: its traits are read again when asked."""
         self._cover.refresh(row)
+        self._read.pop(row, None)
 
     def of(self, records: Sequence[MemoryRecord], rows: np.ndarray) -> TraitColumns:
         """The traits of `rows` (in their order)."""
         rows = np.asarray(rows, dtype=np.int64)
-        saved = self._cover.positions(rows)
-        if self._saved is None or not len(saved):
-            return TraitColumns.of([records[int(row)] for row in rows])
-        found = self._saved.take(np.where(self._cover.covers(rows), rows, 0))
-        unsaved = np.setdiff1d(np.arange(len(rows)), saved)
-        if len(unsaved):  # added or changed since the snapshot
-            fresh = TraitColumns.of([records[int(row)] for row in rows[unsaved]])
-            for name in ("flags", "words", "speaker", "session"):
-                getattr(found, name)[unsaved] = getattr(fresh, name)
+        covered = self._cover.covers(rows)
+        if self._saved is not None and covered.all():
+            return self._saved.take(rows)
+        found = self._saved.take(np.where(covered, rows, 0)) if self._saved is not None else _empty(len(rows))
+        for position in np.flatnonzero(~covered).tolist():  # added or changed since the snapshot
+            row = int(rows[position])
+            traits = self._read.get(row)
+            if traits is None:
+                traits = self._read[row] = _traits(records[row])
+            found.flags[position], found.words[position], found.speaker[position], found.session[position] = traits
         return found
+
+
+def _empty(count: int) -> TraitColumns:
+    return TraitColumns(np.zeros(count, np.uint8), np.zeros(count, np.uint32), np.zeros(count, np.uint64),
+                        np.zeros(count, np.uint64))
