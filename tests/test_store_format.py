@@ -13,7 +13,7 @@ import pytest
 
 from local_agent.errors import StoreCorruptError
 from local_agent.memory.index.state import MemoryState
-from local_agent.memory.index.traits import TURN, TraitColumns
+from local_agent.memory.index.traits import ASSISTANT, TURN, USER, TraitColumns
 from local_agent.memory.store import MemoryStore, doctor
 from local_agent.memory.store import columns as columns_file
 from local_agent.memory.store.columns import SavedColumns
@@ -22,11 +22,12 @@ from local_agent.memory.store.snapshot import SNAPSHOT_VERSION
 from local_agent.types import MemoryDraft, MemoryRecord, Provenance
 
 STORE_V1 = Path(__file__).parent / "data" / "store-v1"
+STORE_COLUMNS3 = Path(__file__).parent / "data" / "store-columns3"  # columns format 3 (ee5a197)
 
 
-def _copy_of_v1(target: Path) -> Path:
-    """The committed version-1 store, copied with the modes local-agent gives its files."""
-    shutil.copytree(STORE_V1, target)
+def _copy_of_v1(target: Path, source: Path = STORE_V1) -> Path:
+    """A committed store (version 1 by default), copied with the modes local-agent gives its files."""
+    shutil.copytree(source, target)
     for folder, _, names in os.walk(target):
         os.chmod(folder, 0o700)
         for name in names:
@@ -141,6 +142,25 @@ def test_a_reopened_store_answers_as_one_built_in_memory(data_dir: Path, embedde
         saved, read = state.traits.of(records, rows), TraitColumns.of(records)
         for name in ("flags", "words", "speaker", "session"):
             assert np.array_equal(getattr(saved, name), getattr(read, name)), name
+
+
+def test_a_store_with_format_3_columns_is_indexed_again_once(tmp_path: Path, embedder, caplog) -> None:
+    data_dir = _copy_of_v1(tmp_path / "data", STORE_COLUMNS3)
+    with MemoryStore.open(data_dir, embedder) as store:
+        hits = store.recall("what did Melanie cook at the lake?", k=2)
+        assert "Marshmallows and corn" in " ".join(hit.record.text for hit in hits)
+    assert "columns-1.bin does not match memories.json: indexing the 9 memories" in caplog.text
+    assert "rebuilding the vectors" not in caplog.text
+    caplog.clear()
+    with MemoryStore.open(data_dir, embedder) as store:
+        state = store._files.state
+        assert isinstance(state.records.saved, SavedColumns)
+        records = list(state.records)
+        saved, read = state.traits.of(records, np.arange(len(records))), TraitColumns.of(records)
+        for name in ("flags", "words", "speaker", "session"):
+            assert np.array_equal(getattr(saved, name), getattr(read, name)), name
+        assert int(saved.has(USER).sum()) == 2 and int(saved.has(ASSISTANT).sum()) == 1
+    assert caplog.text == ""
 
 
 def test_columns_of_an_older_format_are_made_again(data_dir: Path, embedder, caplog,
