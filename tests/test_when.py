@@ -144,8 +144,8 @@ def test_contains_is_half_open() -> None:
 
 def test_yearless_moves_to_the_latest_year_with_memories() -> None:
     span = read_dates("on May 2nd", TODAY)[0]
-    assert with_memories(span, [date(2022, 5, 2), date(2021, 5, 2), date(2024, 1, 1)]).start == d("2022-05-02")
-    assert with_memories(span, [date(2024, 5, 2), date(2022, 5, 2)]).start == d("2024-05-02")
+    assert with_memories(span, [date(2021, 5, 2), date(2022, 5, 2), date(2024, 1, 1)]).start == d("2022-05-02")
+    assert with_memories(span, [date(2022, 5, 2), date(2024, 5, 2)]).start == d("2024-05-02")
     assert with_memories(span, [date(2023, 5, 3)]) == span  # no memories on any May 2nd: the latest
     assert with_memories(span, []) == span
     month = read_dates("in June", TODAY)[0]

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Iterable
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta
 
@@ -95,12 +95,13 @@ def warm_up() -> None:
     read_dates("on 2 May 2024", datetime(2024, 5, 3))
 
 
-def with_memories(span: DateSpan, memory_days: Iterable[date]) -> DateSpan:
+def with_memories(span: DateSpan, days: Sequence[date]) -> DateSpan:
     """For a year-less span, its most recent past occurrence that has memories on one of its
-    days, else the span itself (the most recent occurrence). Other spans come back unchanged."""
+    `days` (ascending and distinct, as SaidTimes.days gives them: sorting ten years of days
+    again took 0.7 ms a question), else the span itself (the most recent occurrence). Other
+    spans come back unchanged."""
     if not span.yearless:
         return span
-    days = sorted(set(memory_days))
     if not days:
         return span
     for year in range(span.start.year, days[0].year - 1, -1):

@@ -133,7 +133,8 @@ class SaidTimes:
         return rows
 
     def days(self, allowed: np.ndarray) -> list[dt.date]:
-        """The days the rows `allowed` (a mask) were said on (remembered for the same mask)."""
+        """The days the rows `allowed` (a mask) were said on, ascending and distinct (remembered for
+        the same mask)."""
         cached = self._days
         if cached is not None and cached[0] is allowed:
             return cached[1]

@@ -85,7 +85,7 @@ def new_said_times(saved: SaidColumns | None = None) -> SaidTimes:
 
 def query_spans(query: str, today: dt.datetime, memory_days: Callable[[], list[dt.date]]) -> list[DateSpan]:
     """The spans of time `query` names, year-less ones moved to a year that has memories
-    (`memory_days` is asked for those days only then)."""
+    (`memory_days` gives those days, ascending and distinct; it is asked only then)."""
     spans = read_dates(query, today)
     if not spans or not any(span.yearless for span in spans):
         return spans
