@@ -13,6 +13,7 @@ without a date costs one regular-expression search; dateparser loads on the firs
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -63,13 +64,19 @@ def read_dates(query: str, today: datetime) -> list[DateSpan]:
     if not MAYBE.search(query):
         return []
     base = today.replace(tzinfo=None, second=0, microsecond=0)  # one cache entry a minute
+    return [replace(span, start=span.start.replace(tzinfo=today.tzinfo), end=span.end.replace(tzinfo=today.tzinfo))
+            for span in _spans(query, base)]
+
+
+@functools.lru_cache(maxsize=64)
+def _spans(query: str, base: datetime) -> tuple[DateSpan, ...]:
+    """read_dates' spans, naive. (A dated question is read three times: for its topic, where
+    recall leaves its dates out of the text search, and for its spans.)"""
     found = [_Found(match.start(), match.end(), match.lastgroup or "",
                     None if match.lastgroup == "offset" else resolve(match.lastgroup or "", match.group(0), base))
              for match in PHRASES.finditer(query)]
     found = _join_ranges(query, _since(query, _hang_on_days(query, found), base))
-    return [replace(item.span, start=item.span.start.replace(tzinfo=today.tzinfo),
-                    end=item.span.end.replace(tzinfo=today.tzinfo))
-            for item in found if item.span is not None]
+    return tuple(item.span for item in found if item.span is not None)
 
 
 def without_dates(query: str, today: datetime) -> str:
