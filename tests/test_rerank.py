@@ -75,6 +75,7 @@ def test_saved_traits_stand_for_the_records_until_a_row_changes() -> None:
     assert traits.of(records, np.asarray([2])).flags.tolist() == [ASKS | ONLY_ASKS | TURN]  # as it was read
     traits.refresh(2)
     assert traits.of(records, np.asarray([2])).flags.tolist() == [TURN]
+    assert Traits(TraitColumns.of([])).of(records, np.asarray([1, 0])).words.tolist() == [5, 6]  # nothing saved
 
 
 def test_the_state_links_each_turn_to_its_neighbours_in_its_session() -> None:

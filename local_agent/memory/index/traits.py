@@ -102,7 +102,8 @@ class Traits:
         covered = self._cover.covers(rows)
         if self._saved is not None and covered.all():
             return self._saved.take(rows)
-        found = self._saved.take(np.where(covered, rows, 0)) if self._saved is not None else _empty(len(rows))
+        found = self._saved.take(np.where(covered, rows, 0)) if self._saved is not None and len(self._saved) \
+            else _empty(len(rows))
         for position in np.flatnonzero(~covered).tolist():  # added or changed since the snapshot
             row = int(rows[position])
             traits = self._read.get(row)
