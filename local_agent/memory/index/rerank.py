@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import functools
 import json
-import re
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -34,13 +33,12 @@ import numpy as np
 
 from ...errors import ModelError
 from .saved import label_hash
-from .traits import ASKS, ASSISTANT, ONLY_ASKS, TURN, USER, TraitColumns
+from .traits import ASKS, ASSISTANT, ONLY_ASKS, TURN, USER, WORD, TraitColumns
 
 FORMAT_VERSION = 1
 WEIGHTS_FILE = "recall_ranker.json"
 FEATURES = ("fused", "dense", "lexical", "dated", "before", "after", "asks", "only_asks", "length",
             "speaker", "session", "rank", "answers", "answered")
-_WORD = re.compile(r"[\w']+")
 USER_WORDS = frozenset("i i'm i've i'd i'll me my mine myself".split())
 ASSISTANT_WORDS = frozenset("you you're you've you'd you'll your yours yourself".split())
 
@@ -121,7 +119,7 @@ def features(candidates: Candidates, query: str) -> np.ndarray:
 
 
 def query_words(query: str) -> frozenset[str]:
-    return frozenset(word.lower() for word in _WORD.findall(query))
+    return frozenset(word.lower() for word in WORD.findall(query))
 
 
 def speaker_named(traits: TraitColumns, asked: frozenset[str]) -> np.ndarray:

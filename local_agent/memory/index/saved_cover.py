@@ -22,7 +22,3 @@ class SavedCover:
         if self._changed and inside.any():
             inside &= ~np.isin(rows, np.fromiter(self._changed, dtype=np.int64, count=len(self._changed)))
         return inside
-
-    def positions(self, rows: np.ndarray) -> np.ndarray:
-        """The positions in `rows` of those the saved columns describe."""
-        return np.flatnonzero(self.covers(rows))

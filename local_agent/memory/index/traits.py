@@ -26,7 +26,7 @@ from .saved import label_hash
 from .saved_cover import SavedCover
 
 ASKS, ONLY_ASKS, TURN, USER, ASSISTANT = 1, 2, 4, 8, 16  # bits of `flags`
-_WORD = re.compile(r"[\w']+")
+WORD = re.compile(r"[\w']+")  # a word, as the ranker counts them (rerank.query_words too)
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
 
@@ -79,7 +79,7 @@ def asks(text: str) -> bool:
 def only_asks(text: str) -> bool:
     """Whether every sentence of a message asks, or only greets ("Hey! How are you?")."""
     sentences = [s for s in _SENTENCE_END.split(text.strip()) if s]
-    return bool(sentences) and all(s.rstrip().endswith("?") or len(_WORD.findall(s)) <= 3 for s in sentences)
+    return bool(sentences) and all(s.rstrip().endswith("?") or len(WORD.findall(s)) <= 3 for s in sentences)
 
 
 class Traits:
