@@ -34,7 +34,7 @@ import json, sys, time
 start = time.perf_counter()
 from local_agent.backends import create_backend
 from local_agent.config import load_settings
-settings = load_settings({"model": sys.argv[1], "backend": "llama-cpp"})
+settings = load_settings({"model": sys.argv[1], "backend": "llama-cpp", "incognito": True})  # no saved prompt state
 backend, choice = create_backend(settings)
 print(json.dumps({"load_s": time.perf_counter() - start, "backend": choice.backend}))
 """

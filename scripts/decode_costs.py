@@ -52,7 +52,9 @@ WAIT_PROMPT = ("<|im_start|>system\nRun {run}. You are a helpful assistant.<|im_
 
 
 def cpu_settings(backend: str) -> Settings:
-    return Settings(backend=backend, device="cpu", models_dir=CHECKOUT_MODELS_DIR, ctx_size=DEFAULT_CTX_SIZE)
+    # incognito: the measurement saves no prompt state into the user's data dir
+    return Settings(backend=backend, device="cpu", models_dir=CHECKOUT_MODELS_DIR, ctx_size=DEFAULT_CTX_SIZE,
+                    incognito=True)
 
 
 def common_prefix(sequences: list[list[int]]) -> list[int]:

@@ -12,9 +12,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout's package first
 
 from evals.digests import load, run, summarize
+from evals.settings import dev_settings
 
 from local_agent.backends import create_backend
-from local_agent.config import load_settings
 from local_agent.memory.summary import Summarizer
 
 
@@ -23,7 +23,7 @@ def main() -> int:
     parser.add_argument("--split", default="dev", choices=("dev", "held-out", "all"))
     parser.add_argument("--rows", type=Path, default=None, help="write every session's bullets here")
     args = parser.parse_args()
-    backend, _ = create_backend(load_settings({}))
+    backend, _ = create_backend(dev_settings())
     with backend:
         rows = run(Summarizer(backend), load(args.split))
     if args.rows:

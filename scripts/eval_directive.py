@@ -16,9 +16,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout's package first
 
 from evals.directive import SETUPS, evaluate
+from evals.settings import dev_settings
 
 from local_agent.backends import create_backend
-from local_agent.config import load_settings
 
 
 def main() -> int:
@@ -27,7 +27,7 @@ def main() -> int:
     parser.add_argument("--max-tokens", type=int, default=96)
     parser.add_argument("--output", type=Path, default=None)
     args = parser.parse_args()
-    backend, _ = create_backend(load_settings({}), model=args.model)
+    backend, _ = create_backend(dev_settings(), model=args.model)
     with backend:
         report = evaluate(backend, SETUPS, max_tokens=args.max_tokens)
     for name, result in report.items():

@@ -35,6 +35,8 @@ from local_agent.memory.distill import Distiller
 from local_agent.memory.distill.validation import mentions
 from local_agent.types import DistillResult
 
+from .settings import dev_settings
+
 WARMUP_MESSAGE = "I'm a teacher and I live near the sea."
 
 
@@ -192,10 +194,9 @@ def product_distiller(model: str | None = None) -> tuple[Distiller, dict[str, An
     """The distiller the product builds, with the product's default settings (its own backend
     instance, the memory store's embedder). Returns it and a description of the run."""
     from local_agent.backends import create_backend
-    from local_agent.config import load_settings
     from local_agent.memory.index.embedder import Embedder
 
-    settings = load_settings({"model": model})
+    settings = dev_settings({"model": model})
     backend, choice = create_backend(settings)
     distiller = Distiller(backend, Embedder())
     config = {**backend.describe(), "backend_choice": getattr(choice, "backend", None),
