@@ -12,9 +12,8 @@ import Stemmer
 
 from .clauses import normalize, split_clauses
 from .person import later_pronouns, third_person
-from .words import STOPWORDS
+from .words import STOPWORDS, WORD
 
-_WORD = re.compile(r"[\w']+")
 _ABOUT_USER = re.compile(r"\b(?:the user|user's|user)\b", re.I)
 _FIRST_PERSON_START = re.compile(r"^(?:I|I'm|I've|my)\b", re.I)
 _SPEAKER = frozenset({"i", "me", "my", "mine", "myself"})
@@ -34,7 +33,7 @@ def _stemmer() -> Stemmer.Stemmer:
 
 def content_stems(text: str) -> set[str]:
     """Stems of the content words of `text` ("The user loves hiking" -> {"hike"})."""
-    words = [w.strip("'").lower() for w in _WORD.findall(text)]
+    words = [w.strip("'").lower() for w in WORD.findall(text)]
     return set(_stemmer().stemWords([w for w in words if w and w not in STOPWORDS]))
 
 
@@ -108,7 +107,7 @@ class CandidateChecker:
 
     def reason_to_reject(self, fact: str, message: str) -> str | None:
         """Why `fact` may not be saved from `message`, or None when it may."""
-        if len(_WORD.findall(fact)) < 3:
+        if len(WORD.findall(fact)) < 3:
             return "too short to be a fact"
         clauses = split_clauses(fact)
         if any(c.act == "question" for c in clauses) or fact.rstrip().endswith("?"):

@@ -3,7 +3,11 @@ written once."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
+
+# A word, as the memory code counts and matches them: letters, digits and apostrophes ("I'm").
+WORD = re.compile(r"[\w']+")
 
 # Adverbs that may stand between "I" and its verb ("I really love ...", "I never smoke").
 ADVERBS: tuple[str, ...] = (

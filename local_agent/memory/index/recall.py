@@ -14,7 +14,6 @@ alone; the comparison, and the product's recall, are in the README.
 from __future__ import annotations
 
 import datetime as dt
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal, overload
@@ -23,6 +22,7 @@ import numpy as np
 
 from ...dates.when import DateSpan
 from ...types import MemoryRecord, RecallHit
+from ..distill.words import WORD
 from . import time_boost
 from .lexical_search import LexicalMatch
 from .rerank import FEATURES, Candidates, RankerModel, features, packaged_ranker
@@ -48,12 +48,11 @@ QUESTION_WORDS = frozenset(
     "what when where who whom whose which why how did does do is are was were has have had "
     "would could should can".split()
 )
-_WORD = re.compile(r"[\w']+")
 
 
 def lexical_query(query: str) -> str:
     """The query as BM25 sees it: question words dropped."""
-    return " ".join(word for word in _WORD.findall(query) if word.lower() not in QUESTION_WORDS)
+    return " ".join(word for word in WORD.findall(query) if word.lower() not in QUESTION_WORDS)
 
 
 def fused_score(dense: np.ndarray, lexical: np.ndarray) -> np.ndarray:

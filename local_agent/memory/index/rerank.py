@@ -32,8 +32,9 @@ from typing import Any
 import numpy as np
 
 from ...errors import ModelError
+from ..distill.words import WORD
 from .saved import label_hash
-from .traits import ASKS, ASSISTANT, ONLY_ASKS, TURN, USER, WORD, TraitColumns
+from .traits import ASKS, ASSISTANT, ONLY_ASKS, TURN, USER, TraitColumns
 
 FORMAT_VERSION = 1
 WEIGHTS_FILE = "recall_ranker.json"

@@ -8,9 +8,7 @@ courtesy word or a word with no content of its own.
 
 from __future__ import annotations
 
-import re
-
-from ..distill.words import FUNCTION_WORDS
+from ..distill.words import FUNCTION_WORDS, WORD
 
 SMALL_TALK_WORDS = frozenset(
     """hi hello hey heya hiya howdy yo greetings thanks thank thx ty cheers bye goodbye cya later
@@ -18,10 +16,9 @@ SMALL_TALK_WORDS = frozenset(
     fine well doing what's whats how's hows up sup are is am do does how please sorry oh ah
     hmm haha lol wow today going got not bad nothing awesome perfect""".split()
 )
-_WORD = re.compile(r"[\w']+")
 
 
 def is_small_talk(message: str) -> bool:
     """True when no word of `message` names anything ("hi!", "thanks so much", "how are you?")."""
-    words = [word.lower() for word in _WORD.findall(message)]
+    words = [word.lower() for word in WORD.findall(message)]
     return bool(words) and all(word in SMALL_TALK_WORDS or word in FUNCTION_WORDS for word in words)

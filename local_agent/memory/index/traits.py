@@ -21,12 +21,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...types import MemoryRecord
+from ..distill.words import WORD
 from .render import speaker_of
 from .saved import label_hash
 from .saved_cover import SavedCover
 
 ASKS, ONLY_ASKS, TURN, USER, ASSISTANT = 1, 2, 4, 8, 16  # bits of `flags`
-WORD = re.compile(r"[\w']+")  # a word, as the ranker counts them (rerank.query_words too)
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
 
