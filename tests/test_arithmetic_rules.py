@@ -50,3 +50,34 @@ def test_normalize_reads_number_words_typos_and_money():
 
 def test_edit_distance_counts_a_swap_as_one():
     assert edit_distance("dyas", "days") == 1 and edit_distance("tommorow", "tomorrow") == 2
+
+
+@pytest.mark.parametrize(("message", "value"), [
+    ("How many seconds are in 3 hours?", 10800), ("how many hours in a week", 168),
+    ("How many minutes are in 2.5 hours?", 150), ("convert 3 days to hours", 72),
+    ("I read 20 pages a day. How many pages in 30 days?", 600),
+    ("I ran 5 km a day for 14 days, how far did I run in total (km)?", 70),
+    ("Rent is 1,350 a month, how much is that over a year?", 16200),
+    ("I earn 4200 a month. What's that per year?", 50400),
+    ("I sleep 8 hours a night... no, 8 hours a day. How many hours a week?", 56),
+    ("If I drive 60 miles per hour for 3 hours, how far do I go?", 180),
+    ("My car does 32 miles per gallon. How many gallons for 448 miles?", 14),
+    ("double 475", 950), ("triple 33", 99), ("cut 120 in half", 60), ("Reduce 90 by a third", 60),
+    ("Take 45 away from 300", 255), ("Please subtract 389 from 1200.", 811), ("Divide 144 by 12 please", 12),
+    ("A $60 jacket is marked down 20%. How much do I pay?", 48),
+    ("My salary of 50000 went up 4 percent. What is it now?", 52000),
+    ("The price went from 50 to 65. By what percent did it increase?", 30),
+    ("hey quick math: 999 + 1", 1000), ("Ticket prices: 3 adults at $12 each. Total?", 36),
+])
+def test_everyday_forms(message: str, value: float):
+    expression = arithmetic(message)
+    assert expression is not None, message
+    assert evaluate(expression) == pytest.approx(value)
+
+
+@pytest.mark.parametrize("message", [
+    "I walk 3 miles every day.", "We went from 50 to 65 members this year!", "Double trouble, 2 kids at once!",
+    "I have 3 kids at 2 schools each, how are you in total?", "She works 40 hours a week, poor thing.",
+])
+def test_everyday_statements_are_not_read(message: str):
+    assert arithmetic(message) is None

@@ -53,3 +53,44 @@ def test_age_on_a_date_before_the_birth_is_an_error():
 
     with pytest.raises(ToolError, match="before the birth date"):
         make_date(TODAY)({"operation": "age", "date": "2030-01-01"})
+
+
+@pytest.mark.parametrize(("message", "ending"), [
+    ("What's the date next Friday?", "(2025-03-21) is a Friday."),  # today is a Friday: the next one
+    ("when is next tuesday", "(2025-03-18) is a Tuesday."),
+    ("What was the date last Saturday?", "(2025-03-08) is a Saturday."),
+    ("what date is it 2 weeks from Monday?", "(2025-03-31)."),
+    ("how many days until sunday?", "is 2 days."),
+    ("How many days left in this year?", "(2025-12-31) is 292 days."),
+    ("how many weeks are left in the year", "is 292 days (41 weeks and 5 days)."),
+    ("days till the end of the month?", "(2025-03-31) is 17 days."),
+    ("how many days in April", "April 2025 has 30 days."),
+    ("How many days does February 2028 have?", "February 2028 has 29 days."),
+    ("Is 2028 a leap year?", "2028 is a leap year: it has 366 days, and February has 29."),
+    ("was 1900 a leap year", "1900 is not a leap year"),
+    ("what's the day after tomorrow", "is Sunday, 16 March 2025 (2025-03-16)."),
+])
+def test_named_days_period_ends_and_the_calendar(message: str, ending: str):
+    arguments = date_question(message)
+    assert arguments is not None, message
+    assert ending in make_date(TODAY)(arguments)
+
+
+@pytest.mark.parametrize("message", [
+    "Last Friday, I made a dessert. Got any favs when it comes to desserts?",
+    "See you on Monday!", "I love Saturdays at the lake, what about you?",
+])
+def test_a_weekday_named_in_passing_is_no_date_question(message: str):
+    assert date_question(message) is None
+
+
+def test_weekday_words_of_the_date_tool():
+    tool = make_date(TODAY)
+    assert tool({"operation": "weekday", "date": "fri"}).startswith("21 March 2025")  # never today itself
+    assert tool({"operation": "weekday", "date": "last-fri"}).startswith("7 March 2025")
+    assert tool({"operation": "weekday", "date": "month-end"}).startswith("31 March 2025")
+
+
+def test_a_weekday_beside_a_written_date_is_not_a_second_date():
+    arguments = date_question("Quick one: what was the weekday on 2000-01-01? My dad says it was a Sunday.")
+    assert arguments == {"operation": "weekday", "date": "2000-01-01"}

@@ -1,7 +1,9 @@
 """Rules that read an arithmetic question into a calculator expression, for the forms people
 use: a written calculation ("what's 17 times 23", "sqrt 1764", "2 to the 10th power"),
 percentages (of, tips, discounts, increases, "what percent is A of B"), "add A, B and C",
-averages, what is left of an amount, unit prices and splitting a bill (with or without a tip).
+averages, what is left of an amount, unit prices and splitting a bill (with or without a tip),
+"subtract A from B" and "divide A by B", a percentage change ("went from 50 to 65"); and through
+quantity_rules, time units, rates over a span and multiples ("double 475").
 
 The message is read as question_text.normalize leaves it (number words in digits,
 misspellings of the rules' words corrected), so "whats the sqaure root of two hundred
@@ -15,11 +17,13 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from . import quantity_rules
 from .question_text import asks, normalize
 
 N = r"(\d+(?:\.\d+)?)"
 _OPENERS = (r"what|whats|what's|how|calculate|compute|evaluate|solve|work\s+out|tell\s+me|can\s+you|could\s+you|"
-            r"add|sum|average|mean|split|divide|multiply|sqrt|square|cube|find|increase|decrease|reduce|take")
+            r"add|sum|average|mean|split|divide|multiply|sqrt|square|cube|find|increase|decrease|reduce|take|"
+            r"subtract|deduct|double|triple|halve|cut|convert")
 _SPOKEN = [  # spoken operators, longest first
     (rf"\bsquare\s+root\s+of\s+{N}|\bsqrt\s*(?:of\s+)?\(?{N}\)?|√\s*{N}", lambda m: f"sqrt({m[1] or m[2] or m[3]})"),
     (rf"\bcube\s+root\s+of\s+{N}", lambda m: f"{m[1]} ** (1/3)"),
@@ -40,7 +44,7 @@ _PEOPLE = re.compile(r"(?:split|shared?|divided?)\s+(?:it\s+|that\s+|this\s+)?(?
                      rf"(?:there\s+(?:is|are|'s)|we\s+are|we're)\s+{N}\b")
 _DATE = re.compile(r"\b\d{4}-\d{1,2}-\d{1,2}\b|\b\d{1,2}[/.]\d{1,2}[/.]\d{2,4}\b")
 _PRICE_QUESTION = re.compile(r"\b(?:how\s+much|how\s+many|what\s+(?:did|do|does|will|would|is|was)|what's|whats|"
-                             r"pay|cost|spend|price)\b")
+                             r"pay|cost|spend|prices?)\b")
 _RATE = re.compile(r"(?<=\d)\s+(?:a|an|per|each)\s+(?:day|week|month|year|hour|night|person|piece|item)\b")
 _EACH = re.compile(r"\b(?:each|everybody|everyone|per\s+(?:person|head)|apiece|owe|split|share)\b")
 _TOTAL = re.compile(r"\b(?:in\s+total|total|altogether|all\s+together|in\s+all|including|with\s+(?:the\s+)?tip)\b")
@@ -50,9 +54,9 @@ def arithmetic(message: str) -> str | None:
     """The calculator expression of an arithmetic question, or None."""
     text = _DATE.sub(" a date ", normalize(message)).rstrip(" .!=")  # 2024-02-29 is no subtraction
     text = re.sub(r"\s+(?:equals?|equal\s+to|is\s+equal\s+to)\s*\??$", "", text)
-    if not re.search(r"\d", text):
-        return None
     asking = asks(text, _OPENERS, terse_words=0)  # a bare calculation is read by _written
+    if not re.search(r"\d", text):
+        return quantity_rules.time_conversion(text) if asking else None  # "how many hours in a week"
     for rule in RULES:
         if asking and (expression := rule(text)) is not None:
             return expression
@@ -85,9 +89,11 @@ def _percent_forms(text: str) -> str | None:
         if count:
             return f"{amount} * (1 + {share} / 100) / {count}"
         return f"{amount} * (1 + {share} / 100)" if _TOTAL.search(text) else f"{share} / 100 * {amount}"
-    if re.search(r"\b(?:off|discount|discounted|sale|cheaper|reduced?|decreased?|less)\b", text):
+    if re.search(r"\b(?:off|discount|discounted|sale|cheaper|reduced?|decreased?|less|down|drop(?:s|ped)?|fell|"
+                 r"falls?|lower(?:ed)?|cut)\b", text):
         return f"{amount} * (1 - {share} / 100)"
-    if re.search(r"\b(?:increased?|raised?|more|plus|added|markup|tax|vat|interest)\b", text) and \
+    if re.search(r"\b(?:increased?|raised?|more|plus|added|markup|tax|vat|interest|up|rose|rises?|grew|grows?|"
+                 r"higher)\b", text) and \
             not re.search(r"\bof\b", text[percent.end():percent.end() + 4]):
         return f"{amount} * (1 + {share} / 100)"
     return None  # "P% of N" is written arithmetic
@@ -99,6 +105,25 @@ def _what_percent(text: str) -> str | None:
         return None
     whole, part = (match[1], match[2]) if match[1] else (match[4], match[3])
     return f"{part} / {whole} * 100"
+
+
+def _percent_change(text: str) -> str | None:
+    """The change from one amount to another in percent ("went from 50 to 65: by what percent?")."""
+    change = re.search(rf"\bfrom\s+{N}\s+to\s+{N}\b", text)
+    if change is None or not re.search(r"\b(?:percent(?:age)?|%)", text) or float(change[1]) == 0:
+        return None
+    return f"({change[2]} - {change[1]}) / {change[1]} * 100"
+
+
+def _verb_forms(text: str) -> str | None:
+    """"subtract 389 from 1200", "take 45 away from 300", "divide 144 by 12", "multiply 125 by 8"."""
+    if match := re.search(rf"\b(?:subtract|deduct|take(?:\s+away)?)\s+{N}\s+(?:away\s+)?from\s+{N}", text):
+        return f"{match[2]} - {match[1]}"
+    if match := re.search(rf"\bdivide\s+{N}\s+by\s+{N}", text):
+        return f"{match[1]} / {match[2]}"
+    if match := re.search(rf"\bmultiply\s+{N}\s+(?:by|with|and)\s+{N}", text):
+        return f"{match[1]} * {match[2]}"
+    return None
 
 
 def _average(text: str) -> str | None:
@@ -121,7 +146,7 @@ def _left(text: str) -> str | None:
 def _together(text: str) -> str | None:
     if not re.search(r"\b(?:together|combined|altogether|in\s+total|in\s+all)\b", text) or _EACH.search(text):
         return None
-    if re.search(r"\b(?:at|times|per|each|%|percent)\b", text):
+    if re.search(r"\b(?:at|times|per|each|%|percent)\b", text) or _RATE.search(text):
         return None
     values = numbers(text)
     return " + ".join(values) if len(values) >= 2 else None
@@ -166,9 +191,11 @@ def _written(text: str, asks: bool) -> str | None:
         return None
     span = max(spans, key=len)
     around = re.findall(r"[a-z']+", text.replace(span, " ", 1))
-    return span if asks or len(around) <= 2 else None  # a short message around a calculation asks for it
+    labelled = text.rpartition(":")[2].strip() == span  # "quick math: 999 + 1"
+    return span if asks or labelled or len(around) <= 2 else None  # a short message around a calculation asks
 
 
 
-RULES: tuple[Callable[[str], str | None], ...] = (_what_percent, _percent_forms, _average, _sum, _left, _together,
+RULES: tuple[Callable[[str], str | None], ...] = (_what_percent, _percent_change, _percent_forms, _verb_forms,
+                                                  *quantity_rules.RULES, _average, _sum, _left, _together,
                                                   _split, _unit_price)

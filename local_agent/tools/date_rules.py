@@ -2,8 +2,9 @@
 today's date or weekday (and yesterday's, tomorrow's); N days, weeks, months or years from
 today, ago, before or after a date ("in 3 weeks", "100 days ago", "10 days before
 2026-04-01", "a 12 week course starting today ends when?"); the weekday of a date; the days
-between two dates, until one or since one (in weeks when asked in weeks); and how old someone
-born on a date is.
+between two dates, until one or since one (in weeks when asked in weeks); how old someone
+born on a date is; the date of a weekday ("next Friday", "last Saturday"), the days left in the
+month or year, the days in a month, and whether a year is a leap year.
 
 The message is read as question_text.normalize leaves it (number words in digits,
 misspellings corrected) and its dates as the grounding package reads them (2026-04-10,
@@ -27,6 +28,15 @@ _HOLIDAYS = {r"christmas\s+eve": (12, 24), r"christmas(?:\s+day)?|xmas": (12, 25
              r"new\s+year'?s?\s+eve": (12, 31), r"new\s+year'?s?(?:\s+day)?": (1, 1),
              r"valentine'?s?(?:\s+day)?": (2, 14), r"halloween": (10, 31)}
 _OPENERS = r"what'?s?|which|when|how|tell\s+me|can\s+you|could\s+you|date|weekday|day|days|weeks|months|give|count"
+_WEEKDAY_NAMES = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_NAMED_DAY = re.compile(rf"\b(?:(last|previous|past)\s+)?({'|'.join(_WEEKDAY_NAMES)})\b")
+_PERIOD_END = re.compile(r"\b(?:end\s+of|left\s+(?:in|of)|remaining\s+in|rest\s+of)\s+(?:the|this)\s+(month|year)\b")
+_DATE_OF_DAY_ASKED = re.compile(r"\bwhen\s+(?:is|was|will)\b|\bwhat(?:'s|\s+is|\s+was)?\s+(?:the\s+)?date\b|"
+                                r"\bwhich\s+date\b")
+_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+           "november", "december")
+_MONTH_LENGTH = re.compile(rf"\bhow\s+many\s+days\s+(?:are\s+(?:there\s+)?|does\s+|do\s+)?(?:in\s+)?"
+                           rf"({'|'.join(_MONTHS)})(?:\s+(?:of\s+)?(\d{{4}}))?\b")
 _WEEKDAY_ASKED = re.compile(r"\b(?:weekday|day\s+of\s+(?:the\s+)?week|what\s+day|which\s+day)\b")
 _DATE_ASKED = re.compile(r"\b(?:date|day|when|weekday|finish|end|ends|expire|expires|due)\b")
 _BACK = re.compile(r"\b(?:ago|before|earlier|back|prior\s+to)\b")
@@ -42,7 +52,7 @@ def date_question(message: str) -> dict[str, Any] | None:
     amount = _amount(text)
     if amount is None and re.search(r"\d[\d.e+]*\s*(?:day|week|month|year)s?\b", text):
         return None  # a span of time it cannot read (1e20 days, 2.5 weeks): left to the model
-    for rule in (_age, _between, _weekday, _shift, _today):
+    for rule in (_calendar, _age, _between, _weekday, _shift, _today):
         if (arguments := rule(text, dates, amount)) is not None:
             return arguments
     return None
@@ -57,7 +67,24 @@ def _dates(text: str) -> list[str]:
         for match in re.finditer(rf"\b(?:{pattern})\b(?:\s+(?:of\s+)?(\d{{4}}))?", text):
             year = f"{int(match[1]):04d}" if match[1] else "-"
             found.append((match.start(), f"{year}-{month:02d}-{day:02d}"))
+    if not found:  # a weekday beside a written date says which day that is ("... 2000-01-01? a Sunday")
+        found += [(match.start(), ("last-" if match[1] else "") + match[2][:3])  # the date tool's fri, last-sat
+                  for match in _NAMED_DAY.finditer(text)]
+    found += [(match.start(), f"{match[1]}-end") for match in _PERIOD_END.finditer(text)]
+    found += [(two.start(), "day-" + two[1].split()[0])  # read by _weekday as two days from today
+              for two in re.finditer(r"\bthe\s+day\s+(after\s+tomorrow|before\s+yesterday)\b", text)]
     return [key for _, key in sorted(set(found))]
+
+
+def _calendar(text: str, dates: list[str], amount: tuple[int, str] | None) -> dict[str, Any] | None:
+    """The days in a month ("how many days in April", "... does February 2028 have") and leap years."""
+    if match := _MONTH_LENGTH.search(text):
+        year = match[2] or "-"
+        return {"operation": "month_days", "date": f"{year}-{_MONTHS.index(match[1]) + 1:02d}-01"}
+    if re.search(r"\bleap\s+years?\b", text) and amount is None:
+        year = re.search(r"\b(\d{4})\b", text)
+        return {"operation": "leap_year", "date": f"{year[1]}-01-01" if year else "today"}
+    return None
 
 
 def _amount(text: str) -> tuple[int, str] | None:
@@ -92,7 +119,12 @@ def _between(text: str, dates: list[str], amount: tuple[int, str] | None) -> dic
 
 
 def _weekday(text: str, dates: list[str], amount: tuple[int, str] | None) -> dict[str, Any] | None:
-    if len(dates) == 1 and amount is None and _WEEKDAY_ASKED.search(text):
+    if len(dates) != 1 or amount is not None:
+        return None
+    if dates[0].startswith("day-"):  # the day after tomorrow: the day two days from today
+        return {"operation": "add", "date": "today", "amount": 2 if dates[0] == "day-after" else -2, "unit": "days"}
+    named = re.fullmatch(r"(?:last-)?[a-z]{3}", dates[0]) is not None  # next Friday: which date is it?
+    if _WEEKDAY_ASKED.search(text) or (named and _DATE_OF_DAY_ASKED.search(text)):
         return {"operation": "weekday", "date": dates[0]}
     return None
 

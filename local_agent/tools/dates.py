@@ -15,12 +15,16 @@ Unit = Literal["days", "weeks", "months", "years"]
 Today = dt.date | Callable[[], dt.date]
 """A fixed date, or what gives the date at the time of the call (the agent's today)."""
 MAX_AMOUNT = 100_000
-DATE_PATTERN = r"^(today|tomorrow|yesterday|([0-9]{4}|-)-[0-9]{2}-[0-9]{2})$"
+DATE_PATTERN = (r"^(today|tomorrow|yesterday|(last-)?(mon|tue|wed|thu|fri|sat|sun)|month-end|year-end|"
+                r"([0-9]{4}|-)-[0-9]{2}-[0-9]{2})$")
 DESCRIPTION = ("Dates from today: operation today (today's date), weekday (the weekday of date), add (date plus "
-               "amount units; a negative amount goes back), between (days from date to other, also in unit) "
-               "or age (the age on other, or today, of someone born on date). Dates are YYYY-MM-DD, today, "
-               "tomorrow, yesterday, or --MM-DD for a day of this year.")
+               "amount units; a negative amount goes back), between (days from date to other, also in unit), "
+               "age (the age on other, or today, of someone born on date), month_days (the days in date's "
+               "month) or leap_year (whether date's year is one). Dates are YYYY-MM-DD, today, tomorrow, "
+               "yesterday, --MM-DD for a day of this year, mon to sun for the coming weekday, last-mon to "
+               "last-sun for the last one, month-end or year-end.")
 _RELATIVE = {"today": 0, "tomorrow": 1, "yesterday": -1}
+WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 
 
 def parse_date(text: str, today: dt.date, *, upcoming: bool = False) -> dt.date:
@@ -29,13 +33,22 @@ def parse_date(text: str, today: dt.date, *, upcoming: bool = False) -> dt.date:
     word = text.strip().lower()
     if word in _RELATIVE:
         return today + dt.timedelta(days=_RELATIVE[word])
+    if word in WEEKDAYS:  # the coming one, after today
+        return today + dt.timedelta(days=(WEEKDAYS.index(word) - today.weekday()) % 7 or 7)
+    if word.removeprefix("last-") in WEEKDAYS:  # the last one, before today
+        return today - dt.timedelta(days=(today.weekday() - WEEKDAYS.index(word[5:])) % 7 or 7)
+    if word == "month-end":
+        return today.replace(day=calendar.monthrange(today.year, today.month)[1])
+    if word == "year-end":
+        return today.replace(month=12, day=31)
     try:
         if word.startswith("--"):
             day = dt.date(today.year, int(word[2:4]), int(word[5:7]))
             return day.replace(year=today.year + 1) if upcoming and day < today else day
         return dt.date.fromisoformat(text.strip())
     except ValueError:
-        raise ToolError(f"not a date: {text!r} (write YYYY-MM-DD, today, tomorrow or yesterday)") from None
+        raise ToolError(f"not a date: {text!r} (write YYYY-MM-DD, --MM-DD, today, tomorrow, yesterday, a weekday "
+                        "such as fri or last-fri, month-end or year-end)") from None
 
 
 def shift(day: dt.date, amount: int, unit: Unit) -> dt.date:
@@ -111,12 +124,19 @@ class DateTool:
             if on < day:
                 raise ToolError(f"{spoken(on)} is before the birth date {spoken(day)}")
             return f"Someone born on {spoken(day)} is {age(day, on)} years old on {spoken(on)}."
+        if operation == "month_days":
+            return f"{day:%B} {day.year} has {calendar.monthrange(day.year, day.month)[1]} days."
+        if operation == "leap_year":
+            leap = calendar.isleap(day.year)
+            return (f"{day.year} {'is' if leap else 'is not'} a leap year: it has {366 if leap else 365} days, "
+                    f"and February has {29 if leap else 28}.")
         raise ToolError(f"unknown date operation {operation!r}")
 
 
 def make_date(today: Today) -> Tool:
     parameters = object_schema({
-        "operation": {"type": "string", "enum": ["today", "weekday", "add", "between", "age"]},
+        "operation": {"type": "string", "enum": ["today", "weekday", "add", "between", "age", "month_days",
+                                                 "leap_year"]},
         "date": {"type": "string", "pattern": DATE_PATTERN, "maxLength": 10},
         "amount": {"type": "integer", "minimum": -MAX_AMOUNT, "maximum": MAX_AMOUNT},
         "unit": {"type": "string", "enum": ["days", "weeks", "months", "years"]},
