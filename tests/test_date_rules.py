@@ -94,3 +94,11 @@ def test_weekday_words_of_the_date_tool():
 def test_a_weekday_beside_a_written_date_is_not_a_second_date():
     arguments = date_question("Quick one: what was the weekday on 2000-01-01? My dad says it was a Sunday.")
     assert arguments == {"operation": "weekday", "date": "2000-01-01"}
+
+
+@pytest.mark.parametrize(("message", "expected"), [
+    ("Is 10000 a leap year?", None), ("is next year a leap year?", None), ("was 2024 or 2025 a leap year", None),
+    ("is this year a leap year?", {"operation": "leap_year", "date": "today"}),
+])
+def test_a_leap_year_question_is_read_only_for_one_year_it_names(message: str, expected: object):
+    assert date_question(message) == expected

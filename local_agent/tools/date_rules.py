@@ -82,9 +82,12 @@ def _calendar(text: str, dates: list[str], amount: tuple[int, str] | None) -> di
         year = match[2] or "-"
         return {"operation": "month_days", "date": f"{year}-{_MONTHS.index(match[1]) + 1:02d}-01"}
     if re.search(r"\bleap\s+years?\b", text) and amount is None:
-        year = re.search(r"\b(\d{4})\b", text)
-        return {"operation": "leap_year", "date": f"{year[1]}-01-01" if year else "today"}
-    return None
+        years = re.findall(r"\b\d+\b", text)
+        if len(years) == 1 and len(years[0]) == 4 and years[0] != "0000":
+            return {"operation": "leap_year", "date": f"{years[0]}-01-01"}
+        if not years and re.search(r"\bthis\s+year\b", text):
+            return {"operation": "leap_year", "date": "today"}
+    return None  # "is 10000 a leap year", "is next year one": not a year the tool can be sure of
 
 
 def _amount(text: str) -> tuple[int, str] | None:
