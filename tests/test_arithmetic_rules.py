@@ -59,7 +59,7 @@ def test_edit_distance_counts_a_swap_as_one():
     ("I ran 5 km a day for 14 days, how far did I run in total (km)?", 70),
     ("Rent is 1,350 a month, how much is that over a year?", 16200),
     ("I earn 4200 a month. What's that per year?", 50400),
-    ("I sleep 8 hours a night... no, 8 hours a day. How many hours a week?", 56),
+    ("I sleep 8 hours a day. How many hours a week?", 56),
     ("If I drive 60 miles per hour for 3 hours, how far do I go?", 180),
     ("My car does 32 miles per gallon. How many gallons for 448 miles?", 14),
     ("double 475", 950), ("triple 33", 99), ("cut 120 in half", 60), ("Reduce 90 by a third", 60),
@@ -80,4 +80,12 @@ def test_everyday_forms(message: str, value: float):
     "I have 3 kids at 2 schools each, how are you in total?", "She works 40 hours a week, poor thing.",
 ])
 def test_everyday_statements_are_not_read(message: str):
+    assert arithmetic(message) is None
+
+
+@pytest.mark.parametrize("message", [
+    "I read 20 pages a day for a week and 10 pages a day after, how many in 30 days?",
+    "I'm 30 and I earn 4200 a month, how much is that in a year?",
+])
+def test_a_rate_problem_with_more_than_one_rate_span_or_number_is_left_to_the_model(message: str):
     assert arithmetic(message) is None

@@ -50,14 +50,16 @@ def time_conversion(text: str) -> str | None:
 def rate_over_span(text: str) -> str | None:
     """A rate ("20 pages a day", "35 bucks a month", "60 miles per hour") over the span the
     question names ("in 30 days", "for 3 hours", "after 8 weeks", "in a year", "per year")."""
-    rate = re.search(rf"{N}\s+(?:[a-z$]+\s+){{0,2}}?(?:a|an|per|each|every)\s+{_UNIT}\b", text)
-    if rate is None:
-        return None
+    rates = list(re.finditer(rf"{N}\s+(?:[a-z$]+\s+){{0,2}}?(?:a|an|per|each|every)\s+{_UNIT}\b", text))
+    if len(rates) != 1:
+        return None  # two rates ("20 pages a day for a week, then 10 a day") is a word problem for the model
+    rate = rates[0]
     rest = text[rate.end():]
-    span = re.search(rf"\b(?:for|in|after|over|within|during)\s+(?:the\s+next\s+|a\s+total\s+of\s+)?"
-                     rf"(?:{N}|{_ONE})\s+{_UNIT}\b|\b(?:per|a|each|every)\s+{_UNIT}\b", rest)
-    if span is None:
-        return None
+    spans = list(re.finditer(rf"\b(?:for|in|after|over|within|during)\s+(?:the\s+next\s+|a\s+total\s+of\s+)?"
+                             rf"(?:{N}|{_ONE})\s+{_UNIT}\b|\b(?:per|a|each|every)\s+{_UNIT}\b", rest))
+    if len(spans) != 1 or len(re.findall(r"\d+(?:\.\d+)?", text)) != 1 + (spans[0][1] is not None):
+        return None  # no span, two spans, or a number it would leave out
+    span = spans[0]
     count = span[1] or "1"
     per = span[2] or span[3]
     factor = ratio(rate[2], per)
