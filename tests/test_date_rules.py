@@ -64,11 +64,11 @@ def test_age_on_a_date_before_the_birth_is_an_error():
     ("How many days left in this year?", "(2025-12-31) is 292 days."),
     ("how many weeks are left in the year", "is 292 days (41 weeks and 5 days)."),
     ("days till the end of the month?", "(2025-03-31) is 17 days."),
-    ("how many days in April", "April 2025 has 30 days."),
+    ("how many days in June", "June 2025 has 30 days."),
     ("How many days does February 2028 have?", "February 2028 has 29 days."),
     ("Is 2028 a leap year?", "2028 is a leap year: it has 366 days, and February has 29."),
     ("was 1900 a leap year", "1900 is not a leap year"),
-    ("what's the day after tomorrow", "is Sunday, 16 March 2025 (2025-03-16)."),
+    ("what day is the day after tomorrow?", "is Sunday, 16 March 2025 (2025-03-16)."),
 ])
 def test_named_days_period_ends_and_the_calendar(message: str, ending: str):
     arguments = date_question(message)
@@ -102,3 +102,20 @@ def test_a_weekday_beside_a_written_date_is_not_a_second_date():
 ])
 def test_a_leap_year_question_is_read_only_for_one_year_it_names(message: str, expected: object):
     assert date_question(message) == expected
+
+
+@pytest.mark.parametrize(("message", "ending"), [
+    ("what day of the year is it today", "is day 73 of 2025, in week 11 of 2025 (ISO weeks)."),
+    ("What week number is it?", "in week 11 of 2025"),
+    ("how many days has it been since the start of the year", "(2025-03-14) is 72 days."),
+    ("Which day of the week is the last day of this month?", "(2025-03-31) is a Monday."),
+    ("how many days are left in March", "(2025-03-31) is 17 days."),
+])
+def test_day_of_year_and_period_bounds(message: str, ending: str):
+    arguments = date_question(message)
+    assert arguments is not None, message
+    assert ending in make_date(TODAY)(arguments)
+
+
+def test_counting_a_weekday_is_not_read_as_counting_days():
+    assert date_question("How many Fridays until the end of the month?") is None

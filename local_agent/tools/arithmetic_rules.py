@@ -23,7 +23,7 @@ from .question_text import asks, normalize
 N = r"(\d+(?:\.\d+)?)"
 _OPENERS = (r"what|whats|what's|how|calculate|compute|evaluate|solve|work\s+out|tell\s+me|can\s+you|could\s+you|"
             r"add|sum|average|mean|split|divide|multiply|sqrt|square|cube|find|increase|decrease|reduce|take|"
-            r"subtract|deduct|double|triple|halve|cut|convert")
+            r"subtract|deduct|double|triple|halve|cut|convert|round")
 _SPOKEN = [  # spoken operators, longest first
     (rf"\bsquare\s+root\s+of\s+{N}|\bsqrt\s*(?:of\s+)?\(?{N}\)?|√\s*{N}", lambda m: f"sqrt({m[1] or m[2] or m[3]})"),
     (rf"\bcube\s+root\s+of\s+{N}", lambda m: f"{m[1]} ** (1/3)"),
@@ -56,7 +56,7 @@ def arithmetic(message: str) -> str | None:
     text = re.sub(r"\s+(?:equals?|equal\s+to|is\s+equal\s+to)\s*\??$", "", text)
     asking = asks(text, _OPENERS, terse_words=0)  # a bare calculation is read by _written
     if not re.search(r"\d", text):
-        return quantity_rules.time_conversion(text) if asking else None  # "how many hours in a week"
+        return quantity_rules.unit_conversion(text) if asking else None  # "how many hours in a week"
     for rule in RULES:
         if asking and (expression := rule(text)) is not None:
             return expression
@@ -126,6 +126,26 @@ def _verb_forms(text: str) -> str | None:
     return None
 
 
+def _named_operations(text: str) -> str | None:
+    """Remainders, factorials, rounding, a fraction as a percentage and the difference of two numbers."""
+    if match := re.search(rf"\bremainder\s+(?:when|of|after)\s+{N}\s+(?:is\s+)?divided\s+by\s+{N}|"
+                          rf"{N}\s+(?:mod|modulo)\s+{N}", text):
+        return f"{match[1] or match[3]} % {match[2] or match[4]}"
+    if match := re.search(r"\bfactorial\s+(?:of\s+)?(\d+)\b|(\d+)\s*factorial\b", text):  # not "5!": "one!"
+        return f"factorial({match[1] or match[2]})"
+    if match := re.search(rf"\bround\s+{N}\s+to\s+(?:(\d+)\s+decimals?(?:\s+places?)?|the\s+nearest\s+"
+                          r"(?:whole\s+number|integer|one|unit))", text):
+        return f"round({match[1]}, {match[2]})" if match[2] else f"round({match[1]})"
+    if match := re.search(rf"{N}\s*(?:/|out\s+of)\s*{N}\s+(?:as\s+an?\s+|in\s+)?(?:percent(?:age)?|%)", text):
+        return f"{match[1]} / {match[2]} * 100"
+    between = re.search(rf"\bdifference\s+between\s+{N}\s+and\s+{N}", text)
+    values = numbers(text)
+    if between or (re.search(r"\bdifference\b", text) and len(values) == 2):
+        first, second = (between[1], between[2]) if between else values
+        return f"abs({first} - {second})"
+    return None
+
+
 def _average(text: str) -> str | None:
     values = _list_after("average|mean", text)
     return f"({' + '.join(values)}) / {len(values)}" if len(values) >= 2 else None
@@ -183,6 +203,8 @@ def _written(text: str, asks: bool) -> str | None:
     of numbers and operators, when the message asks or is nothing but the calculation."""
     for pattern, replace in _SPOKEN:
         text = re.sub(pattern, replace, text)
+    # "15 + 27, then * 2": what came before "then" is computed first
+    text = re.sub(r"([\d(][\d\s.+\-*/()]*[\d)])\s*,?\s*(?:and\s+)?then\s+(?=[*/+\-])", r"(\1) ", text)
     text = _RATE.sub(" ", text)  # 1250 a month * 12
     text = " ".join(text.split())
     spans = [match.group().strip() for match in _SPAN.finditer(text)]
@@ -197,5 +219,6 @@ def _written(text: str, asks: bool) -> str | None:
 
 
 RULES: tuple[Callable[[str], str | None], ...] = (_what_percent, _percent_change, _percent_forms, _verb_forms,
+                                                  _named_operations,
                                                   *quantity_rules.RULES, _average, _sum, _left, _together,
                                                   _split, _unit_price)

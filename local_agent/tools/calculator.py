@@ -27,7 +27,7 @@ _SPELLINGS = {"×": "*", "·": "*", "÷": "/", "−": "-", "^": "**", "√": "sq
 _LONG_NUMBER = re.compile(rf"\d{{{MAX_DIGITS + 1},}}")
 
 DESCRIPTION = ("Evaluate an arithmetic expression: + - * / // % ** and parentheses; sqrt, abs, round, "
-               "min, max, floor, ceil, log, log10, exp; pi and e.")
+               "min, max, floor, ceil, log, log10, exp, factorial; pi and e.")
 
 
 def _bounded(value: Any) -> Any:
@@ -61,6 +61,15 @@ def _power(base: Any, exponent: Any) -> Any:
     return base**exponent
 
 
+MAX_FACTORIAL = 69  # 70! has 101 digits
+
+
+def _factorial(value: Any) -> Any:
+    if value != int(value) or not 0 <= value <= MAX_FACTORIAL:
+        raise ToolError(f"factorial takes a whole number from 0 to {MAX_FACTORIAL}")
+    return math.factorial(int(value))
+
+
 def _round(value: Any, digits: Any = 0) -> Any:
     return round(value, int(digits)) if digits else round(value)
 
@@ -73,7 +82,7 @@ OPERATORS = {
 }
 _MATH: dict[str, Callable[..., Any]] = {
     "sqrt": math.sqrt, "abs": abs, "round": _round, "min": min, "max": max, "floor": math.floor,
-    "ceil": math.ceil, "log": math.log, "log10": math.log10, "exp": math.exp,
+    "ceil": math.ceil, "log": math.log, "log10": math.log10, "exp": math.exp, "factorial": _factorial,
 }
 FUNCTIONS = {name: _checked(function, nonzero=name == "exp") for name, function in _MATH.items()}
 NAMES = {"pi": math.pi, "e": math.e}

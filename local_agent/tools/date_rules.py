@@ -16,6 +16,7 @@ today"); what no rule reads is left to the model."""
 
 from __future__ import annotations
 
+import calendar
 import re
 from typing import Any
 
@@ -30,11 +31,18 @@ _HOLIDAYS = {r"christmas\s+eve": (12, 24), r"christmas(?:\s+day)?|xmas": (12, 25
 _OPENERS = r"what'?s?|which|when|how|tell\s+me|can\s+you|could\s+you|date|weekday|day|days|weeks|months|give|count"
 _WEEKDAY_NAMES = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _NAMED_DAY = re.compile(rf"\b(?:(last|previous|past)\s+)?({'|'.join(_WEEKDAY_NAMES)})\b")
-_PERIOD_END = re.compile(r"\b(?:end\s+of|left\s+(?:in|of)|remaining\s+in|rest\s+of)\s+(?:the|this)\s+(month|year)\b")
+_PERIOD_END = re.compile(r"\b(?:end\s+of|last\s+day\s+of|left\s+(?:in|of)|remaining\s+in|rest\s+of)\s+(?:the|this)\s+"
+                         r"(month|year)\b")
+_PERIOD_START = re.compile(r"\b(?:start|beginning|first\s+day)\s+of\s+(?:the|this)\s+(month|year)\b")
+_DAY_OF_YEAR = re.compile(r"\bday\s+of\s+the\s+year\b|\bweek\s+number\b|\bwhich\s+week\s+of\s+the\s+year\b|"
+                          r"\bwhat\s+week\s+(?:is\s+it|are\s+we\s+in)\b")
+_COUNTED_WEEKDAYS = re.compile(r"\bhow\s+many\s+(?:mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays|"
+                               r"weekends|weekdays|working\s+days|business\s+days)\b")
 _DATE_OF_DAY_ASKED = re.compile(r"\bwhen\s+(?:is|was|will)\b|\bwhat(?:'s|\s+is|\s+was)?\s+(?:the\s+)?date\b|"
                                 r"\bwhich\s+date\b")
 _MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
            "november", "december")
+_MONTH_END = re.compile(rf"\b(?:left\s+in|remaining\s+in|end\s+of|last\s+day\s+of)\s+({'|'.join(_MONTHS)})\b")
 _MONTH_LENGTH = re.compile(rf"\bhow\s+many\s+days\s+(?:are\s+(?:there\s+)?|does\s+|do\s+)?(?:in\s+)?"
                            rf"({'|'.join(_MONTHS)})(?:\s+(?:of\s+)?(\d{{4}}))?\b")
 _WEEKDAY_ASKED = re.compile(r"\b(?:weekday|day\s+of\s+(?:the\s+)?week|what\s+day|which\s+day)\b")
@@ -71,6 +79,11 @@ def _dates(text: str) -> list[str]:
         found += [(match.start(), ("last-" if match[1] else "") + match[2][:3])  # the date tool's fri, last-sat
                   for match in _NAMED_DAY.finditer(text)]
     found += [(match.start(), f"{match[1]}-end") for match in _PERIOD_END.finditer(text)]
+    found += [(match.start(), f"{match[1]}-start") for match in _PERIOD_START.finditer(text)]
+    for match in _MONTH_END.finditer(text):  # "left in March": its last day (February's depends on the year)
+        month = _MONTHS.index(match[1]) + 1
+        if month != 2:
+            found.append((match.start(), f"--{month:02d}-{calendar.monthrange(2001, month)[1]:02d}"))
     found += [(two.start(), "day-" + two[1].split()[0])  # read by _weekday as two days from today
               for two in re.finditer(r"\bthe\s+day\s+(after\s+tomorrow|before\s+yesterday)\b", text)]
     return [key for _, key in sorted(set(found))]
@@ -81,6 +94,8 @@ def _calendar(text: str, dates: list[str], amount: tuple[int, str] | None) -> di
     if match := _MONTH_LENGTH.search(text):
         year = match[2] or "-"
         return {"operation": "month_days", "date": f"{year}-{_MONTHS.index(match[1]) + 1:02d}-01"}
+    if _DAY_OF_YEAR.search(text) and amount is None and len(dates) <= 1:
+        return {"operation": "day_of_year", "date": dates[0] if dates else "today"}
     if re.search(r"\bleap\s+years?\b", text) and amount is None:
         years = re.findall(r"\b\d+\b", text)
         if len(years) == 1 and len(years[0]) == 4 and years[0] != "0000":
@@ -109,8 +124,8 @@ def _age(text: str, dates: list[str], amount: tuple[int, str] | None) -> dict[st
 def _between(text: str, dates: list[str], amount: tuple[int, str] | None) -> dict[str, Any] | None:
     counted = re.search(r"\bhow\s+(?:many|long)\b(?:\s+(days|weeks|months|years))?|^(days|weeks|months)\b|"
                         r"\b(days|weeks|months)\s+(?:until|till|between|since|from|to|left)\b", text)
-    if counted is None or (amount is not None and len(dates) != 2):
-        return None
+    if counted is None or (amount is not None and len(dates) != 2) or _COUNTED_WEEKDAYS.search(text):
+        return None  # how many Fridays until ...: not a count of days
     unit = next((group for group in counted.groups() if group), "days")
     if len(dates) == 2:
         return {"operation": "between", "date": dates[0], "other": dates[1], "unit": unit}

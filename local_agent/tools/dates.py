@@ -15,16 +15,23 @@ Unit = Literal["days", "weeks", "months", "years"]
 Today = dt.date | Callable[[], dt.date]
 """A fixed date, or what gives the date at the time of the call (the agent's today)."""
 MAX_AMOUNT = 100_000
-DATE_PATTERN = (r"^(today|tomorrow|yesterday|(last-)?(mon|tue|wed|thu|fri|sat|sun)|month-end|year-end|"
+DATE_PATTERN = (r"^(today|tomorrow|yesterday|(last-)?(mon|tue|wed|thu|fri|sat|sun)|(month|year)-(start|end)|"
                 r"([0-9]{4}|-)-[0-9]{2}-[0-9]{2})$")
 DESCRIPTION = ("Dates from today: operation today (today's date), weekday (the weekday of date), add (date plus "
                "amount units; a negative amount goes back), between (days from date to other, also in unit), "
                "age (the age on other, or today, of someone born on date), month_days (the days in date's "
-               "month) or leap_year (whether date's year is one). Dates are YYYY-MM-DD, today, tomorrow, "
-               "yesterday, --MM-DD for a day of this year, mon to sun for the coming weekday, last-mon to "
-               "last-sun for the last one, month-end or year-end.")
+               "month), leap_year (whether date's year is one) or day_of_year (date's day of the year and "
+               "week). Dates are YYYY-MM-DD, today, tomorrow, yesterday, --MM-DD for a day of this year, mon "
+               "to sun for the coming weekday, last-mon to last-sun for the last one, month-start, "
+               "month-end, year-start or year-end.")
 _RELATIVE = {"today": 0, "tomorrow": 1, "yesterday": -1}
 WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
+_PERIOD_BOUNDS: dict[str, Callable[[dt.date], dt.date]] = {
+    "month-start": lambda day: day.replace(day=1),
+    "month-end": lambda day: day.replace(day=calendar.monthrange(day.year, day.month)[1]),
+    "year-start": lambda day: day.replace(month=1, day=1),
+    "year-end": lambda day: day.replace(month=12, day=31),
+}
 
 
 def parse_date(text: str, today: dt.date, *, upcoming: bool = False) -> dt.date:
@@ -37,10 +44,8 @@ def parse_date(text: str, today: dt.date, *, upcoming: bool = False) -> dt.date:
         return today + dt.timedelta(days=(WEEKDAYS.index(word) - today.weekday()) % 7 or 7)
     if word.removeprefix("last-") in WEEKDAYS:  # the last one, before today
         return today - dt.timedelta(days=(today.weekday() - WEEKDAYS.index(word[5:])) % 7 or 7)
-    if word == "month-end":
-        return today.replace(day=calendar.monthrange(today.year, today.month)[1])
-    if word == "year-end":
-        return today.replace(month=12, day=31)
+    if word in _PERIOD_BOUNDS:
+        return _PERIOD_BOUNDS[word](today)
     try:
         if word.startswith("--"):
             day = dt.date(today.year, int(word[2:4]), int(word[5:7]))
@@ -48,7 +53,7 @@ def parse_date(text: str, today: dt.date, *, upcoming: bool = False) -> dt.date:
         return dt.date.fromisoformat(text.strip())
     except ValueError:
         raise ToolError(f"not a date: {text!r} (write YYYY-MM-DD, --MM-DD, today, tomorrow, yesterday, a weekday "
-                        "such as fri or last-fri, month-end or year-end)") from None
+                        "such as fri or last-fri, month-start, month-end, year-start or year-end)") from None
 
 
 def shift(day: dt.date, amount: int, unit: Unit) -> dt.date:
@@ -126,6 +131,10 @@ class DateTool:
             return f"Someone born on {spoken(day)} is {age(day, on)} years old on {spoken(on)}."
         if operation == "month_days":
             return f"{day:%B} {day.year} has {calendar.monthrange(day.year, day.month)[1]} days."
+        if operation == "day_of_year":
+            week = day.isocalendar()
+            return (f"{spoken(day)} is day {day.timetuple().tm_yday} of {day.year}, in week {week.week} of "
+                    f"{week.year} (ISO weeks).")
         if operation == "leap_year":
             leap = calendar.isleap(day.year)
             return (f"{day.year} {'is' if leap else 'is not'} a leap year: it has {366 if leap else 365} days, "
@@ -136,7 +145,7 @@ class DateTool:
 def make_date(today: Today) -> Tool:
     parameters = object_schema({
         "operation": {"type": "string", "enum": ["today", "weekday", "add", "between", "age", "month_days",
-                                                 "leap_year"]},
+                                                 "leap_year", "day_of_year"]},
         "date": {"type": "string", "pattern": DATE_PATTERN, "maxLength": 10},
         "amount": {"type": "integer", "minimum": -MAX_AMOUNT, "maximum": MAX_AMOUNT},
         "unit": {"type": "string", "enum": ["days", "weeks", "months", "years"]},

@@ -1,5 +1,6 @@
-"""Rules for questions about amounts over time and multiples of a number, read into a
-calculator expression: time-unit conversions ("how many minutes are in 2.5 hours"), a rate over
+"""Rules for questions about measures, amounts over time and multiples of a number, read into a
+calculator expression: unit conversions ("how many minutes are in 2.5 hours", "convert 5 miles
+to km", "350 F, what's that in C"; units.py holds the units), a rate over
 a span ("I read 20 pages a day, how many in 30 days", "1,350 a month, what is that over a
 year"), how much of something a rate needs ("32 miles per gallon, how many gallons for 448
 miles"), and multiples ("double 475", "cut 120 in half", "reduce 90 by a third").
@@ -11,40 +12,36 @@ from __future__ import annotations
 
 import re
 
+from . import units
+
 N = r"(\d+(?:\.\d+)?)"
-# Lengths of the units of time, in seconds; a month and a year only against each other.
-_SECONDS = {"second": 1, "minute": 60, "hour": 3600, "day": 86_400, "week": 604_800}
-_CALENDAR = {"month": 1, "year": 12}
 _UNIT = r"(second|minute|hour|day|week|month|year)s?"
 _ONE = r"(?:a|an|one|per|each|every|1)"
 _MULTIPLES = {"double": "2", "twice": "2", "triple": "3", "quadruple": "4"}
+_MEASURE = rf"({units.UNIT})"
 
 
-def ratio(unit: str, per: str) -> float | None:
-    """How many `unit`s one `per` holds (hours in a week: 168), or None when the two are not
-    measured against each other here (days in a month)."""
-    for table in (_SECONDS, _CALENDAR):
-        if unit in table and per in table:
-            return table[per] / table[unit]
-    if unit == "day" and per == "year":
-        return 365
-    if unit == "week" and per == "year":
-        return 52
+# Forms of a conversion, each with the order its groups come in: amount, source unit, target unit.
+_CONVERSIONS = (
+    (re.compile(rf"\bhow\s+many\s+{_MEASURE}\s+(?:are\s+|is\s+)?(?:there\s+)?(?:in|is|are|make|equals?)\s+"
+                rf"(?:{N}\s*|(?:a|an|one)\s+){_MEASURE}"), (2, 3, 1)),  # how many ounces in 2 pounds
+    (re.compile(rf"(?:{N}\s*|\b(?:a|an|one)\s+){_MEASURE}\s+(?:in|to|into|as)\s+{_MEASURE}"), (1, 2, 3)),  # 5 mi to km
+    (re.compile(rf"{N}\s*{_MEASURE}.*?\b(?:what(?:'s|\s+is)|how\s+much\s+is)\s+(?:that|it|this)\s+in\s+{_MEASURE}"),
+     (1, 2, 3)),  # I weigh 70 kg, what's that in pounds?
+    (re.compile(rf"{N}\s*{_MEASURE}.*?\bhow\s+many\s+{_MEASURE}\s+(?:is|are)\s+(?:that|it|this)\b"), (1, 2, 3)),
+)
+
+
+def unit_conversion(text: str) -> str | None:
+    """"convert 5 miles to km", "how many ounces in 2 pounds", "how many hours in a week",
+    "I weigh 70 kg, what's that in pounds?", "750 ml ... how many liters is that?"."""
+    for pattern, (amount, source, target) in _CONVERSIONS:
+        if match := pattern.search(text):
+            source_name, target_name = units.unit_name(match[source]), units.unit_name(match[target])
+            if source_name is None or target_name is None:
+                return None
+            return units.conversion(match[amount] or "1", source_name, target_name)
     return None
-
-
-def time_conversion(text: str) -> str | None:
-    """"how many minutes are in 2.5 hours", "how many hours in a week", "3 hours in seconds"."""
-    match = re.search(rf"\bhow\s+many\s+{_UNIT}\s+(?:are\s+|is\s+|there\s+are\s+)?(?:there\s+)?"
-                      rf"(?:in|per)\s+(?:{N}|{_ONE})\s+{_UNIT}", text)
-    if match:
-        unit, count, per = match[1], match[2] or "1", match[3]
-    elif match := re.search(rf"\b(?:convert\s+)?{N}\s+{_UNIT}\s+(?:in|to|into)\s+{_UNIT}\b", text):
-        count, per, unit = match[1], match[2], match[3]
-    else:
-        return None
-    factor = ratio(unit, per)
-    return None if factor is None else f"{count} * {_number(factor)}"
 
 
 def rate_over_span(text: str) -> str | None:
@@ -62,7 +59,7 @@ def rate_over_span(text: str) -> str | None:
     span = spans[0]
     count = span[1] or "1"
     per = span[2] or span[3]
-    factor = ratio(rate[2], per)
+    factor = units.ratio(rate[2], per)
     if factor is None or (per == rate[2] and count == "1"):
         return None  # days in a month; or the rate's own unit again ("... a day, how much a day")
     return f"{rate[1]} * {count}" + ("" if factor == 1 else f" * {_number(factor)}")
@@ -98,4 +95,4 @@ def _number(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else repr(value)
 
 
-RULES = (time_conversion, amount_needed, rate_over_span, multiple)
+RULES = (unit_conversion, amount_needed, rate_over_span, multiple)

@@ -12,6 +12,7 @@ from the vocabulary and not in it."""
 from __future__ import annotations
 
 import re
+from decimal import Decimal
 from functools import lru_cache
 from typing import Any
 
@@ -33,7 +34,13 @@ _FRACTIONS = [(rf"{words}(?=\s+of\b)", fraction) for words, fraction in (
     (r"\b(?:a|one)\s+quarter", "(1/4)"), (r"\bthree\s+quarters", "(3/4)"), (r"\b(?:a|one)\s+third", "(1/3)"),
     (r"\btwo\s+thirds", "(2/3)"), (r"\b(?:a\s+)?half", "(1/2)"))]
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}\b)")
+_SCALED = re.compile(r"(?:\b(\d+(?:\.\d+)?)|\b(?:a|one))\s+(1000|1000000|1000000000)\b")
 _CURRENCY = re.compile(r"[$€£¥]\s?(?=\d)|(?<=\d)\s?[$€£¥]")
+
+
+def _scaled(count: str | None, scale: str) -> str:
+    value = Decimal(count or 1) * int(scale)
+    return f"{value:f}".rstrip("0").rstrip(".") if "." in f"{value:f}" else f"{value:f}"
 
 
 def normalize(message: str, extra: frozenset[str] = frozenset()) -> str:
@@ -45,6 +52,7 @@ def normalize(message: str, extra: frozenset[str] = frozenset()) -> str:
         text = re.sub(pattern, fraction, text)
     text = words_to_digits(text, threshold=0)
     text = _THOUSANDS.sub("", text)
+    text = _SCALED.sub(lambda match: _scaled(match[1], match[2]), text)  # "1 million" reads "1 1000000"
     return " ".join(_CURRENCY.sub("", text).split())
 
 

@@ -1,0 +1,103 @@
+"""Units of measure the arithmetic rules convert between, with exact factors: length, mass,
+volume (US gallons, quarts, pints and cups), time, and temperature (an offset, not a factor).
+A conversion is a calculator expression, so the answer shows how it was computed
+("5 * 1609.344 / 1000 = 8.04672")."""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal
+from fractions import Fraction
+
+# name -> (dimension, size in the dimension's base unit: metre, gram, millilitre, second, month)
+_SIZES: dict[str, tuple[str, float]] = {
+    "kilometer": ("length", 1000), "km": ("length", 1000), "meter": ("length", 1), "m": ("length", 1),
+    "centimeter": ("length", 0.01), "cm": ("length", 0.01), "millimeter": ("length", 0.001), "mm": ("length", 0.001),
+    "mile": ("length", 1609.344), "mi": ("length", 1609.344), "yard": ("length", 0.9144), "yd": ("length", 0.9144),
+    "foot": ("length", 0.3048), "feet": ("length", 0.3048), "ft": ("length", 0.3048), "inch": ("length", 0.0254),
+    "kilogram": ("mass", 1000), "kg": ("mass", 1000), "kilo": ("mass", 1000), "gram": ("mass", 1), "g": ("mass", 1),
+    "milligram": ("mass", 0.001), "mg": ("mass", 0.001), "pound": ("mass", 453.59237), "lb": ("mass", 453.59237),
+    "ounce": ("mass", 28.349523125), "oz": ("mass", 28.349523125), "stone": ("mass", 6350.29318),
+    "liter": ("volume", 1000), "litre": ("volume", 1000), "l": ("volume", 1000), "milliliter": ("volume", 1),
+    "millilitre": ("volume", 1), "ml": ("volume", 1), "gallon": ("volume", 3785.411784),
+    "quart": ("volume", 946.352946), "pint": ("volume", 473.176473), "cup": ("volume", 236.5882365),
+    "second": ("time", 1), "sec": ("time", 1), "minute": ("time", 60), "min": ("time", 60), "hour": ("time", 3600),
+    "hr": ("time", 3600), "day": ("time", 86_400), "week": ("time", 604_800),
+    "month": ("calendar", 1), "year": ("calendar", 12),
+}
+_TEMPERATURES = {"celsius": "c", "centigrade": "c", "fahrenheit": "f", "kelvin": "k"}
+_SCALES = frozenset(_TEMPERATURES.values())
+_SPELLED = {"metre": "meter", "kilometre": "kilometer", "centimetre": "centimeter", "millimetre": "millimeter",
+            "lbs": "lb", "inches": "inch", "feet": "feet", "hrs": "hr", "mins": "min", "secs": "sec"}
+_NAMES = sorted([*_SIZES, *_TEMPERATURES, *_SPELLED], key=len, reverse=True)
+# A unit's name: plural or not, "degrees" before a temperature; single letters only where they
+# cannot be a word ("350 f", "in c" at the end), never the preposition "in".
+UNIT = (rf"(?:degrees?\s+)?(?:{'|'.join(_NAMES)})(?:e?s)?\b|°\s?[cfk]\b|(?<=\d)\s?[cf]\b|"
+        r"(?<=\bin\s)[cfk](?=\s*\??$)|(?<=\bto\s)[cfk](?=\s*\??$)")
+
+
+def unit_name(text: str) -> str | None:
+    """The table's name of a unit as written ("Kilometres" -> kilometer, "°F" -> f), or None."""
+    word = re.sub(r"^degrees?\s+|[°\s]", "", text.lower())
+    for written in (word, re.sub(r"es$", "", word), re.sub(r"s$", "", word)):
+        name = _SPELLED.get(written, written)
+        if name in _SIZES or name in _SCALES:
+            return name
+        if name in _TEMPERATURES:
+            return _TEMPERATURES[name]
+    return None
+
+
+def ratio(unit: str, per: str) -> float | None:
+    """How many `unit`s one `per` holds (hours in a week: 168), or None when the two are not
+    measured against each other here (kilograms in a mile; days in a month)."""
+    if unit == "day" and per == "year":
+        return 365
+    if unit == "week" and per == "year":
+        return 52
+    if unit not in _SIZES or per not in _SIZES or _SIZES[unit][0] != _SIZES[per][0]:
+        return None
+    return _SIZES[per][1] / _SIZES[unit][1]
+
+
+def conversion(amount: str, source: str, target: str) -> str | None:
+    """The calculator expression converting `amount` `source`s to `target`s, or None when they
+    measure different things."""
+    if source in _SCALES and target in _SCALES:
+        return None if source == target else _temperature(amount, source, target)
+    if "year" in (source, target) and {source, target} & {"day", "week"}:  # 365 days, 52 weeks
+        per_year = ratio(target if source == "year" else source, "year")
+        return f"{amount} * {_number(per_year or 0)}" if source == "year" else f"{amount} / {_number(per_year or 0)}"
+    if source not in _SIZES or target not in _SIZES or _SIZES[source][0] != _SIZES[target][0]:
+        return None
+    factor = Fraction(str(_SIZES[source][1])) / Fraction(str(_SIZES[target][1]))
+    if factor == 1:
+        return None
+    if _terminates(factor):
+        return f"{amount} * {_decimal(factor)}"
+    if _terminates(1 / factor):
+        return f"{amount} / {_decimal(1 / factor)}"
+    return f"{amount} * {_decimal(factor.numerator)} / {_decimal(factor.denominator)}"
+
+
+def _terminates(value: Fraction) -> bool:
+    """Whether `value` is written exactly with finitely many decimals."""
+    denominator = value.denominator
+    for prime in (2, 5):
+        while denominator % prime == 0:
+            denominator //= prime
+    return denominator == 1
+
+
+def _decimal(value: Fraction | int) -> str:
+    text = f"{Decimal(value.numerator) / Decimal(value.denominator):f}" if isinstance(value, Fraction) else str(value)
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def _temperature(amount: str, source: str, target: str) -> str:
+    celsius = {"c": amount, "f": f"({amount} - 32) * 5 / 9", "k": f"({amount} - 273.15)"}[source]
+    return {"c": celsius, "f": f"{celsius} * 9 / 5 + 32", "k": f"{celsius} + 273.15"}[target]
+
+
+def _number(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else repr(value)
