@@ -125,3 +125,18 @@ def test_factorial_is_bounded():
         evaluate("factorial(70)")
     with pytest.raises(ToolError, match="factorial takes a whole number"):
         evaluate("factorial(2.5)")
+
+
+@pytest.mark.parametrize(("message", "value"), [
+    ("what is 1e5 * 2", 200_000), ("what is 5e-3 times 2", 0.01), ("what's 1e5 km in miles", 62137.1192237),
+    ("how many degrees celsius is -40 F?", -40), ("round 2.5 to the nearest whole number", 3),
+    ("round 2.675 to 2 decimal places", 2.68),
+])
+def test_scientific_notation_negative_amounts_and_rounding_half_up(message: str, value: float):
+    expression = arithmetic(message)
+    assert expression is not None, message
+    assert evaluate(expression) == pytest.approx(value)
+
+
+def test_a_difference_of_three_numbers_is_not_guessed():
+    assert arithmetic("what's the difference between 3 and 5 and 9") is None

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from decimal import Decimal
 
 from . import quantity_rules
 from .question_text import asks, normalize
@@ -54,6 +55,7 @@ def arithmetic(message: str) -> str | None:
     """The calculator expression of an arithmetic question, or None."""
     text = _DATE.sub(" a date ", normalize(message)).rstrip(" .!=")  # 2024-02-29 is no subtraction
     text = re.sub(r"\s+(?:equals?|equal\s+to|is\s+equal\s+to)\s*\??$", "", text)
+    text = re.sub(r"(?<![\w.])\d+(?:\.\d+)?e[+-]?\d{1,4}\b", _plain_number, text)  # 1e5 is 100000, not 5
     asking = asks(text, _OPENERS, terse_words=0)  # a bare calculation is read by _written
     if not re.search(r"\d", text):
         return quantity_rules.unit_conversion(text) if asking else None  # "how many hours in a week"
@@ -61,6 +63,16 @@ def arithmetic(message: str) -> str | None:
         if asking and (expression := rule(text)) is not None:
             return expression
     return _written(text, asking)
+
+
+def _plain_number(match: re.Match[str]) -> str:
+    """A number in scientific notation written out ("2.5e3" -> 2500), or as a power of ten when
+    that would take more digits than the calculator reads."""
+    mantissa, exponent = match.group().split("e")
+    if abs(int(exponent)) > 20:
+        return f"({mantissa} * 10 ** {int(exponent)})"
+    text = f"{Decimal(match.group()):f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
 
 
 def numbers(text: str) -> list[str]:
@@ -140,7 +152,7 @@ def _named_operations(text: str) -> str | None:
         return f"{match[1]} / {match[2]} * 100"
     between = re.search(rf"\bdifference\s+between\s+{N}\s+and\s+{N}", text)
     values = numbers(text)
-    if between or (re.search(r"\bdifference\b", text) and len(values) == 2):
+    if re.search(r"\bdifference\b", text) and len(values) == 2:  # of two numbers, never of three
         first, second = (between[1], between[2]) if between else values
         return f"abs({first} - {second})"
     return None

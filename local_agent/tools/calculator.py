@@ -11,6 +11,7 @@ import math
 import operator
 import re
 from collections.abc import Callable
+from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 import simpleeval
@@ -71,7 +72,12 @@ def _factorial(value: Any) -> Any:
 
 
 def _round(value: Any, digits: Any = 0) -> Any:
-    return round(value, int(digits)) if digits else round(value)
+    """Halves away from zero, as people round (2.5 -> 3), not to the even neighbour."""
+    if not -MAX_DIGITS <= int(digits) <= MAX_DIGITS:
+        raise ToolError(f"round takes -{MAX_DIGITS} to {MAX_DIGITS} decimal places")
+    step = Decimal(1).scaleb(-int(digits))
+    rounded = Decimal(str(value)).quantize(step, rounding=ROUND_HALF_UP)
+    return int(rounded) if int(digits) <= 0 else float(rounded)
 
 
 OPERATORS = {

@@ -34,7 +34,7 @@ _NAMED_DAY = re.compile(rf"\b(?:(last|previous|past)\s+)?({'|'.join(_WEEKDAY_NAM
 _PERIOD_END = re.compile(r"\b(?:end\s+of|last\s+day\s+of|left\s+(?:in|of)|remaining\s+in|rest\s+of)\s+(?:the|this)\s+"
                          r"(month|year)\b")
 _PERIOD_START = re.compile(r"\b(?:start|beginning|first\s+day)\s+of\s+(?:the|this)\s+(month|year)\b")
-_DAY_OF_YEAR = re.compile(r"\bday\s+of\s+the\s+year\b|\bweek\s+number\b|\bwhich\s+week\s+of\s+the\s+year\b|"
+_DAY_OF_YEAR = re.compile(r"\b(?:day|week)\s+of\s+the\s+year\b|\bweek\s+number\b|"
                           r"\bwhat\s+week\s+(?:is\s+it|are\s+we\s+in)\b")
 _COUNTED_WEEKDAYS = re.compile(r"\bhow\s+many\s+(?:mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays|"
                                r"weekends|weekdays|working\s+days|business\s+days)\b")

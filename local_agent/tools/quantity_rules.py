@@ -19,16 +19,18 @@ _UNIT = r"(second|minute|hour|day|week|month|year)s?"
 _ONE = r"(?:a|an|one|per|each|every|1)"
 _MULTIPLES = {"double": "2", "twice": "2", "triple": "3", "quadruple": "4"}
 _MEASURE = rf"({units.UNIT})"
+_SIGNED = r"(?<![\w.])(-?\d+(?:\.\d+)?)"  # an amount to convert: -40 F; not the 5 of 1e5
 
 
 # Forms of a conversion, each with the order its groups come in: amount, source unit, target unit.
 _CONVERSIONS = (
     (re.compile(rf"\bhow\s+many\s+{_MEASURE}\s+(?:are\s+|is\s+)?(?:there\s+)?(?:in|is|are|make|equals?)\s+"
-                rf"(?:{N}\s*|(?:a|an|one)\s+){_MEASURE}"), (2, 3, 1)),  # how many ounces in 2 pounds
-    (re.compile(rf"(?:{N}\s*|\b(?:a|an|one)\s+){_MEASURE}\s+(?:in|to|into|as)\s+{_MEASURE}"), (1, 2, 3)),  # 5 mi to km
-    (re.compile(rf"{N}\s*{_MEASURE}.*?\b(?:what(?:'s|\s+is)|how\s+much\s+is)\s+(?:that|it|this)\s+in\s+{_MEASURE}"),
+                rf"(?:{_SIGNED}\s*|(?:a|an|one)\s+){_MEASURE}"), (2, 3, 1)),  # how many ounces in 2 pounds
+    (re.compile(rf"(?:{_SIGNED}\s*|\b(?:a|an|one)\s+){_MEASURE}\s+(?:in|to|into|as)\s+{_MEASURE}"),
+     (1, 2, 3)),  # convert 5 miles to km
+    (re.compile(rf"{_SIGNED}\s*{_MEASURE}.*?\b(?:what(?:'s|\s+is)|how\s+much\s+is)\s+(?:that|it|this)\s+in\s+{_MEASURE}"),
      (1, 2, 3)),  # I weigh 70 kg, what's that in pounds?
-    (re.compile(rf"{N}\s*{_MEASURE}.*?\bhow\s+many\s+{_MEASURE}\s+(?:is|are)\s+(?:that|it|this)\b"), (1, 2, 3)),
+    (re.compile(rf"{_SIGNED}\s*{_MEASURE}.*?\bhow\s+many\s+{_MEASURE}\s+(?:is|are)\s+(?:that|it|this)\b"), (1, 2, 3)),
 )
 
 
