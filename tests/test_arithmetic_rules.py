@@ -140,3 +140,11 @@ def test_scientific_notation_negative_amounts_and_rounding_half_up(message: str,
 
 def test_a_difference_of_three_numbers_is_not_guessed():
     assert arithmetic("what's the difference between 3 and 5 and 9") is None
+
+
+def test_round_reaches_every_digit_within_the_caps_and_bounds_its_places():
+    from local_agent.errors import ToolError
+
+    assert evaluate("round(123456789012345678901234567890.5)") == pytest.approx(1.2345678901234568e29)
+    with pytest.raises(ToolError, match="decimal places"):
+        evaluate("round(1, 400)")

@@ -11,7 +11,7 @@ import math
 import operator
 import re
 from collections.abc import Callable
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import ROUND_HALF_UP, Decimal, localcontext
 from typing import Any
 
 import simpleeval
@@ -76,7 +76,9 @@ def _round(value: Any, digits: Any = 0) -> Any:
     if not -MAX_DIGITS <= int(digits) <= MAX_DIGITS:
         raise ToolError(f"round takes -{MAX_DIGITS} to {MAX_DIGITS} decimal places")
     step = Decimal(1).scaleb(-int(digits))
-    rounded = Decimal(str(value)).quantize(step, rounding=ROUND_HALF_UP)
+    with localcontext() as context:
+        context.prec = MAX_RESULT_DIGITS + 2 * MAX_DIGITS  # every digit of a number within the caps
+        rounded = Decimal(str(value)).quantize(step, rounding=ROUND_HALF_UP)
     return int(rounded) if int(digits) <= 0 else float(rounded)
 
 
