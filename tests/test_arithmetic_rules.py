@@ -148,3 +148,19 @@ def test_round_reaches_every_digit_within_the_caps_and_bounds_its_places():
     assert evaluate("round(123456789012345678901234567890.5)") == pytest.approx(1.2345678901234568e29)
     with pytest.raises(ToolError, match="decimal places"):
         evaluate("round(1, 400)")
+
+
+@pytest.mark.parametrize(("message", "value"), [
+    ("My gym is 30 a month. How much for half a year?", 180),
+    ("If 6 of us chip in 12 dollars each, how much do we have in total?", 72),
+    ("we are 4 and pay 25 each, what is the total?", 100),
+    ("Split 100 between 4 friends, what does each get?", 25),
+])
+def test_half_a_span_and_money_pooled_from_each(message: str, value: float):
+    expression = arithmetic(message)
+    assert expression is not None, message
+    assert evaluate(expression) == pytest.approx(value)
+
+
+def test_an_amount_each_is_never_split_among_the_people():
+    assert arithmetic("5 of us put in 20 each. How much each?") is None

@@ -48,6 +48,7 @@ _PRICE_QUESTION = re.compile(r"\b(?:how\s+much|how\s+many|what\s+(?:did|do|does|
                              r"pay|cost|spend|prices?)\b")
 _RATE = re.compile(r"(?<=\d)\s+(?:a|an|per|each)\s+(?:day|week|month|year|hour|night|person|piece|item)\b")
 _EACH = re.compile(r"\b(?:each|everybody|everyone|per\s+(?:person|head)|apiece|owe|split|share)\b")
+_CHIPPED_IN = re.compile(rf"{N}\s+(?:[a-z]+\s+)?(?:each|apiece|a\s+head|per\s+(?:person|head))\b")
 _TOTAL = re.compile(r"\b(?:in\s+total|total|altogether|all\s+together|in\s+all|including|with\s+(?:the\s+)?tip)\b")
 
 
@@ -205,6 +206,11 @@ def _split(text: str) -> str | None:
     people = _PEOPLE.search(text)
     if people is None or not _EACH.search(text):
         return None
+    if chipped := _CHIPPED_IN.search(text):  # "8 friends chip in 15 dollars each": each gives it, nothing is split
+        count = next(group for group in people.groups() if group)
+        pooled = _TOTAL.search(text) or re.search(r"\bhow\s+much\s+(?:money\s+)?(?:do|did|will)\s+(?:we|they)\s+have\b",
+                                                   text)
+        return f"{chipped[1]} * {count}" if pooled and len(numbers(text)) == 2 else None
     count = next(group for group in people.groups() if group)
     amounts = [n for n in numbers(text[:people.start()] + " " + text[people.end():]) if n != count]
     return f"{amounts[0]} / {count}" if len(amounts) == 1 else None

@@ -55,12 +55,13 @@ def rate_over_span(text: str) -> str | None:
     rate = rates[0]
     rest = text[rate.end():]
     spans = list(re.finditer(rf"\b(?:for|in|after|over|within|during)\s+(?:the\s+next\s+|a\s+total\s+of\s+)?"
-                             rf"(?:{N}|{_ONE})\s+{_UNIT}\b|\b(?:per|a|each|every)\s+{_UNIT}\b", rest))
+                             rf"(?:{N}|(half\s+(?:a|an))|{_ONE})\s+{_UNIT}\b|"
+                             rf"(?<!half\s)(?<![\d)]\s)\b(?:per|a|each|every)\s+{_UNIT}\b", rest))
     if len(spans) != 1 or len(re.findall(r"\d+(?:\.\d+)?", text)) != 1 + (spans[0][1] is not None):
         return None  # no span, two spans, or a number it would leave out
     span = spans[0]
-    count = span[1] or "1"
-    per = span[2] or span[3]
+    count = span[1] or ("0.5" if span[2] else "1")  # for half a year
+    per = span[3] or span[4]
     factor = units.ratio(rate[2], per)
     if factor is None or (per == rate[2] and count == "1"):
         return None  # days in a month; or the rate's own unit again ("... a day, how much a day")
