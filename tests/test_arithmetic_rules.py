@@ -10,6 +10,13 @@ from local_agent.tools.calculator import evaluate
 from local_agent.tools.question_text import edit_distance, normalize
 
 
+def assert_reads(message: str, value: float) -> None:
+    """`message` is read by a rule into an expression worth `value`."""
+    expression = arithmetic(message)
+    assert expression is not None, message
+    assert evaluate(expression) == pytest.approx(value)
+
+
 @pytest.mark.parametrize(("message", "value"), [
     ("What's a 20% tip on 45 dollars?", 9), ("what do we pay in total with a 10% tip on a $50 bill", 55),
     ("Bill is 90, tip 20 percent, split between 3 people: how much each?", 36),
@@ -27,9 +34,7 @@ from local_agent.tools.question_text import edit_distance, normalize
     ("caluclate 9 times 9", 81), ("what is 2**-2?", 0.25), ("5 * -3", -15),
 ])
 def test_forms(message: str, value: float):
-    expression = arithmetic(message)
-    assert expression is not None, message
-    assert evaluate(expression) == pytest.approx(value)
+    assert_reads(message, value)
 
 
 @pytest.mark.parametrize("message", [
@@ -70,9 +75,7 @@ def test_edit_distance_counts_a_swap_as_one():
     ("hey quick math: 999 + 1", 1000), ("Ticket prices: 3 adults at $12 each. Total?", 36),
 ])
 def test_everyday_forms(message: str, value: float):
-    expression = arithmetic(message)
-    assert expression is not None, message
-    assert evaluate(expression) == pytest.approx(value)
+    assert_reads(message, value)
 
 
 @pytest.mark.parametrize("message", [
@@ -104,9 +107,7 @@ def test_a_rate_problem_with_more_than_one_rate_span_or_number_is_left_to_the_mo
     ("what's 5 percent of 1 million", 50000),
 ])
 def test_units_and_named_operations(message: str, value: float):
-    expression = arithmetic(message)
-    assert expression is not None, message
-    assert evaluate(expression) == pytest.approx(value)
+    assert_reads(message, value)
 
 
 @pytest.mark.parametrize("message", [
@@ -133,9 +134,7 @@ def test_factorial_is_bounded():
     ("round 2.675 to 2 decimal places", 2.68),
 ])
 def test_scientific_notation_negative_amounts_and_rounding_half_up(message: str, value: float):
-    expression = arithmetic(message)
-    assert expression is not None, message
-    assert evaluate(expression) == pytest.approx(value)
+    assert_reads(message, value)
 
 
 def test_a_difference_of_three_numbers_is_not_guessed():
@@ -157,9 +156,7 @@ def test_round_reaches_every_digit_within_the_caps_and_bounds_its_places():
     ("Split 100 between 4 friends, what does each get?", 25),
 ])
 def test_half_a_span_and_money_pooled_from_each(message: str, value: float):
-    expression = arithmetic(message)
-    assert expression is not None, message
-    assert evaluate(expression) == pytest.approx(value)
+    assert_reads(message, value)
 
 
 def test_an_amount_each_is_never_split_among_the_people():

@@ -13,6 +13,13 @@ from local_agent.tools.dates import make_date
 TODAY = dt.date(2025, 3, 14)  # a Friday
 
 
+def assert_answers(message: str, ending: str) -> None:
+    """`message` is read by a rule, and the date tool's answer to it holds `ending`."""
+    arguments = date_question(message)
+    assert arguments is not None, message
+    assert ending in make_date(TODAY)(arguments)
+
+
 @pytest.mark.parametrize(("message", "ending"), [
     ("whats the date in two weeks", "(2025-03-28)."), ("what was the date 3 days ago?", "(2025-03-11)."),
     ("a fortnight from now, what day is it?", "(2025-03-28)."), ("date 5 months from today", "(2025-08-14)."),
@@ -29,9 +36,7 @@ TODAY = dt.date(2025, 3, 14)  # a Friday
     ("what day was yesterday?", "(2025-03-13) is a Thursday."),
 ])
 def test_forms(message: str, ending: str):
-    arguments = date_question(message)
-    assert arguments is not None, message
-    assert ending in make_date(TODAY)(arguments)
+    assert_answers(message, ending)
 
 
 @pytest.mark.parametrize("message", [
@@ -71,9 +76,7 @@ def test_age_on_a_date_before_the_birth_is_an_error():
     ("what day is the day after tomorrow?", "is Sunday, 16 March 2025 (2025-03-16)."),
 ])
 def test_named_days_period_ends_and_the_calendar(message: str, ending: str):
-    arguments = date_question(message)
-    assert arguments is not None, message
-    assert ending in make_date(TODAY)(arguments)
+    assert_answers(message, ending)
 
 
 @pytest.mark.parametrize("message", [
@@ -112,9 +115,7 @@ def test_a_leap_year_question_is_read_only_for_one_year_it_names(message: str, e
     ("how many days are left in March", "(2025-03-31) is 17 days."),
 ])
 def test_day_of_year_and_period_bounds(message: str, ending: str):
-    arguments = date_question(message)
-    assert arguments is not None, message
-    assert ending in make_date(TODAY)(arguments)
+    assert_answers(message, ending)
 
 
 def test_counting_a_weekday_is_not_read_as_counting_days():

@@ -128,15 +128,17 @@ def _percent_change(text: str) -> str | None:
     return f"({change[2]} - {change[1]}) / {change[1]} * 100"
 
 
+_VERB_FORMS: tuple[quantity_rules.Form, ...] = (
+    (re.compile(rf"\b(?:subtract|deduct|take(?:\s+away)?)\s+{N}\s+(?:away\s+)?from\s+{N}"),
+     lambda m: f"{m[2]} - {m[1]}"),
+    (re.compile(rf"\bdivide\s+{N}\s+by\s+{N}"), lambda m: f"{m[1]} / {m[2]}"),
+    (re.compile(rf"\bmultiply\s+{N}\s+(?:by|with|and)\s+{N}"), lambda m: f"{m[1]} * {m[2]}"),
+)
+
+
 def _verb_forms(text: str) -> str | None:
     """"subtract 389 from 1200", "take 45 away from 300", "divide 144 by 12", "multiply 125 by 8"."""
-    if match := re.search(rf"\b(?:subtract|deduct|take(?:\s+away)?)\s+{N}\s+(?:away\s+)?from\s+{N}", text):
-        return f"{match[2]} - {match[1]}"
-    if match := re.search(rf"\bdivide\s+{N}\s+by\s+{N}", text):
-        return f"{match[1]} / {match[2]}"
-    if match := re.search(rf"\bmultiply\s+{N}\s+(?:by|with|and)\s+{N}", text):
-        return f"{match[1]} * {match[2]}"
-    return None
+    return quantity_rules.first_form(text, _VERB_FORMS)
 
 
 def _named_operations(text: str) -> str | None:

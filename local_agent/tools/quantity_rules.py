@@ -11,6 +11,7 @@ question or a request."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 
 from . import units
 
@@ -77,21 +78,32 @@ def amount_needed(text: str) -> str | None:
     return f"{asked[1]} / {rate[1]}" if asked else None
 
 
+Form = tuple[re.Pattern[str], Callable[[re.Match[str]], str]]
+
+
+def first_form(text: str, forms: Sequence[Form]) -> str | None:
+    """The expression of the first form whose pattern `text` matches, or None."""
+    for pattern, build in forms:
+        if match := pattern.search(text):
+            return build(match)
+    return None
+
+
+_MULTIPLE_FORMS: tuple[Form, ...] = (
+    (re.compile(rf"\b(double|twice|triple|quadruple)\s+(?:of\s+)?{N}"), lambda m: f"{m[2]} * {_MULTIPLES[m[1]]}"),
+    (re.compile(rf"{N}\s+(doubled|tripled)\b"), lambda m: f"{m[1]} * {2 if m[2] == 'doubled' else 3}"),
+    (re.compile(rf"\b(?:halve|cut|split|divide)\s+{N}\s+in\s+(?:half|two)\b|\bhalve\s+{N}"),
+     lambda m: f"{m[1] or m[2]} / 2"),
+    # normalize writes "a third" as "a 3rd" and "half of" as "(1/2) of"
+    (re.compile(rf"\b(reduce|decrease|cut|lower|increase|raise)\s+{N}\s+by\s+(?:a\s+|one\s+)?"
+                r"(half|\(1/2\)|(\d+)(?:st|nd|rd|th))(?!\w)"),
+     lambda m: f"{m[2]} * (1 {'-' if m[1] in ('reduce', 'decrease', 'cut', 'lower') else '+'} 1/{m[4] or 2})"),
+)
+
+
 def multiple(text: str) -> str | None:
     """"double 475", "475 doubled", "half of 3450", "cut 120 in half", "reduce 90 by a third"."""
-    if match := re.search(rf"\b(double|twice|triple|quadruple)\s+(?:of\s+)?{N}", text):
-        return f"{match[2]} * {_MULTIPLES[match[1]]}"
-    if match := re.search(rf"{N}\s+(doubled|tripled)\b", text):
-        return f"{match[1]} * {2 if match[2] == 'doubled' else 3}"
-    if match := re.search(rf"\b(?:halve|cut|split|divide)\s+{N}\s+in\s+(?:half|two)\b|\bhalve\s+{N}", text):
-        return f"{match[1] or match[2]} / 2"
-    # normalize writes "a third" as "a 3rd" and "half of" as "(1/2) of"
-    if match := re.search(rf"\b(reduce|decrease|cut|lower|increase|raise)\s+{N}\s+by\s+(?:a\s+|one\s+)?"
-                          r"(half|\(1/2\)|(\d+)(?:st|nd|rd|th))(?!\w)", text):
-        sign = "-" if match[1] in ("reduce", "decrease", "cut", "lower") else "+"
-        share = f"1/{match[4]}" if match[4] else "1/2"
-        return f"{match[2]} * (1 {sign} {share})"
-    return None
+    return first_form(text, _MULTIPLE_FORMS)
 
 
 def _number(value: float) -> str:
