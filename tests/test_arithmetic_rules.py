@@ -161,3 +161,12 @@ def test_half_a_span_and_money_pooled_from_each(message: str, value: float):
 
 def test_an_amount_each_is_never_split_among_the_people():
     assert arithmetic("5 of us put in 20 each. How much each?") is None
+
+
+@pytest.mark.parametrize(("message", "value"), [
+    ("my phone is 20 bucks a month, what do i pay in a year", 240),
+    ("I bought 3 teas at 2.5 each, how much did I spend", 7.5),
+    ("sum up 1, 2 and 3", 6),
+])
+def test_a_question_after_a_comma_is_asked(message: str, value: float):
+    assert_reads(message, value)

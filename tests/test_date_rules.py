@@ -120,3 +120,12 @@ def test_day_of_year_and_period_bounds(message: str, ending: str):
 
 def test_counting_a_weekday_is_not_read_as_counting_days():
     assert date_question("How many Fridays until the end of the month?") is None
+
+
+@pytest.mark.parametrize(("message", "ending"), [
+    ("what's the last day of this month", "31 March 2025 (2025-03-31) is a Monday."),
+    ("what is the first day of the year?", "1 January 2025 (2025-01-01) is a Wednesday."),
+    ("How many days until the weekend?", "(2025-03-15) is 1 days."),
+])
+def test_period_bounds_and_the_weekend_asked_by_name(message: str, ending: str):
+    assert_answers(message, ending)

@@ -82,7 +82,7 @@ def numbers(text: str) -> list[str]:
 
 def _list_after(keyword: str, text: str) -> list[str]:
     """The numbers listed right after `keyword` ("of 4, 8 and 15")."""
-    match = re.search(rf"\b(?:{keyword})\b(?:\s+(?:up\s+)?(?:of|the|numbers|these|values)\b)*\s*:?\s*"
+    match = re.search(rf"\b(?:{keyword})\b(?:\s+up\b)?(?:\s+(?:of|the|numbers|these|values)\b)*\s*:?\s*"
                       rf"((?:{N}(?:\s*,\s*|\s*,?\s+and\s+|\s+|\s*\+\s*)?)+)", text)
     return numbers(match[1]) if match else []
 

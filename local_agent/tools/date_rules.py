@@ -33,13 +33,13 @@ _WEEKDAY_NAMES = ("monday", "tuesday", "wednesday", "thursday", "friday", "satur
 _NAMED_DAY = re.compile(rf"\b(?:(last|previous|past)\s+)?({'|'.join(_WEEKDAY_NAMES)})\b")
 _PERIOD_END = re.compile(r"\b(?:end\s+of|last\s+day\s+of|left\s+(?:in|of)|remaining\s+in|rest\s+of)\s+(?:the|this)\s+"
                          r"(month|year)\b")
-_PERIOD_START = re.compile(r"\b(?:start|beginning|first\s+day)\s+of\s+(?:the|this)\s+(month|year)\b")
-_DAY_OF_YEAR = re.compile(r"\b(?:day|week)\s+of\s+the\s+year\b|\bweek\s+number\b|"
+_PERIOD_START = re.compile(r"\b(?:start|beginning|(?:first|1st)\s+day)\s+of\s+(?:the|this)\s+(month|year)\b")
+_DAY_OF_YEAR = re.compile(r"(?<!first\s)(?<!1st\s)(?<!last\s)\b(?:day|week)\s+of\s+the\s+year\b|\bweek\s+number\b|"
                           r"\bwhat\s+week\s+(?:is\s+it|are\s+we\s+in)\b")
 _COUNTED_WEEKDAYS = re.compile(r"\bhow\s+many\s+(?:mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays|"
                                r"weekends|weekdays|working\s+days|business\s+days)\b")
 _DATE_OF_DAY_ASKED = re.compile(r"\bwhen\s+(?:is|was|will)\b|\bwhat(?:'s|\s+is|\s+was)?\s+(?:the\s+)?date\b|"
-                                r"\bwhich\s+date\b")
+                                r"\bwhich\s+date\b|\bwhat(?:'s|\s+is|\s+was)\s+the\s+(?:last|first|1st)\s+day\b")
 _MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
            "november", "december")
 _MONTH_END = re.compile(rf"\b(?:left\s+in|remaining\s+in|end\s+of|last\s+day\s+of)\s+({'|'.join(_MONTHS)})\b")
@@ -78,6 +78,7 @@ def _dates(text: str) -> list[str]:
     if not found:  # a weekday beside a written date says which day that is ("... 2000-01-01? a Sunday")
         found += [(match.start(), ("last-" if match[1] else "") + match[2][:3])  # the date tool's fri, last-sat
                   for match in _NAMED_DAY.finditer(text)]
+        found += [(match.start(), "sat") for match in re.finditer(r"\b(?:the|this)\s+weekend\b", text)]
     found += [(match.start(), f"{match[1]}-end") for match in _PERIOD_END.finditer(text)]
     found += [(match.start(), f"{match[1]}-start") for match in _PERIOD_START.finditer(text)]
     for match in _MONTH_END.finditer(text):  # "left in March": its last day (February's depends on the year)
@@ -141,7 +142,7 @@ def _weekday(text: str, dates: list[str], amount: tuple[int, str] | None) -> dic
         return None
     if dates[0].startswith("day-"):  # the day after tomorrow: the day two days from today
         return {"operation": "add", "date": "today", "amount": 2 if dates[0] == "day-after" else -2, "unit": "days"}
-    named = re.fullmatch(r"(?:last-)?[a-z]{3}", dates[0]) is not None  # next Friday: which date is it?
+    named = not re.match(r"\d|-", dates[0])  # next Friday, the end of the month: which date is it?
     if _WEEKDAY_ASKED.search(text) or (named and _DATE_OF_DAY_ASKED.search(text)):
         return {"operation": "weekday", "date": dates[0]}
     return None

@@ -56,6 +56,12 @@ def normalize(message: str, extra: frozenset[str] = frozenset()) -> str:
     return " ".join(_CURRENCY.sub("", text).split())
 
 
+# A question after a comma ("my gym is 35 a month, what do I pay in a year"): a question word
+# with the word that makes it ask, so "..., when you ..." in a statement is not one.
+_CLAUSE_QUESTION = re.compile(r",\s+(?:what(?:'s|\s+(?:is|are|was|were|do|does|did|will|would|should))|"
+                              r"how\s+(?:much|many|long|far|old|often)|which|when\s+(?:is|was|will|did|does|do))\b")
+
+
 def asks(text: str, openers: str, terse_words: int = 4) -> bool:
     """Whether a normalized message asks something: it holds a question mark, a sentence of
     it opens with one of `openers` (after greetings such as "hey", "ok so"), or it has at most
@@ -64,7 +70,8 @@ def asks(text: str, openers: str, terse_words: int = 4) -> bool:
     if "?" in text or len(re.findall(r"[a-z']+", text)) <= terse_words:
         return True
     greeting = r"(?:(?:ok|okay|so|hey|hi|hello|please|quick\s+one|quick\s+question|and|also|anyway|now)\W+)*"
-    return re.search(rf"(?:^|[.!;:]\s+){greeting}(?:{openers})\b", text) is not None
+    opens = re.search(rf"(?:^|[.!;:]\s+){greeting}(?:{openers})\b", text) is not None
+    return opens or _CLAUSE_QUESTION.search(text) is not None
 
 
 def correct(word: str, extra: frozenset[str] = frozenset()) -> str:
