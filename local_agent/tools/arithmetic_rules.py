@@ -19,7 +19,7 @@ from collections.abc import Callable
 from decimal import Decimal
 
 from . import quantity_rules
-from .question_text import asks, normalize
+from .question_text import asks, decimal_text, normalize
 
 N = r"(\d+(?:\.\d+)?)"
 _OPENERS = (r"what|whats|what's|how|calculate|compute|evaluate|solve|work\s+out|tell\s+me|can\s+you|could\s+you|"
@@ -72,8 +72,7 @@ def _plain_number(match: re.Match[str]) -> str:
     mantissa, exponent = match.group().split("e")
     if abs(int(exponent)) > 20:
         return f"({mantissa} * 10 ** {int(exponent)})"
-    text = f"{Decimal(match.group()):f}"
-    return text.rstrip("0").rstrip(".") if "." in text else text
+    return decimal_text(Decimal(match.group()))
 
 
 def numbers(text: str) -> list[str]:
@@ -153,11 +152,9 @@ def _named_operations(text: str) -> str | None:
         return f"round({match[1]}, {match[2]})" if match[2] else f"round({match[1]})"
     if match := re.search(rf"{N}\s*(?:/|out\s+of)\s*{N}\s+(?:as\s+an?\s+|in\s+)?(?:percent(?:age)?|%)", text):
         return f"{match[1]} / {match[2]} * 100"
-    between = re.search(rf"\bdifference\s+between\s+{N}\s+and\s+{N}", text)
     values = numbers(text)
     if re.search(r"\bdifference\b", text) and len(values) == 2:  # of two numbers, never of three
-        first, second = (between[1], between[2]) if between else values
-        return f"abs({first} - {second})"
+        return f"abs({values[0]} - {values[1]})"
     return None
 
 
@@ -208,12 +205,11 @@ def _split(text: str) -> str | None:
     people = _PEOPLE.search(text)
     if people is None or not _EACH.search(text):
         return None
+    count = next(group for group in people.groups() if group)
     if chipped := _CHIPPED_IN.search(text):  # "8 friends chip in 15 dollars each": each gives it, nothing is split
-        count = next(group for group in people.groups() if group)
         pooled = _TOTAL.search(text) or re.search(r"\bhow\s+much\s+(?:money\s+)?(?:do|did|will)\s+(?:we|they)\s+have\b",
                                                    text)
         return f"{chipped[1]} * {count}" if pooled and len(numbers(text)) == 2 else None
-    count = next(group for group in people.groups() if group)
     amounts = [n for n in numbers(text[:people.start()] + " " + text[people.end():]) if n != count]
     return f"{amounts[0]} / {count}" if len(amounts) == 1 else None
 

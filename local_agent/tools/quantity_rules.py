@@ -14,6 +14,7 @@ import re
 from collections.abc import Callable, Sequence
 
 from . import units
+from .question_text import decimal_text
 
 N = r"(\d+(?:\.\d+)?)"
 _UNIT = r"(second|minute|hour|day|week|month|year)s?"
@@ -66,7 +67,7 @@ def rate_over_span(text: str) -> str | None:
     factor = units.ratio(rate[2], per)
     if factor is None or (per == rate[2] and count == "1"):
         return None  # days in a month; or the rate's own unit again ("... a day, how much a day")
-    return f"{rate[1]} * {count}" + ("" if factor == 1 else f" * {_number(factor)}")
+    return f"{rate[1]} * {count}" + ("" if factor == 1 else f" * {decimal_text(factor)}")
 
 
 def amount_needed(text: str) -> str | None:
@@ -104,10 +105,6 @@ _MULTIPLE_FORMS: tuple[Form, ...] = (
 def multiple(text: str) -> str | None:
     """"double 475", "475 doubled", "half of 3450", "cut 120 in half", "reduce 90 by a third"."""
     return first_form(text, _MULTIPLE_FORMS)
-
-
-def _number(value: float) -> str:
-    return str(int(value)) if float(value).is_integer() else repr(value)
 
 
 RULES = (unit_conversion, amount_needed, rate_over_span, multiple)

@@ -38,9 +38,14 @@ _SCALED = re.compile(r"(?:\b(\d+(?:\.\d+)?)|\b(?:a|one))\s+(1000|1000000|1000000
 _CURRENCY = re.compile(r"[$€£¥]\s?(?=\d)|(?<=\d)\s?[$€£¥]")
 
 
+def decimal_text(value: Decimal | float) -> str:
+    """A number written out in full, without an exponent or trailing zeros: 2500, 0.005, 1.609344."""
+    text = f"{Decimal(repr(value)) if isinstance(value, float) else value:f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
 def _scaled(count: str | None, scale: str) -> str:
-    value = Decimal(count or 1) * int(scale)
-    return f"{value:f}".rstrip("0").rstrip(".") if "." in f"{value:f}" else f"{value:f}"
+    return decimal_text(Decimal(count or 1) * int(scale))
 
 
 def normalize(message: str, extra: frozenset[str] = frozenset()) -> str:

@@ -9,6 +9,8 @@ import re
 from decimal import Decimal
 from fractions import Fraction
 
+from .question_text import decimal_text
+
 # name -> (dimension, size in the dimension's base unit: metre, gram, millilitre, second, month)
 _SIZES: dict[str, tuple[str, float]] = {
     "kilometer": ("length", 1000), "km": ("length", 1000), "meter": ("length", 1), "m": ("length", 1),
@@ -66,8 +68,8 @@ def conversion(amount: str, source: str, target: str) -> str | None:
     if source in _SCALES and target in _SCALES:
         return None if source == target else _temperature(amount, source, target)
     if "year" in (source, target) and {source, target} & {"day", "week"}:  # 365 days, 52 weeks
-        per_year = ratio(target if source == "year" else source, "year")
-        return f"{amount} * {_number(per_year or 0)}" if source == "year" else f"{amount} / {_number(per_year or 0)}"
+        per_year = decimal_text(ratio(target if source == "year" else source, "year") or 0)
+        return f"{amount} * {per_year}" if source == "year" else f"{amount} / {per_year}"
     if source not in _SIZES or target not in _SIZES or _SIZES[source][0] != _SIZES[target][0]:
         return None
     factor = Fraction(str(_SIZES[source][1])) / Fraction(str(_SIZES[target][1]))
@@ -90,14 +92,11 @@ def _terminates(value: Fraction) -> bool:
 
 
 def _decimal(value: Fraction | int) -> str:
-    text = f"{Decimal(value.numerator) / Decimal(value.denominator):f}" if isinstance(value, Fraction) else str(value)
-    return text.rstrip("0").rstrip(".") if "." in text else text
+    return decimal_text(Decimal(value.numerator) / Decimal(value.denominator)) if isinstance(value, Fraction) \
+        else str(value)
 
 
 def _temperature(amount: str, source: str, target: str) -> str:
     celsius = {"c": amount, "f": f"({amount} - 32) * 5 / 9", "k": f"({amount} - 273.15)"}[source]
     return {"c": celsius, "f": f"{celsius} * 9 / 5 + 32", "k": f"{celsius} + 273.15"}[target]
 
-
-def _number(value: float) -> str:
-    return str(int(value)) if float(value).is_integer() else repr(value)
