@@ -76,10 +76,46 @@ def test_a_statement_said_back_in_the_second_person():
     ("ok", "open"),
     ("Tell me a joke.", "open"),
     ("J'habite à Lyon.", "statement"),  # checked; the fallback thanks in French
+    ("what's your name?", "about-me"),
+    ("r u human", "about-me"),
+    ("What should I call my puppy?", "open"),  # advice on the user's puppy, not the assistant's name
+    ("k bye", "farewell"),
+    ("Thanks, I feel a bit better. Bye for now.", "farewell"),
+    ("I'll do it later.", "statement"),  # "later" is no goodbye on its own here
+    ("how was your night?", "courtesy"),
     ("Bonjour, je m'appelle Claire.", "introduction"),
 ])
 def test_the_kind_of_reply_a_message_gets(message, kind):
     assert plan_reply(message, []).kind == kind
+
+
+@pytest.mark.parametrize(("message", "reply"), [
+    ("night night", "Good night, sleep well!"),
+    ("ok gtg ttyl", "Bye for now, talk soon!"),
+    ("Good night, and thank you.", "You're welcome! Good night, sleep well!"),
+    ("ok I'm off to practice, catch you later", "Bye for now, talk soon!"),
+    ("buenas noches", "¡Buenas noches, que descanses!"),
+    ("Merci, au revoir !", "Avec plaisir ! Au revoir, à bientôt !"),
+])
+def test_a_goodbye_is_said_back_by_the_program(tmp_path, message, reply):
+    agent, backend = make_agent(tmp_path)
+    result = agent.respond(message)
+    assert result.answer == reply and result.reply_route == "template:farewell" and backend.prompts == []
+
+
+@pytest.mark.parametrize("message", ["what's your name?", "who are you anyway?", "Are you a real person?",
+                                     "whats ur name", "Who made you?", "Do you have feelings?"])
+def test_a_question_about_the_assistant_is_answered_by_the_program(tmp_path, message):
+    agent, backend = make_agent(tmp_path)
+    result = agent.respond(message)
+    assert "AI assistant" in result.answer and result.reply_route == "template:about-me" and backend.prompts == []
+
+
+def test_an_introduction_that_asks_the_assistants_name_gets_both_from_the_program(tmp_path):
+    agent, backend = make_agent(tmp_path)
+    result = agent.respond("Hi, I'm Sam. What's your name?")
+    assert result.answer.startswith("Nice to meet you, Sam! I don't have a name of my own")
+    assert backend.prompts == []
 
 
 def test_an_introduction_is_acknowledged_by_the_program(tmp_path):
@@ -121,16 +157,40 @@ def _store_with(tmp_path, *facts):
     return store
 
 
-def test_a_memory_answer_with_an_invented_name_is_retried_then_not_remembered(tmp_path):
+def test_a_memory_answer_with_an_invented_name_is_retried_then_said_back_from_memory(tmp_path):
     store = _store_with(tmp_path, "The user keeps bees in Lisbon.")
     agent, backend = make_agent(tmp_path, ["Your bees are with Maria.", "Maria keeps them."], store=store)
     result = agent.respond("Who keeps my bees?")
-    assert result.answer.startswith(DONT_REMEMBER) and result.reply_route == "dont-remember"
-    assert "Maria" not in result.answer
+    assert result.answer == "From what you told me: you keep bees in Lisbon."
+    assert result.reply_route == "template:evidence"
     retry = backend.prompts[-1]
     assert [m.role for m in retry] == ["system", "user"] and retry[0].content.endswith(STRICT)
     assert result.timings.grounding_retry_s is not None
     store.close()
+
+
+def test_a_memory_answer_with_an_invented_name_and_no_memory_of_it_is_not_remembered(tmp_path):
+    store = _store_with(tmp_path, "The user keeps bees in Lisbon.")
+    agent, _ = make_agent(tmp_path, ["Your dentist is Dr. Maria.", "Dr. Maria."], store=store)
+    result = agent.respond("Who is my dentist?")
+    assert result.answer.startswith(DONT_REMEMBER) and result.reply_route == "dont-remember"
+    assert "Maria" not in result.answer
+    store.close()
+
+
+def test_a_memory_answer_that_says_nothing_of_what_was_said_gets_it_said_back(tmp_path):
+    agent, backend = make_agent(tmp_path, ["Good luck!", "I'm so glad you're enjoying your next marathon!"])
+    agent.respond("next one is in Boston in April")
+    result = agent.respond("where's my next marathon?")
+    assert "Boston in April" in result.answer and result.answer.startswith("You ")
+    assert result.reply_route == "template:evidence" and len(backend.prompts) == 2  # no retry: nothing invented
+
+
+def test_a_memory_answer_that_draws_on_what_was_said_is_shown(tmp_path):
+    agent, _ = make_agent(tmp_path, ["Lovely!", "Your partner Sam made it."])
+    agent.respond("my partner Sam made me a cake to celebrate")
+    result = agent.respond("who made me a cake?")
+    assert result.answer == "Your partner Sam made it." and result.reply_route == "grounded"
 
 
 def test_a_memory_answer_is_shown_when_its_names_and_numbers_have_sources():
@@ -209,8 +269,10 @@ def test_not_remembered_shows_the_closest_memory():
     from local_agent.turn.replies import not_remembered
 
     assert not_remembered([]) == DONT_REMEMBER
-    assert not_remembered(["You keep bees in Lisbon (noted 1 May 2024)", "other"]) \
-        == f"{DONT_REMEMBER} The closest note I have: You keep bees in Lisbon (noted 1 May 2024)"
+    assert not_remembered(["You keep bees in Lisbon. (noted 1 May 2024)", "other"]) \
+        == f"{DONT_REMEMBER} The closest note I have: You keep bees in Lisbon."
+    assert not_remembered(["(1 May 2024) You said: bees are calm in May"]) \
+        == f'{DONT_REMEMBER} The closest note I have: On 1 May 2024 you said: "bees are calm in May"'
 
 
 def test_a_request_told_to_me_is_not_a_question_about_my_past() -> None:

@@ -6,6 +6,10 @@ what kind of message it is and decides who says what.
 - a correction (acknowledge.py): "Got it, Alexa." / "Got it: you live in Braga now.", at once;
 - an introduction: "Nice to meet you, Priya!" (in the user's language), at once (then the
   model's answer, streamed, when the message also asks something);
+- a question about the assistant itself (about_me.py: its name, whether it is a person, who
+  made it): "I'm an AI assistant, not a person ...", at once;
+- a goodbye at the end of a message (phrases.py): "Good night, sleep well!" / "Bye for now, talk
+  soon!" in the user's language, after "You're welcome!" when it thanks, at once;
 - a greeting or thanks alone (phrases.py): the model's reply, held until checked as below, else
   "Hello! How can I help you today?" / "You're welcome!" in the user's language;
 - a question about the conversation's past (memory_answers.py): the model's answer,
@@ -33,14 +37,16 @@ from ..grounding.language import language_of, same_language
 from ..grounding.support import unsupported
 from ..memory.distill.clauses import split_clauses
 from ..types import GenerationSettings, Message
+from .about_me import about_me_reply
 from .acknowledge import correction_reply, introduced_name, introduction_reply, said_back
 from .answering import Answer, stream_answer
+from .evidence import Candidate, draws_on, from_dialogue, from_memory, relevant, said_back_evidence
 from .memory_answers import DONT_REMEMBER, asks_about_past
-from .phrases import courtesy, phrase
+from .phrases import courtesy, farewell, farewell_reply, phrase
 from .reply_checks import apologizes_or_refuses, claims_name, speaks_of_the_user, takes_statement, too_long
 from .result import TokenCounts
 
-ReplyKind = Literal["introduction", "correction", "courtesy", "past", "statement", "open"]
+ReplyKind = Literal["introduction", "correction", "about-me", "farewell", "courtesy", "past", "statement", "open"]
 # Added to the system message when a memory answer is asked again: the first named or counted
 # something no memory holds.
 STRICT = "Answer only with what the notes from memory say. If they do not say it, answer: I don't remember."
@@ -68,9 +74,15 @@ def plan_reply(message: str, memories: Sequence[str]) -> ReplyPlan:
         correction = correction_reply(message)
         if correction:
             return ReplyPlan("correction", correction)
-    introduction = introduction_reply(message, language)
-    if introduction:
-        return ReplyPlan("introduction", introduction, model_after=asks)
+    introduction, about = introduction_reply(message, language), about_me_reply(message)
+    if introduction:  # "Hi, I'm Sam. What's your name?": both the program's
+        return ReplyPlan("introduction", f"{introduction} {about}" if about else introduction,
+                         model_after=asks and not about)
+    if about:
+        return ReplyPlan("about-me", about)
+    leaving = farewell(message)
+    if leaving is not None:
+        return ReplyPlan("farewell", farewell_reply(message, leaving))
     kind = courtesy(message)
     if kind is not None:
         return ReplyPlan("courtesy", phrase(kind, language))
@@ -126,6 +138,8 @@ class Replier:
         self.earlier, self.sources, self.memories = list(earlier), list(sources), list(memories)
 
     def reply(self, plan: ReplyPlan, message: str, user_names: Sequence[str] = ()) -> Reply:
+        if plan.kind in ("about-me", "farewell"):
+            return Reply(self.said(plan.text), f"template:{plan.kind}")
         if plan.kind in ("introduction", "correction"):
             said = self.said(plan.text)
             if not plan.model_after:
@@ -135,7 +149,7 @@ class Replier:
             return Reply(rest._replace(text=f"{plan.text} {rest.text}", first_token_at=said.first_token_at),
                          f"template:{plan.kind}+model")
         if plan.kind == "past":
-            return self.grounded()
+            return self.grounded(message)
         if plan.kind in ("statement", "courtesy"):
             return self.guarded(message, user_names, plan)
         return Reply(stream_answer(self.backend, self.messages, self.settings, self.on_token, self.timings,
@@ -168,20 +182,34 @@ class Replier:
         return stream_answer(self.backend, messages, self.settings, None, self.timings, self.start,
                              earlier=self.earlier if messages is self.messages else ())
 
-    def grounded(self) -> Reply:
-        """A memory answer: shown when no name or number in it lacks a source; else asked once
-        more, strictly and without the dialogue; else "I don't remember that." and the closest
-        memory."""
+    def grounded(self, message: str) -> Reply:
+        """A memory answer: shown when no name or number in it lacks a source and it draws on
+        the evidence (evidence.py) when there is some; a name or number without a source gets
+        one more try, strictly and without the dialogue; else the evidence said back by the
+        program, or "I don't remember that." and the closest memory when there is none."""
+        evidence = relevant(message, [*map(from_memory, self.memories), *map(from_dialogue, self.dialogue_messages())])
         first = self.held(self.messages)
-        if first.interrupted or not self.missing(first):
+        if first.interrupted or (not self.missing(first) and self.answers(first, message, evidence)):
             return Reply(self.said(first.text, first.tokens, first.interrupted), "grounded")
+        if evidence and not self.missing(first):  # it named nothing new, and said nothing of what was said
+            return Reply(self.said(said_back_evidence(evidence, message), first.tokens), "template:evidence")
         retry_start = time.perf_counter()
         system = Message("system", f"{self.messages[0].content}\n\n{STRICT}")
         second = self.held([system, self.messages[-1]])
         self.timings["grounding_retry_s"] = time.perf_counter() - retry_start
-        if second.interrupted or not self.missing(second):
+        if second.interrupted or (not self.missing(second) and self.answers(second, message, evidence)):
             return Reply(self.said(second.text, second.tokens, second.interrupted), "retried")
+        if evidence:
+            return Reply(self.said(said_back_evidence(evidence, message), second.tokens), "template:evidence")
         return Reply(self.said(not_remembered(self.memories), second.tokens), "dont-remember")
+
+    def answers(self, answer: Answer, message: str, evidence: Sequence[Candidate]) -> bool:
+        """Whether `answer` draws on the evidence, when there is some."""
+        return not evidence or draws_on(answer.text, message, evidence)
+
+    def dialogue_messages(self) -> list[str]:
+        """The user's earlier messages in the prompt's dialogue, newest first."""
+        return [m.content for m in reversed(self.messages[1:-1]) if m.role == "user"]
 
     def missing(self, answer: Answer) -> bool:
         """Whether `answer` has a name or number no source holds (its last word left out when
@@ -203,11 +231,11 @@ class Replier:
 
 
 def not_remembered(memories: Sequence[str]) -> str:
-    """"I don't remember that.", with the closest memory the prompt showed (best first), which
-    the user may find the answer in."""
+    """"I don't remember that.", with the closest memory the prompt showed (best first, read
+    without the prompt's markup), which the user may find the answer in."""
     if not memories:
         return DONT_REMEMBER
-    return f"{DONT_REMEMBER} The closest note I have: {memories[0]}"
+    return f"{DONT_REMEMBER} The closest note I have: {from_memory(memories[0]).note}"
 
 
 def user_names(memories: Sequence[str], message: str) -> list[str]:

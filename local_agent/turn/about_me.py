@@ -1,0 +1,67 @@
+"""Questions about the assistant itself, which the program answers: a 135M model asked its name
+gives one ("I'm Karen"), or the user's, and asked whether it is a person says it is.
+
+Definition (the patterns are English; a message in another language matches none): a question
+asks
+- its `name`: "what's your name?", "what should I call you?", "do you have a name?", "who am I
+  talking to?";
+- its `nature`: "who are you?", "what are you exactly?" (the whole question), "are you a real
+  person / human / a bot / an AI / a boy or a girl?";
+- its `maker`: "who made you?", "what model are you?", "what are you running on?";
+- its `feelings`: "do you have feelings?", "can you feel?", "do you ever get tired/lonely?".
+The answer is the program's: an AI assistant on the user's own computer, with no name of its own
+and no feelings, that remembers what the user tells it.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+Topic = Literal["name", "nature", "maker", "feelings"]
+_YOU = r"(?:you|u|ya)"
+_TOPICS: tuple[tuple[Topic, re.Pattern[str]], ...] = (
+    ("name", re.compile(
+        rf"\b(?:what(?:'s| is|s)?|whats)\s+(?:your|ur|yr)\s+name\b(?!\s+(?:for|of)\b)"
+        rf"|\bwhat (?:should|do|can|shall|may) I call {_YOU}\b"
+        rf"|\b(?:do|have) {_YOU} (?:have|got) a name\b|\bwho am I (?:talking|speaking|chatting) (?:to|with)\b",
+        re.IGNORECASE)),
+    ("maker", re.compile(
+        rf"\bwho (?:made|built|created|programmed|trained|designed|developed|wrote) {_YOU}\b"
+        rf"|\bwhat (?:model|llm|ai|language model) (?:are|r) {_YOU}\b|\bwhat (?:are|r) {_YOU} (?:running|based) on\b",
+        re.IGNORECASE)),
+    ("feelings", re.compile(
+        rf"\b(?:do|can) {_YOU} (?:ever )?(?:have |get |really )?(?:feel|feelings|emotions|dream)\b"
+        rf"|\bdo {_YOU} (?:ever )?get (?:tired|lonely|bored|sad|angry)\b",
+        re.IGNORECASE)),
+    ("nature", re.compile(
+        rf"^(?:\W*(?:so|and|but|ok|okay|hey|well|wait|um|hmm|sorry)\b)*\W*(?:who|what)\s+(?:are|r)\s+{_YOU}"
+        rf"(?:\s+(?:anyway|exactly|really|actually|then))?\W*$"
+        rf"|\b(?:are|r) {_YOU} (?:a |an )?(?:real |actual |actually |even )?(?:person|human|people|robot|bot|ai|a\.i\.|"
+        rf"machine|computer|program|chatbot|boy|girl|man|woman|guy|alive|sentient|conscious)\b",
+        re.IGNORECASE)),
+)
+ANSWERS: dict[Topic, str] = {
+    "name": "I don't have a name of my own: I'm an AI assistant that runs on your computer and remembers what "
+            "you tell me. Call me whatever you like.",
+    "nature": "I'm an AI assistant, not a person: a small language model running on your own computer, and I "
+              "remember what you tell me.",
+    "maker": "I'm local-agent: an AI assistant that runs a small open language model on your own computer. "
+             "Nothing you tell me leaves this machine.",
+    "feelings": "I'm an AI assistant, so I don't have feelings the way you do, but I'm here to listen.",
+}
+
+
+def about_me(message: str) -> Topic | None:
+    """What `message` asks about the assistant itself, or None (see the module's definition)."""
+    for sentence in re.split(r"(?<=[.!?])\s+", message.strip()):
+        for topic, pattern in _TOPICS:
+            if pattern.search(sentence):
+                return topic
+    return None
+
+
+def about_me_reply(message: str) -> str | None:
+    """The program's answer to a question about the assistant itself, or None."""
+    topic = about_me(message)
+    return ANSWERS[topic] if topic else None

@@ -1,0 +1,101 @@
+"""Whether a memory answer answers from what was said, and the program's answer when it does not.
+
+A 135M model asked "where's my next marathon?" right after being told "next one is in Boston in
+April" answers "I'm so glad you're enjoying your next marathon!": no name or number it lacks a
+source for, and no answer either. So a memory answer is also checked against the evidence.
+
+Definitions:
+- content words: a text's words, lower case, without stop words or the words of asking
+  ("remember", "tell"), "'s" and a plural "s" dropped, "six" read as "6";
+- the candidates: the memories the prompt showed (best first), then the user's earlier messages
+  in the dialogue (newest first), each read without the prompt's markup (dates, "You said:");
+- relevant: a candidate that shares a content word with the question; the evidence is the one
+  that shares most (the first of those on a tie);
+- an answer draws on the evidence when it holds a content word of a relevant candidate that the
+  question does not hold ("Boston", "peanuts", "Sam").
+An answer that does not is replaced by the evidence said back, in the program's words: "You told
+me your partner Sam made you a cake to celebrate.", "On 19 May 2024 you said: "..."".
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..memory.distill.words import STOPWORDS
+from .acknowledge import said_back
+from .answering import NOTED
+
+_WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
+_ASKING = frozenset("remember recall tell know again please said say told mention mentioned".split())
+_NUMBERS = dict(zip("one two three four five six seven eight nine ten eleven twelve".split(),
+                    map(str, range(1, 13)), strict=True))
+_TURN = re.compile(r"^\((?P<day>[^)]+)\) (?P<who>You said|I told you): (?P<text>.*)$", re.DOTALL)
+_DIGEST = re.compile(r"^Conversation of (?P<day>.+?), in short: (?P<text>.*)$", re.DOTALL)
+_ADDRESSED = re.compile(r"^(?:You|Your|You're|You've|You'd|You'll)\b")
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """Something said that an answer may draw on: its words, the note it makes on its own ("You
+    keep bees.", 'On 2 May 2024 you said: "..."'), and how the program says it back."""
+
+    text: str
+    note: str
+    told: str
+
+
+def content_words(text: str) -> set[str]:
+    """The content words of `text` (see the module's definition)."""
+    words = set()
+    for found in _WORD.findall(text.lower()):
+        word = _NUMBERS.get(found.removesuffix("'s"), found.removesuffix("'s"))
+        if word in STOPWORDS or word in _ASKING:
+            continue
+        words.add(word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word)
+    return words
+
+
+def from_memory(rendered: str) -> Candidate:
+    """A memory as the prompt showed it, read without its markup."""
+    turn, digest = _TURN.match(rendered), _DIGEST.match(rendered)
+    if turn:
+        who = "you said" if turn["who"] == "You said" else "I told you"
+        note = f'On {turn["day"]} {who}: "{turn["text"].strip()}"'
+        return Candidate(turn["text"], note, note)
+    if digest:
+        note = f'From our conversation of {digest["day"]}: {digest["text"].strip()}'
+        return Candidate(digest["text"], note, note)
+    fact = NOTED.sub("", rendered).strip()
+    opening = fact[:1].lower() + fact[1:] if _ADDRESSED.match(fact) else fact
+    return Candidate(fact, fact, f"From what you told me: {opening}")
+
+
+def from_dialogue(message: str) -> Candidate:
+    """One of the user's earlier messages in the dialogue."""
+    said = said_back(message)
+    quoted = f'You said: "{message.strip()}"'
+    return Candidate(message, quoted, f"You told me {said}." if said else quoted)
+
+
+def said_back_evidence(evidence: Sequence[Candidate], question: str) -> str:
+    """The program's answer from the evidence: the best candidate said back, and the next one
+    too when it shares as many words with the question."""
+    asked = content_words(question)
+    best = len(asked & content_words(evidence[0].text))
+    tied = [c for c in evidence[1:2] if len(asked & content_words(c.text)) == best]
+    return " ".join(candidate.told for candidate in [evidence[0], *tied])
+
+
+def relevant(question: str, candidates: Sequence[Candidate]) -> list[Candidate]:
+    """The candidates that share a content word with the question, most shared first (stable)."""
+    asked = content_words(question)
+    shared = [(len(asked & content_words(candidate.text)), candidate) for candidate in candidates]
+    return [candidate for count, candidate in sorted(shared, key=lambda pair: -pair[0]) if count]
+
+
+def draws_on(answer: str, question: str, evidence: Sequence[Candidate]) -> bool:
+    """Whether `answer` holds a content word of the evidence that the question does not."""
+    said, asked = content_words(answer), content_words(question)
+    return any(said & (content_words(candidate.text) - asked) for candidate in evidence)
