@@ -133,10 +133,10 @@ class ReadingAhead(ScriptedBackend):
 
 def test_the_next_turn_is_read_ahead_after_the_memory_work(tmp_path):
     agent, backend = make_agent(tmp_path, ReadingAhead())
-    agent.respond("Hi there")
+    agent.respond("Tell me a story")
     agent.prepare_next_turn()
     assert agent.wait(timeout=10)
-    assert backend.prepared[-1][1:] == ["Hi there", "First answer"]  # after the system message
+    assert backend.prepared[-1][1:] == ["Tell me a story", "First answer"]  # after the system message
     agent.respond("And now?")
     sent = [m.content for m in backend.prompts[-1]]
     assert sent[: len(backend.prepared[-1])] == backend.prepared[-1]  # the next prompt opens with it

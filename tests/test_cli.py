@@ -107,7 +107,7 @@ def test_chat_repl_commands(scripted):
     script = "\n".join([
         "/remember I am allergic to peanuts",
         "/memories",
-        "Hello there",
+        "Tell me a story",
         "/context",
         "/summary",
         "/incognito",
@@ -123,7 +123,7 @@ def test_chat_repl_commands(scripted):
 
 def test_batch_jsonl(scripted, tmp_path):
     source = tmp_path / "in.jsonl"
-    source.write_text('{"session": "a", "input": "hi"}\n{broken\n{"session": "b", "input": "yo"}\n')
+    source.write_text('{"session": "a", "input": "tell me a story"}\n{broken\n{"session": "b", "input": "yo"}\n')
     out = tmp_path / "out.jsonl"
     result = run("batch", str(source), "--output", str(out), "--quiet", backend=scripted)
     assert result.exit_code == 1

@@ -36,6 +36,8 @@ def test_a_memory_is_read_without_the_prompts_markup(rendered, text, told):
 def test_a_message_of_the_dialogue_is_said_back_in_the_second_person():
     assert from_dialogue("my partner Sam made me a cake").told == "You told me your partner Sam made you a cake."
     assert from_dialogue("Boston, in April?").told == 'You said: "Boston, in April?"'
+    long = from_dialogue("I keep bees " * 100).told
+    assert long.startswith('You said: "I keep bees') and long.endswith(' ..."') and len(long) < 230
 
 
 def test_the_evidence_is_the_candidate_sharing_most_words_with_the_question():
@@ -46,6 +48,7 @@ def test_the_evidence_is_the_candidate_sharing_most_words_with_the_question():
     assert draws_on("It's in Boston.", "where's my next marathon?", found)
     assert not draws_on("Good luck with your next marathon!", "where's my next marathon?", found)
     assert relevant("who is my dentist?", candidates) == []
+    assert relevant("What is my name?", [from_memory("(2 May 2024) You said: What is my name?")]) == []
 
 
 def test_evidence_tied_for_the_most_shared_words_is_said_back_together():

@@ -61,7 +61,9 @@ def test_a_statement_said_back_in_the_second_person():
     assert said_back("Oops, my dog is called Milo, Max is my neighbour's dog.") \
         == "your dog is called Milo, Max is your neighbour's dog"
     assert statement_reply("I prefer tea over coffee.") == "Got it: you prefer tea over coffee."
-    assert statement_reply("Work was brutal today.") == "Thanks for telling me."  # nothing to say back
+    assert statement_reply("Work was quiet today.") == "Thanks for telling me."  # nothing to say back
+    assert statement_reply("Work was brutal today.") == "That sounds hard. I'm here if you want to talk about it."
+    assert statement_reply("I got promoted to team lead!") == "That's wonderful to hear!"
 
 
 @pytest.mark.parametrize(("message", "kind"), [
@@ -140,6 +142,32 @@ def test_a_statement_reply_in_another_language_is_replaced(tmp_path):
     result = agent.respond("My favourite food is grilled sardines.")
     assert result.answer == "Got it: your favourite food is grilled sardines."
     assert result.reply_route == "template:statement"
+
+
+@pytest.mark.parametrize(("message", "reply", "shown"), [
+    ("hey, it's me again. rough day at work", "You're welcome! Good day to you.",
+     "That sounds hard. I'm here if you want to talk about it."),
+    ("can't sleep", "I'm glad you're enjoying it!", "That sounds hard. I'm here if you want to talk about it."),
+    ("I got promoted to team lead!", "I'm sorry to hear that.", "That's wonderful to hear!"),
+    ("I got promoted to team lead!", "Congratulations, team lead!", "Congratulations, team lead!"),
+    ("my manager yelled at me in front of everyone", "That's not okay. Do you want to talk about it?",
+     "That's not okay. Do you want to talk about it?"),
+])
+def test_a_reply_that_cheers_at_something_hard_or_condoles_at_good_news_is_replaced(tmp_path, message, reply, shown):
+    agent, _ = make_agent(tmp_path, [reply])
+    result = agent.respond(message)
+    assert result.answer == shown
+
+
+@pytest.mark.parametrize(("message", "reply", "shown"), [
+    ("hi", "I'm glad to hear you're happy with me.", "Hello! How can I help you today?"),
+    ("hi", "Hi there! What's on your mind?", "Hi there! What's on your mind?"),
+    ("thanks!", "Today is Monday.", "You're welcome!"),
+    ("thanks!", "No problem at all.", "No problem at all."),
+])
+def test_a_greeting_or_thanks_is_answered_in_kind(tmp_path, message, reply, shown):
+    agent, _ = make_agent(tmp_path, [reply])
+    assert agent.respond(message).answer == shown
 
 
 def test_a_good_statement_reply_is_shown_once_checked(tmp_path):

@@ -58,15 +58,15 @@ def test_models_lists_the_chat_model_first(client: openai.OpenAI) -> None:
 def test_non_streamed_completion(client: openai.OpenAI, backend: ScriptedBackend) -> None:
     completion = client.chat.completions.create(
         model="scripted", max_tokens=32, temperature=0.2, top_p=0.9, seed=3, stop=["###"],
-        messages=[{"role": "system", "content": DIRECTIVE}, {"role": "user", "content": "Hello there"}],
+        messages=[{"role": "system", "content": DIRECTIVE}, {"role": "user", "content": "Tell me a story"}],
         extra_headers={"X-Local-Agent-User": "plain"})
     assert completion.choices[0].message.content == "Scripted answer."
     assert completion.choices[0].finish_reason == "stop"
     assert completion.usage is not None
     assert completion.usage.completion_tokens == 2 and completion.usage.prompt_tokens > 0
-    prompt = backend.prompts[-1] if "Hello there" in backend.prompts[-1][-1].content else backend.prompts[-2]
+    prompt = backend.prompts[-1] if "Tell me a story" in backend.prompts[-1][-1].content else backend.prompts[-2]
     assert prompt[0].role == "system" and prompt[0].content.startswith(DIRECTIVE)
-    assert prompt[-1].content.endswith("Hello there")
+    assert prompt[-1].content.endswith("Tell me a story")
 
 
 def test_streamed_completion_with_usage(client: openai.OpenAI) -> None:

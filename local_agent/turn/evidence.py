@@ -9,8 +9,8 @@ Definitions:
   ("remember", "tell"), "'s" and a plural "s" dropped, "six" read as "6";
 - the candidates: the memories the prompt showed (best first), then the user's earlier messages
   in the dialogue (newest first), each read without the prompt's markup (dates, "You said:");
-- relevant: a candidate that shares a content word with the question; the evidence is the one
-  that shares most (the first of those on a tie);
+- relevant: a candidate, not itself a question, that shares a content word with the question;
+  the evidence is the one that shares most (the first of those on a tie);
 - an answer draws on the evidence when it holds a content word of a relevant candidate that the
   question does not hold ("Boston", "peanuts", "Sam").
 An answer that does not is replaced by the evidence said back, in the program's words: "You told
@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..memory.distill.words import STOPWORDS
+from ..memory.index.render import TURN_MEMORY_CHARS
 from .acknowledge import said_back
 from .answering import NOTED
 
@@ -73,9 +74,14 @@ def from_memory(rendered: str) -> Candidate:
 
 
 def from_dialogue(message: str) -> Candidate:
-    """One of the user's earlier messages in the dialogue."""
-    said = said_back(message)
-    quoted = f'You said: "{message.strip()}"'
+    """One of the user's earlier messages in the dialogue (a long one quoted as the prompt quotes
+    a recalled message: its first TURN_MEMORY_CHARS characters)."""
+    text = " ".join(message.split())
+    if len(text) > TURN_MEMORY_CHARS:
+        text = text[:TURN_MEMORY_CHARS].rsplit(" ", 1)[0] + " ..."
+        return Candidate(message, f'You said: "{text}"', f'You said: "{text}"')
+    said = said_back(text)
+    quoted = f'You said: "{text}"'
     return Candidate(message, quoted, f"You told me {said}." if said else quoted)
 
 
@@ -89,9 +95,11 @@ def said_back_evidence(evidence: Sequence[Candidate], question: str) -> str:
 
 
 def relevant(question: str, candidates: Sequence[Candidate]) -> list[Candidate]:
-    """The candidates that share a content word with the question, most shared first (stable)."""
+    """The candidates that share a content word with the question, most shared first (stable);
+    a question asked before ("What is my name?") is no evidence."""
     asked = content_words(question)
-    shared = [(len(asked & content_words(candidate.text)), candidate) for candidate in candidates]
+    shared = [(len(asked & content_words(candidate.text)), candidate) for candidate in candidates
+              if not candidate.text.rstrip().endswith("?")]
     return [candidate for count, candidate in sorted(shared, key=lambda pair: -pair[0]) if count]
 
 

@@ -131,3 +131,17 @@ def farewell_reply(message: str, kind: Farewell) -> str:
 def _goodbye_language(text: str) -> str | None:
     """The language of the first goodbye in `text` (`_GOODBYES`), or None when it has none."""
     return next((code for code, pattern in _GOODBYES.items() if pattern.search(text)), None)
+
+
+_WELCOME = re.compile(r"\b(?:welcome|pleasure|anytime|any time|no problem|no worries|glad|happy to|de nada|avec plaisir"
+                      r"|gern|prego|graag|de rien|por nada|disponha)\b", re.IGNORECASE)
+
+
+def answers_courtesy(reply: str, kind: Courtesy) -> bool:
+    """Whether `reply` greets back (a greeting word of any language here) or takes thanks
+    ("you're welcome", "my pleasure", "no problem", "de nada")."""
+    if kind == "thanks":
+        return bool(_WELCOME.search(reply))
+    words = {word.lower() for word in _WORD.findall(reply)}
+    return bool(words & (_GREETINGS | _GREETINGS_EN - {"how", "how's", "hows", "what's", "whats", "up", "bye",
+                                                       "goodbye", "cya"}))

@@ -15,10 +15,13 @@ what kind of message it is and decides who says what.
 - a question about the conversation's past (memory_answers.py): the model's answer,
   held until checked; a name or number no source holds gets one retry, strict and without the
   dialogue, then "I don't remember that." with the closest memory shown;
-- a plain statement about oneself: the model's reply, held until checked (`statement_problem`:
-  the user's language, no apology, no "the user", not taking the user's words or name as its
-  own, no unsupported name or number, short), else the statement said back ("Got it: you
-  prefer tea over coffee."), or thanks for telling in the user's language;
+- a plain statement about oneself, or one that shares a feeling ("rough day at work",
+  feelings.py): the model's reply, held until checked (`statement_problem`: the user's
+  language, no apology, no "the user", not taking the user's words or name as its own, no
+  unsupported name or number, short, no cheering at something hard or condoling at good news),
+  else "That sounds hard. I'm here if you want to talk about it." / "That's wonderful to hear!"
+  for a feeling, the statement said back ("Got it: you prefer tea over coffee."), or thanks for
+  telling in the user's language; a greeting or thanks is also checked to greet or thank back;
 - anything else (questions, requests, greetings, thanks): the model's answer, streamed.
 
 The program's acknowledgements of corrections and its said-back statements are in English: in
@@ -27,6 +30,7 @@ another language, a correction is a statement and is thanked for.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -41,8 +45,10 @@ from .about_me import about_me_reply
 from .acknowledge import correction_reply, introduced_name, introduction_reply, said_back
 from .answering import Answer, stream_answer
 from .evidence import Candidate, draws_on, from_dialogue, from_memory, relevant, said_back_evidence
+from .feelings import REPLIES as FEELING_REPLIES
+from .feelings import feeling, misses_feeling
 from .memory_answers import DONT_REMEMBER, asks_about_past
-from .phrases import courtesy, farewell, farewell_reply, phrase
+from .phrases import answers_courtesy, courtesy, farewell, farewell_reply, phrase
 from .reply_checks import apologizes_or_refuses, claims_name, speaks_of_the_user, takes_statement, too_long
 from .result import TokenCounts
 
@@ -50,6 +56,10 @@ ReplyKind = Literal["introduction", "correction", "about-me", "farewell", "court
 # Added to the system message when a memory answer is asked again: the first named or counted
 # something no memory holds.
 STRICT = "Answer only with what the notes from memory say. If they do not say it, answer: I don't remember."
+# A clause that opens with a negated auxiliary and has no question mark left its subject out:
+# "can't sleep", "didn't get the job" tell, they do not ask.
+_DROPPED_SUBJECT = re.compile(r"^(?:can't|cannot|couldn't|won't|don't|didn't|isn't|wasn't|haven't|hasn't)\b",
+                              re.IGNORECASE)
 SAID_BACK_WORDS = 25  # a statement said back longer than this gets the plain thanks instead
 OnToken = Callable[[str], None] | None
 
@@ -67,7 +77,9 @@ class ReplyPlan:
 def plan_reply(message: str, memories: Sequence[str]) -> ReplyPlan:
     """The kind of reply `message` gets (recap questions are the agent's, before recall)."""
     clauses = split_clauses(message)
-    asks = any(clause.act in ("question", "request") for clause in clauses) or "?" in message
+    asks = "?" in message or any(
+        clause.act == "request" or (clause.act == "question" and not _DROPPED_SUBJECT.match(clause.text))
+        for clause in clauses)
     language = language_of(message)
     english = language in (None, "en")
     if english and not asks:
@@ -88,7 +100,7 @@ def plan_reply(message: str, memories: Sequence[str]) -> ReplyPlan:
         return ReplyPlan("courtesy", phrase(kind, language))
     if asks_about_past(message, memories):
         return ReplyPlan("past")
-    if not asks and (not english or any(clause.first_person_statement for clause in clauses)):
+    if not asks and (not english or feeling(message) or any(clause.first_person_statement for clause in clauses)):
         return ReplyPlan("statement", statement_reply(message))
     return ReplyPlan("open")
 
@@ -97,6 +109,9 @@ def statement_reply(message: str) -> str:
     """What the program says to a plain statement: it said back, when short (in English), else
     thanks for telling, in the message's language."""
     language = language_of(message)
+    shared = feeling(message) if language in (None, "en") else None
+    if shared:
+        return FEELING_REPLIES[shared]
     said = said_back(message) if any(c.first_person_statement for c in split_clauses(message)) else ""
     if said and len(said.split()) <= SAID_BACK_WORDS and language in (None, "en"):
         return f"Got it: {said}."
@@ -115,6 +130,7 @@ def statement_problem(reply: str, message: str, sources: Sequence[str], user_nam
         (takes_statement(reply, message) is not None, "takes the user's statement as its own"),
         (bool(missing), f"unsupported {missing.describe()}"),
         (too_long(reply, message), "too long"),
+        (misses_feeling(reply, message), "cheers at something hard, or condoles at good news"),
     )
     return next((reason for failed, reason in problems if failed), None)
 
@@ -225,6 +241,9 @@ class Replier:
         `statement_problem`, else the plan's own reply (said back, or a courtesy)."""
         first = self.held(self.messages)
         problem = None if first.interrupted else statement_problem(first.text, message, self.sources, user_names)
+        kind = courtesy(message) if plan.kind == "courtesy" else None
+        if problem is None and kind is not None and not answers_courtesy(first.text, kind):
+            problem = "not a greeting or thanks back"
         if problem is None:
             return Reply(self.said(first.text, first.tokens, first.interrupted), "model:checked")
         return Reply(self.said(plan.text, first.tokens), f"template:{plan.kind}")
