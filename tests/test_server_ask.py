@@ -87,7 +87,7 @@ def test_ask_answers_in_process_when_told_or_when_settings_differ(scripted, in_p
 
 def test_errors_come_back_as_the_same_one_line(scripted, in_process) -> None:
     with running_server(load_settings(), scripted):
-        result = CliRunner().invoke(cli, ["ask", "--session", "../bad", "tell me a story"], obj=scripted_cli_obj(scripted))
+        result = CliRunner().invoke(cli, ["ask", "--session", "../bad", "a story"], obj=scripted_cli_obj(scripted))
     assert result.exit_code != 0 and in_process == []
     assert isinstance(result.exception, InputError) and "session name" in str(result.exception)
 

@@ -67,7 +67,7 @@ def test_wrong_or_missing_key_is_401_and_the_right_key_works(settings, guarded) 
         status, body, _ = raw(server, "GET", "/v1/models", headers={"Host": "localhost"})
         assert status == 401 and body["error"]["code"] == "invalid_api_key"
         right = openai.OpenAI(base_url=server.url + "/v1", api_key=KEY, max_retries=0)
-        reply = right.chat.completions.create(model="scripted", messages=[{"role": "user", "content": "Tell me a story"}])
+        reply = right.chat.completions.create(model="scripted", messages=[{"role": "user", "content": "A story"}])
         assert reply.choices[0].message.content == "Guarded answer."
 
 
