@@ -311,3 +311,28 @@ def test_a_request_told_to_me_is_not_a_question_about_my_past() -> None:
     assert plan_reply("Tell me a long story about a dragon who learns to cook, with many details.", []).kind == "open"
     assert plan_reply("Tell me what my name is.", []).kind == "past"
     assert plan_reply("I was wondering, where did I park?", []).kind == "past"
+
+
+def test_the_users_name_is_the_programs_answer_when_an_introduction_gave_it(tmp_path):
+    agent, backend = make_agent(tmp_path, ["Nice!"])
+    agent.respond("I'm Dana by the way, I love cats")
+    asked = len(backend.prompts)
+    result = agent.respond("what's my name?")
+    assert result.answer == "Your name is Dana." and result.reply_route == "template:name"
+    assert len(backend.prompts) == asked  # no model call
+
+
+def test_the_users_name_comes_from_memory_when_the_dialogue_lacks_it():
+    backend = ScriptedBackend(["You are a helpful assistant."])
+    memory = "Your name is Ada. (noted 1 May 2024)"
+    messages = [Message("system", "Be brief."), Message("user", f"Notes: {memory}\n\nDo you remember my name?")]
+    replier = Replier(backend, messages, GenerationSettings(max_tokens=32), None, {}, 0.0,
+                      sources=[m.content for m in messages], memories=[memory])
+    reply = replier.reply(ReplyPlan("past"), "Do you remember my name?")
+    assert reply.answer.text == "Your name is Ada." and reply.route == "template:name" and backend.prompts == []
+
+
+def test_a_memory_answer_that_refuses_is_asked_again_then_not_remembered(tmp_path):
+    agent, backend = make_agent(tmp_path, ["I'm sorry, but I can't help with that.", "I can't say."])
+    result = agent.respond("What did I do last summer?")
+    assert result.answer == DONT_REMEMBER and result.reply_route == "dont-remember" and len(backend.prompts) == 2

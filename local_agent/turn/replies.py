@@ -12,9 +12,12 @@ what kind of message it is and decides who says what.
   soon!" in the user's language, after "You're welcome!" when it thanks, at once;
 - a greeting or thanks alone (phrases.py): the model's reply, held until checked as below, else
   "Hello! How can I help you today?" / "You're welcome!" in the user's language;
-- a question about the conversation's past (memory_answers.py): the model's answer,
-  held until checked; a name or number no source holds gets one retry, strict and without the
-  dialogue, then "I don't remember that." with the closest memory shown;
+- a question about the conversation's past (memory_answers.py): "what's my name?" is the
+  program's when an introduction in the dialogue or a memory shown gives it ("Your name is
+  Dana."); else the model's answer, held until checked: a name or number no source holds gets
+  one retry, strict and without the dialogue; an answer that apologizes, refuses or says nothing
+  of the evidence (evidence.py) is replaced by the evidence said back ("You told me your partner
+  Sam made you a cake."); with no evidence, "I don't remember that." with the closest memory;
 - a plain statement about oneself, or one that shares a feeling ("rough day at work",
   feelings.py): the model's reply, held until checked (`statement_problem`: the user's
   language, no apology, no "the user", not taking the user's words or name as its own, no
@@ -56,6 +59,10 @@ ReplyKind = Literal["introduction", "correction", "about-me", "farewell", "court
 # Added to the system message when a memory answer is asked again: the first named or counted
 # something no memory holds.
 STRICT = "Answer only with what the notes from memory say. If they do not say it, answer: I don't remember."
+# "What's my name?", "who am I?", "do you remember my name?": the program answers from the
+# introductions the dialogue and the memories shown hold.
+ASKS_OWN_NAME = re.compile(r"\b(?:what(?:'s| is|s)?|whats)\s+my\s+name\b|\bwho am i\b"
+                           r"|\bdo you (?:know|remember) (?:my name|who i am)\b|\bwhat do you call me\b", re.IGNORECASE)
 # A clause that opens with a negated auxiliary and has no question mark left its subject out:
 # "can't sleep", "didn't get the job" tell, they do not ask.
 _DROPPED_SUBJECT = re.compile(r"^(?:can't|cannot|couldn't|won't|don't|didn't|isn't|wasn't|haven't|hasn't)\b",
@@ -203,6 +210,10 @@ class Replier:
         the evidence (evidence.py) when there is some; a name or number without a source gets
         one more try, strictly and without the dialogue; else the evidence said back by the
         program, or "I don't remember that." and the closest memory when there is none."""
+        if ASKS_OWN_NAME.search(message):
+            names = [*filter(None, map(introduced_name, self.dialogue_messages())), *user_names(self.memories, "")]
+            if names:  # the newest introduction in the dialogue, else the best memory's
+                return Reply(self.said(f"Your name is {names[0]}."), "template:name")
         evidence = relevant(message, [*map(from_memory, self.memories), *map(from_dialogue, self.dialogue_messages())])
         first = self.held(self.messages)
         if first.interrupted or (not self.missing(first) and self.answers(first, message, evidence)):
@@ -220,7 +231,10 @@ class Replier:
         return Reply(self.said(not_remembered(self.memories), second.tokens), "dont-remember")
 
     def answers(self, answer: Answer, message: str, evidence: Sequence[Candidate]) -> bool:
-        """Whether `answer` draws on the evidence, when there is some."""
+        """Whether `answer` answers: it neither apologizes nor refuses, and draws on the evidence
+        when there is some."""
+        if apologizes_or_refuses(answer.text, message):
+            return False
         return not evidence or draws_on(answer.text, message, evidence)
 
     def dialogue_messages(self) -> list[str]:
