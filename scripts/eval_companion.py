@@ -9,14 +9,13 @@ and the conversations passing whole.
 """
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout's package first
 
 from evals.companion import load, run, summarize
-from evals.replies import say, write_rows
+from evals.replies import print_report, say, write_rows
 
 
 def main() -> int:
@@ -28,10 +27,7 @@ def main() -> int:
     rows = run(load(args.split), progress=say)
     if args.rows:
         write_rows(rows, args.rows)
-    text = json.dumps(summarize(rows), indent=2)
-    if args.output:
-        args.output.write_text(text + "\n", encoding="utf-8")
-    sys.stdout.write(text + "\n")
+    print_report(summarize(rows), args.output)
     return 0
 
 

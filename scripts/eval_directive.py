@@ -9,13 +9,13 @@ one JSON document with every answer.
 """
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout's package first
 
 from evals.directive import SETUPS, evaluate
+from evals.replies import print_report
 from evals.settings import dev_settings
 
 from local_agent.backends import create_backend
@@ -33,10 +33,7 @@ def main() -> int:
     for name, result in report.items():
         sys.stderr.write(f"{name:>14}: cases passed {result['cases_passed']:.3f}, "
                          f"checks passed {result['checks_passed']:.3f}\n")
-    text = json.dumps(report, indent=2, ensure_ascii=False)
-    if args.output:
-        args.output.write_text(text + "\n", encoding="utf-8")
-    sys.stdout.write(text + "\n")
+    print_report(report, args.output)
     return 0
 
 

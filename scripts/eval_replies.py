@@ -9,13 +9,12 @@ property, each property's share and the share the program built.
 """
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout's package first
 
-from evals.replies import load, run, say, summarize, write_rows
+from evals.replies import load, print_report, run, say, summarize, write_rows
 from evals.reply_setups import SETUPS
 
 
@@ -39,10 +38,7 @@ def main() -> int:
         say(f"{name}: " + ", ".join(f"{group} {values['passed']}" for group, values in report[name].items()))
     if args.rows:
         write_rows(every_row, args.rows)
-    text = json.dumps(report, indent=2)
-    if args.output:
-        args.output.write_text(text + "\n", encoding="utf-8")
-    sys.stdout.write(text + "\n")
+    print_report(report, args.output)
     return 0
 
 

@@ -285,6 +285,14 @@ def write_rows(rows: Sequence[dict[str, Any]], path: Path) -> None:
     path.write_text("".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows), encoding="utf-8")
 
 
+def print_report(report: dict[str, Any], output: Path | None) -> None:
+    """The report as JSON on stdout, and in `output` when given."""
+    text = json.dumps(report, indent=2, ensure_ascii=False)
+    if output:
+        output.write_text(text + "\n", encoding="utf-8")
+    sys.stdout.write(text + "\n")
+
+
 def say(text: str) -> None:
     sys.stderr.write(text + "\n")
     sys.stderr.flush()
