@@ -33,7 +33,7 @@ PY    := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 LLAMA_WHEEL_GLOB := $(WHEELHOUSE)/llama_cpp_python-$(LLAMA_CPP_VERSION)-*.whl
 
-.PHONY: install models chat lint test test-fast bench llama-bench llama-batched-bench eval-locomo eval-distill clean
+.PHONY: install models chat lint test test-fast bench llama-bench llama-batched-bench eval-locomo eval-distill eval-companion clean
 
 install: $(STAMP) models
 
@@ -95,6 +95,9 @@ eval-locomo: install
 
 eval-distill: install
 	$(PY) scripts/eval_distill.py ../shared/data/distill-dev.jsonl
+
+eval-companion: install
+	$(PY) scripts/eval_companion.py --split all
 
 clean:
 	rm -rf $(VENV) build *.egg-info .mypy_cache .ruff_cache

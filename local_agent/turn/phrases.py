@@ -78,7 +78,7 @@ _GOODBYES: dict[str, re.Pattern[str]] = {code: re.compile(rf"\b(?:{pattern})\b",
     "pt": r"tchau|at[eé] (?:logo|amanh[aã])|boa noite",
     "nl": r"doei|tot ziens|welterusten",
     "en": r"bye|byebye|goodbye|cya|ttyl|gtg|g2g|laters|good ?night|night|nite|gn|farewell|see (?:ya|you)|take care"
-          r"|sweet dreams|(?:talk|speak) (?:to you )?(?:soon|tomorrow)|(?:see|talk|catch|speak)\b.*\blater|^later"
+          r"|sweet dreams|(?:talk|speak) (?:to you )?(?:soon|tomorrow)|(?:see|talk|catch|speak)(?:\s+\w+){0,3}\s+later|^later"
           r"|(?:off|going|heading|head) to (?:bed|sleep)|(?:gotta|got to|must|have to|need to) go|peace out",
 }.items()}
 _NIGHT = re.compile(r"\b(?:good ?night|night|nite|gn|sweet dreams|bed|sleep|noches|nuit|nacht|buonanotte|noite|"
@@ -106,23 +106,28 @@ def farewell(message: str) -> Farewell | None:
     """Whether `message` ends with a goodbye, and what kind (see the module's definition)."""
     if "?" in message:
         return None
+    goodbye = next((clause for clause in _ending(message) if _goodbye_language(clause)), None)
+    if goodbye is None:
+        return None
+    return "goodnight" if _NIGHT.search(goodbye) else "farewell"
+
+
+def _ending(message: str) -> list[str]:
+    """The message's last clauses whose every word is a courtesy or leave-taking word."""
     known = SMALL_TALK_WORDS | FUNCTION_WORDS | _THANKS | _GREETINGS | _ALSO | _LEAVING_VOCABULARY
-    ending: list[str] = []  # the message's last clauses of courtesy and leave-taking words only
+    ending: list[str] = []
     for clause in reversed([clause for clause in _CLAUSES.split(message) if _WORD.search(clause)]):
         if not all(word.lower() in known for word in _WORD.findall(clause)):
             break
         ending.insert(0, clause.strip())
-    goodbye = next((clause for clause in ending if _goodbye_language(clause)), None)
-    if goodbye is None:
-        return None
-    return "goodnight" if _NIGHT.search(goodbye) else "farewell"
+    return ending
 
 
 def farewell_reply(message: str, kind: Farewell) -> str:
     """The goodbye said back, in the language of the message's leave-taking words (else the
     message's), after "you're welcome" when the message thanks."""
     words = [word.lower() for word in _WORD.findall(message)]
-    language = _goodbye_language(message)
+    language = next(filter(None, map(_goodbye_language, _ending(message))), None)
     language = language if language != "en" else language_of(message)
     goodbye = phrase(kind, language)
     return f"{phrase('thanks', language)} {goodbye}" if any(word in _THANKS for word in words) else goodbye

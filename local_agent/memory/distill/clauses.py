@@ -164,12 +164,14 @@ def _with_speaker(clauses: list[Clause]) -> list[Clause]:
         elided = _ELIDED.match(text) if clause.act == "statement" and not clause.first_person else None
         if elided and speaks and (elided.group("did") or elided.group("doing").lower() not in _NOT_VERBS):
             text = ("I'm " if elided.group("doing") else "I ") + text[0].lower() + text[1:]
+        # the earlier clauses are searched only for a short answer or a feeling: a long message
+        # of many clauses would otherwise cost their square
         short = _SHORT_ANSWER.match(text)
-        asked = next((_ASKED_YOU.match(c.text) for c in reversed(out) if _ASKED_YOU.match(c.text)), None)
+        asked = next(filter(None, (_ASKED_YOU.match(c.text) for c in reversed(out))), None) if short else None
         if short and asked:
             text = f"I {short.group('aux')} {asked.group('rest')}"
         feeling = _FEELING_IT.match(text)
-        topic = next((_ASKED_FEELING.match(c.text) for c in reversed(out) if _ASKED_FEELING.match(c.text)), None)
+        topic = next(filter(None, (_ASKED_FEELING.match(c.text) for c in reversed(out))), None) if feeling else None
         if feeling and topic:
             text = f"I {feeling.group('verb')} {topic.group('what')}"
         out.append(Clause(text, clause.act) if text != clause.text else clause)
