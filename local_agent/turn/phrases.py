@@ -78,7 +78,8 @@ _GOODBYES: dict[str, re.Pattern[str]] = {code: re.compile(rf"\b(?:{pattern})\b",
     "pt": r"tchau|at[eé] (?:logo|amanh[aã])|boa noite",
     "nl": r"doei|tot ziens|welterusten",
     "en": r"bye|byebye|goodbye|cya|ttyl|gtg|g2g|laters|good ?night|night|nite|gn|farewell|see (?:ya|you)|take care"
-          r"|sweet dreams|(?:talk|speak) (?:to you )?(?:soon|tomorrow)|(?:see|talk|catch|speak)(?:\s+\w+){0,3}\s+later|^later"
+          r"|sweet dreams|(?:talk|speak) (?:to you )?(?:soon|tomorrow)"
+          r"|(?:see|talk|catch|speak)(?:\s+\w+){0,3}\s+later|^later"
           r"|(?:off|going|heading|head) to (?:bed|sleep)|(?:gotta|got to|must|have to|need to) go|peace out",
 }.items()}
 _NIGHT = re.compile(r"\b(?:good ?night|night|nite|gn|sweet dreams|bed|sleep|noches|nuit|nacht|buonanotte|noite|"
