@@ -85,6 +85,7 @@ def test_a_statement_said_back_in_the_second_person():
     ("Thanks, I feel a bit better. Bye for now.", "farewell"),
     ("I'll do it later.", "statement"),  # "later" is no goodbye on its own here
     ("how was your night?", "courtesy"),
+    ("whats my name lol", "past"),  # no question mark, still a question
     ("Bonjour, je m'appelle Claire.", "introduction"),
 ])
 def test_the_kind_of_reply_a_message_gets(message, kind):

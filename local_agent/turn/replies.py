@@ -105,7 +105,7 @@ def plan_reply(message: str, memories: Sequence[str]) -> ReplyPlan:
     kind = courtesy(message)
     if kind is not None:
         return ReplyPlan("courtesy", phrase(kind, language))
-    if asks_about_past(message, memories):
+    if asks_about_past(message, memories) or ASKS_OWN_NAME.search(message):  # "whats my name lol" asks too
         return ReplyPlan("past")
     if not asks and (not english or feeling(message) or any(clause.first_person_statement for clause in clauses)):
         return ReplyPlan("statement", statement_reply(message))
