@@ -113,8 +113,9 @@ def plan_reply(message: str, memories: Sequence[str]) -> ReplyPlan:
 
 
 def statement_reply(message: str) -> str:
-    """What the program says to a plain statement: it said back, when short (in English), else
-    thanks for telling, in the message's language."""
+    """What the program says to a plain statement: to a feeling shared (in English, feelings.py)
+    "That sounds hard. ..." or "That's wonderful to hear!"; else the statement said back, when
+    short (in English), else thanks for telling, in the message's language."""
     language = language_of(message)
     shared = feeling(message) if language in (None, "en") else None
     if shared:
