@@ -114,6 +114,16 @@ def test_a_question_about_the_assistant_is_answered_by_the_program(tmp_path, mes
     assert "AI assistant" in result.answer and result.reply_route == "template:about-me" and backend.prompts == []
 
 
+@pytest.mark.parametrize(("message", "opening"), [
+    ("Hola, me llamo Ana. ¿Cómo te llamas?", "¡Encantado, Ana! No tengo nombre propio"),
+    ("Comment tu t'appelles ?", "Je n'ai pas de nom"),
+    ("Wie heißt du?", "Ich habe keinen eigenen Namen"),
+])
+def test_the_assistants_name_asked_in_another_language_is_answered_in_it(tmp_path, message, opening):
+    agent, backend = make_agent(tmp_path)
+    assert agent.respond(message).answer.startswith(opening) and backend.prompts == []
+
+
 def test_an_introduction_that_asks_the_assistants_name_gets_both_from_the_program(tmp_path):
     agent, backend = make_agent(tmp_path)
     result = agent.respond("Hi, I'm Sam. What's your name?")

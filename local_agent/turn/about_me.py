@@ -1,8 +1,8 @@
 """Questions about the assistant itself, which the program answers: a 135M model asked its name
 gives one ("I'm Karen"), or the user's, and asked whether it is a person says it is.
 
-Definition (the patterns are English; a message in another language matches none): a question
-asks
+Definition (the patterns are English; its name is also asked in six other languages, answered
+in each, `_NAME_ELSEWHERE`): a question asks
 - its `name`: "what's your name?", "what should I call you?", "do you have a name?", "who am I
   talking to?";
 - its `nature`: "who are you?", "what are you exactly?" (the whole question), "are you a real
@@ -52,6 +52,29 @@ ANSWERS: dict[Topic, str] = {
 }
 
 
+# Its name asked in the other languages grounding/language.py tells apart, with the answer in each.
+_NAME_ELSEWHERE: dict[str, tuple[re.Pattern[str], str]] = {
+    code: (re.compile(pattern, re.IGNORECASE), answer) for code, pattern, answer in (
+        ("es", r"\bc[oó]mo te llamas\b|\bcu[aá]l es tu nombre\b|\bc[oó]mo se llama usted\b",
+         "No tengo nombre propio: soy un asistente de IA que funciona en tu ordenador y recuerda lo que me cuentas."),
+        ("fr", (r"\bcomment (?:tu t'appelles|t'appelles[- ]tu|vous appelez[- ]vous|vous vous appelez)\b"
+                r"|\bquel est (?:ton|votre) nom\b"),
+         ("Je n'ai pas de nom : je suis un assistant d'IA qui fonctionne sur votre ordinateur et se souvient de "
+          "ce que vous me dites.")),
+        ("de", r"\bwie hei(?:ß|ss)t du\b|\bwie hei(?:ß|ss)en sie\b|\bwie ist dein name\b",
+         ("Ich habe keinen eigenen Namen: Ich bin ein KI-Assistent, der auf deinem Computer läuft und sich merkt, "
+          "was du mir erzählst.")),
+        ("it", r"\bcome ti chiami\b|\bqual è il tuo nome\b",
+         "Non ho un nome: sono un assistente IA che funziona sul tuo computer e ricorda quello che mi dici."),
+        ("pt", r"\bcomo (?:você se chama|te chamas|se chama)\b|\bqual (?:é )?o seu nome\b",
+         ("Não tenho nome próprio: sou um assistente de IA que funciona no seu computador e lembra o que você "
+          "me conta.")),
+        ("nl", r"\bhoe heet (?:je|jij|u)\b|\bwat is je naam\b",
+         "Ik heb geen eigen naam: ik ben een AI-assistent die op je computer draait en onthoudt wat je me vertelt."),
+    )
+}
+
+
 def about_me(message: str) -> Topic | None:
     """What `message` asks about the assistant itself, or None (see the module's definition)."""
     for sentence in re.split(r"(?<=[.!?])\s+", message.strip()):
@@ -62,6 +85,10 @@ def about_me(message: str) -> Topic | None:
 
 
 def about_me_reply(message: str) -> str | None:
-    """The program's answer to a question about the assistant itself, or None."""
+    """The program's answer to a question about the assistant itself, or None; its name asked
+    in Spanish, French, German, Italian, Portuguese or Dutch is answered in that language."""
+    for pattern, answer in _NAME_ELSEWHERE.values():
+        if pattern.search(message):
+            return answer
     topic = about_me(message)
     return ANSWERS[topic] if topic else None
