@@ -97,6 +97,7 @@ def test_the_kind_of_reply_a_message_gets(message, kind):
     ("ok gtg ttyl", "Bye for now, talk soon!"),
     ("Good night, and thank you.", "You're welcome! Good night, sleep well!"),
     ("ok I'm off to practice, catch you later", "Bye for now, talk soon!"),
+    ("aight gn", "Good night, sleep well!"),
     ("buenas noches", "¡Buenas noches, que descanses!"),
     ("Merci, au revoir !", "Avec plaisir ! Au revoir, à bientôt !"),
 ])

@@ -20,14 +20,20 @@ from typing import Literal
 
 Topic = Literal["name", "nature", "maker", "feelings"]
 _YOU = r"(?:you|u|ya)"
+_WHAT_IS = r"(?:what|wat|wot|whta)(?:'s|\s+is|s)?"
+# What the assistant may be asked to be: "are you a bot / a real person / human?"
+_BEING = (r"(?:person|human(?:\s+being)?|people|robot|bot|ai|a\.i\.|machine|computer|program|chatbot|boy|girl"
+          r"|man|woman|guy|alive|sentient|conscious)")
 _TOPICS: tuple[tuple[Topic, re.Pattern[str]], ...] = (
     ("name", re.compile(
-        rf"\b(?:what(?:'s| is|s)?|whats)\s+(?:your|ur|yr)\s+name\b(?!\s+(?:for|of)\b)"
-        rf"|\bwhat (?:should|do|can|shall|may) I call {_YOU}\b"
-        rf"|\b(?:do|have) {_YOU} (?:have|got) a name\b|\bwho am I (?:talking|speaking|chatting) (?:to|with)\b",
+        rf"\b{_WHAT_IS}\s+(?:your|ur|yr|ya)\s+name\b(?!\s+(?:for|of)\b)"
+        rf"|\bwhat (?:should|do|can|shall|may) I call {_YOU}\b|\bwhat (?:are|r) {_YOU} called\b"
+        rf"|\bwhat do (?:people|they|others) call {_YOU}\b"
+        rf"|\b(?:do|have) {_YOU} (?:\w+ ){{0,2}}?(?:have|got) a name\b|\b{_YOU} got a name\b"
+        rf"|\bwho am I (?:talking|speaking|chatting) (?:to|with)\b",
         re.IGNORECASE)),
     ("maker", re.compile(
-        rf"\bwho (?:made|built|created|programmed|trained|designed|developed|wrote) {_YOU}\b"
+        rf"\bwho (?:made|built|created|programmed|trained|designed|developed|wrote|owns) {_YOU}\b"
         rf"|\bwhat (?:model|llm|ai|language model) (?:are|r) {_YOU}\b|\bwhat (?:are|r) {_YOU} (?:running|based) on\b",
         re.IGNORECASE)),
     ("feelings", re.compile(
@@ -37,8 +43,11 @@ _TOPICS: tuple[tuple[Topic, re.Pattern[str]], ...] = (
     ("nature", re.compile(
         rf"^(?:\W*(?:so|and|but|ok|okay|hey|well|wait|um|hmm|sorry)\b)*\W*(?:who|what)\s+(?:are|r)\s+{_YOU}"
         rf"(?:\s+(?:anyway|exactly|really|actually|then))?\W*$"
-        rf"|\b(?:are|r) {_YOU} (?:a |an )?(?:real |actual |actually |even )?(?:person|human|people|robot|bot|ai|a\.i\.|"
-        rf"machine|computer|program|chatbot|boy|girl|man|woman|guy|alive|sentient|conscious)\b",
+        rf"|\b(?:are|r)\s+{_YOU}\s+(?:really\s+|actually\s+|even\s+|just\s+)?(?:an?\s+)?"
+        rf"(?:real\s+|actual\s+|live\s+)?{_BEING}\b"
+        rf"|^\W*{_YOU}\s+(?:really\s+|actually\s+)?(?:an?\s+)?(?:real\s+)?{_BEING}(?:\s+or\b.*)?\W*$"
+        rf"|\b(?:am I|is this)\s+(?:talking|speaking|chatting)\s+(?:to|with)\s+(?:an?\s+)?(?:real\s+)?{_BEING}\b"
+        rf"|^\W*(?:is this|this is)\s+(?:an?\s+)?{_BEING}\W*$|\b(?:are|r)\s+{_YOU}\s+(?:even\s+|actually\s+)?real\W*$",
         re.IGNORECASE)),
 )
 ANSWERS: dict[Topic, str] = {

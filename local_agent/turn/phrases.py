@@ -65,7 +65,7 @@ _WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?|\d+")
 _LEAVING_VOCABULARY = frozenset("""
     bye byebye goodbye cya ttyl gtg g2g laters later night goodnight nite gn farewell see ya you soon tomorrow
     talk catch speak take care sweet dreams sleep bed off heading head going gotta got go must have need to now
-    for then peace out again
+    for then peace out again aight ight welp signing logging
     adiós adios hasta luego pronto mañana buenas noches chao chau que descansa descanses
     au à revoir bientôt bonne nuit dors bien tschüss tschüs wiedersehen gute nacht bis bald später schlaf
     arrivederci buonanotte a presto dormi bene tchau até logo amanhã boa noite durma bem
