@@ -59,3 +59,17 @@ def test_evidence_tied_for_the_most_shared_words_is_said_back_together():
         == "From what you told me: you run marathons. You told me next one is in Boston."
     assert said_back_evidence(relevant("who made me a cake?", [from_dialogue("Sam made me a cake"), *candidates]),
                               "who made me a cake?") == "You told me Sam made you a cake."
+
+
+def test_every_form_the_prompt_shows_a_memory_in_is_read_back():
+    from local_agent.memory.index.render import prompt_text
+    from local_agent.types import MemoryRecord, Provenance
+
+    def shown(kind, text, role="user"):
+        return prompt_text(MemoryRecord(id="m1", kind=kind, text=text,
+                                        provenance=Provenance(role=role, date="2024-05-02T18:30")))
+
+    assert from_memory(shown("fact", "The user lives in Lisbon.")).told == "From what you told me: you live in Lisbon."
+    assert from_memory(shown("turn", "I moved to Porto.")).text == "I moved to Porto."
+    assert from_memory(shown("turn", "Read Dune.", "assistant")).note == 'On 2 May 2024 I told you: "Read Dune."'
+    assert from_memory(shown("digest", "The user talked about Porto.")).text == "You talked about Porto."

@@ -30,7 +30,8 @@ def prompt_text(record: MemoryRecord) -> str:
     """How a recalled record reads in the prompt: dated in words and said to the user ("You live
     in Lisbon", "(2 May 2024) I told you: ..."), which a small model copies into an answer that
     speaks to them; a relative time in a turn or a fact carries the date it meant when said
-    (`when_told`). The form was chosen by scripts/eval_answers.py (numbers in the README)."""
+    (`when_told`). The form was chosen by scripts/eval_answers.py (numbers in the README);
+    turn/evidence.py reads it back (tests/test_evidence.py holds the two together)."""
     said = _said(record)
     day = spoken_date(said.isoformat())
     text = " ".join(record.text.split())
