@@ -70,6 +70,8 @@ _LEAVING_VOCABULARY = frozenset("""
     au à revoir bientôt bonne nuit dors bien tschüss tschüs wiedersehen gute nacht bis bald später schlaf
     arrivederci buonanotte a presto dormi bene tchau até logo amanhã boa noite durma bem
     doei ziens tot welterusten slaap lekker""".split())
+_COURTESY_WORDS = SMALL_TALK_WORDS | FUNCTION_WORDS | _THANKS | _GREETINGS | _ALSO
+_LEAVING_WORDS = _COURTESY_WORDS | _LEAVING_VOCABULARY  # what a goodbye's clauses may hold
 _GOODBYES: dict[str, re.Pattern[str]] = {code: re.compile(rf"\b(?:{pattern})\b", re.IGNORECASE) for code, pattern in {
     "es": r"adi[oó]s|hasta (?:luego|pronto|mañana)|chao|chau|buenas noches",
     "fr": r"au revoir|[aà] bient[oô]t|bonne nuit",
@@ -95,8 +97,7 @@ def phrase(kind: str, language: str | None, **values: str) -> str:
 def courtesy(message: str) -> Courtesy | None:
     """Whether `message` is only a greeting or only thanks (see the module's definition)."""
     words = [word.lower() for word in _WORD.findall(message)]
-    known = SMALL_TALK_WORDS | FUNCTION_WORDS | _THANKS | _GREETINGS | _ALSO
-    if not words or not all(word in known for word in words):
+    if not words or not all(word in _COURTESY_WORDS for word in words):
         return None
     if not any(word in _THANKS or word in _GREETINGS or word in _GREETINGS_EN for word in words):
         return None
@@ -115,13 +116,12 @@ def farewell(message: str) -> Farewell | None:
 
 def _ending(message: str) -> list[str]:
     """The message's last clauses whose every word is a courtesy or leave-taking word."""
-    known = SMALL_TALK_WORDS | FUNCTION_WORDS | _THANKS | _GREETINGS | _ALSO | _LEAVING_VOCABULARY
     ending: list[str] = []
     for clause in reversed([clause for clause in _CLAUSES.split(message) if _WORD.search(clause)]):
-        if not all(word.lower() in known for word in _WORD.findall(clause)):
+        if not all(word.lower() in _LEAVING_WORDS for word in _WORD.findall(clause)):
             break
-        ending.insert(0, clause.strip())
-    return ending
+        ending.append(clause.strip())
+    return ending[::-1]
 
 
 def farewell_reply(message: str, kind: Farewell) -> str:
@@ -139,6 +139,8 @@ def _goodbye_language(text: str) -> str | None:
     return next((code for code, pattern in _GOODBYES.items() if pattern.search(text)), None)
 
 
+# Words that greet back in a reply (not "how", "up" or "bye", which only help a greeting along).
+_GREETING_BACK = _GREETINGS | _GREETINGS_EN - {"how", "how's", "hows", "what's", "whats", "up", "bye", "goodbye", "cya"}
 _WELCOME = re.compile(r"\b(?:welcome|pleasure|anytime|any time|no problem|no worries|glad|happy to|de nada|avec plaisir"
                       r"|gern|prego|graag|de rien|por nada|disponha)\b", re.IGNORECASE)
 
@@ -148,6 +150,4 @@ def answers_courtesy(reply: str, kind: Courtesy) -> bool:
     ("you're welcome", "my pleasure", "no problem", "de nada")."""
     if kind == "thanks":
         return bool(_WELCOME.search(reply))
-    words = {word.lower() for word in _WORD.findall(reply)}
-    return bool(words & (_GREETINGS | _GREETINGS_EN - {"how", "how's", "hows", "what's", "whats", "up", "bye",
-                                                       "goodbye", "cya"}))
+    return bool({word.lower() for word in _WORD.findall(reply)} & _GREETING_BACK)

@@ -211,11 +211,12 @@ class Replier:
         the evidence (evidence.py) when there is some; a name or number without a source gets
         one more try, strictly and without the dialogue; else the evidence said back by the
         program, or "I don't remember that." and the closest memory when there is none."""
+        dialogue = self.dialogue_messages()
         if ASKS_OWN_NAME.search(message):
-            names = [*filter(None, map(introduced_name, self.dialogue_messages())), *user_names(self.memories, "")]
+            names = [*filter(None, map(introduced_name, dialogue)), *user_names(self.memories, "")]
             if names:  # the newest introduction in the dialogue, else the best memory's
                 return Reply(self.said(f"Your name is {names[0]}."), "template:name")
-        evidence = relevant(message, [*map(from_memory, self.memories), *map(from_dialogue, self.dialogue_messages())])
+        evidence = relevant(message, [*map(from_memory, self.memories), *map(from_dialogue, dialogue)])
         first = self.held(self.messages)
         if first.interrupted or (not self.missing(first) and self.answers(first, message, evidence)):
             return Reply(self.said(first.text, first.tokens, first.interrupted), "grounded")
