@@ -3,7 +3,9 @@ are told to the chat agent with memory on, each day in a session of its own and 
 day; days later each question is asked in a new session, so the answer must come from memory.
 
 An answer is judged by what a person would hold against it:
-- `right`: it holds every part of `gold` (each part one of its `a|b` alternatives); for a
+- `right`: it holds every part of `gold` (each part one of its `a|b` alternatives, at the start
+  of a word: "swim" holds in "swimming", "8 nov" not in "18 nov"); a `when` question's gold is
+  the day itself, never the relative words it was told with ("last Sunday"); for a
   question never told (`gold` null), it says it was not told or does not know;
 - `unsure`: an answerable question met with "I don't know" / "you haven't told me";
 - `wrong`: anything else, a definite answer that is wrong: the confidently-wrong rate.
@@ -35,7 +37,8 @@ def load(split: str) -> list[dict[str, Any]]:
 
 
 def _holds(answer: str, part: str) -> bool:
-    return any(option.lower() in answer.lower() for option in part.split("|"))
+    """One of the part's alternatives starts a word of the answer ("8 nov" is not in "18 nov")."""
+    return any(re.search(r"(?<!\w)" + re.escape(option), answer, re.IGNORECASE) for option in part.split("|"))
 
 
 def judge(gold: list[str] | None, answer: str) -> str:
