@@ -29,6 +29,7 @@ def test_the_line_over_the_conversation_and_in_settings(driver: Any, tmp_path: P
         if shown:
             assert page.find("#model-note").text == note["text"] and UNSURE in note["text"]
             assert "local-agent models pull" in note["text"] or "No bigger model" in note["text"]
+            assert [v["id"] for v in page.axe() if v["impact"] in ("serious", "critical")] == []
         page.go("#/settings")
         page.shows("settings")
         settings = wait_for(lambda: page.find("#settings-list").text, 10, "the settings")
