@@ -39,6 +39,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Literal
 
 import numpy as np
 
@@ -138,7 +139,6 @@ def percentiles(values: list[float]) -> dict[str, float]:
 
 def measure(folder: Path, queries_file: Path) -> dict[str, object]:
     """In a fresh process: open the store, then time searches and recalls."""
-    from local_agent.memory.index.recall import DEFAULT_MIN_SCORE, hybrid_recall
     from local_agent.memory.store import MemoryStore
 
     queries = json.loads(queries_file.read_text(encoding="utf-8"))
@@ -157,16 +157,8 @@ def measure(folder: Path, queries_file: Path) -> dict[str, object]:
     # every vector through the CPU caches, which a search timed right after it would pay for.
     found: dict[str, list[set[int]]] = {"dense": [], "exact": []}
     searches(state, vectors, allowed, "dense", timing, found)
-    for query, vector in zip(queries, vectors):
-        started, cpu = time.perf_counter(), time.process_time()
-        hybrid_recall(state, query, vector, k=6, kinds=("fact", "turn"), min_score=DEFAULT_MIN_SCORE)
-        timing["recall"].append(time.perf_counter() - started)
-        timing["recall_cpu"].append(time.process_time() - cpu)
-    for query, vector in zip(queries, vectors):  # without the ranker (rerank.py): the store's part
-        started, cpu = time.perf_counter(), time.process_time()
-        hybrid_recall(state, query, vector, k=6, kinds=("fact", "turn"), min_score=DEFAULT_MIN_SCORE, ranker=None)
-        timing["fused"].append(time.perf_counter() - started)
-        timing["fused_cpu"].append(time.process_time() - cpu)
+    recalls(state, queries, vectors, "recall", timing)
+    recalls(state, queries, vectors, "fused", timing)  # without the ranker (rerank.py): the store's part
     by_kind: dict[str, list[float]] = {question: [] for question in DATED}
     dated_first = dated_recall(state, queries, vectors, timing["dated"], timing["date_index"], timing["dated_cpu"],
                                by_kind)
@@ -189,6 +181,19 @@ def measure(folder: Path, queries_file: Path) -> dict[str, object]:
         "peak_rss_with_exact_mib": round(peak_rss_mb(), 1), "rss_anon_mib": round(rss_anon_mb(), 1),
         "disk_mib": round(sum(p.stat().st_size for p in StorePaths.for_data_dir(folder).files()) / 2**20, 1),
     }
+
+
+def recalls(state: MemoryState, queries: list[str], vectors: np.ndarray, kind: str,
+            timing: dict[str, list[float]]) -> None:
+    """Time the whole recall of each query, with the ranker ("recall") or without it ("fused")."""
+    from local_agent.memory.index.recall import DEFAULT_MIN_SCORE, hybrid_recall
+
+    ranker: Literal["packaged"] | None = "packaged" if kind == "recall" else None
+    for query, vector in zip(queries, vectors):
+        started, cpu = time.perf_counter(), time.process_time()
+        hybrid_recall(state, query, vector, k=6, kinds=("fact", "turn"), min_score=DEFAULT_MIN_SCORE, ranker=ranker)
+        timing[kind].append(time.perf_counter() - started)
+        timing[f"{kind}_cpu"].append(time.process_time() - cpu)
 
 
 def searches(state: MemoryState, vectors: np.ndarray, allowed: np.ndarray, kind: str,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
@@ -18,6 +19,7 @@ from .options import backend_factory, common_options, echo_err, settings_from
 from .stdin_text import read_stdin
 
 if TYPE_CHECKING:
+    from ..config import Settings
     from ..conversations.ray_batch import RayBatch
 
 MAX_INPUT_BYTES = 512 * 2**20  # lines are answered at a second or so each: more is weeks of work
@@ -46,6 +48,34 @@ def _refuse_same_file(source: str, output: str | None) -> None:
     if same_file(Path(output), reached):
         shown = "stdin" if source == "-" else source
         raise InputError(f"--output {output} is the same file as the input {shown}: choose another output file")
+
+
+def _check_options(resume: bool, output: str | None, ray_address: str | None, workers: int, parallel: int) -> None:
+    if resume and not output:
+        raise click.UsageError("--resume needs --output")
+    if ray_address is not None and parallel > 1:
+        raise click.UsageError("--ray answers one line at a time on each actor: drop --parallel")
+    if workers > 1 and parallel > 1:
+        raise click.UsageError("choose --workers (a model per process) or --parallel (one model), not both")
+
+
+def _job(settings: Settings, sink: IO[str], ray_address: str | None, *, memory: bool, fail_fast: bool, workers: int,
+         parallel: int, progress: Callable[[], None]) -> BatchJob | RayBatch:
+    """The batch job the options choose: on a Ray cluster, or in this machine's processes."""
+    from .approval import TtyApprover
+
+    context = click.get_current_context()
+    factory = backend_factory(context)
+    if ray_address is not None:
+        from ..conversations.ray_batch import RayBatch
+
+        workers_given = context.get_parameter_source("workers") is not click.core.ParameterSource.DEFAULT
+        return RayBatch(settings, sink, address=ray_address, memory=memory, fail_fast=fail_fast,
+                        actors=workers if workers_given else 0, progress=progress, backend_factory=factory,
+                        worker_setup=install_notice_printer, warn=echo_err)
+    return BatchJob(settings, sink, memory=memory, fail_fast=fail_fast, workers=workers, parallel=parallel,
+                    progress=progress, backend_factory=factory, worker_setup=install_notice_printer,
+                    approver=TtyApprover())
 
 
 @cli.command()
@@ -86,15 +116,8 @@ def batch(source: str, output: str | None, resume: bool, fail_fast: bool, quiet:
     """
     from tqdm import tqdm
 
-    from .approval import TtyApprover
-
     settings = settings_from(click.get_current_context(), incognito=incognito)
-    if resume and not output:
-        raise click.UsageError("--resume needs --output")
-    if ray_address is not None and parallel > 1:
-        raise click.UsageError("--ray answers one line at a time on each actor: drop --parallel")
-    if workers > 1 and parallel > 1:
-        raise click.UsageError("choose --workers (a model per process) or --parallel (one model), not both")
+    _check_options(resume, output, ray_address, workers, parallel)
     _refuse_same_file(source, output)
     lines, path = _read_input(source)
     plain = not looks_like_jsonl(path, next((line for line in lines if line.strip()), b""))
@@ -104,20 +127,8 @@ def batch(source: str, output: str | None, resume: bool, fail_fast: bool, quiet:
     items = [i for i in parsed if i.line not in skip]
     sink: IO[str] = open_output(Path(output), append=resume) if output else sys.stdout
     bar = tqdm(total=len(items), unit="line", disable=quiet, file=sys.stderr, dynamic_ncols=True)
-    context = click.get_current_context()
-    factory = backend_factory(context)
-    workers_given = context.get_parameter_source("workers") is not click.core.ParameterSource.DEFAULT
-    job: BatchJob | RayBatch
-    if ray_address is not None:
-        from ..conversations.ray_batch import RayBatch
-
-        job = RayBatch(settings, sink, address=ray_address, memory=not no_memory, fail_fast=fail_fast,
-                       actors=workers if workers_given else 0, progress=lambda: bar.update(1), backend_factory=factory,
-                       worker_setup=install_notice_printer, warn=echo_err)
-    else:
-        job = BatchJob(settings, sink, memory=not no_memory, fail_fast=fail_fast, workers=workers, parallel=parallel,
-                       progress=lambda: bar.update(1), backend_factory=factory, worker_setup=install_notice_printer,
-                       approver=TtyApprover())
+    job = _job(settings, sink, ray_address, memory=not no_memory, fail_fast=fail_fast, workers=workers,
+               parallel=parallel, progress=lambda: bar.update(1))
     try:
         failed, written = job.run(items)
     finally:

@@ -50,7 +50,51 @@ def _plan(quick: bool, backends: str | None, sections: str | None, reps: int | N
     return replace(plan, **overrides)
 
 
-@cli.command()
+BENCH_HELP = """Measure speed and latency; print a markdown table, write JSON and a PNG chart.
+
+\b
+backends    for each backend this machine can run (CPU: llama-cpp, transformers
+            float32, transformers-4bit; CUDA: transformers-4bit, transformers
+            bfloat16, llama-cpp with GPU offload), each in its own process: load
+            time, prompt tokens/s, decode tokens/s, time to first token (TTFT), peak
+            RSS and peak GPU memory; and raw llama-cpp-python on the same prompts,
+            threads and token count in its own process, with its own defaults
+            (no OpenMP variables, its default sampler): the baseline for "decode vs raw".
+speed       on the installed llama.cpp build: llama.cpp's llama-bench (pp512,
+            tg128; `make llama-bench` builds it), raw llama-cpp-python and the
+            backend: prompt evaluation of 512 tokens, and decode idle and with one
+            competing CPU-bound process, against the backend with
+            OMP_WAIT_POLICY=PASSIVE (how it ran before).
+cold-start  wall time of `local-agent ask "hi"` in a fresh data dir, with memory
+            and with --no-memory: to the first answer text, and to exit; and
+            repeated on one data dir, with and without the saved system-prompt state.
+memory      query embedding; recall (search only) at 1k, 10k and 100k synthetic
+            memories; distillation; summary; and full turns through the agent on a
+            store of 10k memories: TTFT of the bare backend, of the agent without
+            memory and with memory (their difference is the memory overhead).
+batching    llama.cpp decoding 1, 2, 4 and 8 conversations at once in one model,
+            against llama.cpp's own llama-batched-bench from the same build.
+batch       conversations per minute of `batch --parallel`, memory off and with
+            a namespace per session.
+server      `serve` under 8 clients at --parallel 1 and 4, memory off and with a
+            namespace per client: errors, p50/p95 latency, tokens/s, RSS.
+stores      large memory stores (--store-sizes, made of --texts): open time, dense
+            search and its agreement with exact search, whole and dated recall,
+            RSS, disk (scripts/bench_stores.py adds 1M, --dated and --ask).
+
+\b
+Targets: agent decode >= 0.95 x raw (idle), >= PASSIVE with a competing process;
+prompt evaluation >= 0.9 x llama-bench pp512; memory overhead on TTFT <= 50 ms at
+10k memories; recall p50 <= 20 ms at 100k memories; TTFT of a chat turn with
+memory <= 0.25 s.
+Every number is the median of several runs after a warm-up, with min and max.
+--model, --threads, --ctx-size apply to every row; --backend/--device choose the
+runtime of the cold-start and memory sections (auto by default). Your own data dir
+is never touched: every measurement uses a temporary one.
+"""
+
+
+@cli.command(help=BENCH_HELP)
 @click.option("--quick", is_flag=True,
               help="Fewer runs (2 after the warm-up), 32 tokens a run, one cold start each, one pass over "
                    "the recall queries: a few minutes on 2 CPU cores.")
@@ -79,48 +123,7 @@ def _plan(quick: bool, backends: str | None, sections: str | None, reps: int | N
 def bench(quick: bool, backends: str | None, sections: str | None, reps: int | None, tokens: int | None,
           random_weights: bool, texts: tuple[Path, ...], store_sizes: str | None, output_dir: Path,
           no_progress: bool) -> None:
-    """Measure speed and latency; print a markdown table, write JSON and a PNG chart.
-
-    \b
-    backends    for each backend this machine can run (CPU: llama-cpp, transformers
-                float32, transformers-4bit; CUDA: transformers-4bit, transformers
-                bfloat16, llama-cpp with GPU offload), each in its own process: load
-                time, prompt tokens/s, decode tokens/s, time to first token (TTFT), peak
-                RSS and peak GPU memory; and raw llama-cpp-python on the same prompts,
-                threads and token count in its own process, with its own defaults
-                (no OpenMP variables, its default sampler): the baseline for "decode vs raw".
-    speed       on the installed llama.cpp build: llama.cpp's llama-bench (pp512,
-                tg128; `make llama-bench` builds it), raw llama-cpp-python and the
-                backend: prompt evaluation of 512 tokens, and decode idle and with one
-                competing CPU-bound process, against the backend with
-                OMP_WAIT_POLICY=PASSIVE (how it ran before).
-    cold-start  wall time of `local-agent ask "hi"` in a fresh data dir, with memory
-                and with --no-memory: to the first answer text, and to exit; and
-                repeated on one data dir, with and without the saved system-prompt state.
-    memory      query embedding; recall (search only) at 1k, 10k and 100k synthetic
-                memories; distillation; summary; and full turns through the agent on a
-                store of 10k memories: TTFT of the bare backend, of the agent without
-                memory and with memory (their difference is the memory overhead).
-    batching    llama.cpp decoding 1, 2, 4 and 8 conversations at once in one model,
-                against llama.cpp's own llama-batched-bench from the same build.
-    batch       conversations per minute of `batch --parallel`, memory off and with
-                a namespace per session.
-    server      `serve` under 8 clients at --parallel 1 and 4, memory off and with a
-                namespace per client: errors, p50/p95 latency, tokens/s, RSS.
-    stores      large memory stores (--store-sizes, made of --texts): open time, dense
-                search and its agreement with exact search, whole and dated recall,
-                RSS, disk (scripts/bench_stores.py adds 1M, --dated and --ask).
-
-    \b
-    Targets: agent decode >= 0.95 x raw (idle), >= PASSIVE with a competing process;
-    prompt evaluation >= 0.9 x llama-bench pp512; memory overhead on TTFT <= 50 ms at
-    10k memories; recall p50 <= 20 ms at 100k memories; TTFT of a chat turn with
-    memory <= 0.25 s.
-    Every number is the median of several runs after a warm-up, with min and max.
-    --model, --threads, --ctx-size apply to every row; --backend/--device choose the
-    runtime of the cold-start and memory sections (auto by default). Your own data dir
-    is never touched: every measurement uses a temporary one.
-    """
+    """Run the benchmark (its --help is BENCH_HELP, kept out of the function for its length)."""
     from ..bench import render_markdown, run_benchmark, write_json
 
     settings = settings_from(click.get_current_context())

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import importlib.metadata
 import platform
+from pathlib import Path
 from typing import Any
 
 import click
@@ -12,6 +13,7 @@ import click
 from ..errors import LocalAgentError
 from ..memory.sessions import SessionStore
 from ..models import list_models, resolve_model
+from ..models.advice import model_advice
 from .group import cli, print_json
 from .models_cmd import model_row
 from .options import common_options, echo_err, settings_from
@@ -56,7 +58,17 @@ def info(as_json: bool) -> None:
     except LocalAgentError as exc:
         report["choice"] = {"error": str(exc)}
     report["models"] = [model_row(status) for status in list_models(settings.models_dir)]
+    report["model_note"] = _model_note(settings.model, settings.models_dir)
     print_json(report) if as_json else _print_info(report)
+
+
+def _model_note(model: str, models_dir: Path) -> dict[str, Any] | None:
+    """The default model is tiny: the line that says so, with bigger models to pull (None for another)."""
+    try:
+        advice = model_advice(model, models_dir)
+    except LocalAgentError:  # a broken registry: the models rows say so
+        return None
+    return advice.to_dict() if advice is not None else None
 
 
 def _print_info(report: dict) -> None:
@@ -71,6 +83,8 @@ def _print_info(report: dict) -> None:
         raise_it = "; --ctx-size raises it" if choice["context_size"] < choice["model_context"] else ""
         click.echo(f"context     {choice['context_size']} tokens (the model's window: "
                    f"{choice['model_context']}{raise_it})")
+    if report["model_note"] is not None:
+        click.echo(f"note        {report['model_note']['text']}")
     for key, value in report["settings"].items():
         click.echo(f"{key:<11} {value}")
     for row in report["models"]:

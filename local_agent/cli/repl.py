@@ -12,6 +12,7 @@ from .. import __version__
 from ..app import Runtime
 from ..config import Settings
 from ..errors import LocalAgentError
+from ..models.advice import model_advice
 from ..turn.result import MemoryWork, TurnResult
 from .display import printable
 from .history import ChatHistory
@@ -95,6 +96,9 @@ class ChatRepl:
         )
         if self.settings.verbose:
             click.echo(f"· {choice.reason}", err=True)
+        advice = model_advice(self.settings.model, self.settings.models_dir)
+        if advice is not None:
+            click.echo(f"· {advice.text}", err=True)
         click.echo("Type /help for commands, Ctrl-D to exit.", err=True)
 
     def _read_message(self) -> str:

@@ -18,6 +18,7 @@ from .. import __version__
 from ..errors import InputError
 from ..memory.service import SessionDeleted
 from ..memory.sessions import Session, SessionStore
+from ..models.advice import model_advice
 from .discovery import ASK_PATH, load_identity
 from .page_schemas import SessionTitle
 from .routes_openai import GONE
@@ -35,6 +36,7 @@ async def info(request: Request) -> dict[str, Any]:
     loaded = state.info()
     settings = state.engine.settings
     choice = state.engine.choice()
+    advice = model_advice(settings.model, settings.models_dir)  # the default is tiny: say so, and what to pull
     return {
         "object": "local_agent.info", "version": __version__, "model": loaded.model, "backend": choice.backend,
         "device": choice.device, "reason": choice.reason, "context_size": loaded.context_size,
@@ -43,6 +45,7 @@ async def info(request: Request) -> dict[str, Any]:
         "max_tokens": settings.max_tokens, "tools": settings.tools_on, "data_dir": str(settings.data_dir),
         "api_key": state.options.api_key is not None, "max_import": state.options.max_import,
         "ask_path": ASK_PATH, "identity": load_identity(settings),
+        "model_note": advice.to_dict() if advice is not None else None,
     }
 
 

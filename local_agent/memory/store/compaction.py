@@ -22,10 +22,11 @@ import numpy as np
 from ..index.state import MemoryState, Records
 from ..index.vectors import approximate_due
 from .approx_file import approx_stamp, write_approx
-from .columns import COLUMNS_FORMAT, ColumnsStamp, RowColumns, SavedColumns, line_crcs, write_columns
+from .columns import COLUMNS_FORMAT, ColumnsStamp, SavedColumns, line_crcs, write_columns
 from .journal import create_journal
 from .layout import APPROX_PREFIX, COLUMNS_PREFIX, LEXICAL_PREFIX, TEMP_FILE, VECTORS_PREFIX, StorePaths
 from .lexical_file import stamp_for, write_lexical
+from .row_columns import RowColumns
 from .snapshot import VectorMeta, encode_snapshot, record_line, write_vectors
 
 VECTOR_FILE = re.compile(re.escape(VECTORS_PREFIX) + r"\d+\.npy")

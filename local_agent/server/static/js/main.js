@@ -7,7 +7,7 @@ import { $, notice } from "./dom.js";
 import { Importer } from "./imports.js";
 import { MemoryView } from "./memory.js";
 import { Sidebar } from "./sessions.js";
-import { bindSettings, pageBudget, showSettings } from "./settings.js";
+import { bindSettings, pageBudget, showModelNote, showSettings } from "./settings.js";
 
 const RETRY_MS = 1000;
 const VIEWS = ["chat", "memory", "settings"];
@@ -105,6 +105,7 @@ async function start() {
   const info = await connect();
   $("notice").hidden = true;
   page = { info };
+  showModelNote(info);
   page.chat = new Chat({ info, onSessionsChanged: refreshSessions, budget: pageBudget });
   page.sidebar = new Sidebar({ onDeleted: newChat, current: () => page.chat.name });
   page.memory = new MemoryView({ enabled: info.memory });

@@ -13,6 +13,7 @@ export function pageBudget() {
 export function showSettings(info) {
   const rows = [
     ["Model", info.model],
+    ...(info.model_note ? [["Note", info.model_note.text]] : []),
     ["Backend", `${info.backend} on ${info.device}`],
     ["Why", info.reason],
     ["Context window", `${info.context_size} tokens`],
@@ -30,6 +31,13 @@ export function showSettings(info) {
   $("memory-budget").value = budget === null ? "" : String(budget);
   $("memory-budget").placeholder = String(info.memory_tokens);
   $("key-line").hidden = !info.api_key;
+}
+
+// With the tiny default model: one line over the conversation, that answers will often be unsure
+// and which bigger models to pull (the server picks them by this machine's memory).
+export function showModelNote(info) {
+  $("model-note").textContent = info.model_note ? info.model_note.text : "";
+  $("model-note").hidden = !info.model_note;
 }
 
 export function bindSettings() {
