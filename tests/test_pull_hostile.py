@@ -12,6 +12,7 @@ import pytest
 
 from local_agent.errors import ModelError
 from local_agent.models import list_models, load_registry, resolve_model
+from local_agent.models.hub_download import PROGRESS_BYTES, DownloadError, Watch
 from local_agent.models.paths import UnsafeName, inside, safe_name
 from local_agent.models.pulled import RECORD, STAGING, read_pulled
 from tests.cli_helpers import error_line, run_main
@@ -226,3 +227,29 @@ def test_an_unrelated_folder_in_the_way_of_a_derived_copy_is_left_alone(default_
     with pytest.raises(ModelError, match="deletes nothing it did not make"):
         ensure_hf_folder(spec, notice=False)
     assert (spec.hf_folder / "notes.txt").read_text() == "mine"
+
+
+def test_a_hub_that_goes_silent_mid_file_is_given_up_on_too(models_dir: Path, hub: StandinHub) -> None:
+    hub.repos[GGUF_REPO].stall_after[GGUF_NAME] = 100_000  # then nothing, until the test ends
+    stalled = pull_process(GGUF_SOURCE, env={"LOCAL_AGENT_PULL_STALL_TIMEOUT": "1.5"})
+    try:
+        _, err = stalled.communicate(timeout=60)
+    finally:
+        stalled.kill()
+    assert stalled.returncode == 1 and "Traceback" not in err, err
+    assert "no progress" in err.splitlines()[-1] and "1.5 s" in err.splitlines()[-1]
+    part = models_dir / STAGING / "tiny-chat-q4_k_m" / hub.repos[GGUF_REPO].commit / f"{GGUF_NAME}.part"
+    assert part.stat().st_size == 100_000
+
+
+def test_progress_is_some_bytes_within_the_stall_time() -> None:
+    now = [0.0]
+    watch = Watch(10.0, "hub.example", clock=lambda: now[0])
+    for _ in range(30):  # 16 KiB every 9 s: slow, but progress
+        now[0] += 9.0
+        watch.wrote(PROGRESS_BYTES)
+    now[0] += 9.0
+    watch.wrote(PROGRESS_BYTES - 1)
+    now[0] += 1.5  # a byte short of 16 KiB in 10.5 s
+    with pytest.raises(DownloadError, match=r"no progress from hub\.example for 10 s"):
+        watch.wrote(0)
