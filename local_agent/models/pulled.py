@@ -122,7 +122,7 @@ def list_pulled(models_dir: Path) -> list[PulledModel]:
 def find_pulled(models_dir: Path, name: str) -> PulledModel | None:
     """The pulled model called `name` (its folder) or pulled as `name` (the NAME given to pull)."""
     if SHORT_NAME.fullmatch(name):
-        pulled = read_pulled(Path(models_dir) / name)
+        pulled = read_pulled(inside(Path(models_dir), name))
         if pulled is not None:
             return pulled
     return next((p for p in list_pulled(models_dir) if p.source == name), None)

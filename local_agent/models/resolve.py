@@ -100,7 +100,7 @@ def _gguf_file_spec(path: Path, models_dir: Path) -> ModelSpec:
     if path.suffix.lower() != ".gguf":
         raise ModelError(f"model file {path} is not a .gguf file (point --model at a .gguf file or a model folder)")
     path = path.resolve()
-    return ModelSpec(path.stem, path, models_dir / f"{path.stem}-hf", gguf_context_length(path))
+    return ModelSpec(path.stem, path, inside(models_dir, f"{path.stem}-hf"), gguf_context_length(path))
 
 
 def _hf_folder_spec(path: Path) -> ModelSpec:
