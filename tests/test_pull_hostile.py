@@ -253,3 +253,13 @@ def test_progress_is_some_bytes_within_the_stall_time() -> None:
     now[0] += 1.5  # a byte short of 16 KiB in 10.5 s
     with pytest.raises(DownloadError, match=r"no progress from hub\.example for 10 s"):
         watch.wrote(0)
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "3601", "nan"])
+def test_the_stall_time_is_a_checked_setting(value: str) -> None:
+    from local_agent.config import load_settings
+    from local_agent.errors import ConfigError
+
+    assert load_settings(environ={"LOCAL_AGENT_PULL_STALL_TIMEOUT": "2.5"}).pull_stall_timeout == 2.5
+    with pytest.raises(ConfigError, match="pull_stall_timeout"):
+        load_settings(environ={"LOCAL_AGENT_PULL_STALL_TIMEOUT": value})

@@ -45,9 +45,6 @@ FOLDER_FILES = (
 )
 
 
-DEFAULT_STALL_S = 30.0
-
-
 class PullError(Exception):
     """A failure to report in one line."""
 
@@ -109,13 +106,13 @@ def _file_entry(sibling: Any) -> dict[str, Any]:
 # -- fetch ----------------------------------------------------------------------------------
 def fetch(request: dict[str, Any]) -> dict[str, Any]:
     staging = Path(request["staging"])
-    stall_s = float(request.get("stall_timeout") or DEFAULT_STALL_S)
+    stall_s = float(request["stall_timeout"])  # the pull_stall_timeout setting
     for entry in request["files"]:
         fetch_file(request["repo"], request["commit"], entry, staging, stall_s)
     return {"fetched": [entry["name"] for entry in request["files"]]}
 
 
-def fetch_file(repo: str, commit: str, entry: dict[str, Any], staging: Path, stall_s: float = DEFAULT_STALL_S) -> None:
+def fetch_file(repo: str, commit: str, entry: dict[str, Any], staging: Path, stall_s: float) -> None:
     """Download one file into `staging`, resuming its part file when there is one."""
     from huggingface_hub import get_hf_file_metadata, hf_hub_url
     from huggingface_hub.utils import build_hf_headers

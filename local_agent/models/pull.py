@@ -68,7 +68,7 @@ Confirm = Callable[[PullPlan], bool]
 Say = Callable[[str], None]
 
 
-def pull(name: str, models_dir: Path, *, confirm: Confirm, say: Say, stall_timeout: float = 30.0) -> PullOutcome:
+def pull(name: str, models_dir: Path, *, confirm: Confirm, say: Say, stall_timeout: float) -> PullOutcome:
     """Pull `name` into `models_dir`; ModelError (one line) on any failure, and then no
     folder the loader would take for a model. A download that makes no progress for
     `stall_timeout` seconds fails, its part kept to resume."""
