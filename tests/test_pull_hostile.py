@@ -263,3 +263,15 @@ def test_the_stall_time_is_a_checked_setting(value: str) -> None:
     assert load_settings(environ={"LOCAL_AGENT_PULL_STALL_TIMEOUT": "2.5"}).pull_stall_timeout == 2.5
     with pytest.raises(ConfigError, match="pull_stall_timeout"):
         load_settings(environ={"LOCAL_AGENT_PULL_STALL_TIMEOUT": value})
+
+
+def test_rm_of_a_pulled_model_that_is_a_link_deletes_nothing_through_it(
+        tmp_path: Path, decoy: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    models_dir = tmp_path / "models"
+    monkeypatch.setenv("LOCAL_AGENT_MODELS_DIR", str(models_dir))
+    elsewhere = hand_made_pull(tmp_path / "other-disk")
+    models_dir.mkdir()
+    (models_dir / "m").symlink_to(elsewhere)
+    code, _, err = run_main(["models", "rm", "m"], capsys, monkeypatch)
+    assert code == 1 and "is a link" in error_line(err)
+    assert (elsewhere / "model.gguf").is_file() and (models_dir / "m").is_symlink() and untouched(decoy)

@@ -60,8 +60,9 @@ def download(url: str, part: Path, size: int, headers: dict[str, str], stall_s: 
     from huggingface_hub.utils import hf_raise_for_status, http_stream_backoff
 
     resume = part.stat().st_size if part.is_file() else 0
+    headers = {**headers, "Accept-Encoding": "identity"}  # the bytes as listed, so sizes and ranges hold
     if resume:
-        headers = {**headers, "Range": f"bytes={resume}-"}
+        headers["Range"] = f"bytes={resume}-"
     watch = Watch(stall_s, urlparse(url).netloc or url)
     timeout = httpx2.Timeout(stall_s, connect=min(stall_s, 30.0))
     try:

@@ -182,6 +182,8 @@ def remove_pulled(model: PulledModel) -> None:
     """Delete a pulled model: renamed out of sight first, so it is never half there."""
     models_dir = model.folder.parent
     folder, doomed = inside(models_dir, model.name), f".removing-{model.name}-{os.getpid()}"
+    if folder.is_symlink():
+        raise ModelError(f"{folder} is a link; local-agent does not delete through it (remove the link yourself)")
     os.replace(folder, inside(models_dir, doomed))
     fsync_dir(models_dir)
     remove_tree(models_dir, doomed)
