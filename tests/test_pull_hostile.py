@@ -114,7 +114,8 @@ def test_a_redirect_anywhere_is_one_line_and_writes_nothing_outside(
 
 
 # -- pull records ---------------------------------------------------------------------------
-def hand_made_pull(models_dir: Path, name: str = "m", record_name: str = "m", file_name: str = "model.gguf") -> Path:
+def hand_made_pull(models_dir: Path, name: str = "m", record_name: str = "m", file_name: str = "model.gguf",
+                   fields: dict[str, object] | None = None) -> Path:
     """A pulled model's folder with a record as a hostile hand (or a damaged disk) left it."""
     folder = models_dir / name
     folder.mkdir(parents=True)
@@ -122,7 +123,8 @@ def hand_made_pull(models_dir: Path, name: str = "m", record_name: str = "m", fi
     record = {"version": 1, "name": record_name, "source": f"hf:o/{name}", "repo": f"o/{name}", "format": "gguf",
               "endpoint": "https://hub.example", "revision": "main", "commit": "c0ffee" * 6 + "abcd",
               "pulled_at": "2026-12-01T00:00:00+00:00", "license": "",
-              "files": [{"name": file_name, "size": 4, "sha256": "0" * 64, "checked_against": "hub LFS sha256"}]}
+              "files": [{"name": file_name, "size": 4, "sha256": "0" * 64, "checked_against": "hub LFS sha256"}],
+              **(fields or {})}
     (folder / RECORD).write_text(json.dumps(record), encoding="utf-8")
     return folder
 
@@ -150,6 +152,19 @@ def test_a_record_naming_a_file_outside_its_folder_is_damaged(file_name: str, tm
         resolve_model("m", models_dir)
     assert [s.name for s in list_models(models_dir, check=True) if s.pulled] == []
     assert untouched(decoy)
+
+
+@pytest.mark.parametrize("fields", [{"commit": 5}, {"endpoint": None}, {"format": "../x"}, {"files": []}])
+def test_a_record_with_fields_of_the_wrong_type_is_left_out_of_the_list(fields: dict[str, object], tmp_path: Path,
+                                                                       capsys: pytest.CaptureFixture[str],
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    models_dir = tmp_path / "models"
+    monkeypatch.setenv("LOCAL_AGENT_MODELS_DIR", str(models_dir))
+    hand_made_pull(models_dir, fields=fields)
+    code, out, err = run_main(["models"], capsys, monkeypatch)
+    assert code == 0 and "Traceback" not in err and "\nm " not in out
+    with pytest.raises(ModelError, match="damaged"):
+        read_pulled(models_dir / "m")
 
 
 # -- the registry ---------------------------------------------------------------------------

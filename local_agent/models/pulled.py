@@ -86,13 +86,21 @@ def read_pulled(folder: Path) -> PulledModel | None:
         if data.pop("version") != RECORD_VERSION:
             raise ValueError("an unknown record version")
         files = tuple(_pulled_file(f) for f in data.pop("files"))
-        model = PulledModel(**data, files=files, folder=folder)
-        if model.name != safe_name(folder.name, folders=False) or not files:
-            raise ValueError(f"its name is {shown(model.name)}, not its folder's, or it lists no file")
-        return model
+        return _checked(PulledModel(**data, files=files, folder=folder))
     except (ValueError, TypeError, KeyError, AttributeError, UnicodeDecodeError) as exc:
         raise ModelError(f"the pull record {path} is damaged ({exc}); `local-agent models rm "
                          f"{folder.name}` and pull it again") from None
+
+
+def _checked(model: PulledModel) -> PulledModel:
+    """`model` when its record is sound (ValueError otherwise): its name is its folder's, it
+    lists a file, and its text fields are text."""
+    if model.name != safe_name(model.folder.name, folders=False) or not model.files:
+        raise ValueError(f"its name is {shown(model.name)}, not its folder's, or it lists no file")
+    texts = (model.source, model.repo, model.endpoint, model.revision, model.commit, model.pulled_at, model.license)
+    if not all(isinstance(text, str) for text in texts) or model.format not in ("gguf", "hf"):
+        raise ValueError("a field has the wrong type, or the format is neither gguf nor hf")
+    return model
 
 
 def _pulled_file(data: dict[str, Any]) -> PulledFile:
