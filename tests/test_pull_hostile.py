@@ -12,6 +12,8 @@ import pytest
 
 from local_agent.errors import ModelError
 from local_agent.models import list_models, load_registry, resolve_model
+from local_agent.models.derived import RECORD as RECORD_OF_DERIVED
+from local_agent.models.derived import identity
 from local_agent.models.hub_download import PROGRESS_BYTES, DownloadError, Watch
 from local_agent.models.paths import UnsafeName, inside, safe_name
 from local_agent.models.pulled import RECORD, STAGING, read_pulled
@@ -290,3 +292,19 @@ def test_rm_of_a_pulled_model_that_is_a_link_deletes_nothing_through_it(
     code, _, err = run_main(["models", "rm", "m"], capsys, monkeypatch)
     assert code == 1 and "is a link" in error_line(err)
     assert (elsewhere / "model.gguf").is_file() and (models_dir / "m").is_symlink() and untouched(decoy)
+
+
+def test_a_gguf_given_as_a_file_never_takes_another_folder_of_its_name(default_gguf: Path, tmp_path: Path) -> None:
+    """A complete model folder that happens to be called `<stem>-hf` (the copy of another GGUF
+    with the same stem, or the user's own) is not loaded as this file's copy: the copy gets a
+    name of its own. The folder made from this very file is taken, by its record."""
+    models_dir = tmp_path / "models"
+    plain = models_dir / f"{default_gguf.stem}-hf"
+    plain.mkdir(parents=True)
+    (plain / "config.json").write_text("{}", encoding="utf-8")
+    (plain / "model.safetensors").write_bytes(b"another model")
+    own = resolve_model(str(default_gguf), models_dir).hf_folder
+    assert own is not None and own != plain and own.parent == models_dir and own.name.startswith(default_gguf.stem)
+    assert resolve_model(str(default_gguf), models_dir).hf_folder == own  # the same name every time
+    (plain / RECORD_OF_DERIVED).write_text(json.dumps(identity(default_gguf)), encoding="utf-8")
+    assert resolve_model(str(default_gguf), models_dir).hf_folder == plain

@@ -4,6 +4,7 @@ to float32 safetensors, with the tokenizer and its chat template)."""
 from __future__ import annotations
 
 import copy
+import json
 import os
 import shutil
 import sys
@@ -12,6 +13,8 @@ from pathlib import Path
 
 from ..errors import BackendError, ModelError
 from ..process.files import fsync_dir
+from .derived import RECORD as DERIVED_RECORD
+from .derived import identity
 from .modes import make_readable
 from .resolve import ModelSpec
 
@@ -49,6 +52,7 @@ def ensure_hf_folder(spec: ModelSpec, notice: bool = True) -> Path:
         tmp = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", dir=folder.parent))
         try:
             _derive_hf_folder(spec.gguf_path, tmp)
+            (tmp / DERIVED_RECORD).write_text(json.dumps(identity(spec.gguf_path)) + "\n", encoding="utf-8")
             make_readable(tmp)
             os.replace(tmp, folder)
         finally:

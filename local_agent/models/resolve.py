@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import ModelError
+from .derived import derived_folder
 from .paths import inside
 from .pulled import PulledModel, find_pulled, read_pulled
 from .registry import DEFAULT_CONTEXT_LENGTH, RegistryEntry, load_registry
@@ -100,7 +101,7 @@ def _gguf_file_spec(path: Path, models_dir: Path) -> ModelSpec:
     if path.suffix.lower() != ".gguf":
         raise ModelError(f"model file {path} is not a .gguf file (point --model at a .gguf file or a model folder)")
     path = path.resolve()
-    return ModelSpec(path.stem, path, inside(models_dir, f"{path.stem}-hf"), gguf_context_length(path))
+    return ModelSpec(path.stem, path, derived_folder(path, models_dir), gguf_context_length(path))
 
 
 def _hf_folder_spec(path: Path) -> ModelSpec:
