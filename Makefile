@@ -23,7 +23,8 @@ WHEELHOUSE ?= $(HOME)/.cache/local-agent/wheels-$(LLAMA_VARIANT)
 # (`make llama-bench`, `make llama-batched-bench`; the benchmark's speed and batching sections
 # compare with them), with their shared libraries beside them.
 LLAMA_BENCH_DIR ?= $(HOME)/.cache/local-agent/llama-bench-$(LLAMA_VARIANT)
-# The llama-cpp-python source (its GGUF converter makes the memory embedder), kept here too.
+# The llama-cpp-python source (its GGUF converter makes the memory embedder), kept here too;
+# scripts/convert_embedder.py records where in the venv, so it is found whatever HOME is later.
 SDIST_CACHE ?= $(HOME)/.cache/local-agent/sdist
 # Two test processes (pytest-xdist), each test file in one of them (its module fixtures load once):
 # the suite in 9 min 34 s instead of 13 min 0 s on 2 cores (docs/development.md). PYTEST_ARGS= runs one.

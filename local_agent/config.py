@@ -72,6 +72,7 @@ class Settings:
     max_steps: int = 4  # model steps in one turn
     tool_timeout: float = 10.0  # seconds per tool call
     approve: bool = False  # ask on the terminal before each call
+    pull_stall_timeout: float = 30.0  # seconds `models pull` waits for a download to make progress
 
     @property
     def tools_on(self) -> bool:
@@ -240,6 +241,7 @@ def _checks(settings: Settings) -> list[tuple[bool, str]]:
         (1 <= settings.max_steps <= MAX_STEPS, f"max_steps must be between 1 and {MAX_STEPS}"),
         (0 < settings.tool_timeout <= MAX_TOOL_TIMEOUT,
          f"tool_timeout must be above 0 and at most {MAX_TOOL_TIMEOUT:g} s"),
+        (0 < settings.pull_stall_timeout <= 3600, "pull_stall_timeout must be above 0 and at most 3600 s"),
     ]
 
 

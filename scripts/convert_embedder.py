@@ -5,7 +5,10 @@ folder beside the chat model, where the registry's checksum verifies it.
 
 Idempotent: a GGUF already in place with the registry's checksum is kept. The converter and
 its gguf-py come from the source distribution of the installed llama-cpp-python, downloaded
-once with pip into --cache; nothing is read from a model hub (HF_HUB_OFFLINE=1).
+once with pip into --cache. With --cache (as `make install` runs it), the source is fetched
+even when the embedder is already in place, and where it is is recorded in this environment:
+the converter finds it there whatever HOME is later (tests/tiny_models.py). Nothing is read
+from a model hub (HF_HUB_OFFLINE=1).
 Prints one line; exits non-zero with a one-line error on failure.
 """
 
@@ -23,7 +26,7 @@ from local_agent.memory.index.embedder import default_model_path
 from local_agent.memory.index.embedder_check import check
 from local_agent.memory.index.gguf_embedder import embedding_entry
 from local_agent.models import sha256_file
-from local_agent.models.gguf_convert import DEFAULT_CACHE, convert, extract_converter, llama_sdist
+from local_agent.models.gguf_convert import convert, extract_converter, llama_sdist, record_sdist
 from local_agent.process.files import atomic_write_stream
 
 # f16 embeds like float32 on the check's sample (cosine 0.99999+ either way) at half the size,
@@ -31,7 +34,7 @@ from local_agent.process.files import atomic_write_stream
 OUTTYPE = "f16"
 
 
-def make_embedder(models_dir: Path, cache: Path) -> str:
+def make_embedder(models_dir: Path, cache: Path | None) -> str:
     """Place the checked GGUF in `models_dir`; returns what was done, for the one line printed."""
     entry = embedding_entry(models_dir)
     if entry is None:
@@ -55,9 +58,13 @@ def make_embedder(models_dir: Path, cache: Path) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE, help="where the llama-cpp-python source is kept")
+    parser.add_argument("--cache", type=Path, default=None,
+                        help="where to keep the llama-cpp-python source, and record it there (default: where "
+                             "the install recorded it, else ~/.cache/local-agent/sdist)")
     args = parser.parse_args(argv)
     try:
+        if args.cache is not None:
+            record_sdist(llama_sdist(args.cache))
         print(make_embedder(load_settings().models_dir, args.cache))
     except LocalAgentError as exc:
         print(f"convert_embedder: error: {exc}", file=sys.stderr)

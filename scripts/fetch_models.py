@@ -14,6 +14,7 @@ import sys
 from local_agent.config import load_settings
 from local_agent.errors import LocalAgentError
 from local_agent.models import ModelSpec, ensure_hf_folder, fetch_model, hf_folder_ready, load_registry
+from local_agent.models.paths import inside
 
 
 def main() -> int:
@@ -28,7 +29,7 @@ def main() -> int:
             result = fetch_model(entry, models_dir)
             state = "fetched" if result.downloaded else "present"
             spec = ModelSpec(entry.name, result.path,
-                             models_dir / entry.hf_folder if entry.hf_folder else None, entry.context_length)
+                             inside(models_dir, entry.hf_folder) if entry.hf_folder else None, entry.context_length)
             if spec.hf_folder is not None and not hf_folder_ready(spec.hf_folder):
                 ensure_hf_folder(spec)
                 state += ", transformers copy derived"

@@ -10,7 +10,10 @@ GatedRepo, EntryNotFound). It serves plain HTTP only: the Xet transfer path is n
 
 Behaviours a test can switch on: serve a file with one byte changed (`corrupt`), stop after
 some bytes on the first download of a file and hang until released (`stall_after`), and send
-data slowly (`delay_per_chunk`). Every request is logged.
+data slowly (`delay_per_chunk`). Hostile ones: any value as the commit id (`commit`, also sent
+as X-Repo-Commit), any file name (a key of `files`), a redirect of a file's address to any
+location (`redirect`), and a drip: the first chunk of a file, then one byte every so many
+seconds until released (`drip`). Every request is logged.
 """
 
 from __future__ import annotations
@@ -31,11 +34,13 @@ CHUNK = 16 * 1024
 @dataclass
 class Repo:
     files: dict[str, bytes]
-    commit: str = "0123456789abcdef0123456789abcdef01234567"
+    commit: Any = "0123456789abcdef0123456789abcdef01234567"  # a hostile hub sends anything
     gated: bool = False
     token: str | None = None  # the token that opens a gated repo
     corrupt: set[str] = field(default_factory=set)
     stall_after: dict[str, int] = field(default_factory=dict)  # file -> bytes sent before hanging, once
+    redirect: dict[str, str] = field(default_factory=dict)  # file -> the Location its address answers with
+    drip: dict[str, float] = field(default_factory=dict)  # file -> seconds between bytes after the first chunk
 
     def sibling(self, name: str) -> dict[str, Any]:
         data = self.files[name]
@@ -133,8 +138,12 @@ def _handler(hub: StandinHub) -> type[BaseHTTPRequestHandler]:
             if repo.gated and auth != f"Bearer {repo.token}":
                 self._error(401, "GatedRepo", f"Access to model {repo_id} is restricted")
                 return
+            if name in repo.redirect:  # as the hub sends a large file to its CDN: with its headers
+                known = self._file_headers(repo, name) if name in repo.files else {"X-Repo-Commit": str(repo.commit)}
+                self._send(302, b"", {**known, "Location": repo.redirect[name]})
+                return
             if name not in repo.files:
-                self._error(404, "EntryNotFound", "Entry not found", {"X-Repo-Commit": repo.commit})
+                self._error(404, "EntryNotFound", "Entry not found", {"X-Repo-Commit": str(repo.commit)})
                 return
             data = repo.files[name]
             if name in repo.corrupt:
@@ -147,7 +156,7 @@ def _handler(hub: StandinHub) -> type[BaseHTTPRequestHandler]:
 
         def _file_headers(self, repo: Repo, name: str) -> dict[str, str]:
             sibling = repo.sibling(name)
-            headers = {"X-Repo-Commit": repo.commit, "Accept-Ranges": "bytes"}
+            headers = {"X-Repo-Commit": str(repo.commit), "Accept-Ranges": "bytes"}
             if "lfs" in sibling:
                 etag = f'"{sibling["lfs"]["sha256"]}"'
                 headers.update({"ETag": etag, "X-Linked-Etag": etag, "X-Linked-Size": str(sibling["lfs"]["size"])})
@@ -165,6 +174,9 @@ def _handler(hub: StandinHub) -> type[BaseHTTPRequestHandler]:
             for key, value in {**headers, "Content-Length": str(len(data) - start)}.items():
                 self.send_header(key, value)
             self.end_headers()
+            if name in repo.drip:
+                self._drip(data[start:], repo.drip[name])
+                return
             stall = repo.stall_after.pop(name, None)
             self._write(data[start: start + stall] if stall is not None else data[start:])
             if stall is not None:
@@ -180,6 +192,17 @@ def _handler(hub: StandinHub) -> type[BaseHTTPRequestHandler]:
                         time.sleep(hub.delay_per_chunk)
             except (BrokenPipeError, ConnectionResetError):
                 self.close_connection = True
+
+        def _drip(self, data: bytes, interval: float) -> None:
+            """The first chunk, then a byte every `interval` seconds until released or done."""
+            self._write(data[:CHUNK])
+            for offset in range(CHUNK, len(data)):
+                if hub.release.wait(timeout=interval):
+                    break
+                self._write(data[offset: offset + 1])
+                if self.close_connection:
+                    break
+            self.close_connection = True
 
         def _error(self, status: int, code: str, message: str, extra: dict[str, str] | None = None) -> None:
             body = json.dumps({"error": message}).encode()

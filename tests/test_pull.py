@@ -8,9 +8,6 @@ import hashlib
 import json
 import os
 import signal
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -21,66 +18,30 @@ from local_agent.models import find_pulled, list_pulled, resolve_model
 from local_agent.models.pulled import RECORD, STAGING
 from tests.cli_helpers import error_line, run_main
 from tests.hub_standin import Repo, StandinHub
-
-ROOT = Path(__file__).resolve().parent.parent
-GGUF_REPO, FOLDER_REPO = "test-org/tiny-GGUF", "test-org/tiny-chat"
-GGUF_NAME = "tiny-chat-q4_k_m.gguf"
-WEIGHTS = os.urandom(600_000)  # a stand-in GGUF: pull never loads it
-FOLDER = {"config.json": b'{"model_type": "llama", "max_position_embeddings": 4096}',
-          "model.safetensors": os.urandom(200_000), "tokenizer.json": b'{"version": "1.0"}',
-          "tokenizer_config.json": b"{}", "pytorch_model.bin": b"a pickle, never fetched", "README.md": b"# tiny"}
+from tests.pull_helpers import (
+    FOLDER_REPO,
+    GGUF_NAME,
+    GGUF_REPO,
+    WEIGHTS,
+    nothing_usable,
+    point_at,
+    pull,
+    pull_process,
+    serve_repos,
+    wait_for,
+)
 
 
 @pytest.fixture
 def hub() -> Iterator[StandinHub]:
-    served = StandinHub().start()
-    served.repos[GGUF_REPO] = Repo({GGUF_NAME: WEIGHTS, "other-q8_0.gguf": b"x" * 10, "README.md": b"hi"})
-    served.repos[FOLDER_REPO] = Repo(dict(FOLDER), commit="fedcba9876543210fedcba9876543210fedcba98")
+    served = serve_repos()
     yield served
     served.stop()
 
 
 @pytest.fixture
 def models_dir(tmp_path: Path, hub: StandinHub, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """The models folder, and huggingface_hub's settings pointed at the stand-in (inherited by
-    the child process that downloads); no token from the user's own login."""
-    folder = tmp_path / "models"
-    monkeypatch.setenv("LOCAL_AGENT_MODELS_DIR", str(folder))
-    monkeypatch.setenv("HF_ENDPOINT", hub.url)
-    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf-home"))
-    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
-    monkeypatch.setenv("HF_HUB_DISABLE_PROGRESS_BARS", "1")
-    monkeypatch.delenv("HF_TOKEN", raising=False)
-    return folder
-
-
-def pull(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, *args: str) -> tuple[int, str, str]:
-    return run_main(["models", "pull", *args], capsys, monkeypatch)
-
-
-def pull_process(*args: str, limit_bytes: int | None = None) -> subprocess.Popen[str]:
-    """`local-agent models pull ARGS --yes` as its own process (its own process group), Ctrl-C
-    reaching it; with `limit_bytes`, files it and its children write past that size fail with
-    EFBIG: a full disk."""
-    command = [sys.executable, "-m", "local_agent", "models", "pull", *args, "--yes"]
-    # Ctrl-C as a terminal delivers it, whatever the runner's own: a job a non-interactive shell
-    # starts in the background inherits SIGINT ignored, and Python then leaves it ignored.
-    setup = "signal.signal(signal.SIGINT, signal.SIG_DFL)"
-    if limit_bytes is not None:
-        setup += f"; resource.setrlimit(resource.RLIMIT_FSIZE, ({limit_bytes}, {limit_bytes}))"
-    start = f"import os, resource, signal, sys; {setup}; os.execv(sys.executable, sys.argv[1:])"
-    command = [sys.executable, "-c", start, *command]
-    # (A stalled download stays stalled until the test stops it: huggingface_hub resumes by
-    # itself after its read timeout, 10 s by default.)
-    env = {**os.environ, "HF_HUB_DOWNLOAD_TIMEOUT": "120"}
-    return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
-                            start_new_session=True, env=env)
-
-
-def nothing_usable(models_dir: Path) -> bool:
-    """No folder the loader would take for a model: no pull record anywhere outside staging."""
-    return list_pulled(models_dir) == [] and not any(p.name == RECORD for p in models_dir.rglob("*")
-                                                      if STAGING not in p.parts)
+    return point_at(hub, tmp_path, monkeypatch)
 
 
 # -- a complete pull ------------------------------------------------------------------------
@@ -248,10 +209,10 @@ def test_a_disk_that_fills_mid_download_is_one_line_and_leaves_nothing_usable(mo
 
 # -- interrupted, resumed, and two at once --------------------------------------------------
 def test_an_interrupted_pull_resumes_where_it_stopped(models_dir: Path, hub: StandinHub) -> None:
-    """huggingface_hub writes what it received every 10 MiB: a 12 MiB file stops after 11."""
-    big, written = os.urandom(12 * 2**20), 10 * 2**20
+    """The bytes are written as they arrive: a 12 MiB file that stops after 11 leaves 11."""
+    big, written = os.urandom(12 * 2**20), 11 * 2**20
     hub.repos[GGUF_REPO].files[GGUF_NAME] = big
-    hub.repos[GGUF_REPO].stall_after[GGUF_NAME] = 11 * 2**20
+    hub.repos[GGUF_REPO].stall_after[GGUF_NAME] = written
     part = models_dir / STAGING / "tiny-chat-q4_k_m" / Repo({}).commit / f"{GGUF_NAME}.part"
     first = pull_process(f"hf:{GGUF_REPO}/{GGUF_NAME}")
     wait_for(lambda: part.is_file() and part.stat().st_size >= written, first)
@@ -262,7 +223,7 @@ def test_an_interrupted_pull_resumes_where_it_stopped(models_dir: Path, hub: Sta
     second = pull_process(f"hf:{GGUF_REPO}/{GGUF_NAME}")
     out, err = second.communicate(timeout=120)
     assert second.returncode == 0, err
-    assert "10.5 MB of it already here from an interrupted pull" in out
+    assert "11.5 MB of it already here from an interrupted pull" in out
     assert [r.range for r in hub.downloads(GGUF_NAME)] == [None, f"bytes={written}-"]
     assert (models_dir / "tiny-chat-q4_k_m" / GGUF_NAME).read_bytes() == big
 
@@ -277,15 +238,6 @@ def test_two_pulls_of_one_model_at_once_download_it_once(models_dir: Path, hub: 
     assert len(hub.downloads(GGUF_NAME)) == 1
     assert (models_dir / "tiny-chat-q4_k_m" / GGUF_NAME).read_bytes() == WEIGHTS
 
-
-def wait_for(ready: object, process: subprocess.Popen[str], timeout: float = 60) -> None:
-    deadline = time.monotonic() + timeout
-    while not ready():  # type: ignore[operator]
-        if process.poll() is not None:
-            raise AssertionError(f"the pull ended early: {process.communicate()}")
-        if time.monotonic() > deadline:
-            raise AssertionError("the pull did not get there in time")
-        time.sleep(0.05)
 
 
 # -- removing -------------------------------------------------------------------------------

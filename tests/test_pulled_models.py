@@ -73,7 +73,8 @@ def test_hub_names_map_to_the_registry_entry_they_are() -> None:
 # -- pulled models on disk ------------------------------------------------------------------
 def fake_pull(models_dir: Path, name: str, fmt: str, source: str | None = None) -> PulledModel:
     """A pulled model as `pull` lands it: a GGUF (a link to the default model) or a folder."""
-    staging = models_dir / ".pulling" / name / "c0ffee"
+    commit = "c0ffee" * 6 + "abcd"
+    staging = models_dir / ".pulling" / name / commit
     staging.mkdir(parents=True)
     if fmt == "gguf":
         files = [("model.gguf", DEFAULT_GGUF.stat().st_size)]
@@ -83,7 +84,7 @@ def fake_pull(models_dir: Path, name: str, fmt: str, source: str | None = None) 
         (staging / "model.safetensors").write_bytes(b"weights")
         files = [("config.json", 32), ("model.safetensors", 7)]
     model = PulledModel(name=name, source=source or name, repo=f"org/{name}", format=fmt,
-                        endpoint="https://hub.example", revision="main", commit="c0ffee" * 6 + "abcd",
+                        endpoint="https://hub.example", revision="main", commit=commit,
                         pulled_at="2026-12-01T00:00:00+00:00", license="apache-2.0",
                         files=tuple(PulledFile(f, size, "0" * 64, "hub LFS sha256") for f, size in files),
                         folder=models_dir / name)

@@ -84,7 +84,8 @@ def pull(name: str, yes: bool) -> None:
         return yes or click.confirm("Download it?", default=False)
 
     try:
-        outcome = pull_model(name, settings.models_dir, confirm=confirm, say=click.echo)
+        outcome = pull_model(name, settings.models_dir, confirm=confirm, say=click.echo,
+                             stall_timeout=settings.pull_stall_timeout)
     except KeyboardInterrupt:
         echo_err(f"pull of {name} stopped; run the same command again to resume it")
         raise

@@ -4,6 +4,7 @@ to float32 safetensors, with the tokenizer and its chat template)."""
 from __future__ import annotations
 
 import copy
+import json
 import os
 import shutil
 import sys
@@ -12,6 +13,8 @@ from pathlib import Path
 
 from ..errors import BackendError, ModelError
 from ..process.files import fsync_dir
+from .derived import RECORD as DERIVED_RECORD
+from .derived import identity
 from .modes import make_readable
 from .resolve import ModelSpec
 
@@ -23,6 +26,7 @@ def hf_folder_ready(folder: Path | None) -> bool:
 def ensure_hf_folder(spec: ModelSpec, notice: bool = True) -> Path:
     """The Hugging Face folder the transformers backends load, derived once from the GGUF
     (dequantized to float32 safetensors, with the tokenizer and its chat template).
+    A folder already there that is not a complete model is left alone (ModelError).
 
     Takes about a minute, so `make install` does it ahead of time; here it runs lazily with a
     notice on stderr. The folder appears atomically (built in a temp dir, then renamed).
@@ -38,15 +42,18 @@ def ensure_hf_folder(spec: ModelSpec, notice: bool = True) -> Path:
     with FileLock(str(folder.parent / f".{folder.name}.lock")):
         if hf_folder_ready(folder):  # another process derived it while we waited
             return folder
+        if folder.exists() or folder.is_symlink():  # not ours to delete: the user's, or another model's
+            raise ModelError(f"{folder} is in the way of the transformers copy of {spec.gguf_path.name} (it has no "
+                             "config.json or no .safetensors); local-agent deletes nothing it did not make: "
+                             "move it away and run again")
         if notice:
             print(f"Converting {spec.gguf_path.name} into {folder} for the transformers backends "
                   "(once, about a minute)...", file=sys.stderr, flush=True)
         tmp = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", dir=folder.parent))
         try:
             _derive_hf_folder(spec.gguf_path, tmp)
+            (tmp / DERIVED_RECORD).write_text(json.dumps(identity(spec.gguf_path)) + "\n", encoding="utf-8")
             make_readable(tmp)
-            if folder.exists():
-                shutil.rmtree(folder)  # an incomplete leftover: no config or no weights
             os.replace(tmp, folder)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)

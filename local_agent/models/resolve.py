@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import ModelError
+from .derived import derived_folder
+from .paths import inside
 from .pulled import PulledModel, find_pulled, read_pulled
 from .registry import DEFAULT_CONTEXT_LENGTH, RegistryEntry, load_registry
 from .targets import HF_ID, HF_PREFIX
@@ -63,16 +65,16 @@ def resolve_model(spec: str, models_dir: Path) -> ModelSpec:
 
 def _registry_spec(entry: RegistryEntry, registry: dict[str, RegistryEntry], models_dir: Path) -> ModelSpec:
     if entry.pullable:
-        pulled = read_pulled(models_dir / entry.name)
+        pulled = read_pulled(inside(models_dir, entry.name))
         if pulled is None:
             size = f"about {entry.size_mb:,.0f} MB " if entry.size_mb else ""
             raise ModelError(f"model {entry.name} is not here: `local-agent models pull {entry.name}` downloads it "
                              f"once ({size}from {entry.hub_repo}; every other command runs offline)")
         return pulled_spec(pulled, registry, models_dir)
-    gguf_path = models_dir / entry.file
+    gguf_path = inside(models_dir, entry.file)
     if not gguf_path.is_file():
         raise ModelError(f"model {entry.name}: file {gguf_path} is missing; run `make install` to fetch it")
-    hf_folder = models_dir / entry.hf_folder if entry.hf_folder else None
+    hf_folder = inside(models_dir, entry.hf_folder) if entry.hf_folder else None
     return ModelSpec(entry.name, gguf_path, hf_folder, entry.context_length)
 
 
@@ -81,13 +83,13 @@ def pulled_spec(pulled: PulledModel, registry: dict[str, RegistryEntry], models_
     format) when that is pulled too."""
     entry = registry.get(pulled.name)
     pair_name = entry.pair if entry is not None and entry.pair else ""
-    pair = read_pulled(models_dir / pair_name) if pair_name else None
-    missing = [f.name for f in pulled.files if not (pulled.folder / f.name).is_file()]
+    pair = read_pulled(inside(models_dir, pair_name)) if pair_name else None
+    missing = [f.name for f in pulled.files if not pulled.file_path(f.name).is_file()]
     if missing:
         raise ModelError(f"pulled model {pulled.name} lacks {missing[0]}; `local-agent models rm {pulled.name}` "
                          "and pull it again")
     if pulled.format == "gguf":
-        gguf = pulled.folder / pulled.files[0].name
+        gguf = pulled.file_path(pulled.files[0].name)
         hf = pair.folder if pair is not None else None
         return ModelSpec(pulled.name, gguf, hf, gguf_context_length(gguf), "" if hf else pair_name)
     pair_gguf = pair.gguf_path if pair is not None else None
@@ -99,7 +101,7 @@ def _gguf_file_spec(path: Path, models_dir: Path) -> ModelSpec:
     if path.suffix.lower() != ".gguf":
         raise ModelError(f"model file {path} is not a .gguf file (point --model at a .gguf file or a model folder)")
     path = path.resolve()
-    return ModelSpec(path.stem, path, models_dir / f"{path.stem}-hf", gguf_context_length(path))
+    return ModelSpec(path.stem, path, derived_folder(path, models_dir), gguf_context_length(path))
 
 
 def _hf_folder_spec(path: Path) -> ModelSpec:

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import ModelError
+from .paths import inside
 from .pulled import SHORT_NAME, read_pulled
 from .registry import RegistryEntry
 
@@ -73,8 +74,9 @@ def _short_name(source: str, repo: str, file: str | None, registry: dict[str, Re
     for candidate in (base, f"{owner}--{base}"):
         if not SHORT_NAME.fullmatch(candidate) or candidate in registry:
             continue
-        held = read_pulled(models_dir / candidate) if (models_dir / candidate).is_dir() else None
-        if (models_dir / candidate).exists() and (held is None or held.source != source):
+        folder = inside(models_dir, candidate)
+        held = read_pulled(folder) if folder.is_dir() else None
+        if folder.exists() and (held is None or held.source != source):
             continue
         return candidate
     raise ModelError(f"no free short name for {source} in {models_dir} (tried {base} and {owner}--{base})")
