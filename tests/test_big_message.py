@@ -120,3 +120,20 @@ def test_the_journal_refuses_a_record_over_its_cap(store: MemoryStore, data_dir:
         store.add("\x01" * (MAX_LINE_BYTES // 6 + 1), "turn")  # each \x01 is 6 bytes of JSON
     assert journal_bytes(data_dir) == size and len(store.records(kind=None)) == 1
     store.add("\x01" * MAX_MESSAGE_CHARS, "turn")  # the largest message a turn stores fits
+
+
+def test_distillation_reads_a_bounded_piece_of_any_message() -> None:
+    """The rules alone (no model): a message at the limit made of distinct facts gives at most
+    MAX_CLAUSES candidates, read from its first clauses, in bounded time."""
+    from local_agent.memory.distill import Distiller
+    from local_agent.memory.distill.gate import MAX_CLAUSES
+
+    facts = " ".join(f"My sister number {n} is called Aiko{n}." for n in range(2000))[:MAX_MESSAGE_CHARS]
+    distiller = Distiller(None)
+    start = time.monotonic()
+    judged = distiller.distill(facts)
+    assert time.monotonic() - start < 10
+    assert 0 < len(judged.candidates) + len(judged.rejected) <= MAX_CLAUSES
+    assert all("Aiko1999" not in candidate.text for candidate in judged.candidates)
+    short = distiller.gate.check("My sister is called Aiko. I live in Kyoto.")
+    assert short.complete and len(short.clauses) == 2
