@@ -17,6 +17,8 @@ from typing import Any
 import httpx
 import pytest
 
+from local_agent.limits import MAX_MESSAGE_CHARS
+
 from .mcp_helpers import API_KEY, ROOT, command, http_server, rpc_lines, server_env
 from .test_mcp_protocol import INIT, INITIALIZED
 
@@ -110,6 +112,9 @@ def test_each_malformed_request_is_answered_with_its_id_over_stdio(stdio_server:
     assert {tool["name"] for tool in lines.next_answer()["result"]["tools"]} >= {"recall", "ask"}  # it goes on
     send(request(31, params={"name": "list_memories"}))  # a tool without required arguments may omit them
     assert lines.next_answer()["result"]["isError"] is False
+    send(request(32, params={"name": "ask", "arguments": {"question": "x" * (MAX_MESSAGE_CHARS + 1)}}))
+    refused = lines.next_answer()["result"]  # issue 44, item 2: over the message limit, the tool's error
+    assert refused["isError"] is True and "question" in refused["content"][0]["text"]
 
 
 def test_each_malformed_request_is_answered_with_its_id_over_http(data_dir: Path) -> None:
