@@ -48,6 +48,8 @@ def test_the_server_refuses_an_overlong_message_before_any_memory_work(scripted:
             assert error["code"] == "message_too_long" and error["param"].startswith("messages[")
             assert f"over the {MAX_MESSAGE_CHARS} a message may have" in error["message"]
             assert "SECRET" not in response.text and "xxxx" not in response.text
+        search = httpx.post(server.url + "/v1/memories/search", json={"query": OVER}, timeout=60)
+        assert search.status_code == 400 and search.json()["error"]["param"] == "query"
         assert scripted.prompts == [] and journal_bytes(settings.data_dir) == before
         hi = httpx.post(server.url + "/v1/chat/completions", json=chat_body("hi"), timeout=60)
         assert hi.status_code == 200
