@@ -8,8 +8,10 @@ size and its longest line). The cases:
 
 - `900 KB` (memory on, then off): first-person statements, about 900,000 characters, far over
   the message limit (limits.MAX_MESSAGE_CHARS);
-- `limit, statements`: the most a message may hold, made of first-person statements (what
-  distillation reads longest);
+- `6,000 characters of statements`: about the longest message of first-person statements
+  that fits the default context (2,048 tokens), so the whole turn runs: recall, the answer,
+  storing and distillation (which reads its first clauses, gate.MAX_CLAUSES);
+- `limit, statements`: the most a message may hold, made of first-person statements;
 - `limit, one word`: the most a message may hold, one word without a space (the tokenizer's
   hardest text).
 
@@ -48,6 +50,7 @@ def statements(chars: int) -> str:
 CASES: list[tuple[str, str, bool]] = [
     ("900 KB, memory on", statements(900_000), True),
     ("900 KB, memory off", statements(900_000), False),
+    ("6,000 characters of statements (fits the default context)", statements(6_000), True),
     ("limit, statements", statements(MAX_MESSAGE_CHARS), True),
     ("limit, one word", "a" * MAX_MESSAGE_CHARS, True),
 ]

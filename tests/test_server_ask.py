@@ -100,6 +100,7 @@ def test_errors_come_back_as_the_same_one_line(scripted, in_process) -> None:
     ({"settings": {"temperature": "SECRET"}}, "settings.temperature"),
     ({"settings": {"max_tokens": -7}}, "settings.max_tokens"),
     ({"message": "SECRET " * 5000}, "message"),
+    ({"system": "SECRET " * 5000}, "system"),
 ])
 def test_the_ask_route_answers_a_refusal_with_a_4xx_that_echoes_nothing(scripted, change: dict[str, Any],
                                                                            param: str) -> None:

@@ -66,9 +66,10 @@ async def ask(body: AskRequest, request: Request) -> Response:
 def check_request(body: AskRequest, settings: Settings) -> None:
     """APIError 400 for a message, session or settings the ask cannot take, before it is
     queued; the messages name the field, never the value sent."""
-    problem = message_problem(body.message)
-    if problem:
-        raise APIError(400, f"message: {problem}", code="InputError", param="message")
+    for name, text in (("message", body.message), ("system", body.system or "")):
+        problem = message_problem(text)
+        if problem:
+            raise APIError(400, f"{name}: {problem}", code="InputError", param=name)
     if body.session is not None:
         try:
             validate_session_name(body.session)
