@@ -86,6 +86,8 @@ def test_ask_refuses_an_overlong_message_with_one_line(capsys, monkeypatch) -> N
     assert code == 1 and out == "" and len(err.strip().splitlines()) == 1
     assert f"the message has {len(OVER)} characters, over the {MAX_MESSAGE_CHARS}" in error_line(err)
     assert backend.prompts == []
+    code, _, err = run_main(["ask", "--no-server", "--system", OVER, "hi"], capsys, monkeypatch, backend=backend)
+    assert code == 1 and f"--system has {len(OVER)} characters" in error_line(err) and backend.prompts == []
 
 
 def test_ask_says_when_its_message_was_cut_to_fit(capsys, monkeypatch) -> None:

@@ -59,6 +59,8 @@ def chat(session: str | None, new_session: bool, system: str | None, incognito: 
     from .approval import TtyApprover
     from .repl import ChatRepl
 
+    check_message(system or "", "--system")  # limits.py: the directive is read as a message is
+
     ctx = click.get_current_context()
     settings = settings_from(ctx, incognito=incognito)
     session = session or (None if new_session else _latest_session(settings))
@@ -103,6 +105,7 @@ def ask(question: tuple[str, ...], as_json: bool, no_server: bool, session: str 
     if not text.strip():
         raise InputError("nothing to ask: give a question as an argument or on stdin")
     check_message(text)  # limits.py: refused before anything loads
+    check_message(system or "", "--system")
     if not no_server:  # a warm server (local_agent/server/client.py), else in-process below
         from ..server.client import warm_ask
 
