@@ -73,6 +73,18 @@ def test_a_message_that_cannot_fit_the_context_is_a_400_not_a_silent_cut(scripte
         assert scripted.prompts == [] and journal_bytes(settings.data_dir) == 0
 
 
+def test_a_message_cut_beside_the_examples_says_so_in_the_response(scripted: ScriptedBackend) -> None:
+    """It fits with the system message alone (no 400), not with the prompt's few-shot examples:
+    the prompt keeps its start, and the response's local_agent.notices says so."""
+    settings = load_settings()
+    with running_server(settings, scripted) as server:
+        response = httpx.post(server.url + "/v1/chat/completions",
+                              json=chat_body("word " * 1560, memory=False, max_tokens=16), timeout=60)
+        assert response.status_code == 200, response.text
+        (notice,) = response.json()["local_agent"]["notices"]
+        assert notice.startswith("your message was longer than the model's context allows; kept its first")
+
+
 def test_the_earlier_dialogue_a_request_sends_is_bounded() -> None:
     history = [("user", "a" * 20_000), ("assistant", "b" * 10_000), ("user", "c" * 10_000), ("assistant", "d" * 100)]
     assert recent_dialogue(history) == history[2:]  # from a user message on, within the limit
