@@ -13,6 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from local_agent.limits import MAX_MESSAGE_CHARS
 from local_agent.memory.store import MemoryStore
 
 from .cli_helpers import run_main
@@ -29,7 +30,9 @@ def _no_traceback(err: str) -> None:
 
 def _expect_ask(text: str, code: int, err: str) -> None:
     _no_traceback(err)
-    if text.strip():
+    if len(text) > MAX_MESSAGE_CHARS:  # issue 44: refused before any work (limits.py)
+        assert code == 1 and "a message may have" in err, err
+    elif text.strip():
         assert code == 0, err
     else:
         assert code == 1 and "nothing to ask" in err
@@ -98,9 +101,17 @@ def test_message_over_one_megabyte_is_refused(scripted, capsys, monkeypatch) -> 
 
 
 @pytest.mark.model
-def test_real_model_takes_a_one_megabyte_message(tmp_path: Path, default_gguf) -> None:
+def test_real_model_refuses_a_one_megabyte_message_and_takes_the_longest_allowed(tmp_path: Path,
+                                                                                default_gguf) -> None:
+    """Issue 44: a message over the limit is one line at once; one at the limit is answered, its
+    start kept with a notice that it was cut to fit the context."""
     message = ("lorem ipsum " * 90_000)[:999_000]
-    done = subprocess.run([sys.executable, "-m", "local_agent", "ask", "--no-memory", "--max-tokens", "4"],
-                          input=message.encode(), capture_output=True, timeout=300, check=False)
+    ask = [sys.executable, "-m", "local_agent", "ask", "--no-server", "--no-memory", "--max-tokens", "4"]
+    done = subprocess.run(ask, input=message.encode(), capture_output=True, timeout=300, check=False)
+    err = done.stderr.decode()
+    assert done.returncode == 1 and len(err.strip().splitlines()) == 1 and "a message may have" in err, err
+    done = subprocess.run(ask, input=message[:MAX_MESSAGE_CHARS].encode(), capture_output=True, timeout=300,
+                          check=False)
     err = done.stderr.decode()
     assert done.returncode == 0 and "Traceback" not in err, err
+    assert "your message was longer than the model's context allows" in err

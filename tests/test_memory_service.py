@@ -7,6 +7,7 @@ import datetime as dt
 import json
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any, cast
 
 import pytest
 
@@ -64,6 +65,23 @@ def test_remember_refuses_what_is_no_fact(memory: MemoryService, text: str) -> N
     with pytest.raises(InputError):
         memory.remember(text, via="test")
     assert memory.records(None) == []
+
+
+@pytest.mark.parametrize("control", ["\x00", "\x07", "\x1b", "\x7f", "\x9b"])
+def test_a_control_character_is_refused_in_every_write(memory: MemoryService, control: str) -> None:
+    """Only tab and newline (and the other whitespace, made one space) may be in a memory."""
+    text = f"I keep{control} bees."
+    no_distiller = cast(Any, None)  # refused before the distiller is asked
+    for write in (lambda: memory.remember(text, via="test"),
+                  lambda: memory.remember_said(text, no_distiller, via="test")):
+        with pytest.raises(InputError, match="control character") as refused:
+            write()
+        assert text not in str(refused.value)
+    kept = memory.remember("I keep bees.", via="test").record
+    with pytest.raises(InputError, match="control character"):
+        memory.correct(kept.id, text, via="test")
+    assert [record.text for record in memory.records(None)] == ["I keep bees."]
+    assert memory.remember("I keep\tbees\nand goats.", via="test").record.text == "I keep bees and goats."
 
 
 def test_correct_supersedes_and_keeps_the_key(memory: MemoryService) -> None:

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from click.testing import CliRunner
 
@@ -90,6 +91,34 @@ def test_errors_come_back_as_the_same_one_line(scripted, in_process) -> None:
         result = CliRunner().invoke(cli, ["ask", "--session", "../bad", "a story"], obj=scripted_cli_obj(scripted))
     assert result.exit_code != 0 and in_process == []
     assert isinstance(result.exception, InputError) and "session name" in str(result.exception)
+
+
+@pytest.mark.parametrize(("change", "param"), [
+    ({"session": "../evil-SECRET"}, "session"),
+    ({"session": "x" * 65}, "session"),
+    ({"settings": {"SECRET_setting": 1}}, "settings"),
+    ({"settings": {"temperature": "SECRET"}}, "settings.temperature"),
+    ({"settings": {"max_tokens": -7}}, "settings.max_tokens"),
+    ({"message": "SECRET " * 5000}, "message"),
+    ({"system": "SECRET " * 5000}, "system"),
+])
+def test_the_ask_route_answers_a_refusal_with_a_4xx_that_echoes_nothing(scripted, change: dict[str, Any],
+                                                                           param: str) -> None:
+    """Issue 44: an invalid session name was an HTTP 200 with the error as a body line, and the
+    error repeated the name sent."""
+    from local_agent.server.discovery import ASK_PATH, load_identity
+
+    settings = load_settings()
+    body = {"message": "a story", "expect": load_identity(settings), **change}
+    with running_server(settings, scripted) as server:
+        response = httpx.post(server.url + ASK_PATH, json=body, timeout=30)
+        assert response.status_code == 400, response.text
+        error = response.json()["error"]
+        assert error["param"] == param and error["code"] == "InputError"
+        assert "SECRET" not in response.text and "evil" not in response.text
+        assert httpx.post(server.url + ASK_PATH, json={"message": "a story", "expect": load_identity(settings)},
+                          timeout=30).status_code == 200
+    assert scripted.prompts == [] or all("SECRET" not in m.content for p in scripted.prompts for m in p)
 
 
 def test_local_agent_server_url_with_a_key(scripted, in_process, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -17,6 +17,7 @@ from local_agent.errors import ConfigError
 from local_agent.server.discovery import socket_path
 from local_agent.server.options import ServerOptions
 from local_agent.server.run import LocalServer
+from local_agent.server.security import host_name
 
 from .cli_helpers import error_line, run_main
 from .fakes import ScriptedBackend
@@ -89,6 +90,20 @@ def test_a_foreign_host_header_is_refused(settings, guarded, host: str) -> None:
         assert status == 403 and body["error"]["code"] == "forbidden_host"
         for allowed in ("localhost", f"127.0.0.1:{server.port}", "[::1]:9"):
             assert raw(server, "GET", "/v1/models", headers={"Host": allowed})[0] == 200
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1:{port}@evil.example", "localhost@evil.example", "127.0.0.1:80:80",
+                                  "localhost:port", "[::1]evil.example", "::1", "localhost/evil", "local host",
+                                  "127.0.0.1:123456"])
+def test_a_host_header_is_parsed_strictly(host: str) -> None:
+    assert host_name(host.format(port=8765)) is None
+
+
+def test_a_host_with_a_user_part_is_refused_by_the_server(settings, guarded) -> None:
+    with running_server(settings, guarded, memory=False) as server:
+        for host in (f"127.0.0.1:{server.port}@evil.example", "localhost@evil.example", "localhost:1:2"):
+            status, body, _ = raw(server, "GET", "/v1/models", headers={"Host": host})
+            assert status == 403 and body["error"]["code"] == "forbidden_host", host
 
 
 def test_allowed_host_option(settings, guarded) -> None:

@@ -14,6 +14,7 @@ import click
 
 from ..config import Settings
 from ..errors import InputError
+from ..limits import check_message
 from .group import cli, print_json
 from .options import backend_factory, common_options, echo_err, settings_from
 from .stdin_text import read_stdin_message
@@ -58,6 +59,8 @@ def chat(session: str | None, new_session: bool, system: str | None, incognito: 
     from .approval import TtyApprover
     from .repl import ChatRepl
 
+    check_message(system or "", "--system")  # limits.py: the directive is read as a message is
+
     ctx = click.get_current_context()
     settings = settings_from(ctx, incognito=incognito)
     session = session or (None if new_session else _latest_session(settings))
@@ -101,6 +104,8 @@ def ask(question: tuple[str, ...], as_json: bool, no_server: bool, session: str 
     text = " ".join(question) if question else read_stdin_message()
     if not text.strip():
         raise InputError("nothing to ask: give a question as an argument or on stdin")
+    check_message(text)  # limits.py: refused before anything loads
+    check_message(system or "", "--system")
     if not no_server:  # a warm server (local_agent/server/client.py), else in-process below
         from ..server.client import warm_ask
 
@@ -111,6 +116,8 @@ def ask(question: tuple[str, ...], as_json: bool, no_server: bool, session: str 
                 print_json(warm.record)
             else:
                 click.echo()
+                for notice in warm.record.get("notices", []):
+                    echo_err(f"· {notice}")
             if warm.memory_error:
                 echo_err(f"warning: memory was not updated: {warm.memory_error}")
             return
@@ -140,7 +147,8 @@ def _ask_in_process(ctx: click.Context, settings: Settings, text: str, *, sessio
             print_json(turn_json(result, runtime.choice, runtime.backend.model_name))
         else:
             click.echo()
-            for notice in result.notices if result.tool_calls else ():  # e.g. a call that was not allowed
+            # a call that was not allowed; the message cut to fit the context (never silently)
+            for notice in result.notices if result.tool_calls else result.prompt.notices if result.prompt else ():
                 echo_err(f"· {notice}")
         error = result.memory_work().error
         if error:

@@ -12,6 +12,7 @@ from .. import __version__
 from ..app import Runtime
 from ..config import Settings
 from ..errors import LocalAgentError
+from ..limits import check_message
 from ..models.advice import model_advice
 from ..turn.result import MemoryWork, TurnResult
 from .display import printable
@@ -136,6 +137,7 @@ class ChatRepl:
     def _turn(self, text: str) -> None:
         self._report_pending()
         try:
+            check_message(text)  # limits.py: an overlong message is refused, and the chat goes on
             result = self.agent.respond(text, on_token=self._print_chunk, ask=self._ask_user, on_call=self._show_call)
         except LocalAgentError as exc:
             click.echo(f"\nerror: {exc}", err=True)

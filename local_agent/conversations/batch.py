@@ -25,6 +25,7 @@ from typing import IO, Any
 from ..config import Settings, with_overrides
 from ..dates.clock import parse_today
 from ..errors import LocalAgentError
+from ..limits import message_problem
 from ..memory.sessions import validate_session_name
 from ..memory.store.datadir import NAMESPACE_NAME
 from ..turn.result import TurnResult
@@ -100,6 +101,8 @@ def _line_error(data: dict[str, Any]) -> str | None:
         return f"unknown field {unknown[0]!r} (known: {', '.join(FIELDS)})"
     if not data["input"].strip():
         return "'input' is empty"
+    if message_problem(data["input"]):
+        return f"'input' has {message_problem(data['input'])}"
     if "date" in data and not isinstance(data["date"], str):
         return "'date' must be a string, YYYY-MM-DD or YYYY-MM-DDTHH:MM"
     if "user" in data and not (isinstance(data["user"], str) and NAMESPACE_NAME.fullmatch(data["user"])):
@@ -120,7 +123,8 @@ def parse_lines(lines: Iterable[bytes], *, plain_text: bool, plain_session: str 
         if isinstance(decoded, BatchItem):
             yield decoded
         elif decoded.strip() and plain_text:
-            yield BatchItem(number, session=plain_session, input=decoded)
+            yield BatchItem(number, session=plain_session, input=decoded,
+                            error=f"the line has {message_problem(decoded)}" if message_problem(decoded) else None)
         elif decoded.strip():
             yield _from_json(number, decoded, settings)
 

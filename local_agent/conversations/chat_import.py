@@ -29,12 +29,12 @@ from typing import Any, Literal
 
 from ..config import MAX_IMPORT_BYTES
 from ..errors import InputError
+from ..limits import MAX_MESSAGE_CHARS  # one message's limit, the same as a chat turn's
 from ..memory.sessions import validate_session_name
 from ..process.files import read_user_file
 
-# A longer message is skipped as a problem: reading facts from it grows with its length (a 20 MB
-# message took over 5 minutes) and no chat message is that long.
-MAX_MESSAGE_CHARS = 100_000
+# A longer message than MAX_MESSAGE_CHARS is skipped as a problem: reading facts from it grows
+# with its length (a 20 MB message took over 5 minutes), and a chat turn refuses it too.
 ImportRole = Literal["user", "assistant"]
 Format = Literal["jsonl", "chatgpt"]
 _ROLES = ("user", "assistant")

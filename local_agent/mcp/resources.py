@@ -57,6 +57,16 @@ class MemoryServer(MCPServer):
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.runtime = runtime
 
+    async def run_checked_stdio(self) -> None:
+        """`run_stdio_async`, with each line checked before the SDK reads it (transports.py)."""
+        from .malformed import required_arguments
+        from .transports import serve_checked_stdio
+
+        lowlevel = self._lowlevel_server  # what run_stdio_async serves; the SDK has no public name for it
+        required = required_arguments(await self.list_tools())
+        options = lowlevel.create_initialization_options()
+        await serve_checked_stdio(lambda read, write: lowlevel.run(read, write, options), required)
+
     async def list_resources(self) -> list[Resource]:
         listed = await super().list_resources()
         try:

@@ -69,6 +69,9 @@ class Answer(BaseModel):
     incognito: bool = Field(description="True: the question and answer were not remembered.")
     memories_used: list[Memory] = Field(description="The memories recalled for the question.")
     remembered: list[SavedFact] = Field(description="Facts the question stated that were saved.")
+    notices: list[str] = Field(default_factory=list,
+                               description="What the local assistant says about the turn: a question cut to fit "
+                                           "its context window.")
 
 
 def memory(record: MemoryRecord, score: float | None = None) -> Memory:

@@ -5,11 +5,15 @@ Over stdio, stdout carries protocol messages only: the SDK points fd 1 at stderr
 serves (so a stray print or a native library's log cannot reach the client) and our logs go
 to stderr. Over HTTP, the server's guard (server/security.py) stands in front, as it does for
 `serve`: Host check, API key, JSON bodies, body size; loopback unless a key is set.
+
+Over both, each raw message is checked before the SDK reads it (malformed.py, transports.py):
+a request the SDK would drop without a word gets its JSON-RPC error with its id.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import cast
 
 import anyio
 
@@ -42,8 +46,9 @@ def build_server(runtime: McpRuntime, options: McpOptions) -> MemoryServer:
 
 
 def serve_stdio(server: MemoryServer) -> None:
-    """Serve on stdin and stdout until the client closes stdin."""
-    anyio.run(server.run_stdio_async)
+    """Serve on stdin and stdout until the client closes stdin; a malformed line gets its
+    JSON-RPC error (malformed.py) before the SDK reads it."""
+    anyio.run(server.run_checked_stdio)
 
 
 def serve_http(server: MemoryServer, http: ServerOptions, announce: Callable[[str], None]) -> None:
@@ -53,7 +58,9 @@ def serve_http(server: MemoryServer, http: ServerOptions, announce: Callable[[st
     from mcp.server.transport_security import TransportSecuritySettings
 
     from ..server.run import bind_tcp
-    from ..server.security import Guard
+    from ..server.security import ASGIApp, Guard
+    from .malformed import required_arguments
+    from .transports import CheckedBodies
 
     names = sorted(allowed_host_names(http))
     security = TransportSecuritySettings(  # the SDK's Origin check too: a browser page of another site is refused
@@ -62,8 +69,9 @@ def serve_http(server: MemoryServer, http: ServerOptions, announce: Callable[[st
                          for port in ("", ":*")])
     app = server.streamable_http_app(streamable_http_path=MCP_PATH, transport_security=security,
                                      max_request_body_size=http.max_body, host=http.host)
+    checked = CheckedBodies(cast(ASGIApp, app), required_arguments(anyio.run(server.list_tools)))  # malformed.py
     sock = bind_tcp(http.host, http.port)
     announce(f"listening on http://{url_host(http.host)}:{sock.getsockname()[1]}{MCP_PATH}")
-    config = uvicorn.Config(Guard(app, http), lifespan="on", log_level="warning", access_log=False,
+    config = uvicorn.Config(Guard(checked, http), lifespan="on", log_level="warning", access_log=False,
                             server_header=False, timeout_graceful_shutdown=GRACE_S)
     uvicorn.Server(config).run(sockets=[sock])

@@ -21,6 +21,7 @@ from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field
 
 from ..errors import LocalAgentError
+from ..limits import MAX_MESSAGE_CHARS
 from ..memory.store.records import MAX_FACT_CHARS
 from . import render, results
 from .options import McpOptions
@@ -29,7 +30,7 @@ from .runtime import McpRuntime, Progress
 
 T = TypeVar("T")
 MAX_QUERY_CHARS = 1000
-MAX_QUESTION_CHARS = 4000
+MAX_QUESTION_CHARS = MAX_MESSAGE_CHARS  # one message, as every front end takes it (limits.py)
 
 RECALL = """Search the user's private, local memory: what they told you or any of their other \
 assistants before. It holds facts about them (name, family, work, home, health, preferences, \
@@ -113,7 +114,8 @@ class MemoryTools:
         asked = await self._run(lambda: self.runtime.ask(question), ctx)
         data = Answer(answer=asked.turn.answer, incognito=self.incognito,
                       memories_used=results.recalled(list(asked.turn.recalled)).memories,
-                      remembered=[results.saved_fact(item) for item in asked.work.saved])
+                      remembered=[results.saved_fact(item) for item in asked.work.saved],
+                      notices=list(asked.turn.prompt.notices if asked.turn.prompt else ()))
         return _result(render.answer(data), data)
 
     async def _run(self, job: Callable[[], T], ctx: Context | None) -> T:

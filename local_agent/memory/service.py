@@ -12,9 +12,9 @@ Results are typed and say what happened: `Saved` (added, or superseded with the 
 replaced), `Distilled` (the facts a statement gave, what was refused and why), `Forgotten` (the
 memory, the turn memories of its source, the transcripts edited), `Cleared`, `Imported`,
 `Exported`. A request the service will not do raises an error of errors.py with the reason in
-one line: InputError (empty or overlong text, a memory already replaced, a file that is no
-export, an export into the store's own folders), NotFoundError (no such id, or an ambiguous
-prefix), StoreError (the files).
+one line: InputError (empty or overlong text, a control character other than tab and
+newline, a memory already replaced, a file that is no export, an export into the store's own
+folders), NotFoundError (no such id, or an ambiguous prefix), StoreError (the files).
 
 The service neither opens nor closes its store: whoever opened it (the runtime, the server's
 namespaces, a CLI command through app.opened_memory) closes it.
@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -123,13 +124,18 @@ class Exported:
 
 
 def fact_text(text: str) -> str:
-    """A stated fact as it is stored: whitespace runs made one space. InputError when nothing
-    is left or it is longer than a fact may be."""
+    """A stated fact as it is stored: whitespace runs (tab and newline too) made one space.
+    InputError when nothing is left, it is longer than a fact may be, or it holds another
+    control character (NUL, ESC, DEL, ...): refused, never stored or silently removed."""
     text = " ".join(text.split())
     if not text:
         raise InputError("the memory text is empty")
     if len(text) > MAX_FACT_CHARS:
         raise InputError(f"a memory is at most {MAX_FACT_CHARS} characters")
+    control = next((char for char in text if unicodedata.category(char) == "Cc"), None)
+    if control is not None:
+        raise InputError(f"the memory text holds a control character (U+{ord(control):04X}); "
+                         "only tab and newline may be used")
     return text
 
 

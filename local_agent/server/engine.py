@@ -50,6 +50,7 @@ from ..turn.record import recalled_json, saved_json, turn_json
 from ..turn.result import TurnResult
 from ..types import MemoryRecord
 from .discovery import CALL_SETTINGS
+from .fitting import check_fits
 from .namespaces import namespace_dir
 from .turns import AskTurn, ChatOutcome, ChatTurn
 
@@ -141,7 +142,7 @@ def _outcome(result: TurnResult, max_tokens: int) -> ChatOutcome:
         prompt_tokens=result.tokens.prompt, completion_tokens=completion,
         recalled=recalled_json(result.recalled), saved=saved_json(work.saved),
         memory_error=work.error, cancelled=result.interrupted,
-        tool_calls=[call.to_dict() for call in result.tool_calls],
+        tool_calls=[call.to_dict() for call in result.tool_calls], notices=list(result.notices),
     )
 
 
@@ -213,12 +214,15 @@ class Engine:
         wrote: the client never saw the answer."""
         runtime = self._loaded()
         generation = self.settings.generation(**turn.generation)
+        directive = turn.system or self.default_system or DEFAULT_SYSTEM
+        check_fits(runtime.backend, turn.message, directive, answer_tokens=generation.max_tokens,
+                   memory_tokens=self.settings.memory_tokens)
         session = Session(name=conversation_name(turn), turns=[Turn(role, text) for role, text in turn.history])
         with self._using(turn.namespace):
             agent = Agent(
                 runtime.backend, cast(SessionStore, _NoSessionFiles()), session, self.settings,
                 memory=self._chat_memory(turn.namespace) if turn.memory and self.memory_on else None,
-                directive=turn.system or self.default_system or DEFAULT_SYSTEM, in_window=client_window(turn),
+                directive=directive, in_window=client_window(turn),
                 memory_worker=self._memory_worker(turn.namespace), examples=DEFAULT_EXAMPLES,
             )
             self._with_tools(agent, self.settings)
@@ -248,7 +252,9 @@ class Engine:
         try:
             result = agent.respond(turn.message, on_token=_relay(agent, on_token, keep_on_disconnect=True))
             if on_answer is not None:
-                on_answer({"answer": result.answer, "session": result.session, "interrupted": result.interrupted})
+                cut = result.prompt.notices if result.prompt else ()  # the message cut to fit, as in-process
+                on_answer({"answer": result.answer, "session": result.session, "interrupted": result.interrupted,
+                           "notices": list(cut)})
             return turn_json(result, runtime.choice, runtime.backend.model_name), result.memory_work().error
         finally:
             agent.close()

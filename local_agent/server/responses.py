@@ -32,6 +32,8 @@ def memory_field(outcome: ChatOutcome) -> dict[str, Any]:
     extra: dict[str, Any] = {"recalled": outcome.recalled, "saved": outcome.saved}
     if outcome.tool_calls:
         extra["tool_calls"] = outcome.tool_calls
+    if outcome.notices:
+        extra["notices"] = outcome.notices
     if outcome.memory_error:
         extra["memory_error"] = outcome.memory_error
     return extra

@@ -14,6 +14,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
+from ..limits import MAX_MESSAGE_CHARS
+
 MAX_MESSAGES = 10_000
 MAX_EMBED_INPUTS = 256
 MAX_INT = 2**63 - 1
@@ -87,7 +89,7 @@ class MemoryAdd(_Open):
 
 
 class MemorySearch(_Open):
-    query: Text = Field(min_length=1)
+    query: Text = Field(min_length=1, max_length=MAX_MESSAGE_CHARS)  # a query is read as a message is
     limit: int = Field(10, ge=1, le=100)
     user: Text | None = None
 

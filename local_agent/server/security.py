@@ -1,7 +1,8 @@
 """The guard in front of every request: Host check, API key, content type, body size.
 
-- Host: only localhost, 127.0.0.1, [::1], the bound host and names given with --allowed-host.
-  A web page cannot then reach the server through DNS rebinding (ollama's CVE-2024-28224).
+- Host: only localhost, 127.0.0.1, [::1], the bound host and names given with --allowed-host,
+  each with an optional port and nothing else (parsed strictly, `host_name`). A web page
+  cannot then reach the server through DNS rebinding (ollama's CVE-2024-28224).
 - API key, when one is set: `Authorization: Bearer KEY`, compared in constant time. The Unix
   socket needs none: its folder (0700) already admits only the server's own user.
 - POST bodies must be `application/json`: a cross-site form or `text/plain` fetch cannot
@@ -18,6 +19,7 @@
 from __future__ import annotations
 
 import hmac
+import re
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
@@ -41,14 +43,18 @@ class BodyTooLarge(HTTPException):
         self.code = "body_too_large"
 
 
+# RFC 9110's Host: a name or IPv4 address, or an IPv6 address in brackets, then an optional
+# port of digits. Nothing else: no user part (`127.0.0.1:80@evil`), no second port, no path.
+_HOST = re.compile(r"(?:\[(?P<ipv6>[0-9a-f:.]+)\]|(?P<name>[a-z0-9._-]+))(?::[0-9]{1,5})?")
+
+
 def host_name(header: str | None) -> str | None:
-    """The name in a Host header, lower case, without port or brackets."""
-    if not header:
+    """The name in a Host header, lower case, without port or brackets; None for a header
+    that is not exactly a host and an optional port."""
+    match = _HOST.fullmatch((header or "").strip().lower())
+    if match is None:
         return None
-    value = header.strip().lower()
-    if value.startswith("["):
-        return value[1 : value.find("]")] if "]" in value else None
-    return value.rsplit(":", 1)[0] if value.count(":") == 1 else value
+    return match["ipv6"] or match["name"]
 
 
 def is_unix_socket(scope: Scope) -> bool:

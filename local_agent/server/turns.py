@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..limits import MAX_MESSAGE_CHARS, message_problem
 from .errors import APIError
 from .schemas import ChatMessage, ChatRequest, unsupported
 
@@ -37,6 +38,7 @@ class ChatOutcome:
     memory_error: str | None = None
     cancelled: bool = False
     tool_calls: list[dict[str, Any]] = field(default_factory=list)  # the built-in tools' calls (serve --tools)
+    notices: list[str] = field(default_factory=list)  # e.g. the message cut to fit beside the memories
 
 
 @dataclass(frozen=True)
@@ -113,11 +115,35 @@ def generation_overrides(body: ChatRequest, context_size: int) -> dict[str, Any]
     return {name: value for name, value in values.items() if value is not None}
 
 
+def check_sizes(messages: list[ChatMessage]) -> None:
+    """APIError 400 for a message over MAX_MESSAGE_CHARS (limits.py), before anything is
+    queued: the error names the message, never its text."""
+    for index, message in enumerate(messages):
+        problem = message_problem(message_text(message, index))
+        if problem:
+            where = f"messages[{index}].content"
+            raise APIError(400, f"{where}: {problem}", code="message_too_long", param=where)
+
+
+def recent_dialogue(history: list[tuple[str, str]], limit: int = MAX_MESSAGE_CHARS) -> list[tuple[str, str]]:
+    """The newest earlier messages within `limit` characters in all, from a user message on:
+    the prompt keeps less still (what fits the context, prompt.py), and fitting it costs time
+    in proportion to what it is given."""
+    kept, size = len(history), 0
+    while kept > 0 and size + len(history[kept - 1][1]) <= limit:
+        kept -= 1
+        size += len(history[kept][1])
+    while kept < len(history) and history[kept][0] != "user":
+        kept += 1
+    return history[kept:]
+
+
 def chat_turn(body: ChatRequest, *, namespace: str | None, memory: bool, context_size: int) -> ChatTurn:
     """The turn a request asks for; APIError 400 for what the server cannot honour."""
     problem = unsupported(body)
     if problem:
         raise APIError(400, problem[0], code="unsupported", param=problem[1])
+    check_sizes(body.messages)
     system, history, message = split_dialogue(body.messages)
-    return ChatTurn(message=message, history=tuple(history), system=system, namespace=namespace,
+    return ChatTurn(message=message, history=tuple(recent_dialogue(history)), system=system, namespace=namespace,
                     memory=memory, generation=generation_overrides(body, context_size))

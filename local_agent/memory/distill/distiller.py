@@ -134,6 +134,8 @@ class Distiller:
         start = time.perf_counter()
         result = DistillResult()
         decision = self.gate.check(user_message)
+        if not decision.complete:  # a long message: what is checked against is what the gate read
+            user_message = " ".join(clause.text for clause in decision.clauses)
         result.gate = decision.reason
         rule_facts = extract_from(decision.clauses) if decision.statements else []
         for fact in rule_facts:

@@ -81,16 +81,25 @@ class GateModel:
                    str(data.get("embedder_id", "")), dict(data.get("meta") or {}))
 
 
+# The clauses of one message the distiller reads, the first ones: what it does per clause (the
+# gate's embedding, the rules, a candidate's checks and its saving) is then bounded, whatever
+# a message holds (limits.MAX_MESSAGE_CHARS bounds the splitting). A chat message rarely has
+# more than a dozen; a pasted page has hundreds, and no fact about the user in most of them.
+MAX_CLAUSES = 48
+
+
 @dataclass(frozen=True)
 class GateDecision:
     """`statements` are the message's first-person statements, `scores` how likely each one is
-    a durable fact (0..1); the message passes when any score reaches the threshold."""
+    a durable fact (0..1); the message passes when any score reaches the threshold. `complete`
+    is False when the message had more than MAX_CLAUSES clauses (only the first were read)."""
 
     passed: bool
     reason: str
     clauses: list[Clause]
     statements: list[Clause]
     scores: list[float]
+    complete: bool = True
 
     def durable(self, threshold: float) -> list[Clause]:
         return [c for c, s in zip(self.statements, self.scores) if s >= threshold]
@@ -106,13 +115,15 @@ class Gate:
 
     def check(self, message: str) -> GateDecision:
         clauses = split_clauses(message)
+        complete = len(clauses) <= MAX_CLAUSES
+        clauses = clauses[:MAX_CLAUSES]
         statements = [c for c in clauses if c.first_person_statement]
         if not statements:
-            return GateDecision(False, _no_statement_reason(clauses), clauses, [], [])
+            return GateDecision(False, _no_statement_reason(clauses), clauses, [], [], complete)
         scores = self.score([c.text for c in statements])
         passed = max(scores) >= self.threshold
         reason = "durable statement" if passed else "only passing remarks"
-        return GateDecision(passed, reason, clauses, statements, scores)
+        return GateDecision(passed, reason, clauses, statements, scores, complete)
 
     def score(self, statements: list[str]) -> list[float]:
         """How likely each first-person statement is a durable fact about the user."""

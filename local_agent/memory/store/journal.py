@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from ...errors import StoreError
 from ...process.files import PRIVATE_FILE, atomic_write_bytes, refuse_symlink
 from ...types import MemoryRecord
 from .layout import FileDamage
@@ -34,6 +35,11 @@ from .records import record_from_json
 JOURNAL_FORMAT = 2  # 1: written by a store of snapshot version 1 (its records are migrated when read)
 READABLE_FORMATS = (1, 2)
 OPS_WITH_VECTOR = ("add", "supersede")
+# The most one line may take. The largest record a turn writes holds its message twice (the
+# text of a turn memory and its provenance's source_text), the message at most
+# limits.MAX_MESSAGE_CHARS characters of at most 6 bytes each in JSON (\u0001): 384,000 bytes,
+# plus its vector and metadata. A longer line is refused before anything is written.
+MAX_LINE_BYTES = 512 * 1024
 
 
 @dataclass
@@ -67,7 +73,11 @@ def encode_op(op: JournalOp) -> bytes:
     if op.vector is not None:
         data["embedding"] = op.embedding_id
         data["vector"] = base64.b64encode(np.asarray(op.vector, dtype="<f4").tobytes()).decode("ascii")
-    return json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
+    line = json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
+    if len(line) > MAX_LINE_BYTES:
+        raise StoreError(f"a memory of {len(op.record.text)} characters makes a journal record of {len(line)} bytes, "
+                         f"over the {MAX_LINE_BYTES} one may take: not stored")
+    return line
 
 
 class UnreadableLine(ValueError):
