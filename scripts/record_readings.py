@@ -30,7 +30,7 @@ import datetime as dt
 import json
 import sys
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -38,13 +38,14 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from evals.tool_tasks.build import build_task_set
 
-from local_agent.dates.when import read_dates
 from local_agent.errors import InputError
 from local_agent.memory.distill.distiller import Distiller
 from local_agent.memory.distill.gate import Gate
+from local_agent.reading import read
 from local_agent.tools.narrowing import message_numbers
 from local_agent.tools.registry import ToolSources, build_tools
 from local_agent.tools.router import Router
+from local_agent.turn.replies import plan_reply
 
 EVALS = Path(__file__).parent / "evals"
 NOW = dt.datetime(2026, 3, 11, 12, 0)
@@ -108,51 +109,24 @@ def shared_rows(data: Path | None) -> Iterator[Row]:
             yield "distill-dev", str(index), [], row["text"]
 
 
-def _readers() -> dict[str, Callable[..., Any]]:
-    """The program's reading functions, from the reading room when it exists, else from where
-    they lived before it (so that the same script records both sides of the move)."""
-    try:
-        from local_agent.reading import read  # type: ignore[attr-defined]
-    except ImportError:
-        return _old_readers()
-    from local_agent.turn.replies import plan_reply
-
-    def reading(message: str, memories: list[str]) -> dict[str, Any]:
-        found = read(message, NOW)
-        plan = plan_reply(found, memories)
-        return {"plan": plan, "clauses": found.clauses, "language": found.language, "recap": found.recap,
-                "small_talk": found.small_talk, "name": found.introduced_name, "about": found.about,
-                "feeling": found.feeling, "correction": found.correction}
-    return {"reading": reading}
-
-
-def _old_readers() -> dict[str, Callable[..., Any]]:
-    from local_agent.grounding.language import language_of
-    from local_agent.memory.distill.clauses import split_clauses
-    from local_agent.memory.distill.saving import is_correction
-    from local_agent.memory.index.small_talk import is_small_talk
-    from local_agent.turn.about_me import about_me
-    from local_agent.turn.acknowledge import introduced_name
-    from local_agent.turn.feelings import feeling
-    from local_agent.turn.recap import recap_span
-    from local_agent.turn.replies import plan_reply
-
-    def reading(message: str, memories: list[str]) -> dict[str, Any]:
-        return {"plan": plan_reply(message, memories), "clauses": split_clauses(message),
-                "language": language_of(message), "recap": recap_span(message, NOW),
-                "small_talk": is_small_talk(message), "name": introduced_name(message),
-                "about": about_me(message), "feeling": feeling(message), "correction": is_correction(message)}
-    return {"reading": reading}
+def reading_of(message: str, memories: list[str]) -> dict[str, Any]:
+    """The turn's one reading of `message` (reading/) and the reply plan made from it."""
+    found = read(message, NOW)
+    about = found.about.topic if found.about is not None and found.about.language is None else None
+    return {"plan": plan_reply(found, memories), "clauses": found.clauses, "language": found.language,
+            "recap": found.recap, "small_talk": found.small_talk, "name": found.introduced_name,
+            "about": about, "feeling": found.feeling, "correction": found.correction, "reading": found}
 
 
 def _span(span: Any) -> Any:
     return None if span is None else [span.start.isoformat(), span.end.isoformat(), span.text, span.kind, span.yearless]
 
 
-def record(row: Row, router: Router, distiller: Distiller, reading: Callable[..., Any]) -> dict[str, Any]:
+def record(row: Row, router: Router, distiller: Distiller) -> dict[str, Any]:
     source, ident, memories, message = row
-    found = reading(message, memories)
-    plan, route, distilled = found["plan"], router.route(message), distiller.distill(message)
+    found = reading_of(message, memories)
+    reading, plan = found["reading"], found["plan"]
+    route, distilled = router.route(reading), distiller.distill(message, reading.clauses)
     return {
         "source": source, "id": ident, "message": message,
         "reply": {"kind": plan.kind, "text": plan.text, "model_after": plan.model_after},
@@ -165,12 +139,11 @@ def record(row: Row, router: Router, distiller: Distiller, reading: Callable[...
         "read": {"clauses": [[c.text, c.act] for c in found["clauses"]], "language": found["language"],
                  "recap": _span(found["recap"]), "small_talk": found["small_talk"], "name": found["name"],
                  "about": found["about"], "feeling": found["feeling"], "numbers": message_numbers(message),
-                 "dates": [_span(span) for span in read_dates(message, NOW)]},
+                 "dates": [_span(span) for span in reading.dates]},
     }
 
 
 def record_all(out: Path, data: Path | None) -> int:
-    reading = _readers()["reading"]
     with tempfile.TemporaryDirectory() as folder:
         tasks = Path(folder) / "tasks"
         build_task_set(tasks, seed=0)
@@ -179,7 +152,7 @@ def record_all(out: Path, data: Path | None) -> int:
         router = Router({tool.name: tool for tool in build_tools(sources)})
         distiller = Distiller(None, gate=Gate(None))
         rows = [*tool_rows(tasks), *reply_set_rows(), *shared_rows(data)]
-        lines = [json.dumps(record(row, router, distiller, reading), ensure_ascii=False, sort_keys=True)
+        lines = [json.dumps(record(row, router, distiller), ensure_ascii=False, sort_keys=True)
                  for row in rows]
     partial = out.with_name(out.name + ".partial")
     partial.write_text("\n".join(lines) + "\n", encoding="utf-8")

@@ -15,14 +15,14 @@ import copy
 import dataclasses
 import re
 
-from ..grounding import extract
+from ..reading.values import extract
+from ..reading.words import words
 from .base import Tool
 
 MAX_OPERATIONS = 6
 MAX_NUMBERS = 12
 # Words that stand for a number in a calculation but are not number words.
 _WORDS = {"one": 1, "dozen": 12, "half": 2, "double": 2, "twice": 2, "triple": 3}
-_WORD = re.compile(r"\b(" + "|".join(_WORDS) + r")\b", re.I)
 _PERCENT = re.compile(r"%|\bpercent", re.I)
 
 
@@ -30,7 +30,7 @@ def message_numbers(message: str) -> list[str]:
     """The numbers a calculation on `message` may use, longest first (so that the grammar
     prefers 3.56 to 3)."""
     found = {value.key for value in extract(message, ("number",)) if "E" not in value.key}
-    found |= {str(_WORDS[word.lower()]) for word in _WORD.findall(message)}
+    found |= {str(_WORDS[word]) for word in words(message) if word in _WORDS}
     if _PERCENT.search(message):
         found.add("100")
     return sorted(found, key=lambda number: (-len(number), number))[:MAX_NUMBERS]

@@ -21,6 +21,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from ..reading import Reading
 from .arithmetic_rules import arithmetic
 from .base import Tool
 from .date_rules import date_question
@@ -90,7 +91,9 @@ class Router:
         self.intent = intent  # the second opinion on questions the rules route nowhere
         self.tools = dict(enabled) if isinstance(enabled, Mapping) else {}
 
-    def route(self, message: str) -> Route:
+    def route(self, message: Reading | str) -> Route:
+        """The route of a message the turn has read (or of a text: its rules read the text)."""
+        message = message.text if isinstance(message, Reading) else message
         direct = self._direct(message) or self._read(message)
         if direct is not None:
             return direct

@@ -29,6 +29,7 @@ from typing import Any
 from ..backends.base import Backend
 from ..errors import ApprovalUnavailable, ToolError
 from ..grounding import check
+from ..reading import Reading
 from ..tools.actions import capped, instructions
 from ..tools.base import Tool
 from ..tools.intent import Intent
@@ -38,10 +39,13 @@ from ..tools.plain import failure_answer
 from ..tools.router import Route, Router
 from ..tools.text import quoted_result
 from ..types import GenerationSettings, Message
+from .answering import Answer
 from .result import TokenCounts, ToolTrace
 from .tool_answer import AnswerStep, Phrased, sources
 
 OnCall = Callable[[ToolCall], None]
+# A turn's callbacks: on_token, ask, on_call (Agent.respond).
+Callbacks = tuple[Callable[[str], None] | None, AskUser | None, OnCall | None]
 PHRASED = frozenset({"sql_query"})  # tools whose result, read by rule, the model still phrases
 DECIDE_MAX_TOKENS = 1024  # one step's action at most
 ACTION_OVERHEAD_TOKENS = 48  # the JSON around the one free-text string of an action
@@ -110,7 +114,15 @@ class ToolTurn:
         self.approving = approving
         self.answer_step = AnswerStep(backend, seed)
 
-    def route(self, message: str) -> Route:
+    def answer(self, route: Route, messages: Sequence[Message], message: str, callbacks: Callbacks,
+               timings: dict[str, float], start: float) -> Answer:
+        """The answer of a `direct` or `model` route (`run`), shown as a normal one is shown."""
+        on_token, ask, on_call = callbacks
+        outcome = self.run(route, messages, message, ask=ask, on_call=on_call)
+        shown = timed_answer(outcome, on_token, start, timings)
+        return Answer(outcome.answer, outcome.interrupted, outcome.tokens, shown, outcome)
+
+    def route(self, message: Reading | str) -> Route:
         return self.router.route(message)
 
     def directive(self, base: str, route: Route) -> str:
