@@ -19,7 +19,7 @@ from ..backends.base import Backend
 from ..prompt import truncate_to_tokens
 from ..reading.clauses import split_clauses
 from ..reading.courtesy import is_small_talk
-from ..reading.words import compounds
+from ..reading.words import compounds, words
 from ..types import GenerationSettings, Message
 from .distill.person import third_person
 from .distill.validation import content_stems
@@ -95,7 +95,7 @@ def extractive_bullets(turns: Sequence[Message]) -> list[str]:
     """What the user said, a line a turn (small talk left out): used when the model's bullets
     are unusable."""
     return [_rule_bullet(t.content) for t in turns
-            if t.role == "user" and t.content.strip() and not is_small_talk(t.content)]
+            if t.role == "user" and t.content.strip() and not is_small_talk(words(t.content))]
 
 
 def _covered(message: str, bullets: Sequence[str]) -> bool:
@@ -160,7 +160,7 @@ class Summarizer:
         proposed = self.propose(previous, turns)
         kept = grounded_bullets(proposed, turns, previous)
         kept += [_rule_bullet(turn.content) for turn in turns
-                 if turn.role == "user" and turn.content.strip() and not is_small_talk(turn.content)
+                 if turn.role == "user" and turn.content.strip() and not is_small_talk(words(turn.content))
                  and not _covered(turn.content, kept)]
         kept = kept or [b.lstrip("-• ") for b in previous.splitlines() if b.strip()]
         return proposed, kept[: self.max_bullets]

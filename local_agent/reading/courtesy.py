@@ -22,6 +22,7 @@ language of its goodbye words (None for English ones: the message's language the
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -67,15 +68,15 @@ class Goodbye:
     span: tuple[int, int]
 
 
-def is_small_talk(message: str) -> bool:
-    """True when no word of `message` names anything (see the module's definition)."""
-    found = words(message)
+def is_small_talk(found: Sequence[str]) -> bool:
+    """True when no word of a message (its words, `found`) names anything (see the module's
+    definition)."""
     return bool(found) and all(word in SMALL_TALK_WORDS or word in FUNCTION_WORDS for word in found)
 
 
-def courtesy(message: str) -> Courtesy | None:
-    """Whether `message` is only a greeting or only thanks (see the module's definition)."""
-    found = words(message)
+def courtesy(found: Sequence[str]) -> Courtesy | None:
+    """Whether a message (its words, `found`) is only a greeting or only thanks (see the
+    module's definition)."""
     if not found or not all(word in COURTESY_WORDS for word in found):
         return None
     if not any(word in THANKS or word in GREETINGS or word in GREETINGS_EN for word in found):

@@ -16,7 +16,7 @@ A word is one of reading/words.py, words joined by a hyphen read as one ("Jean-L
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from .language import STOPWORDS
 from .words import compounds
@@ -86,7 +86,12 @@ def _opener(word: str, lower_seen: set[str]) -> bool:
 def proper_names(text: str, context: Iterable[str] = ()) -> list[str]:
     """The proper names in `text`, in order, each once; `context` (the sources the text is
     checked against) also shows which capitalized openers are everyday words there."""
-    lower_seen = {w.lower() for w in _lower_words([text, *context])}
+    return names_of(text, list(compounds(text)), context)
+
+
+def names_of(text: str, tokens: Sequence[tuple[str, int, int]], context: Iterable[str] = ()) -> list[str]:
+    """`proper_names` of a text already read into its `compounds` (`tokens`)."""
+    lower_seen = {w.lower() for w, _, _ in tokens if w[:1].islower()} | {w.lower() for w in _lower_words(context)}
     names: list[str] = []
     run: list[str] = []
     last_end = 0
@@ -102,7 +107,7 @@ def proper_names(text: str, context: Iterable[str] = ()) -> list[str]:
                 names.append(name)
         run.clear()
 
-    for word, start, end in compounds(text):
+    for word, start, end in tokens:
         between = text[last_end:start]
         last_end = end
         starts = bool(_SENTENCE_START.search(text[:start]))

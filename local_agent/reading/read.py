@@ -31,11 +31,11 @@ from .dates import DateSpan, read_dates
 from .feelings import Feeling, feeling
 from .introductions import introduced_name
 from .language import language_of
-from .names import proper_names
+from .names import names_of
 from .past import ASKS_OWN_NAME, PastQuestion, past_question
 from .recap import recap_span
 from .values import Value, extract
-from .words import words
+from .words import compounds, lower_words
 
 IntentKind = Literal["introduction", "correction", "past", "about-assistant", "goodbye", "courtesy", "feeling",
                      "statement", "request", "recap"]
@@ -116,13 +116,15 @@ def read(message: str, now: dt.datetime) -> Reading:
         clause.act == "request" or (clause.act == "question" and not _DROPPED_SUBJECT.match(clause.text))
         for clause in clauses)
     correction, own_name = CORRECTION.search(message), ASKS_OWN_NAME.search(message)
+    tokens, dates = list(compounds(message)), tuple(read_dates(message, now))
+    found = tuple(lower_words(tokens))
     reading = Reading(
-        text=message, words=tuple(words(message)), clauses=clauses, language=language,
-        numbers=tuple(extract(message, ("number",))), dates=tuple(read_dates(message, now)),
-        names=tuple(proper_names(message)), intents=(), asks=asks, introduced_name=introduced_name(message),
-        correction=correction is not None, about=asked_about_assistant(message), goodbye=farewell(message),
-        courtesy=courtesy(message), feeling=feeling(message), past=past_question(message, clauses, language),
-        own_name=own_name is not None, recap=recap_span(message, now), small_talk=is_small_talk(message))
+        text=message, words=found, clauses=clauses, language=language, numbers=tuple(extract(message, ("number",))),
+        dates=dates, names=tuple(names_of(message, tokens)), intents=(), asks=asks,
+        introduced_name=introduced_name(message), correction=correction is not None,
+        about=asked_about_assistant(message), goodbye=farewell(message), courtesy=courtesy(found),
+        small_talk=is_small_talk(found), feeling=feeling(message), past=past_question(message, clauses, language),
+        own_name=own_name is not None, recap=recap_span(message, dates, now))
     return dataclasses.replace(reading, intents=_intents(reading, correction, own_name))
 
 

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Sequence
 
-from .dates import DateSpan, read_dates
+from .dates import DateSpan
 
 _RECAP = re.compile(
     r"\b(?:what|which \w+)\s+(?:did|have|had)\s+(?:we|you and i|i and you)\s+(?:\w+\s+)?"
@@ -28,13 +29,12 @@ def is_recap_question(message: str) -> bool:
     return bool(_RECAP.search(message))
 
 
-def recap_span(message: str, now: dt.datetime) -> DateSpan | None:
+def recap_span(message: str, dates: Sequence[DateSpan], now: dt.datetime) -> DateSpan | None:
     """The period a recap question asks about (today when it names none), or None when
     `message` is not a recap question."""
     if not _RECAP.search(message):
         return None
-    spans = read_dates(message, now)
-    if spans:
-        return spans[0]
+    if dates:
+        return dates[0]
     start = now.replace(hour=0, minute=0, second=0, microsecond=0)
     return DateSpan(start, start + dt.timedelta(days=1), "today", "day")

@@ -21,7 +21,12 @@ WORD = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)*")
 
 def words(text: str) -> list[str]:
     """The words of `text` in lower case, a typographic apostrophe written '."""
-    return [word.lower().replace("\u2019", "'") for word in WORD.findall(text)]
+    return lower_words(compounds(text))
+
+
+def lower_words(tokens: Iterable[tuple[str, int, int]]) -> list[str]:
+    """The words of `compounds` in lower case, a compound's parts as words of their own."""
+    return [part.lower().replace("\u2019", "'") for token, _, _ in tokens for part in token.split("-")]
 
 
 def compounds(text: str) -> Iterator[tuple[str, int, int]]:
