@@ -10,7 +10,9 @@ The intents (each with the span of text it came from; a whole-message intent spa
 - `courtesy`: only a greeting or thanks (courtesy.py), value "greeting" or "thanks";
 - `feeling`: a feeling shared (feelings.py), value "hard" or "good";
 - `statement`: a statement in the first person, not asking (clauses.py), one per clause;
-- `request`: a question or a request to the assistant (`asks`), what a tool may answer;
+- `request`: a question or a request to the assistant (`asks`);
+- `tool-request`: a question or request about a subject only a tool can answer (requests.py),
+  value the subject (calculation, date, notes, database, memory), one per subject;
 - `recap`: a question about what the conversation covered (recap.py), value the period.
 Which of several intents a reply follows is the turn's choice (turn/replies.py).
 """
@@ -34,11 +36,12 @@ from .language import language_of
 from .names import names_of
 from .past import ASKS_OWN_NAME, PastQuestion, past_question
 from .recap import recap_span
+from .requests import Subject, asks_tool, tool_subjects
 from .values import Value, extract
 from .words import compounds, lower_words
 
 IntentKind = Literal["introduction", "correction", "past", "about-assistant", "goodbye", "courtesy", "feeling",
-                     "statement", "request", "recap"]
+                     "statement", "request", "tool-request", "recap"]
 Span = tuple[int, int]
 # Every form the reading recognizes: an intent kind, or kind:value where the value tells forms
 # apart; and the quantities and dates it reads (tests/data/reading_corpus.jsonl has each).
@@ -46,7 +49,8 @@ FORMS: tuple[str, ...] = (
     "introduction", "correction", "past:certain", "past:names", "past:own-name",
     *(f"about-assistant:{topic}" for topic in get_args(Topic)), *(f"goodbye:{kind}" for kind in get_args(Farewell)),
     *(f"courtesy:{kind}" for kind in get_args(Courtesy)), *(f"feeling:{kind}" for kind in get_args(Feeling)),
-    "statement", "request", "recap", "numbers", "dates",
+    "statement", "request", *(f"tool-request:{subject}" for subject in get_args(Subject)), "recap",
+    "numbers", "dates",
 )
 # A clause that opens with a negated auxiliary and has no question mark left its subject out:
 # "can't sleep", "didn't get the job" tell, they do not ask.
@@ -87,6 +91,8 @@ class Reading:
     own_name: bool
     recap: DateSpan | None
     small_talk: bool
+    tool_request: bool
+    tool_subjects: tuple[Subject, ...]
 
     @property
     def english(self) -> bool:
@@ -124,7 +130,8 @@ def read(message: str, now: dt.datetime) -> Reading:
         introduced_name=introduced_name(message), correction=correction is not None,
         about=asked_about_assistant(message), goodbye=farewell(message), courtesy=courtesy(found),
         small_talk=is_small_talk(found), feeling=feeling(message), past=past_question(message, clauses, language),
-        own_name=own_name is not None, recap=recap_span(message, dates, now))
+        own_name=own_name is not None, recap=recap_span(message, dates, now), tool_request=asks_tool(message),
+        tool_subjects=tool_subjects(message))
     return dataclasses.replace(reading, intents=_intents(reading, correction, own_name))
 
 
@@ -154,6 +161,8 @@ def _intents(reading: Reading, correction: re.Match[str] | None, own_name: re.Ma
               if not reading.asks and clause.first_person_statement]
     if reading.asks:
         found.append(Intent("request", whole))
+    if reading.tool_request:
+        found += [Intent("tool-request", whole, subject) for subject in reading.tool_subjects]
     if reading.recap is not None:
         found.append(Intent("recap", whole, reading.recap.text))
     return tuple(found)

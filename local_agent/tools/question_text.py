@@ -88,6 +88,7 @@ def _corrected(token: str, extra: frozenset[str]) -> str:
     return "'".join(correct(part, extra) for part in parts)
 
 
+@lru_cache(maxsize=4096)
 def correct(word: str, extra: frozenset[str] = frozenset()) -> str:
     """The vocabulary word a misspelled `word` stands for (the nearest one), or `word` itself."""
     vocabulary = VOCABULARY | extra
