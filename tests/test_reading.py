@@ -87,3 +87,16 @@ def test_a_turn_reads_its_message_once(tmp_path, monkeypatch):
     assert result.memory_work().error is None and result.memory_work().saved
     agent.close()
     assert calls == {"split_clauses": 1, "language_of": 1}
+
+
+def test_no_word_pattern_or_reading_import_outside_the_room():
+    """Word patterns live in reading/words.py only, and memory/index reads with the reading
+    room's words, not with the distiller's (an import up the graph)."""
+    package = Path(__file__).parents[1] / "local_agent"
+    for path in package.rglob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        if path.parent.name != "reading":
+            assert not any(line.startswith(("WORD = re.", "_WORD = re.", "_WORDS = re."))
+                           for line in text.splitlines()), path
+        if path.parent.name == "index":
+            assert "distill" not in "".join(line for line in text.splitlines() if line.startswith("from ")), path

@@ -16,13 +16,13 @@ from datetime import datetime, timedelta
 from typing import Any, Literal
 
 from .patterns import LazyPattern
-from .words import MONTHS, NUMBER_WORDS, WEEKDAYS
+from .words import MONTHS, NUMBER_WORDS, WEEKDAYS, alternation
 
 Kind = Literal["day", "week", "month", "range", "part_of_day"]
 DAY = timedelta(days=1)
 
 _MONTHS = "|".join(MONTHS)
-_ABBREVIATIONS = r"(?:jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)\b\.?"
+_ABBREVIATIONS = rf"(?:{alternation({month[:3] for month in MONTHS if month != 'may'} | {'sept'})})\b\.?"
 _MONTH = rf"(?:(?:{_MONTHS})\b|{_ABBREVIATIONS})"
 # "may" and "march" before a number are verbs ("I march 3 miles") unless capitalised or after a
 # preposition ("on may 2").

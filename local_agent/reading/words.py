@@ -70,7 +70,7 @@ def stopwords_by_language() -> dict[str, frozenset[str]]:
 
 def alternation(listed: Iterable[str]) -> str:
     """A regex alternation of `listed` words, longest first (so "sept" is tried before "sep")."""
-    return "|".join(sorted(listed, key=len, reverse=True))
+    return "|".join(sorted(listed, key=lambda word: (-len(word), word)))
 
 
 MONTHS = word_list("months")

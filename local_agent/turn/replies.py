@@ -1,7 +1,8 @@
-"""How a turn's reply is made. "The program decides, the model phrases": the program reads
-what kind of message it is and decides who says what.
+"""How a turn's reply is made. "The program decides, the model phrases": the message's reading
+(reading/: its intents, read once) says what kind of message it is, and `plan_reply` decides
+who says what, the first entry of `PRECEDENCE` that applies winning:
 
-- a recap question ("what did we talk about today?", recap.py): the program lists that
+- a recap question ("what did we talk about today?", turn/recap.py): the program lists that
   period's turns and digests, shown at once;
 - a correction (acknowledge.py): "Got it, Alexa." / "Got it: you live in Braga now.", at once;
 - an introduction: "Nice to meet you, Priya!" (in the user's language), at once (then the
