@@ -53,7 +53,8 @@ def test_each_intent_has_the_span_it_came_from():
     reading = read("Hi, I'm Sam. Who made you? Bye!", NOW)
     spans = {intent.kind: reading.text[slice(*intent.span)] for intent in reading.intents}
     assert spans["introduction"] == "Sam" and spans["about-assistant"] == "Who made you"
-    assert read("No, my name is Alexa.", NOW).intent("correction").span == (0, 2)
+    correction = read("No, my name is Alexa.", NOW).intent("correction")
+    assert correction is not None and correction.span == (0, 2)
 
 
 def test_one_word_pattern_and_the_word_lists_from_package_data():
