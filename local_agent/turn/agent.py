@@ -157,7 +157,7 @@ class Agent:
                 timings: dict[str, float], start: float) -> tuple[Answer, str]:
         """The answer, and how it was made: a recap, a reply by plan (replies.py), or tools."""
         if self.tool_turn is not None and route is not None and route.kind != "none" and span is None:
-            return self.tool_turn.answer(route, composed.messages, reading.text, callbacks, timings, start), ""
+            return self.tool_turn.answer(route, composed.messages, reading, callbacks, timings, start), ""
         replier = Replier(self.backend, composed.messages, settings, callbacks[0], timings, start,
                           earlier=earlier_answers(self.session.recent, reading.text), sources=self._sources(composed),
                           memories=composed.memories_used)
