@@ -138,7 +138,7 @@ def record(row: Row, router: Router, distiller: Distiller) -> dict[str, Any]:
                     "rejected": [list(pair) for pair in distilled.rejected]},
         "read": {"clauses": [[c.text, c.act] for c in found["clauses"]], "language": found["language"],
                  "recap": _span(found["recap"]), "small_talk": found["small_talk"], "name": found["name"],
-                 "about": found["about"], "feeling": found["feeling"], "numbers": message_numbers(message),
+                 "about": found["about"], "feeling": found["feeling"], "numbers": message_numbers(reading),
                  "dates": [_span(span) for span in reading.dates]},
     }
 
