@@ -24,6 +24,11 @@ def words(text: str) -> list[str]:
     return lower_words(compounds(text))
 
 
+def letter_words(text: str) -> list[str]:
+    """The words of `text` that are not numbers ("8 weeks from today": three)."""
+    return [word for word in words(text) if not word.isdigit()]
+
+
 def lower_words(tokens: Iterable[tuple[str, int, int]]) -> list[str]:
     """The words of `compounds` in lower case, a compound's parts as words of their own."""
     return [part.lower().replace("\u2019", "'") for token, _, _ in tokens for part in token.split("-")]

@@ -21,7 +21,7 @@ import re
 from typing import Any
 
 from ..reading.values import extract
-from ..reading.words import MONTHS, WEEKDAYS
+from ..reading.words import MONTHS, WEEKDAYS, letter_words
 from .question_text import asks, normalize
 
 _UNITS = {"day": "days", "week": "weeks", "fortnight": "weeks", "month": "months", "year": "years"}
@@ -147,7 +147,7 @@ def _weekday(text: str, dates: list[str], amount: tuple[int, str] | None) -> dic
 
 
 def _shift(text: str, dates: list[str], amount: tuple[int, str] | None) -> dict[str, Any] | None:
-    terse = len(re.findall(r"[a-z']+", text)) <= 4  # "8 weeks from today"
+    terse = len(letter_words(text)) <= 4  # "8 weeks from today"
     if amount is None or len(dates) > 1 or not (_DATE_ASKED.search(text) or terse):
         return None
     count, unit = amount

@@ -17,7 +17,7 @@ from functools import lru_cache
 from typing import Any
 
 from ..reading.values import words_to_digits
-from ..reading.words import MONTHS, WEEKDAYS, WORD
+from ..reading.words import MONTHS, WEEKDAYS, WORD, letter_words
 
 VOCABULARY = frozenset("""
 what whats how much many calculate compute evaluate work out solve tell average mean sum total add plus minus
@@ -72,7 +72,7 @@ def asks(text: str, openers: str, terse_words: int = 4) -> bool:
     it opens with one of `openers` (after greetings such as "hey", "ok so"), or it has at most
     `terse_words` words ("8 weeks from today"). A "when" or "what" inside a statement ("it's
     incredible when you ...") is not a question."""
-    if "?" in text or len(re.findall(r"[a-z']+", text)) <= terse_words:
+    if "?" in text or len(letter_words(text)) <= terse_words:
         return True
     greeting = r"(?:(?:ok|okay|so|hey|hi|hello|please|quick\s+one|quick\s+question|and|also|anyway|now)\W+)*"
     opens = re.search(rf"(?:^|[.!;:]\s+){greeting}(?:{openers})\b", text) is not None

@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 
 from ...reading.clauses import Clause, split_clauses
 from ...reading.patterns import LazyPattern
-from ...reading.words import FUNCTION_WORDS, MONTHS
+from ...reading.words import FUNCTION_WORDS, MONTHS, compounds
 from .person import third_person
 from .words import ADVERBS, adverb_run
 
@@ -92,7 +92,7 @@ def _object_ok(match: re.Match[str], reject: LazyPattern | None) -> bool:
     value = value.strip()
     if _DEICTIC.match(value) or _PARTNER.search(value) or (reject is not None and reject.match(value)):
         return False
-    words = re.findall(r"[\w'-]+", value.lower())
+    words = [word.lower() for word, _, _ in compounds(value)]
     return any(w not in FUNCTION_WORDS for w in words) and len(words) <= 30
 
 
