@@ -18,13 +18,13 @@ from typing import TYPE_CHECKING, Protocol
 from .backends import create_backend
 from .backends.base import Backend
 from .config import DEFAULT_MODEL, Settings
-from .dates import when
 from .dates.clock import now as clock_now
 from .errors import ConfigError, ModelError, ToolError
 from .memory.service import MemoryService
 from .memory.sessions import Session, SessionStore
 from .memory.store.datadir import TOOL_CACHE_NAME, claim_data_dir
 from .prompt import DEFAULT_EXAMPLES, DEFAULT_SYSTEM
+from .reading import dates as date_reading
 from .turn.agent import Agent, MemoryParts
 
 if TYPE_CHECKING:
@@ -117,7 +117,7 @@ class Runtime:
 
         def load() -> None:
             embedder.warm_up()
-            when.warm_up()
+            date_reading.warm_up()
 
         if background:
             loading = threading.Thread(target=load, name="warm-up", daemon=True)

@@ -1,4 +1,4 @@
-"""Which LoCoMo questions name a date, as `local_agent.dates.when.read_dates` reads them, and what one
+"""Which LoCoMo questions name a date, as `local_agent.reading.dates.read_dates` reads them, and what one
 call costs. Prints every question with its spans (--show), the counts per category and the
 per-call latency after warm-up, for questions with and without a date.
 
@@ -16,7 +16,7 @@ from collections import Counter
 from datetime import datetime
 from pathlib import Path
 
-from local_agent.dates.when import read_dates
+from local_agent.reading.dates import read_dates
 
 
 def main() -> None:

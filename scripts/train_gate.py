@@ -17,9 +17,9 @@ from pathlib import Path
 
 import numpy as np
 
-from local_agent.memory.distill.clauses import split_clauses
 from local_agent.memory.distill.gate import GateModel, fit_logistic
 from local_agent.memory.index.embedder import Embedder
+from local_agent.reading.clauses import split_clauses
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "local_agent" / "data"
 L2 = 1e-3

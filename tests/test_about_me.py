@@ -1,9 +1,9 @@
-"""Questions about the assistant itself (turn/about_me.py), in many phrasings, and the messages
+"""Questions about the assistant itself (reading/about.py), in many phrasings, and the messages
 that only look like them."""
 
 import pytest
 
-from local_agent.turn.about_me import about_me
+from local_agent.reading.about import about_me
 
 ASKS = [
     ("what's your name?", "name"), ("whats ya name", "name"), ("wat is ur name even", "name"),

@@ -92,16 +92,18 @@ ASKS_SOMETHING = ["what did I do today?", "where do I live?", "hi, I moved to Po
 
 @pytest.mark.parametrize("message", SMALL_TALK)
 def test_small_talk_is_read_as_such(message):
-    from local_agent.memory.index.small_talk import is_small_talk
+    from local_agent.reading.courtesy import is_small_talk
+    from local_agent.reading.words import words
 
-    assert is_small_talk(message)
+    assert is_small_talk(words(message))
 
 
 @pytest.mark.parametrize("message", [*ASKS_SOMETHING, "", "   "])
 def test_a_message_that_names_something_is_not_small_talk(message):
-    from local_agent.memory.index.small_talk import is_small_talk
+    from local_agent.reading.courtesy import is_small_talk
+    from local_agent.reading.words import words
 
-    assert not is_small_talk(message)
+    assert not is_small_talk(words(message))
 
 
 def test_small_talk_recalls_no_memories(tmp_path):

@@ -4,9 +4,9 @@ leave their subject out, or answer a question in the same message, are read as s
 
 import pytest
 
-from local_agent.memory.distill.clauses import split_clauses
 from local_agent.memory.distill.rules import extract
 from local_agent.memory.distill.validation import CandidateChecker
+from local_agent.reading.clauses import split_clauses
 
 
 @pytest.mark.parametrize(("fact", "message", "reason"), [

@@ -64,7 +64,7 @@ def test_threshold_must_be_a_similarity(store: MemoryStore) -> None:
 
 
 def test_correction_markers() -> None:
-    from local_agent.memory.distill.saving import is_correction
+    from local_agent.reading.corrections import is_correction
 
     for said in ["No, my name is Alexa", "Actually I moved to Porto", "that's wrong, I'm vegetarian now",
                  "Nope, I live in Porto", "Sorry, I meant Tuesday"]:

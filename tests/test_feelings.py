@@ -1,8 +1,9 @@
-"""The feeling a message shares and whether a reply meets it (turn/feelings.py)."""
+"""The feeling a message shares and whether a reply meets it (reading/feelings.py, turn/feelings.py)."""
 
 import pytest
 
-from local_agent.turn.feelings import feeling, misses_feeling
+from local_agent.reading.feelings import feeling
+from local_agent.turn.feelings import misses_feeling
 
 
 @pytest.mark.parametrize(("message", "shared"), [
@@ -22,7 +23,7 @@ def test_the_feeling_a_message_shares(message, shared):
 
 
 def test_a_reply_misses_a_feeling_when_it_cheers_at_the_hard_or_condoles_at_the_good():
-    assert misses_feeling("I'm glad to hear that!", "my cat died")
-    assert not misses_feeling("I'm so sorry. Do you want to talk about it?", "my cat died")
-    assert misses_feeling("Sorry to hear that.", "I got the job!")
-    assert not misses_feeling("Sorry to hear that.", "I keep bees.")
+    assert misses_feeling("I'm glad to hear that!", feeling("my cat died"))
+    assert not misses_feeling("I'm so sorry. Do you want to talk about it?", feeling("my cat died"))
+    assert misses_feeling("Sorry to hear that.", feeling("I got the job!"))
+    assert not misses_feeling("Sorry to hear that.", feeling("I keep bees."))

@@ -1,14 +1,18 @@
 """The grounding checks: numbers and names found and normalized, their support in sources, the
 language of a text, the properties of an everyday reply, questions about the past."""
 
+import datetime as dt
 from decimal import Decimal
 
 import pytest
 
-from local_agent.grounding.language import language_of, same_language
-from local_agent.grounding.names import proper_names, unsupported_names
+from local_agent.grounding.names import unsupported_names
 from local_agent.grounding.numbers import numbers, unsupported_numbers
 from local_agent.grounding.support import unsupported
+from local_agent.reading import read
+from local_agent.reading.clauses import split_clauses
+from local_agent.reading.language import language_of, same_language
+from local_agent.reading.names import proper_names
 from local_agent.turn.memory_answers import asks_about_past
 from local_agent.turn.reply_checks import (
     apologizes_or_refuses,
@@ -144,8 +148,9 @@ def test_the_assistant_taking_the_users_name_or_statement():
     assert claims_name("Lena is 7. I'm Priya, the helpful assistant!", ["Priya"]) == "Priya"
     assert claims_name("Nice to meet you, Priya!", ["Priya"]) is None
     message = "My name is Ada and I keep bees in Lisbon."
-    assert takes_statement("I'm glad, and I'll make sure to keep bees in Lisbon.", message) is not None
-    assert takes_statement("I'm glad you keep bees in Lisbon!", message) is None
+    said = split_clauses(message)
+    assert takes_statement("I'm glad, and I'll make sure to keep bees in Lisbon.", said) is not None
+    assert takes_statement("I'm glad you keep bees in Lisbon!", said) is None
 
 
 @pytest.mark.parametrize(("question", "past"), [
@@ -173,4 +178,4 @@ def test_the_assistant_taking_the_users_name_or_statement():
 ])
 def test_questions_about_the_conversations_past(question, past):
     memories = ["(8 May 2023) You said: Caroline: I went to a support group yesterday (7 May 2023)"]
-    assert asks_about_past(question, memories) is past
+    assert asks_about_past(read(question, dt.datetime(2026, 3, 11)).past, memories) is past

@@ -9,10 +9,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from local_agent.dates.when import read_dates
 from local_agent.memory.index import time_boost
 from local_agent.memory.index.recall import DEFAULT_MIN_SCORE, hybrid_recall
 from local_agent.memory.store import MemoryStore
+from local_agent.reading.dates import read_dates
 from local_agent.types import MemoryDraft, MemoryRecord, Provenance
 from tests.reliability import HashEmbedder
 

@@ -1,13 +1,18 @@
 """How a reply is made (turn/replies.py, acknowledge.py, recap.py): the program's
 acknowledgements and recaps, and the model's replies held until checked. Scripted model."""
 
+import datetime as dt
+
 import pytest
 
 from local_agent.config import Settings
 from local_agent.memory.digests import save_digest
 from local_agent.memory.sessions import SessionStore
 from local_agent.memory.store import MemoryStore
-from local_agent.turn.acknowledge import correction_reply, introduced_name, said_back
+from local_agent.reading import read
+from local_agent.reading.clauses import split_clauses
+from local_agent.reading.introductions import introduced_name
+from local_agent.turn.acknowledge import correction_reply, said_back
 from local_agent.turn.agent import Agent, MemoryParts
 from local_agent.turn.memory_answers import DONT_REMEMBER
 from local_agent.turn.replies import STRICT, Replier, ReplyPlan, plan_reply, statement_reply
@@ -16,6 +21,11 @@ from tests.fakes import ScriptedBackend
 from tests.reliability import HashEmbedder
 
 TODAY = "2024-05-20T10:00"
+NOW = dt.datetime(2024, 5, 20, 10, 0)
+
+
+def reading(message):
+    return read(message, NOW)
 
 
 def make_agent(tmp_path, replies=(), store=None, session="s1"):
@@ -54,16 +64,17 @@ def test_the_name_an_introduction_gives(message, name):
     ("I live in Braga.", None),  # no correction
 ])
 def test_a_correction_is_acknowledged_with_what_it_says(message, reply):
-    assert correction_reply(message) == reply
+    assert correction_reply(reading(message)) == reply
 
 
 def test_a_statement_said_back_in_the_second_person():
-    assert said_back("Oops, my dog is called Milo, Max is my neighbour's dog.") \
+    assert said_back(split_clauses("Oops, my dog is called Milo, Max is my neighbour's dog.")) \
         == "your dog is called Milo, Max is your neighbour's dog"
-    assert statement_reply("I prefer tea over coffee.") == "Got it: you prefer tea over coffee."
-    assert statement_reply("Work was quiet today.") == "Thanks for telling me."  # nothing to say back
-    assert statement_reply("Work was brutal today.") == "That sounds hard. I'm here if you want to talk about it."
-    assert statement_reply("I got promoted to team lead!") == "That's wonderful to hear!"
+    assert statement_reply(reading("I prefer tea over coffee.")) == "Got it: you prefer tea over coffee."
+    assert statement_reply(reading("Work was quiet today.")) == "Thanks for telling me."  # nothing to say back
+    assert statement_reply(reading("Work was brutal today.")) \
+        == "That sounds hard. I'm here if you want to talk about it."
+    assert statement_reply(reading("I got promoted to team lead!")) == "That's wonderful to hear!"
 
 
 @pytest.mark.parametrize(("message", "kind"), [
@@ -89,7 +100,7 @@ def test_a_statement_said_back_in_the_second_person():
     ("Bonjour, je m'appelle Claire.", "introduction"),
 ])
 def test_the_kind_of_reply_a_message_gets(message, kind):
-    assert plan_reply(message, []).kind == kind
+    assert plan_reply(reading(message), []).kind == kind
 
 
 @pytest.mark.parametrize(("message", "reply"), [
@@ -239,7 +250,7 @@ def test_a_memory_answer_is_shown_when_its_names_and_numbers_have_sources():
     timings: dict[str, float] = {}
     replier = Replier(backend, messages, GenerationSettings(max_tokens=32), None, timings, 0.0,
                       sources=[m.content for m in messages])
-    reply = replier.reply(ReplyPlan("past"), "Where do I keep my bees?")
+    reply = replier.reply(ReplyPlan("past"), reading("Where do I keep my bees?"))
     assert reply.answer.text == "You keep bees in Lisbon." and reply.route == "retried"
     assert timings["grounding_check_s"] > 0 and timings["grounding_retry_s"] > 0
 
@@ -254,13 +265,13 @@ def _past_replier(replies, max_tokens=32):
 
 def test_a_memory_answer_ending_without_a_full_stop_is_checked_to_its_end():
     invented = "You grew up on a dairy farm.\n\nThe answer is: 3"
-    reply = _past_replier([invented, invented]).reply(ReplyPlan("past"), "How many cows did my family have?")
+    reply = _past_replier([invented, invented]).reply(ReplyPlan("past"), reading("How many cows did my family have?"))
     assert reply.route == "dont-remember" and "3" not in reply.answer.text
 
 
 def test_a_memory_answer_cut_by_the_token_limit_is_checked_without_its_cut_word():
     cut = "You told me on 12 July 20"  # 7 words: the scripted model's tokens
-    reply = _past_replier([cut], max_tokens=7).reply(ReplyPlan("past"), "Where did I grow up?")
+    reply = _past_replier([cut], max_tokens=7).reply(ReplyPlan("past"), reading("Where did I grow up?"))
     assert reply.route == "grounded"
 
 
@@ -320,9 +331,10 @@ def test_a_request_told_to_me_is_not_a_question_about_my_past() -> None:
     past (the "me" of "tell me"), so its answer was held back for the check instead of streaming."""
     from local_agent.turn.replies import plan_reply
 
-    assert plan_reply("Tell me a long story about a dragon who learns to cook, with many details.", []).kind == "open"
-    assert plan_reply("Tell me what my name is.", []).kind == "past"
-    assert plan_reply("I was wondering, where did I park?", []).kind == "past"
+    story = "Tell me a long story about a dragon who learns to cook, with many details."
+    assert plan_reply(reading(story), []).kind == "open"
+    assert plan_reply(reading("Tell me what my name is."), []).kind == "past"
+    assert plan_reply(reading("I was wondering, where did I park?"), []).kind == "past"
 
 
 def test_the_users_name_is_the_programs_answer_when_an_introduction_gave_it(tmp_path):
@@ -340,7 +352,7 @@ def test_the_users_name_comes_from_memory_when_the_dialogue_lacks_it():
     messages = [Message("system", "Be brief."), Message("user", f"Notes: {memory}\n\nDo you remember my name?")]
     replier = Replier(backend, messages, GenerationSettings(max_tokens=32), None, {}, 0.0,
                       sources=[m.content for m in messages], memories=[memory])
-    reply = replier.reply(ReplyPlan("past"), "Do you remember my name?")
+    reply = replier.reply(ReplyPlan("past"), reading("Do you remember my name?"))
     assert reply.answer.text == "Your name is Ada." and reply.route == "template:name" and backend.prompts == []
 
 

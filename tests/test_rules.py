@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from local_agent.memory.distill.clauses import split_clauses
 from local_agent.memory.distill.person import third_person, third_singular
 from local_agent.memory.distill.rules import extract, infer_key
+from local_agent.reading.clauses import split_clauses
 
 
 def facts(message: str) -> dict[str, tuple[str, str] | None]:

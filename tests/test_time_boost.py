@@ -5,12 +5,12 @@ import datetime as dt
 import numpy as np
 import pytest
 
-from local_agent.dates.when import read_dates
 from local_agent.memory.index import time_boost
 from local_agent.memory.index.render import prompt_text
 from local_agent.memory.index.said_times import SaidColumns, overlapping
 from local_agent.memory.index.time_boost import moment_of
 from local_agent.memory.store import MemoryStore
+from local_agent.reading.dates import read_dates
 from local_agent.types import MemoryDraft, MemoryRecord, Provenance
 from tests.reliability import HashEmbedder
 

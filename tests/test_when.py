@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from local_agent.dates.when import read_dates, with_memories, without_dates
+from local_agent.reading.dates import read_dates, with_memories, without_dates
 
 TODAY = datetime(2024, 5, 15, 14, 30)  # a Wednesday
 
@@ -164,10 +164,10 @@ def test_spans_with_a_year_are_not_moved() -> None:
 
 
 def test_dateparser_is_imported_only_for_a_date_phrase() -> None:
-    code = ("import sys, datetime; from local_agent.dates.when import read_dates; "
+    code = ("import sys, datetime; from local_agent.reading.dates import read_dates; "
             "read_dates('I may go and march, then sat down', datetime.datetime(2024, 5, 15)); "
             "print('dateparser' in sys.modules)")
-    result = subprocess.run([sys.executable, "-c", code + "; from local_agent.dates.when import warm_up; warm_up(); "
+    result = subprocess.run([sys.executable, "-c", code + "; from local_agent.reading.dates import warm_up; warm_up(); "
                              "print('dateparser' in sys.modules)"], capture_output=True, text=True, check=True)
     assert result.stdout.split() == ["False", "True"]
 

@@ -8,9 +8,9 @@ import datetime as dt
 import numpy as np
 import pytest
 
-from local_agent.dates import when_phrases
-from local_agent.dates.when import read_dates
-from local_agent.process.lazy_pattern import LazyPattern
+from local_agent.reading import date_phrases as when_phrases
+from local_agent.reading.dates import read_dates
+from local_agent.reading.patterns import LazyPattern
 
 PHRASES = ["yesterday", "today", "tomorrow", "the day before yesterday", "1 days ago", "3 days ago",
            "2 weeks ago", "last week", "this week", "next week", "monday", "tuesday", "sunday",

@@ -19,9 +19,9 @@ from __future__ import annotations
 import re
 from datetime import datetime, timedelta
 
-from ..process.lazy_pattern import LazyPattern
+from ..reading.date_phrases import DAY, MAYBE, PHRASES, RELATIVE, DateSpan, resolve
+from ..reading.patterns import LazyPattern
 from .clock import spoken_date
-from .when_phrases import DAY, MAYBE, PHRASES, RELATIVE, DateSpan, resolve
 
 _LEFT_ALONE = frozenset({"rolling"})  # "the past few weeks": no span worth naming
 # A bare or "next" weekday or weekend may be either side of the day it was said ("I fly out on

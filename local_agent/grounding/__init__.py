@@ -14,7 +14,7 @@ turn (turn/memory_answers.py, turn/reply_checks.py).
 
 This package imports nothing else of local_agent, so every layer may use it."""
 
+from ..reading.values import KINDS, Kind, Value, extract, number_key
 from .check import Support, Verdict, check
-from .values import KINDS, Kind, Value, extract, number_key
 
 __all__ = ["KINDS", "Kind", "Support", "Value", "Verdict", "check", "extract", "number_key"]

@@ -22,7 +22,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from decimal import ROUND_HALF_EVEN, ROUND_HALF_UP, Decimal
 
-from .values import KINDS, Kind, Value, extract, weekday_of
+from ..reading.values import KINDS, Kind, Value, extract, weekday_of
 
 NEXT_TO = 12  # characters between a weekday and the date it names ("Friday, " / " is a ")
 

@@ -33,8 +33,9 @@ from typing import TYPE_CHECKING
 from ..backends.llama_state import delete_states
 from ..dates.clock import stamp
 from ..errors import InputError, NotFoundError
+from ..reading.corrections import is_correction
 from ..types import MemoryRecord, Provenance, RecallHit
-from .distill.saving import SaveOutcome, is_correction, save_fact
+from .distill.saving import SaveOutcome, save_fact
 from .sessions import SessionStore
 from .sessions.epoch import bump_epoch
 from .sessions.transcripts import find_messages, remove_from_history, remove_messages

@@ -17,11 +17,12 @@ from string import Template
 
 from ..backends.base import Backend
 from ..prompt import truncate_to_tokens
+from ..reading.clauses import split_clauses
+from ..reading.courtesy import is_small_talk
+from ..reading.words import compounds, words
 from ..types import GenerationSettings, Message
-from .distill.clauses import split_clauses
 from .distill.person import third_person
 from .distill.validation import content_stems
-from .index.small_talk import is_small_talk
 
 MAX_BULLETS = 6  # bullets stored
 MODEL_BULLETS = 4  # bullets the model may write (it repeats itself when allowed more)
@@ -34,7 +35,6 @@ SUMMARY_WORDS = frozenset(content_stems(
     "wants want wanted conversation topic topics question questions suggested suggest recommended recommend "
     "plans plan planned planning decided decide agreed agree noted note explained explain thinks think "
     "thought feels feel felt described describe"))
-_WORDS = re.compile(r"[\w'-]+")
 
 
 def summary_schema(max_bullets: int = MAX_BULLETS) -> dict:
@@ -95,7 +95,7 @@ def extractive_bullets(turns: Sequence[Message]) -> list[str]:
     """What the user said, a line a turn (small talk left out): used when the model's bullets
     are unusable."""
     return [_rule_bullet(t.content) for t in turns
-            if t.role == "user" and t.content.strip() and not is_small_talk(t.content)]
+            if t.role == "user" and t.content.strip() and not is_small_talk(words(t.content))]
 
 
 def _covered(message: str, bullets: Sequence[str]) -> bool:
@@ -108,7 +108,7 @@ def grounded_bullet(bullet: str, said: set[str]) -> bool:
     """Whether `bullet` carries content words of the conversation whose content stems are
     `said`, and little else (the module's definition)."""
     stems = content_stems(bullet) - SUMMARY_WORDS
-    if len(_WORDS.findall(bullet)) < MIN_BULLET_WORDS or not stems:
+    if sum(1 for _ in compounds(bullet)) < MIN_BULLET_WORDS or not stems:
         return False
     return len(stems & said) >= GROUNDED_SHARE * len(stems)
 
@@ -160,7 +160,7 @@ class Summarizer:
         proposed = self.propose(previous, turns)
         kept = grounded_bullets(proposed, turns, previous)
         kept += [_rule_bullet(turn.content) for turn in turns
-                 if turn.role == "user" and turn.content.strip() and not is_small_talk(turn.content)
+                 if turn.role == "user" and turn.content.strip() and not is_small_talk(words(turn.content))
                  and not _covered(turn.content, kept)]
         kept = kept or [b.lstrip("-• ") for b in previous.splitlines() if b.strip()]
         return proposed, kept[: self.max_bullets]

@@ -18,6 +18,7 @@ import re
 from collections.abc import Callable
 from decimal import Decimal
 
+from ..reading.words import letter_words
 from . import quantity_rules
 from .question_text import asks, decimal_text, normalize
 
@@ -228,7 +229,7 @@ def _written(text: str, asks: bool) -> str | None:
     if not spans:
         return None
     span = max(spans, key=len)
-    around = re.findall(r"[a-z']+", text.replace(span, " ", 1))
+    around = letter_words(text.replace(span, " ", 1))
     labelled = text.rpartition(":")[2].strip() == span  # "quick math: 999 + 1"
     return span if asks or labelled or len(around) <= 2 else None  # a short message around a calculation asks
 

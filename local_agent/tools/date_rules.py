@@ -20,7 +20,8 @@ import calendar
 import re
 from typing import Any
 
-from ..grounding import extract
+from ..reading.values import extract
+from ..reading.words import MONTHS, WEEKDAYS, letter_words
 from .question_text import asks, normalize
 
 _UNITS = {"day": "days", "week": "weeks", "fortnight": "weeks", "month": "months", "year": "years"}
@@ -29,22 +30,19 @@ _HOLIDAYS = {r"christmas\s+eve": (12, 24), r"christmas(?:\s+day)?|xmas": (12, 25
              r"new\s+year'?s?\s+eve": (12, 31), r"new\s+year'?s?(?:\s+day)?": (1, 1),
              r"valentine'?s?(?:\s+day)?": (2, 14), r"halloween": (10, 31)}
 _OPENERS = r"what'?s?|which|when|how|tell\s+me|can\s+you|could\s+you|date|weekday|day|days|weeks|months|give|count"
-_WEEKDAY_NAMES = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-_NAMED_DAY = re.compile(rf"\b(?:(last|previous|past)\s+)?({'|'.join(_WEEKDAY_NAMES)})\b")
+_NAMED_DAY = re.compile(rf"\b(?:(last|previous|past)\s+)?({'|'.join(WEEKDAYS)})\b")
 _PERIOD_END = re.compile(r"\b(?:end\s+of|last\s+day\s+of|left\s+(?:in|of)|remaining\s+in|rest\s+of)\s+(?:the|this)\s+"
                          r"(month|year)\b")
 _PERIOD_START = re.compile(r"\b(?:start|beginning|(?:first|1st)\s+day)\s+of\s+(?:the|this)\s+(month|year)\b")
 _DAY_OF_YEAR = re.compile(r"(?<!first\s)(?<!1st\s)(?<!last\s)\b(?:day|week)\s+of\s+the\s+year\b|\bweek\s+number\b|"
                           r"\bwhat\s+week\s+(?:is\s+it|are\s+we\s+in)\b")
-_COUNTED_WEEKDAYS = re.compile(r"\bhow\s+many\s+(?:mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays|"
+_COUNTED_WEEKDAYS = re.compile(rf"\bhow\s+many\s+(?:{'|'.join(day + 's' for day in WEEKDAYS)}|"
                                r"weekends|weekdays|working\s+days|business\s+days)\b")
 _DATE_OF_DAY_ASKED = re.compile(r"\bwhen\s+(?:is|was|will)\b|\bwhat(?:'s|\s+is|\s+was)?\s+(?:the\s+)?date\b|"
                                 r"\bwhich\s+date\b|\bwhat(?:'s|\s+is|\s+was)\s+the\s+(?:last|first|1st)\s+day\b")
-_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
-           "november", "december")
-_MONTH_END = re.compile(rf"\b(?:left\s+in|remaining\s+in|end\s+of|last\s+day\s+of)\s+({'|'.join(_MONTHS)})\b")
+_MONTH_END = re.compile(rf"\b(?:left\s+in|remaining\s+in|end\s+of|last\s+day\s+of)\s+({'|'.join(MONTHS)})\b")
 _MONTH_LENGTH = re.compile(rf"\bhow\s+many\s+days\s+(?:are\s+(?:there\s+)?|does\s+|do\s+)?(?:in\s+)?"
-                           rf"({'|'.join(_MONTHS)})(?:\s+(?:of\s+)?(\d{{4}}))?\b")
+                           rf"({'|'.join(MONTHS)})(?:\s+(?:of\s+)?(\d{{4}}))?\b")
 _WEEKDAY_ASKED = re.compile(r"\b(?:weekday|day\s+of\s+(?:the\s+)?week|what\s+day|which\s+day)\b")
 _DATE_ASKED = re.compile(r"\b(?:date|day|when|weekday|finish|end|ends|expire|expires|due)\b")
 _BACK = re.compile(r"\b(?:ago|before|earlier|back|prior\s+to)\b")
@@ -82,7 +80,7 @@ def _dates(text: str) -> list[str]:
     found += [(match.start(), f"{match[1]}-end") for match in _PERIOD_END.finditer(text)]
     found += [(match.start(), f"{match[1]}-start") for match in _PERIOD_START.finditer(text)]
     for match in _MONTH_END.finditer(text):  # "left in March": its last day (February's depends on the year)
-        month = _MONTHS.index(match[1]) + 1
+        month = MONTHS.index(match[1]) + 1
         if month != 2:
             found.append((match.start(), f"--{month:02d}-{calendar.monthrange(2001, month)[1]:02d}"))
     found += [(two.start(), "day-" + two[1].split()[0])  # read by _weekday as two days from today
@@ -94,7 +92,7 @@ def _calendar(text: str, dates: list[str], amount: tuple[int, str] | None) -> di
     """The days in a month ("how many days in April", "... does February 2028 have") and leap years."""
     if match := _MONTH_LENGTH.search(text):
         year = match[2] or "-"
-        return {"operation": "month_days", "date": f"{year}-{_MONTHS.index(match[1]) + 1:02d}-01"}
+        return {"operation": "month_days", "date": f"{year}-{MONTHS.index(match[1]) + 1:02d}-01"}
     if _DAY_OF_YEAR.search(text) and amount is None and len(dates) <= 1:
         return {"operation": "day_of_year", "date": dates[0] if dates else "today"}
     if re.search(r"\bleap\s+years?\b", text) and amount is None:
@@ -149,7 +147,7 @@ def _weekday(text: str, dates: list[str], amount: tuple[int, str] | None) -> dic
 
 
 def _shift(text: str, dates: list[str], amount: tuple[int, str] | None) -> dict[str, Any] | None:
-    terse = len(re.findall(r"[a-z']+", text)) <= 4  # "8 weeks from today"
+    terse = len(letter_words(text)) <= 4  # "8 weeks from today"
     if amount is None or len(dates) > 1 or not (_DATE_ASKED.search(text) or terse):
         return None
     count, unit = amount

@@ -13,25 +13,27 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import datetime as dt
 import re
 
-from ..grounding import extract
+from ..reading import Reading, read
 from .base import Tool
 
 MAX_OPERATIONS = 6
 MAX_NUMBERS = 12
 # Words that stand for a number in a calculation but are not number words.
 _WORDS = {"one": 1, "dozen": 12, "half": 2, "double": 2, "twice": 2, "triple": 3}
-_WORD = re.compile(r"\b(" + "|".join(_WORDS) + r")\b", re.I)
 _PERCENT = re.compile(r"%|\bpercent", re.I)
 
 
-def message_numbers(message: str) -> list[str]:
-    """The numbers a calculation on `message` may use, longest first (so that the grammar
-    prefers 3.56 to 3)."""
-    found = {value.key for value in extract(message, ("number",)) if "E" not in value.key}
-    found |= {str(_WORDS[word.lower()]) for word in _WORD.findall(message)}
-    if _PERCENT.search(message):
+def message_numbers(message: Reading | str) -> list[str]:
+    """The numbers a calculation on `message` (as the turn read it, or a text) may use, longest
+    first (so that the grammar prefers 3.56 to 3)."""
+    if not isinstance(message, Reading):
+        message = read(message, dt.datetime.now())  # its dates are not used
+    found = {value.key for value in message.numbers if "E" not in value.key}
+    found |= {str(_WORDS[word]) for word in message.words if word in _WORDS}
+    if _PERCENT.search(message.text):
         found.add("100")
     return sorted(found, key=lambda number: (-len(number), number))[:MAX_NUMBERS]
 
@@ -42,7 +44,7 @@ def expression_pattern(numbers: list[str]) -> str:
     return rf"^{operand}( ?(\*\*|[-+*/]) ?{operand}){{1,{MAX_OPERATIONS}}}$"
 
 
-def grounded(tool: Tool, message: str) -> Tool:
+def grounded(tool: Tool, message: Reading | str) -> Tool:
     """`tool` with its arguments narrowed to `message` for this turn; unchanged when the
     tool has no grounding or the message gives it nothing to use."""
     if tool.name != "calculator":

@@ -16,7 +16,8 @@ from decimal import Decimal
 from functools import lru_cache
 from typing import Any
 
-from ..grounding.values import words_to_digits
+from ..reading.values import words_to_digits
+from ..reading.words import MONTHS, WEEKDAYS, WORD, letter_words
 
 VOCABULARY = frozenset("""
 what whats how much many calculate compute evaluate work out solve tell average mean sum total add plus minus
@@ -24,11 +25,9 @@ times multiplied multiply divided divide over percent percentage square root cub
 between among each tip discount off per cost costs price left remaining quarter third half together altogether
 people persons friends ways sqrt equals bill owe pay paid spend spent each everybody everyone person
 day days week weeks month months year years today tomorrow yesterday ago from after before until till since
-weekday date old born someone somebody birthday monday tuesday wednesday thursday friday saturday sunday
-january february march april may june july august september october november december the of is was will
+weekday date old born someone somebody birthday the of is was will
 users user activities activity database table count number average oldest youngest signed signup
-""".split())
-_WORD = re.compile(r"[a-z]+")
+""".split()) | frozenset(MONTHS) | frozenset(WEEKDAYS)
 # "a third of 60" is a number; "a third" alone ("why did he get a third?") is not.
 _FRACTIONS = [(rf"{words}(?=\s+of\b)", fraction) for words, fraction in (
     (r"\b(?:a|one)\s+quarter", "(1/4)"), (r"\bthree\s+quarters", "(3/4)"), (r"\b(?:a|one)\s+third", "(1/3)"),
@@ -48,11 +47,12 @@ def _scaled(count: str | None, scale: str) -> str:
     return decimal_text(Decimal(count or 1) * int(scale))
 
 
+@lru_cache(maxsize=256)
 def normalize(message: str, extra: frozenset[str] = frozenset()) -> str:
     """`message` as the rules read it (see the module's docstring); `extra` words are
     corrected to as well (a database's table, column and value names)."""
     text = " ".join(message.lower().replace("’", "'").split())
-    text = _WORD.sub(lambda match: correct(match.group(), extra), text)
+    text = WORD.sub(lambda match: _corrected(match.group(), extra), text)
     for pattern, fraction in _FRACTIONS:
         text = re.sub(pattern, fraction, text)
     text = words_to_digits(text, threshold=0)
@@ -72,13 +72,23 @@ def asks(text: str, openers: str, terse_words: int = 4) -> bool:
     it opens with one of `openers` (after greetings such as "hey", "ok so"), or it has at most
     `terse_words` words ("8 weeks from today"). A "when" or "what" inside a statement ("it's
     incredible when you ...") is not a question."""
-    if "?" in text or len(re.findall(r"[a-z']+", text)) <= terse_words:
+    if "?" in text or len(letter_words(text)) <= terse_words:
         return True
     greeting = r"(?:(?:ok|okay|so|hey|hi|hello|please|quick\s+one|quick\s+question|and|also|anyway|now)\W+)*"
     opens = re.search(rf"(?:^|[.!;:]\s+){greeting}(?:{openers})\b", text) is not None
     return opens or _CLAUSE_QUESTION.search(text) is not None
 
 
+def _corrected(token: str, extra: frozenset[str]) -> str:
+    """A word of the message with each of its letter runs corrected ("waht's" -> "what's"); a
+    word with digits or other letters than a-z stays as written."""
+    parts = token.split("'")
+    if not all(part.isascii() and part.isalpha() for part in parts):
+        return token
+    return "'".join(correct(part, extra) for part in parts)
+
+
+@lru_cache(maxsize=4096)
 def correct(word: str, extra: frozenset[str] = frozenset()) -> str:
     """The vocabulary word a misspelled `word` stands for (the nearest one), or `word` itself."""
     vocabulary = VOCABULARY | extra

@@ -11,16 +11,18 @@ in by rule (`first`): a search takes the message itself as its query. A tool wit
 (the SQL tool: sql_reader.py) reads the questions it can into its arguments (`direct`), and
 sends those it cannot but that are about its data to the model (`model`).
 The `model` rules ask for both a request (a question or an imperative) and a subject only a
-tool can answer, so chat that merely mentions numbers, days or notes stays chat. A question or
+tool can answer (both read in reading/requests.py), so chat that merely mentions numbers, days
+or notes stays chat. A question or
 request that no subject rule reads goes to the intent classifier (intent.py), when there is one."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from ..reading import Reading
+from ..reading.requests import Subject, asks_tool, tool_subjects
 from .arithmetic_rules import arithmetic
 from .base import Tool
 from .date_rules import date_question
@@ -28,35 +30,11 @@ from .intent import Intent
 
 RouteKind = Literal["none", "direct", "model"]
 
-_REQUEST = re.compile(
-    r"(\?\s*$)|^(?:please\s+)?(?:(?:can|could|would|will)\s+you\s+)?(?:tell|show|list|find|search|look|check|"
-    r"count|calculate|compute|work\s+out|give|get|query|remind|what|which|when|where|who|how)\b", re.I)
-# A question with two numbers or more that asks for a total, a share or what is left.
-_WORD_PROBLEM = re.compile(
-    r"^(?=(?:.*?\d){2})(?=.*\?\s*$).*\b(?:in\s+total|altogether|each|per\s+(?:person|head|month|week|day|year)|"
-    r"how\s+much\s+(?:do|does|did|will|would|is|are|was)|how\s+many\s+\w+\s+(?:are|is)\s+left|split|average)\b",
-    re.I | re.S)
-# Subjects only a tool can answer, each with the tools that answer it.
-_SUBJECTS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
-    (re.compile(r"\d\s*(?:[-+*/×÷^]|\*\*)\s*\(?\d|\b(?:calculate|compute|square\s+root|percent\s+of|\d+\s*%\s+of)\b",
-                re.I), ("calculator",)),
-    (re.compile(r"\b(?:what|which)\s+(?:date|day)\b.*\b(?:today|tomorrow|yesterday|ago|from\s+now|from\s+today|"
-                r"weeks?\s+from|days?\s+from|months?\s+from)\b|\bhow\s+many\s+(?:days|weeks|months)\s+"
-                r"(?:until|till|since|between|left\s+until|ago)\b|\bday\s+of\s+the\s+week\b|"
-                r"\b(?:today'?s\s+date|the\s+date\s+today)\b", re.I), ("date",)),
-    (_WORD_PROBLEM, ("calculator",)),
-    (re.compile(r"\b(?:my|the)\s+(?:\w+\s+){0,2}(?:notes?|note\s+files?|text\s+files?|markdown\s+files?)\b", re.I),
-     ("notes_search",)),
-    (re.compile(r"\b(?:in|from|according\s+to|check|query|look\s+up\s+in|search)\s+(?:the|my|our|this)\s+"
-                r"(?:database|db|tables?)\b|\bwhat\s+tables\b", re.I), ("sql_query", "sql_schema")),
-    (re.compile(r"^(?:what|who|which|where|when)(?:\s+\w+)?(?:'s|\s+is|\s+are|\s+was|\s+do|\s+did|\s+am)\s+"
-                r"(?:i|my)\b|\b(?:do\s+you\s+remember\s+(?:what|when|where|which|who|if|whether)(?:\s+\w+)?\s+(?:i|my)|"
-                r"what\s+did\s+i\s+(?:tell|say\s+to)\s+you|did\s+i\s+(?:ever\s+)?(?:tell|mention\s+to)\s+you|"
-                r"what\s+do\s+you\s+(?:know|remember)\s+about\s+me|search\s+(?:your|my)\s+memory)\b", re.I),
-     ("memory_search",)),
-]
-
-
+# The tools that answer each subject (reading/requests.py), in the order the loop offers them.
+SUBJECT_TOOLS: dict[Subject, tuple[str, ...]] = {
+    "calculation": ("calculator",), "date": ("date",), "notes": ("notes_search",),
+    "database": ("sql_query", "sql_schema"), "memory": ("memory_search",),
+}
 SEARCH_QUERY_CHARS = 200  # the search tools' longest query
 _FIRST_BY_RULE = {"memory_search", "notes_search"}
 
@@ -90,17 +68,22 @@ class Router:
         self.intent = intent  # the second opinion on questions the rules route nowhere
         self.tools = dict(enabled) if isinstance(enabled, Mapping) else {}
 
-    def route(self, message: str) -> Route:
+    def route(self, reading: Reading | str) -> Route:
+        """The route of a message the turn has read (or of a text: its rules read the text)."""
+        if isinstance(reading, Reading):
+            message, request, subjects = reading.text, reading.tool_request, reading.tool_subjects
+        else:
+            message, request, subjects = reading, asks_tool(reading), tool_subjects(reading)
         direct = self._direct(message) or self._read(message)
         if direct is not None:
             return direct
-        if not _REQUEST.search(message.strip()):
+        if not request:
             return Route("none", reason="not a question or request")
         for name, tool in self.tools.items():
             if tool.asks is not None and tool.asks(message):
                 return Route("model", (name,), reason=f"asks for {name}")
-        tools = tuple(dict.fromkeys(name for pattern, names in _SUBJECTS if pattern.search(message)
-                                    for name in names if name in self.enabled))
+        tools = tuple(dict.fromkeys(name for subject in subjects for name in SUBJECT_TOOLS[subject]
+                                    if name in self.enabled))
         reason = "asks for " + ", ".join(tools)
         if not tools and self.intent is not None:  # a question no rule reads: the classifier's guess
             guess = self.intent.guess(message, self.enabled)

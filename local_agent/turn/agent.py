@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-import itertools
 import logging
 import threading
 import time
@@ -26,23 +25,23 @@ from ..backends.base import Backend
 from ..config import Settings
 from ..dates.clock import now as clock_now
 from ..dates.clock import stamp
-from ..dates.when import DateSpan
 from ..memory.index.render import prompt_text as render_memory  # `prompt_text` in respond is the templated prompt
-from ..memory.index.small_talk import is_small_talk
 from ..memory.sessions import Session, SessionStore, Turn
 from ..process.background import Background
 from ..prompt import DEFAULT_SYSTEM, Budget, ComposedPrompt, compose
+from ..reading import Reading, read
+from ..reading.dates import DateSpan
 from ..types import GenerationSettings, MemoryRecord, Message, RecallHit
 from .answering import Answer
 from .memory_work import MemoryParts, Wanted, always, distill_turn, fold_summary, store_turn, withdraw
-from .recap import live_items, period_items, recap_span, recap_text
-from .replies import Replier, ReplyPlan, plan_reply, user_names
+from .recap import live_items, period_items, recap_text
+from .replies import Replier, ReplyPlan, earlier_answers, plan_reply, user_names
 from .result import MemoryWork, ToolTrace, TurnResult, TurnTimings, WorkInProgress
 
 if TYPE_CHECKING:  # heavy modules are only needed when memory (or tools) are on
     from ..tools.loop import AskUser
     from ..tools.router import Route
-    from .tool_turn import OnCall, ToolOutcome, ToolTurn
+    from .tool_turn import Callbacks, OnCall, ToolOutcome, ToolTurn
 
 log = logging.getLogger(__name__)
 # Whether a recalled memory is already in the dialogue the model sees (then it is not recalled
@@ -123,13 +122,13 @@ class Agent:
         False it writes no more and forgets what it wrote of this turn (a server's client
         that left before it had the whole answer)."""
         self._begin(today)
-        start = time.perf_counter()
-        settings = generation or self.generation
+        start, settings = time.perf_counter(), generation or self.generation
         timings: dict[str, float] = {}
-        span = recap_span(message, self.now()) if self.replies_by_program else None
-        recalled = self._recall(message, timings) if span is None else []
-        route = self.tool_turn.route(message) if self.tool_turn is not None and span is None else None
-        plan = (plan_reply(message, [render_memory(hit.record) for hit in recalled])
+        reading = read(message, self.now())  # the one reading of the message this turn
+        span = reading.recap if self.replies_by_program else None
+        recalled = self._recall(reading, timings) if span is None else []
+        route = self.tool_turn.route(reading) if self.tool_turn is not None and span is None else None
+        plan = (plan_reply(reading, [render_memory(hit.record) for hit in recalled])
                 if self.replies_by_program and span is None else ReplyPlan("open"))
         composed = self._compose(message, recalled, settings, route,
                                  examples=plan.kind in ("statement", "courtesy", "open"))
@@ -137,16 +136,8 @@ class Agent:
         self._notices.clear()
         prompt_text = self.backend.format_prompt(composed.messages)
         timings["compose_s"] = time.perf_counter() - start - timings.get("recall_s", 0.0)
-        replier = Replier(self.backend, composed.messages, settings, on_token, timings, start,
-                          earlier=self._earlier_answers(message), sources=self._sources(composed),
-                          memories=composed.memories_used)
-        reply_route = ""
-        if span is not None:
-            answer, reply_route = replier.said(self._recap(span)), "recap"
-        elif route is None or route.kind == "none":
-            answer, reply_route = replier.reply(plan, message, user_names(composed.memories_used, message))
-        else:
-            answer = self._use_tools(route, composed, message, (on_token, ask, on_call), timings, start)
+        answer, reply_route = self._answer(reading, span, route, plan, composed, settings,
+                                           (on_token, ask, on_call), timings, start)
         tools = answer.tools
         notices += tools.notices if tools else ()
         turn_index = self._record_dialogue(message, answer.text, notices, tools)
@@ -154,16 +145,32 @@ class Agent:
             session=self.session.name, turn_index=turn_index, message=message, answer=answer.text,
             interrupted=answer.interrupted, recalled=tuple(recalled), prompt=composed, prompt_text=prompt_text,
             tokens=answer.tokens, timings=TurnTimings.measured(timings), notices=tuple(notices),
-            first_token_at=answer.first_token_at,
-            date=stamp(self.now()),
+            first_token_at=answer.first_token_at, date=stamp(self.now()),
             tool_calls=tools.calls if tools else (), asked_user=bool(tools and tools.asked_user),
             tools=tools.trace if tools else (ToolTrace(route.kind, route.reason) if route else None),
             reply_route=reply_route,
         )
+        return self._after_answer(result, reading, wanted)
+
+    def _answer(self, reading: Reading, span: DateSpan | None, route: Route | None, plan: ReplyPlan,
+                composed: ComposedPrompt, settings: GenerationSettings, callbacks: Callbacks,
+                timings: dict[str, float], start: float) -> tuple[Answer, str]:
+        """The answer, and how it was made: a recap, a reply by plan (replies.py), or tools."""
+        if self.tool_turn is not None and route is not None and route.kind != "none" and span is None:
+            return self.tool_turn.answer(route, composed.messages, reading, callbacks, timings, start), ""
+        replier = Replier(self.backend, composed.messages, settings, callbacks[0], timings, start,
+                          earlier=earlier_answers(self.session.recent, reading.text), sources=self._sources(composed),
+                          memories=composed.memories_used)
+        if span is not None:
+            return replier.said(self._recap(span)), "recap"
+        return replier.reply(plan, reading, user_names(composed.memories_used, reading.introduced_name))
+
+    def _after_answer(self, result: TurnResult, reading: Reading, wanted: Wanted) -> TurnResult:
+        """The turn's result, with its memory work queued (unless memory is off or incognito)."""
         self._started = self._started or result.date
         self._moment = None
         if self.memory and not self._incognito:
-            memory_work = self._worker.submit(self._after_turn, result, self.memory, wanted)
+            memory_work = self._worker.submit(self._after_turn, result, self.memory, wanted, reading)
             self._pending.append(memory_work)
             result = dataclasses.replace(result, memory=memory_work)
         self.last = result
@@ -216,11 +223,11 @@ class Agent:
         except Exception:
             log.debug("reading the dialogue ahead failed", exc_info=True)
 
-    def _recall(self, message: str, timings: dict[str, float]) -> list[RecallHit]:
-        if not self.memory or self.settings.recall_k <= 0 or is_small_talk(message):
+    def _recall(self, reading: Reading, timings: dict[str, float]) -> list[RecallHit]:
+        if not self.memory or self.settings.recall_k <= 0 or reading.small_talk:
             return []
         start = time.perf_counter()
-        hits = self.memory.store.recall(message, k=self.settings.recall_k + 4, today=self.now())
+        hits = self.memory.store.recall(reading.text, k=self.settings.recall_k + 4, today=self.now())
         hits = [hit for hit in hits if not self._in_window(hit.record)][: self.settings.recall_k]
         timings["recall_s"] = time.perf_counter() - start
         return hits
@@ -271,25 +278,6 @@ class Agent:
         moment = self.now().replace(tzinfo=None)
         return recap_text(period_items(records, span, live_items(unkept, self.session.name, moment)), span)
 
-    def _earlier_answers(self, message: str) -> list[str]:
-        """The dialogue's answers to other messages than this one (the same question asked
-        again may get the same answer)."""
-        recent, asked = self.session.recent, " ".join(message.split()).lower()
-        return [answer.content for question, answer in itertools.pairwise(recent)
-                if question.role == "user" and answer.role == "assistant"
-                and " ".join(question.content.split()).lower() != asked]
-
-    def _use_tools(self, route: Route, composed: ComposedPrompt, message: str,
-                   callbacks: tuple[Callable[[str], None] | None, AskUser | None, OnCall | None],
-                   timings: dict[str, float], start: float) -> Answer:
-        from .tool_turn import timed_answer
-
-        assert self.tool_turn is not None  # a route comes only from the tool turn
-        on_token, ask, on_call = callbacks
-        outcome = self.tool_turn.run(route, composed.messages, message, ask=ask, on_call=on_call)
-        shown = timed_answer(outcome, on_token, start, timings)
-        return Answer(outcome.answer, outcome.interrupted, outcome.tokens, shown, outcome)
-
     def _record_dialogue(self, message: str, answer: str, notices: list[str], tools: ToolOutcome | None = None) -> int:
         """Add the exchange to the session (and its file, unless incognito), the answer with
         the tool calls that made it; returns the index of the user's message in the session."""
@@ -302,7 +290,8 @@ class Agent:
         return len(self.session.turns) - 2  # other processes' turns may come first
 
     # -- memory work after the turn (on the worker thread) --------------------------------
-    def _after_turn(self, result: TurnResult, memory: MemoryParts, wanted: Wanted) -> MemoryWork:
+    def _after_turn(self, result: TurnResult, memory: MemoryParts, wanted: Wanted,
+                    reading: Reading | None = None) -> MemoryWork:
         work = WorkInProgress()
         try:
             if result.first_token_at:
@@ -310,7 +299,7 @@ class Agent:
             if not wanted():
                 return work.finish()
             stored = store_turn(result, memory.store, work, self.today())
-            distill_turn(result, memory, work, self.today(), wanted)
+            distill_turn(result, memory, work, self.today(), wanted, reading)
             if not wanted():
                 withdraw(memory.store, stored, work)
                 return work.finish()

@@ -23,15 +23,14 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..memory.distill.words import STOPWORDS
 from ..memory.index.render import TURN_MEMORY_CHARS
+from ..reading.clauses import split_clauses
+from ..reading.words import NUMBER_WORDS, STOPWORDS, words
 from .acknowledge import said_back
 from .answering import NOTED
 
-_WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
 _ASKING = frozenset("remember recall tell know again please said say told mention mentioned".split())
-_NUMBERS = dict(zip("one two three four five six seven eight nine ten eleven twelve".split(),
-                    map(str, range(1, 13)), strict=True))
+_NUMBERS = {word: str(number) for number, word in enumerate(NUMBER_WORDS, 1)}
 _TURN = re.compile(r"^\((?P<day>[^)]+)\) (?P<who>You said|I told you): (?P<text>.*)$", re.DOTALL)
 _DIGEST = re.compile(r"^Conversation of (?P<day>.+?), in short: (?P<text>.*)$", re.DOTALL)
 _ADDRESSED = re.compile(r"^(?:You|Your|You're|You've|You'd|You'll)\b")
@@ -49,13 +48,13 @@ class Candidate:
 
 def content_words(text: str) -> set[str]:
     """The content words of `text` (see the module's definition)."""
-    words = set()
-    for found in _WORD.findall(text.lower()):
+    content = set()
+    for found in words(text):
         word = _NUMBERS.get(found.removesuffix("'s"), found.removesuffix("'s"))
         if word in STOPWORDS or word in _ASKING:
             continue
-        words.add(word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word)
-    return words
+        content.add(word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word)
+    return content
 
 
 def from_memory(rendered: str) -> Candidate:
@@ -80,7 +79,7 @@ def from_dialogue(message: str) -> Candidate:
     if len(text) > TURN_MEMORY_CHARS:
         text = text[:TURN_MEMORY_CHARS].rsplit(" ", 1)[0] + " ..."
         return Candidate(message, f'You said: "{text}"', f'You said: "{text}"')
-    said = said_back(text)
+    said = said_back(split_clauses(text))
     quoted = f'You said: "{text}"'
     return Candidate(message, quoted, f"You told me {said}." if said else quoted)
 

@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING
 
 from ..memory.passages import passages
 from ..memory.sessions import Session
+from ..reading import Reading
+from ..reading.corrections import is_correction
 from ..types import MemoryDraft, Provenance
 from .result import TurnResult, WorkInProgress
 
@@ -70,16 +72,18 @@ def withdraw(store: MemoryStore, turn_ids: list[str], work: WorkInProgress) -> N
 
 
 def distill_turn(result: TurnResult, memory: MemoryParts, work: WorkInProgress, today: str,
-                 wanted: Wanted = always) -> None:
-    """Durable facts in the user's message, saved (a correction supersedes what it corrects)
-    while they are `wanted`."""
+                 wanted: Wanted = always, reading: Reading | None = None) -> None:
+    """Durable facts in the user's message (read as `reading` when the turn read it), saved (a
+    correction supersedes what it corrects) while they are `wanted`."""
     distiller = memory.distiller
     if distiller is None:
         return
-    from ..memory.distill.saving import is_correction, save_fact
+    from ..memory.distill.saving import save_fact
 
     start = time.perf_counter()
-    judged = distiller.distill(result.message)
+    reading = reading if reading is not None and reading.text == result.message else None
+    judged = distiller.distill(result.message, reading.clauses if reading else None)
+    correction = reading.correction if reading else is_correction(result.message)
     work.rejected = list(judged.rejected)
     for candidate in judged.candidates:
         if not wanted():
@@ -87,7 +91,7 @@ def distill_turn(result: TurnResult, memory: MemoryParts, work: WorkInProgress, 
         decision = {"route": candidate.route, "raw_json": judged.raw_json, "valid_json": judged.valid_json}
         outcome = save_fact(
             memory.store, candidate, provenance=turn_provenance(result, "user", today), decision=decision,
-            correction=is_correction(result.message),
+            correction=correction,
         )
         work.saved.append(outcome)
     work.timings["distill_s"] = time.perf_counter() - start

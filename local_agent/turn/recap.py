@@ -17,23 +17,15 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from ..dates.clock import spoken_date
-from ..dates.when import DateSpan, read_dates
-from ..memory.distill.clauses import split_clauses
 from ..memory.index.person import addressed, second_person
 from ..memory.index.time_boost import moment_of
+from ..reading.clauses import split_clauses
+from ..reading.dates import DateSpan
+from ..reading.recap import is_recap_question
 from ..types import MemoryRecord
 
 MAX_ITEMS = 8
 ITEM_CHARS = 120
-_RECAP = re.compile(
-    r"\b(?:what|which \w+)\s+(?:did|have|had)\s+(?:we|you and i|i and you)\s+(?:\w+\s+)?"
-    r"(?:talk(?:ed)?|chat(?:ted)?|discuss(?:ed)?|speak|spoken|spoke|cover(?:ed)?|go over|gone over|went over)\b"
-    r"|\bwhat\s+were\s+we\s+(?:talking|chatting)\s+about\b"
-    r"|\b(?:summari[sz]e|recap|sum up)\s+(?:our|the|what we)\s+(?:\w+\s+)?"
-    r"(?:conversations?|chats?|talks?|discussed|talked)\b"
-    r"|\bwhat\s+(?:topics|things|subjects)\s+did\s+we\b",
-    re.IGNORECASE,
-)
 _TODAY_WORDS = re.compile(r"\b(?:so far|until now|earlier|just now|this session)\b", re.IGNORECASE)
 
 
@@ -45,22 +37,6 @@ class Said:
     session: str
     text: str
     digest: bool = False
-
-
-def recap_span(message: str, now: dt.datetime) -> DateSpan | None:
-    """The period a recap question asks about (today when it names none), or None when
-    `message` is not a recap question."""
-    if not _RECAP.search(message):
-        return None
-    spans = read_dates(message, now)
-    if spans:
-        return spans[0]
-    start = now.replace(hour=0, minute=0, second=0, microsecond=0)
-    return DateSpan(start, start + dt.timedelta(days=1), "today", "day")
-
-
-def is_recap_question(message: str) -> bool:
-    return bool(_RECAP.search(message))
 
 
 def period_items(records: Iterable[MemoryRecord], span: DateSpan, live: Sequence[Said] = ()) -> list[Said]:

@@ -1,7 +1,8 @@
-"""How a turn's reply is made. "The program decides, the model phrases": the program reads
-what kind of message it is and decides who says what.
+"""How a turn's reply is made. "The program decides, the model phrases": the message's reading
+(reading/: its intents, read once) says what kind of message it is, and `plan_reply` decides
+who says what, the first entry of `PRECEDENCE` that applies winning:
 
-- a recap question ("what did we talk about today?", recap.py): the program lists that
+- a recap question ("what did we talk about today?", turn/recap.py): the program lists that
   period's turns and digests, shown at once;
 - a correction (acknowledge.py): "Got it, Alexa." / "Got it: you live in Braga now.", at once;
 - an introduction: "Nice to meet you, Priya!" (in the user's language), at once (then the
@@ -33,25 +34,27 @@ another language, a correction is a statement and is thanked for.
 
 from __future__ import annotations
 
-import re
+import itertools
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal, NamedTuple
 
 from ..backends.base import Backend
-from ..grounding.language import language_of, same_language
 from ..grounding.support import unsupported
-from ..memory.distill.clauses import split_clauses
+from ..memory.sessions import Turn
+from ..reading import Reading
+from ..reading.introductions import introduced_name
+from ..reading.language import same_language
 from ..types import GenerationSettings, Message
 from .about_me import about_me_reply
-from .acknowledge import correction_reply, introduced_name, introduction_reply, said_back
+from .acknowledge import correction_reply, introduction_reply, said_back
 from .answering import Answer, stream_answer
 from .evidence import Candidate, draws_on, from_dialogue, from_memory, relevant, said_back_evidence
 from .feelings import REPLIES as FEELING_REPLIES
-from .feelings import feeling, misses_feeling
+from .feelings import misses_feeling
 from .memory_answers import DONT_REMEMBER, asks_about_past
-from .phrases import answers_courtesy, courtesy, farewell, farewell_reply, phrase
+from .phrases import answers_courtesy, farewell_reply, phrase
 from .reply_checks import apologizes_or_refuses, claims_name, speaks_of_the_user, takes_statement, too_long
 from .result import TokenCounts
 
@@ -59,14 +62,6 @@ ReplyKind = Literal["introduction", "correction", "about-me", "farewell", "court
 # Added to the system message when a memory answer is asked again: the first named or counted
 # something no memory holds.
 STRICT = "Answer only with what the notes from memory say. If they do not say it, answer: I don't remember."
-# "What's my name?", "who am I?", "do you remember my name?": the program answers from the
-# introductions the dialogue and the memories shown hold.
-ASKS_OWN_NAME = re.compile(r"\b(?:what(?:'s| is|s)?|whats)\s+my\s+name\b|\bwho am i\b"
-                           r"|\bdo you (?:know|remember) (?:my name|who i am)\b|\bwhat do you call me\b", re.IGNORECASE)
-# A clause that opens with a negated auxiliary and has no question mark left its subject out:
-# "can't sleep", "didn't get the job" tell, they do not ask.
-_DROPPED_SUBJECT = re.compile(r"^(?:can't|cannot|couldn't|won't|don't|didn't|isn't|wasn't|haven't|hasn't)\b",
-                              re.IGNORECASE)
 SAID_BACK_WORDS = 25  # a statement said back longer than this gets the plain thanks instead
 OnToken = Callable[[str], None] | None
 
@@ -81,64 +76,95 @@ class ReplyPlan:
     model_after: bool = False
 
 
-def plan_reply(message: str, memories: Sequence[str]) -> ReplyPlan:
-    """The kind of reply `message` gets (recap questions are the agent's, before recall)."""
-    clauses = split_clauses(message)
-    asks = "?" in message or any(
-        clause.act == "request" or (clause.act == "question" and not _DROPPED_SUBJECT.match(clause.text))
-        for clause in clauses)
-    language = language_of(message)
-    english = language in (None, "en")
-    if english and not asks:
-        correction = correction_reply(message)
-        if correction:
-            return ReplyPlan("correction", correction)
-    introduction, about = introduction_reply(message, language), about_me_reply(message)
-    if introduction:  # "Hi, I'm Sam. What's your name?": both the program's
-        return ReplyPlan("introduction", f"{introduction} {about}" if about else introduction,
-                         model_after=asks and not about)
-    if about:
-        return ReplyPlan("about-me", about)
-    leaving = farewell(message)
-    if leaving is not None:
-        return ReplyPlan("farewell", farewell_reply(message, leaving))
-    kind = courtesy(message)
-    if kind is not None:
-        return ReplyPlan("courtesy", phrase(kind, language))
-    if asks_about_past(message, memories) or ASKS_OWN_NAME.search(message):  # "whats my name lol" asks too
-        return ReplyPlan("past")
-    if not asks and (not english or feeling(message) or any(clause.first_person_statement for clause in clauses)):
-        return ReplyPlan("statement", statement_reply(message))
+PlanStep = Callable[[Reading, Sequence[str]], "ReplyPlan | None"]
+
+
+def _correction(reading: Reading, memories: Sequence[str]) -> ReplyPlan | None:
+    said = correction_reply(reading) if reading.english and not reading.asks else None
+    return ReplyPlan("correction", said) if said else None
+
+
+def _introduction(reading: Reading, memories: Sequence[str]) -> ReplyPlan | None:
+    introduction, about = introduction_reply(reading), about_me_reply(reading.about)
+    if not introduction:  # "Hi, I'm Sam. What's your name?": both the program's
+        return None
+    return ReplyPlan("introduction", f"{introduction} {about}" if about else introduction,
+                     model_after=reading.asks and not about)
+
+
+def _about_me(reading: Reading, memories: Sequence[str]) -> ReplyPlan | None:
+    about = about_me_reply(reading.about)
+    return ReplyPlan("about-me", about) if about else None
+
+
+def _farewell(reading: Reading, memories: Sequence[str]) -> ReplyPlan | None:
+    goodbye = reading.goodbye
+    return ReplyPlan("farewell", farewell_reply(goodbye, reading.language)) if goodbye else None
+
+
+def _courtesy(reading: Reading, memories: Sequence[str]) -> ReplyPlan | None:
+    return ReplyPlan("courtesy", phrase(reading.courtesy, reading.language)) if reading.courtesy else None
+
+
+def _past(reading: Reading, memories: Sequence[str]) -> ReplyPlan | None:
+    # "whats my name lol" asks too, in any form
+    return ReplyPlan("past") if reading.own_name or asks_about_past(reading.past, memories) else None
+
+
+def _statement(reading: Reading, memories: Sequence[str]) -> ReplyPlan | None:
+    if reading.asks or not (not reading.english or reading.feeling or reading.intent("statement")):
+        return None
+    return ReplyPlan("statement", statement_reply(reading))
+
+
+# Which reply a message gets when it does several things: the first step of this table that
+# makes a plan (recap questions are the agent's, before recall; anything else is "open").
+PRECEDENCE: tuple[tuple[ReplyKind, PlanStep], ...] = (
+    ("correction", _correction),  # English and not asking: "No, my name is Alexa." before the name
+    ("introduction", _introduction),  # with the answer about the assistant when both
+    ("about-me", _about_me),
+    ("farewell", _farewell),  # a goodbye at the end wins over the thanks before it
+    ("courtesy", _courtesy),
+    ("past", _past),
+    ("statement", _statement),  # not asking: a feeling, a first-person statement, another language
+)
+
+
+def plan_reply(reading: Reading, memories: Sequence[str]) -> ReplyPlan:
+    """The kind of reply the message read as `reading` gets (`PRECEDENCE`)."""
+    for _, step in PRECEDENCE:
+        plan = step(reading, memories)
+        if plan is not None:
+            return plan
     return ReplyPlan("open")
 
 
-def statement_reply(message: str) -> str:
-    """What the program says to a plain statement: to a feeling shared (in English, feelings.py)
+def statement_reply(reading: Reading) -> str:
+    """What the program says to a plain statement: to a feeling shared (in English)
     "That sounds hard. ..." or "That's wonderful to hear!"; else the statement said back, when
     short (in English), else thanks for telling, in the message's language."""
-    language = language_of(message)
-    shared = feeling(message) if language in (None, "en") else None
+    shared = reading.feeling if reading.english else None
     if shared:
         return FEELING_REPLIES[shared]
-    said = said_back(message) if any(c.first_person_statement for c in split_clauses(message)) else ""
-    if said and len(said.split()) <= SAID_BACK_WORDS and language in (None, "en"):
+    said = said_back(reading.clauses) if any(c.first_person_statement for c in reading.clauses) else ""
+    if said and len(said.split()) <= SAID_BACK_WORDS and reading.english:
         return f"Got it: {said}."
-    return phrase("told", language)
+    return phrase("told", reading.language)
 
 
-def statement_problem(reply: str, message: str, sources: Sequence[str], user_names: Sequence[str]) -> str | None:
+def statement_problem(reply: str, reading: Reading, sources: Sequence[str], user_names: Sequence[str]) -> str | None:
     """Why the model's reply to a plain statement may not be shown, or None."""
     missing = unsupported(reply, sources)
     problems = (
         (not reply.strip(), "empty"),
-        (not same_language(reply, language_of(message)), "another language"),
-        (apologizes_or_refuses(reply, message), "an apology or refusal"),
+        (not same_language(reply, reading.language), "another language"),
+        (apologizes_or_refuses(reply, reading.text), "an apology or refusal"),
         (speaks_of_the_user(reply), 'speaks of "the user"'),
         (bool(claims_name(reply, user_names)), "takes the user's name"),
-        (takes_statement(reply, message) is not None, "takes the user's statement as its own"),
+        (takes_statement(reply, reading.clauses) is not None, "takes the user's statement as its own"),
         (bool(missing), f"unsupported {missing.describe()}"),
-        (too_long(reply, message), "too long"),
-        (misses_feeling(reply, message), "cheers at something hard, or condoles at good news"),
+        (too_long(reply, reading.text), "too long"),
+        (misses_feeling(reply, reading.feeling), "cheers at something hard, or condoles at good news"),
     )
     return next((reason for failed, reason in problems if failed), None)
 
@@ -161,7 +187,7 @@ class Replier:
         self.on_token, self.timings, self.start = on_token, timings, start
         self.earlier, self.sources, self.memories = list(earlier), list(sources), list(memories)
 
-    def reply(self, plan: ReplyPlan, message: str, user_names: Sequence[str] = ()) -> Reply:
+    def reply(self, plan: ReplyPlan, reading: Reading, user_names: Sequence[str] = ()) -> Reply:
         if plan.kind in ("about-me", "farewell"):
             return Reply(self.said(plan.text), f"template:{plan.kind}")
         if plan.kind in ("introduction", "correction"):
@@ -173,9 +199,9 @@ class Replier:
             return Reply(rest._replace(text=f"{plan.text} {rest.text}", first_token_at=said.first_token_at),
                          f"template:{plan.kind}+model")
         if plan.kind == "past":
-            return self.grounded(message)
+            return self.grounded(reading)
         if plan.kind in ("statement", "courtesy"):
-            return self.guarded(message, user_names, plan)
+            return self.guarded(reading, user_names, plan)
         return Reply(stream_answer(self.backend, self.messages, self.settings, self.on_token, self.timings,
                                    self.start, earlier=self.earlier), "model")
 
@@ -206,14 +232,14 @@ class Replier:
         return stream_answer(self.backend, messages, self.settings, None, self.timings, self.start,
                              earlier=self.earlier if messages is self.messages else ())
 
-    def grounded(self, message: str) -> Reply:
+    def grounded(self, reading: Reading) -> Reply:
         """A memory answer: shown when no name or number in it lacks a source and it draws on
         the evidence (evidence.py) when there is some; a name or number without a source gets
         one more try, strictly and without the dialogue; else the evidence said back by the
         program, or "I don't remember that." and the closest memory when there is none."""
-        dialogue = self.dialogue_messages()
-        if ASKS_OWN_NAME.search(message):
-            names = [*filter(None, map(introduced_name, dialogue)), *user_names(self.memories, "")]
+        dialogue, message = self.dialogue_messages(), reading.text
+        if reading.own_name:
+            names = [*filter(None, map(introduced_name, dialogue)), *user_names(self.memories)]
             if names:  # the newest introduction in the dialogue, else the best memory's
                 return Reply(self.said(f"Your name is {names[0]}."), "template:name")
         evidence = relevant(message, [*map(from_memory, self.memories), *map(from_dialogue, dialogue)])
@@ -252,12 +278,12 @@ class Replier:
         self.timings["grounding_check_s"] = self.timings.get("grounding_check_s", 0.0) + time.perf_counter() - start
         return found
 
-    def guarded(self, message: str, user_names: Sequence[str], plan: ReplyPlan) -> Reply:
+    def guarded(self, reading: Reading, user_names: Sequence[str], plan: ReplyPlan) -> Reply:
         """The model's reply to a plain statement or a courtesy when it passes
         `statement_problem`, else the plan's own reply (said back, or a courtesy)."""
         first = self.held(self.messages)
-        problem = None if first.interrupted else statement_problem(first.text, message, self.sources, user_names)
-        kind = courtesy(message) if plan.kind == "courtesy" else None
+        problem = None if first.interrupted else statement_problem(first.text, reading, self.sources, user_names)
+        kind = reading.courtesy if plan.kind == "courtesy" else None
         if problem is None and kind is not None and not answers_courtesy(first.text, kind):
             problem = "not a greeting or thanks back"
         if problem is None:
@@ -273,10 +299,19 @@ def not_remembered(memories: Sequence[str]) -> str:
     return f"{DONT_REMEMBER} The closest note I have: {from_memory(memories[0]).note}"
 
 
-def user_names(memories: Sequence[str], message: str) -> list[str]:
-    """The user's names the prompt shows: introduced in the message, or in a memory ("Your name
-    is Ada", "You prefer to be called Alex")."""
-    names = [name for name in (introduced_name(message),) if name]
+def earlier_answers(recent: Sequence[Turn], message: str) -> list[str]:
+    """The dialogue's answers (`recent`) to other messages than this one (the same question
+    asked again may get the same answer)."""
+    asked = " ".join(message.split()).lower()
+    return [answer.content for question, answer in itertools.pairwise(recent)
+            if question.role == "user" and answer.role == "assistant"
+            and " ".join(question.content.split()).lower() != asked]
+
+
+def user_names(memories: Sequence[str], introduced: str | None = None) -> list[str]:
+    """The user's names the prompt shows: `introduced` in the message, or in a memory ("Your
+    name is Ada", "You prefer to be called Alex")."""
+    names = [name for name in (introduced,) if name]
     for text in memories:
         name = introduced_name(text.replace("Your name is", "My name is").replace("You prefer to be called", "Call me"))
         if name:

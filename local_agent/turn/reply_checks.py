@@ -16,10 +16,11 @@ evaluation of everyday replies judges by them and the turn guards some of them.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
-from ..memory.distill.clauses import split_clauses
 from ..memory.distill.validation import content_stems
+from ..reading.clauses import Clause, split_clauses
+from ..reading.words import compounds
 
 MAX_WORDS = 60
 _APOLOGY = re.compile(
@@ -35,7 +36,6 @@ _REFUSAL = re.compile(
     re.IGNORECASE,
 )
 _THE_USER = re.compile(r"\b(?:the user|user's|user\u2019s)\b", re.IGNORECASE)
-_WORDS = re.compile(r"[\w'\u2019-]+")
 _MORE = re.compile(
     r"\b(?:in detail|detailed|details|step[- ]by[- ]step|as much (?:space|detail)|at length|elaborate|thorough|"
     r"comprehensive|long|essay|story|stories|full (?:guide|explanation|list)|explain fully|everything about)\b",
@@ -65,7 +65,7 @@ def speaks_of_the_user(reply: str) -> bool:
 
 
 def word_count(text: str) -> int:
-    return len(_WORDS.findall(text))
+    return sum(1 for _ in compounds(text))
 
 
 def asks_for_more(message: str) -> bool:
@@ -85,10 +85,10 @@ def claims_name(reply: str, names: Iterable[str]) -> str | None:
     return None
 
 
-def takes_statement(reply: str, message: str) -> str | None:
+def takes_statement(reply: str, said: Sequence[Clause]) -> str | None:
     """The reply's first-person clause that restates one of the message's first-person
-    statements as the assistant's own, or None."""
-    theirs = [content_stems(c.text) for c in split_clauses(message) if c.first_person_statement]
+    statements (in its clauses, `said`) as the assistant's own, or None."""
+    theirs = [content_stems(c.text) for c in said if c.first_person_statement]
     theirs = [stems for stems in theirs if len(stems) >= 2]
     for clause in split_clauses(reply):
         if not _OWN.match(clause.text) or _ABOUT_YOU.search(clause.text):

@@ -29,6 +29,7 @@ from typing import Any
 from ..backends.base import Backend
 from ..errors import ApprovalUnavailable, ToolError
 from ..grounding import check
+from ..reading import Reading
 from ..tools.actions import capped, instructions
 from ..tools.base import Tool
 from ..tools.intent import Intent
@@ -38,10 +39,13 @@ from ..tools.plain import failure_answer
 from ..tools.router import Route, Router
 from ..tools.text import quoted_result
 from ..types import GenerationSettings, Message
+from .answering import Answer
 from .result import TokenCounts, ToolTrace
 from .tool_answer import AnswerStep, Phrased, sources
 
 OnCall = Callable[[ToolCall], None]
+# A turn's callbacks: on_token, ask, on_call (Agent.respond).
+Callbacks = tuple[Callable[[str], None] | None, AskUser | None, OnCall | None]
 PHRASED = frozenset({"sql_query"})  # tools whose result, read by rule, the model still phrases
 DECIDE_MAX_TOKENS = 1024  # one step's action at most
 ACTION_OVERHEAD_TOKENS = 48  # the JSON around the one free-text string of an action
@@ -110,7 +114,15 @@ class ToolTurn:
         self.approving = approving
         self.answer_step = AnswerStep(backend, seed)
 
-    def route(self, message: str) -> Route:
+    def answer(self, route: Route, messages: Sequence[Message], reading: Reading, callbacks: Callbacks,
+               timings: dict[str, float], start: float) -> Answer:
+        """The answer of a `direct` or `model` route (`run`), shown as a normal one is shown."""
+        on_token, ask, on_call = callbacks
+        outcome = self.run(route, messages, reading, ask=ask, on_call=on_call)
+        shown = timed_answer(outcome, on_token, start, timings)
+        return Answer(outcome.answer, outcome.interrupted, outcome.tokens, shown, outcome)
+
+    def route(self, message: Reading | str) -> Route:
         return self.router.route(message)
 
     def directive(self, base: str, route: Route) -> str:
@@ -124,10 +136,12 @@ class ToolTurn:
         example_tokens = sum(self.backend.count_tokens(m.content) + 8 for m in examples)
         return example_tokens + STEP_ROOM_TOKENS
 
-    def run(self, route: Route, messages: Sequence[Message], message: str, *, ask: AskUser | None = None,
+    def run(self, route: Route, messages: Sequence[Message], reading: Reading | str, *, ask: AskUser | None = None,
             on_call: OnCall | None = None) -> ToolOutcome:
-        """Answer a `direct` or `model` route. `messages` are the composed prompt (its system
-        message from `directive`); `ask` asks the user (chat only); `on_call` sees each call."""
+        """Answer a `direct` or `model` route for the message the turn read (or a text).
+        `messages` are the composed prompt (its system message from `directive`); `ask` asks the
+        user (chat only); `on_call` sees each call."""
+        message = reading.text if isinstance(reading, Reading) else reading
         notices: list[str] = []
         made: list[ToolCall] = []
 
@@ -137,7 +151,7 @@ class ToolTurn:
                 on_call(call)
 
         tokens = {"prompt": 0, "completion": 0}
-        loop = self._loop(route, message, notices, tokens)
+        loop = self._loop(route, reading, notices, tokens)
         try:
             if route.kind == "direct":
                 result = loop.run_direct(route.tools[0], route.arguments, on_call=seen)
@@ -173,7 +187,7 @@ class ToolTurn:
             return Phrased(result.answer, "asked")
         return self.answer_step.answer(message, result.tool_calls, "; ".join(result.notices))
 
-    def _loop(self, route: Route, message: str, notices: list[str], tokens: dict[str, int]) -> ToolLoop:
+    def _loop(self, route: Route, message: Reading | str, notices: list[str], tokens: dict[str, int]) -> ToolLoop:
         # A call by rule uses the tool as it is; the model's arguments are narrowed to the message.
         offered = [self.tools[name] if route.kind == "direct" else grounded(self.tools[name], message)
                    for name in route.tools]

@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from local_agent.dates.when import read_dates
 from local_agent.errors import InputError
+from local_agent.reading.dates import read_dates
 from local_agent.types import MemoryDraft, Provenance
 
 DEFAULT_KS = (5, 10, 25, 50)

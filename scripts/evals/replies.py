@@ -37,9 +37,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from local_agent.grounding.language import language_of, same_language
 from local_agent.grounding.names import unsupported_names
 from local_agent.grounding.numbers import numbers, unsupported_numbers
+from local_agent.reading.clauses import split_clauses
+from local_agent.reading.language import language_of, same_language
 from local_agent.turn.reply_checks import (
     apologizes_or_refuses,
     claims_name,
@@ -167,7 +168,7 @@ def judge_introduction(item: Item, reply: str) -> dict[str, bool]:
     user, people = item.extra["user"], item.extra["people"]
     first = user.split()[0]
     return {
-        "own_name": not claims_name(reply, [user, first]) and not takes_statement(reply, item.message),
+        "own_name": not claims_name(reply, [user, first]) and not takes_statement(reply, split_clauses(item.message)),
         "attributes": moved_attribute(reply, user, people) is None,
         "acknowledged": bool(_name_words(user) & _reply_words(reply)),
     }

@@ -18,6 +18,7 @@ import json
 import logging
 import re
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -25,8 +26,8 @@ from string import Template
 from typing import TYPE_CHECKING, Any
 
 from ...backends.base import Backend
+from ...reading.clauses import Clause
 from ...types import DistillResult, FactCandidate, GenerationSettings, Message
-from .clauses import Clause
 from .gate import Embeds, Gate, GateDecision
 from .person import third_person
 from .rules import RuleFact, extract_from, infer_key
@@ -128,18 +129,20 @@ class Distiller:
         self.prompt = load_prompt()
         self.checker = CandidateChecker(self.prompt.texts())
 
-    def distill(self, user_message: str) -> DistillResult:
+    def distill(self, user_message: str, clauses: Sequence[Clause] | None = None) -> DistillResult:
         """Rules run on every message with a first-person statement; the model only on
-        statements the gate's classifier finds durable and no rule covered."""
+        statements the gate's classifier finds durable and no rule covered. `clauses` are the
+        message's, when the turn has read it already."""
         start = time.perf_counter()
         result = DistillResult()
-        decision = self.gate.check(user_message)
+        decision = self.gate.check(user_message, clauses)
         if not decision.complete:  # a long message: what is checked against is what the gate read
             user_message = " ".join(clause.text for clause in decision.clauses)
         result.gate = decision.reason
         rule_facts = extract_from(decision.clauses) if decision.statements else []
         for fact in rule_facts:
-            self._consider(FactCandidate(fact.text, "rule", fact.key, fact.rule), user_message, result)
+            self._consider(FactCandidate(fact.text, "rule", fact.key, fact.rule), user_message, result,
+                           decision.clauses)
         uncovered = _uncovered(decision.durable(self.gate.threshold), rule_facts)
         if not decision.passed:
             log.debug("distill gate: %s: %r", decision.reason, user_message[:80])
@@ -189,8 +192,9 @@ class Distiller:
             else:
                 kept[0] = kept[0][: len(kept[0]) // 2]
 
-    def _consider(self, candidate: FactCandidate, message: str, result: DistillResult) -> None:
-        reason = self.checker.reason_to_reject(candidate.text, message)
+    def _consider(self, candidate: FactCandidate, message: str, result: DistillResult,
+                  clauses: Sequence[Clause] | None = None) -> None:
+        reason = self.checker.reason_to_reject(candidate.text, message, clauses)
         if reason is None:
             reason = _duplicate_reason(candidate, result.candidates)
         if reason is None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -22,7 +23,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from ...errors import ModelError
-from .clauses import Clause, split_clauses
+from ...reading.clauses import Clause, split_clauses
 
 log = logging.getLogger(__name__)
 
@@ -113,8 +114,10 @@ class Gate:
         self.model = model if model is not None or embedder is None else _packaged_for(embedder)
         self.threshold = self.model.threshold if self.model is not None else 0.5
 
-    def check(self, message: str) -> GateDecision:
-        clauses = split_clauses(message)
+    def check(self, message: str, clauses: Sequence[Clause] | None = None) -> GateDecision:
+        """The decision on `message`, read into `clauses` by the caller when it has them;
+        at most the first MAX_CLAUSES are read (`complete` says whether that was all)."""
+        clauses = list(clauses) if clauses is not None else split_clauses(message)
         complete = len(clauses) <= MAX_CLAUSES
         clauses = clauses[:MAX_CLAUSES]
         statements = [c for c in clauses if c.first_person_statement]

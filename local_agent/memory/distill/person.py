@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from ...process.lazy_pattern import LazyPattern
+from ...reading.patterns import LazyPattern
 from .words import ADVERBS, adverb_run
 
 _ADVERBS = adverb_run(ADVERBS)

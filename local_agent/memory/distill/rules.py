@@ -8,10 +8,11 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from ...process.lazy_pattern import LazyPattern
-from .clauses import Clause, split_clauses
+from ...reading.clauses import Clause, split_clauses
+from ...reading.patterns import LazyPattern
+from ...reading.words import FUNCTION_WORDS, MONTHS, compounds
 from .person import third_person
-from .words import ADVERBS, FUNCTION_WORDS, adverb_run
+from .words import ADVERBS, adverb_run
 
 Key = tuple[str, str]
 
@@ -91,7 +92,7 @@ def _object_ok(match: re.Match[str], reject: LazyPattern | None) -> bool:
     value = value.strip()
     if _DEICTIC.match(value) or _PARTNER.search(value) or (reject is not None and reject.match(value)):
         return False
-    words = re.findall(r"[\w'-]+", value.lower())
+    words = [word.lower() for word, _, _ in compounds(value)]
     return any(w not in FUNCTION_WORDS for w in words) and len(words) <= 30
 
 
@@ -110,8 +111,7 @@ def _favorite_key(match: re.Match[str]) -> Key:
 
 
 def _born_key(match: re.Match[str]) -> Key:
-    when = re.search(r"\d|january|february|march|april|may|june|july|august|september|october|"
-                     r"november|december", match.group("v"), re.I)
+    when = re.search(r"\d|" + "|".join(MONTHS), match.group("v"), re.I)
     return ("user", "birthday") if when else ("user", "birthplace")
 
 

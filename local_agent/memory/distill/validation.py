@@ -5,14 +5,14 @@ distill prompt's own examples or instructions."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
 import Stemmer
 
-from .clauses import normalize, split_clauses
+from ...reading.clauses import Clause, normalize, split_clauses
+from ...reading.words import MONTHS, STOPWORDS, WEEKDAYS, WORD
 from .person import later_pronouns, third_person
-from .words import STOPWORDS, WORD
 
 _ABOUT_USER = re.compile(r"\b(?:the user|user's|user)\b", re.I)
 _FIRST_PERSON_START = re.compile(r"^(?:I|I'm|I've|my)\b", re.I)
@@ -21,8 +21,7 @@ GROUNDED_SHARE = 0.6  # at least this share of a fact's content words must be in
 # "The user will not quit", "The user will start thinking about it": a resolution said in
 # passing, not a fact, unless it says when ("will start a job in December") or what they will be.
 _RESOLUTION = re.compile(r"^the user (?:will|won't|will not)\b(?!\s+be\b)", re.I)
-_WHEN = re.compile(r"\d|\b(?:january|february|march|april|may|june|july|august|september|october|november|"
-                   r"december|monday|tuesday|wednesday|thursday|friday|saturday|sunday|next|tomorrow|tonight|"
+_WHEN = re.compile(rf"\d|\b(?:{'|'.join(MONTHS + WEEKDAYS)}|next|tomorrow|tonight|"
                    r"year|month|week|summer|winter|spring|autumn|fall)\b", re.I)
 
 
@@ -78,15 +77,16 @@ _CORRECTION_CONTRAST = re.compile(r"^\s*(?:no|nope|actually)\b[,.!]*\s*|,\s*(?:a
                                   re.I)
 
 
-def attitude_backed(fact: str, message: str) -> bool:
+def attitude_backed(fact: str, message: str, clauses: Sequence[Clause] | None = None) -> bool:
     """Whether each attitude and negation the fact states is stated in the message too, and the
-    message's clause the fact draws most on is not negated when the fact is not."""
+    message's clause the fact draws most on (of its `clauses`, when read already) is not
+    negated when the fact is not."""
     fact = _NAMING.sub("", fact)
     if any(pattern.search(fact) and not pattern.search(message) for pattern in (_LIKES, _DISLIKES, _NEGATION)):
         return False
     stems = content_stems(fact)
-    clauses = [clause.text for clause in split_clauses(message)] or [message]
-    source = _CORRECTION_CONTRAST.sub("", max(clauses, key=lambda text: len(stems & content_stems(text))))
+    said = [clause.text for clause in (clauses if clauses is not None else split_clauses(message))] or [message]
+    source = _CORRECTION_CONTRAST.sub("", max(said, key=lambda text: len(stems & content_stems(text))))
     return not (_NEGATION.search(source) and not _NEGATION.search(fact) and not _DISLIKES.search(fact))
 
 
@@ -105,14 +105,15 @@ class CandidateChecker:
     def __init__(self, prompt_texts: Iterable[str]) -> None:
         self._prompt = [(text, content_stems(text)) for text in prompt_texts if content_stems(text)]
 
-    def reason_to_reject(self, fact: str, message: str) -> str | None:
-        """Why `fact` may not be saved from `message`, or None when it may."""
+    def reason_to_reject(self, fact: str, message: str, clauses: Sequence[Clause] | None = None) -> str | None:
+        """Why `fact` may not be saved from `message` (read into `clauses` when the turn read
+        it), or None when it may."""
         if len(WORD.findall(fact)) < 3:
             return "too short to be a fact"
-        clauses = split_clauses(fact)
-        if any(c.act == "question" for c in clauses) or fact.rstrip().endswith("?"):
+        acts = {c.act for c in split_clauses(fact)}
+        if "question" in acts or fact.rstrip().endswith("?"):
             return "a question"
-        if any(c.act == "request" for c in clauses) or re.search(r"\b(?:you|your|assistant)\b", fact, re.I):
+        if "request" in acts or re.search(r"\b(?:you|your|assistant)\b", fact, re.I):
             return "an instruction to the assistant"
         if not _ABOUT_USER.search(fact):
             return "not about the user"
@@ -125,7 +126,8 @@ class CandidateChecker:
             return "a resolution, not a fact"
         grounded = stems & content_stems(message)
         if len(grounded) / len(stems) >= GROUNDED_SHARE:
-            return None if attitude_backed(fact, normalize(message)) else "an attitude the message does not state"
+            backed = attitude_backed(fact, normalize(message), clauses)
+            return None if backed else "an attitude the message does not state"
         if self._copies_prompt(stems):
             return "copied from the prompt"
         return "not grounded in the user's message"

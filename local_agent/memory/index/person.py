@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from ...process.lazy_pattern import LazyPattern
+from ...reading.patterns import LazyPattern
 
 _IRREGULAR = {"is": "are", "was": "were", "has": "have", "does": "do", "isn't": "aren't", "wasn't": "weren't",
               "hasn't": "haven't", "doesn't": "don't"}

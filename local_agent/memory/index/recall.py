@@ -20,9 +20,9 @@ from typing import Literal, overload
 
 import numpy as np
 
-from ...dates.when import DateSpan
+from ...reading.dates import DateSpan
+from ...reading.words import WORD
 from ...types import MemoryRecord, RecallHit
-from ..distill.words import WORD
 from . import time_boost
 from .lexical_search import LexicalMatch
 from .rerank import FEATURES, Candidates, RankerModel, features, packaged_ranker

@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import ModelError
-from ..distill.words import WORD
+from ...reading.words import WORD
 from .saved import label_hash
 from .traits import ASKS, ASSISTANT, ONLY_ASKS, TURN, USER, TraitColumns
 

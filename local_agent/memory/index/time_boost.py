@@ -25,7 +25,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from ...dates.when import DateSpan, read_dates, with_memories, without_dates
+from ...reading.dates import DateSpan, read_dates, with_memories, without_dates
 from ...types import MemoryRecord
 from .mention_times import MentionColumns, MentionTimes
 from .said_times import SaidColumns, SaidTimes, Span, overlapping, seconds

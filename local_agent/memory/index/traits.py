@@ -20,8 +20,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...reading.words import WORD
 from ...types import MemoryRecord
-from ..distill.words import WORD
 from .render import speaker_of
 from .saved import label_hash
 from .saved_cover import SavedCover

@@ -23,12 +23,14 @@ Definitions (docs/tools.md repeats them):
 
 from __future__ import annotations
 
-import calendar
 import datetime as dt
 import re
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from typing import Literal
+
+from .words import MONTHS as MONTH_NAMES
+from .words import WEEKDAYS as WEEKDAY_NAMES
 
 Kind = Literal["number", "date", "weekday", "time", "name"]
 KINDS: tuple[Kind, ...] = ("number", "date", "weekday", "time", "name")
@@ -45,11 +47,11 @@ class Value:
     start: int = field(default=0, compare=False)  # where it starts in the text read (number words in digits)
 
 
-MONTHS = {name.lower(): number for number, name in enumerate(calendar.month_name) if name}
-MONTHS |= {name.lower(): number for number, name in enumerate(calendar.month_abbr) if name}
+MONTHS = {name: number for number, name in enumerate(MONTH_NAMES, 1)}
+MONTHS |= {name[:3]: number for number, name in enumerate(MONTH_NAMES, 1)}
 MONTHS["sept"] = 9
-WEEKDAYS = {name.lower(): index for index, name in enumerate(calendar.day_name)}
-_SHORT_DAYS = {name.lower(): index for index, name in enumerate(calendar.day_abbr)}
+WEEKDAYS = {name: index for index, name in enumerate(WEEKDAY_NAMES)}
+_SHORT_DAYS = {name[:3]: index for index, name in enumerate(WEEKDAY_NAMES)}
 
 _MONTH = r"(?P<month>" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?"
 _DAY = r"(?P<day>[0-3]?\d)(?:st|nd|rd|th)?"
@@ -152,7 +154,7 @@ def extract(text: str, kinds: tuple[Kind, ...] = KINDS) -> list[Value]:
     for match in _WEEKDAY.finditer(rest):
         found.append(Value("weekday", match[1].lower(), match.group(), match.start()))
     for match in _SHORT_WEEKDAY.finditer(rest):
-        found.append(Value("weekday", calendar.day_name[_SHORT_DAYS[match[1].lower()]].lower(), match[1],
+        found.append(Value("weekday", WEEKDAY_NAMES[_SHORT_DAYS[match[1].lower()]], match[1],
                            match.start()))
     names, rest = _names(rest)
     found += names
@@ -185,6 +187,6 @@ def _names(text: str) -> tuple[list[Value], str]:
 def weekday_of(key: str) -> str | None:
     """The weekday (key) of a full ISO date key, or None for a partial one."""
     try:
-        return calendar.day_name[dt.date.fromisoformat(key).weekday()].lower()
+        return WEEKDAY_NAMES[dt.date.fromisoformat(key).weekday()]
     except ValueError:
         return None

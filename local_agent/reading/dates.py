@@ -19,8 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta
 
-from ..process.lazy_pattern import LazyPattern
-from .when_phrases import (
+from .date_phrases import (
     ABSOLUTE_DAYS,
     DAY,
     MAYBE,
@@ -32,6 +31,7 @@ from .when_phrases import (
     resolve,
     resolve_offset,
 )
+from .patterns import LazyPattern
 
 __all__ = ["DateSpan", "Kind", "read_dates", "warm_up", "with_memories", "without_dates"]
 

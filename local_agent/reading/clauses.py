@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from ...process.lazy_pattern import LazyPattern
+from .patterns import LazyPattern
 
 ClauseAct = Literal["statement", "question", "request"]
 

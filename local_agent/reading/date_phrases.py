@@ -15,13 +15,14 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Literal
 
-from ..process.lazy_pattern import LazyPattern
+from .patterns import LazyPattern
+from .words import MONTHS, NUMBER_WORDS, WEEKDAYS, alternation
 
 Kind = Literal["day", "week", "month", "range", "part_of_day"]
 DAY = timedelta(days=1)
 
-_MONTHS = "january|february|march|april|may|june|july|august|september|october|november|december"
-_ABBREVIATIONS = r"(?:jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)\b\.?"
+_MONTHS = "|".join(MONTHS)
+_ABBREVIATIONS = rf"(?:{alternation({month[:3] for month in MONTHS if month != 'may'} | {'sept'})})\b\.?"
 _MONTH = rf"(?:(?:{_MONTHS})\b|{_ABBREVIATIONS})"
 # "may" and "march" before a number are verbs ("I march 3 miles") unless capitalised or after a
 # preposition ("on may 2").
@@ -34,7 +35,7 @@ _LEADING_MONTH = (rf"(?:(?:{_AFTER_PREPOSITION})(?:may|march)\b|(?-i:May|March)\
 _DAY = r"(?:3[01]|[12][0-9]|0?[1-9])(?:st|nd|rd|th)?\b"
 _YEAR_DIGITS = r"(?:19|20)[0-9]{2}"
 _YEAR = _YEAR_DIGITS + r"\b"
-_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_WEEKDAYS = WEEKDAYS
 _WEEKDAY = rf"(?:{'|'.join(_WEEKDAYS)})\b"
 _APOSTROPHE = "['\u2019]"  # straight or typographic
 _PART = r"(?:morning|afternoon|evening|night)\b"
@@ -45,8 +46,7 @@ _ORDINAL_DAYS = {word: n for n, word in enumerate(_ORDINALS, 1)}
 _ORDINAL_DAYS |= {f"twenty-{word}": 20 + n for n, word in enumerate(_ORDINALS[:9], 1)}
 _ORDINAL_DAYS |= {"thirtieth": 30, "thirty-first": 31}
 _ORDINAL = "|".join(sorted(_ORDINAL_DAYS, key=len, reverse=True))
-_NUMBER_NAMES = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve")
-_NUMBERS = {word: n for n, word in enumerate(_NUMBER_NAMES, 1)}
+_NUMBERS = {word: n for n, word in enumerate(NUMBER_WORDS, 1)}
 _VAGUE = {"a couple of": 2, "couple of": 2, "a few": 3, "few": 3, "several": 3}
 _COUNT = r"(?:[0-9]{1,3}|an?|a\s+couple\s+of|couple\s+of|a\s+few|few|several|" + "|".join(_NUMBERS) + r")"
 _UNIT = r"(?:day|week|month|year)s?\b"
