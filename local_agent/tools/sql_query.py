@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ..reading.words import MONTHS as MONTH_NAMES
 from .sql_catalog import Catalog, Column, Table
 
 # Common words for what a column means, by a word its name holds.
@@ -39,11 +40,10 @@ def word_forms(word: str) -> str:
     return rf"{stem}(?:s|es)?" if not word.endswith("s") else rf"{stem}|{re.escape(word[:-1])}"
 
 
-MONTHS = (r"january|february|march|april|may|june|july|august|september|october|november|december|"
-          r"jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec")
-_MONTH_NUMBER = {name: index % 12 + 1 for index, name in enumerate(MONTHS.split("|")[:12])} | {
-    "jan": 1, "feb": 2, "mar": 3, "apr": 4, "jun": 6, "jul": 7, "aug": 8, "sep": 9, "sept": 9, "oct": 10,
-    "nov": 11, "dec": 12}
+# Month names and their short forms, from the reading room's one month list.
+_MONTH_NUMBER = {name: number for number, name in enumerate(MONTH_NAMES, 1)} | {
+    name[:3]: number for number, name in enumerate(MONTH_NAMES, 1)} | {"sept": 9}
+MONTHS = "|".join(sorted(_MONTH_NUMBER, key=len, reverse=True))
 
 
 class SqlQuestion:

@@ -27,6 +27,7 @@ import re
 from typing import Any
 
 from ..errors import ToolError
+from ..reading.words import WEEKDAYS
 from .question_text import asks, normalize
 from .sql_builder import to_sql
 from .sql_catalog import Catalog, Column
@@ -34,7 +35,7 @@ from .sql_query import COUNT, MONTHS, SqlQuestion, name_words, word_forms
 
 _OPENERS = (r"what|whats|what's|which|who|how|when|list|show|count|give|tell\s+me|can\s+you|could\s+you|"
             r"number|total|avg|average|find")
-_WEEKDAYS = r"monday|tuesday|wednesday|thursday|friday|saturday|sunday"
+_WEEKDAYS = "|".join(WEEKDAYS)
 
 
 class SqlReader:
