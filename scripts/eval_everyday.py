@@ -31,7 +31,19 @@ def _arguments() -> argparse.Namespace:
     parser.add_argument("--model", default=Settings.model, help="registry name or model file")
     parser.add_argument("--threads", type=int, default=0)
     parser.add_argument("--out", type=Path, help="also write the report, with every row's outcome, here")
+    parser.add_argument("--rejudge", type=Path, help="judge the answers of an earlier --out report again, run nothing")
     return parser.parse_args()
+
+
+def rejudge(path: Path) -> dict[str, Any]:
+    earlier = json.loads(path.read_text(encoding="utf-8"))
+    outcomes = everyday.rejudged(earlier["outcomes"])
+    report: dict[str, Any] = {"splits": earlier["splits"], "model": earlier.get("model"), "rejudged": str(path)}
+    for category in everyday.CATEGORIES:
+        if chosen := [o for o in outcomes if o.category == category]:
+            report[category] = everyday.category_report(chosen)
+    report["outcomes"] = everyday.outcome_rows(outcomes)
+    return report
 
 
 def evaluate(args: argparse.Namespace) -> dict[str, Any]:
@@ -67,7 +79,7 @@ def evaluate(args: argparse.Namespace) -> dict[str, Any]:
 def main() -> int:
     args = _arguments()
     try:
-        report = evaluate(args)
+        report = rejudge(args.rejudge) if args.rejudge else evaluate(args)
     except LocalAgentError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1

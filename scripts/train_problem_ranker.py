@@ -39,7 +39,7 @@ from local_agent.reading.problems.quantities import read
 from local_agent.reading.problems.ranker import RankerWeights
 
 OUTPUT = Path(__file__).resolve().parent.parent / "local_agent" / "data" / "problem_ranker.json"
-L2_GRID = (1e-3, 3e-3)
+L2_GRID = (3e-4, 1e-3, 3e-3)
 WORD_COUNT = 10
 
 

@@ -25,6 +25,12 @@ def test_sharing_out_has_floor_ceiling_and_remainder() -> None:
     assert found["⌊50 ÷ 8⌋"] == 6 and found["⌈50 ÷ 8⌉"] == 7 and found["the remainder of 50 ÷ 8"] == 2
 
 
+def test_a_whole_quotient_has_no_floor_or_ceiling() -> None:
+    found = texts("A box holds 8 eggs. I have 48 eggs.")
+    assert found["48 ÷ 8"] == 6
+    assert "⌊48 ÷ 8⌋" not in found and "⌈48 ÷ 8⌉" not in found and "the remainder of 48 ÷ 8" not in found
+
+
 def test_two_operation_candidates() -> None:
     found = texts("A store had 45 puppies. It sold 39 and put the rest into cages with 2 in each cage.")
     assert found["(45 - 39) ÷ 2"] == 3

@@ -19,7 +19,6 @@ from typing import Any
 
 from local_agent.dates.clock import now as clock_now
 from local_agent.turn.agent import Agent
-from local_agent.turn.result import TurnResult
 
 from .tool_eval import answer_correct
 
@@ -32,7 +31,7 @@ UNSURE_WORDS = re.compile(
     r"not sure|unsure|(?:do not|don't|dont) know|can(?:no|')t (?:tell|say|know|answer)|"
     r"(?:do not|don't) remember|haven't told|have not told|not enough information|need (?:more|to know)|"
     r"is that what you meant|did you mean|could you (?:tell|give|say|clarify)|can you (?:tell|give|clarify)|"
-    r"please (?:tell|provide|clarify)|which one", re.IGNORECASE)
+    r"please (?:tell|provide|clarify)|which one|could(?: not|n't) (?:work|answer|find|tell)", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -56,33 +55,42 @@ def load(category: str, splits: Iterable[str] = SPLITS, folder: Path = FOLDER) -
     return [task for task in map(json.loads, lines) if task["split"] in wanted]
 
 
-def said_unsure(result: TurnResult) -> bool:
-    """Whether the turn said it was unsure or did not know, rather than give an answer."""
-    named = getattr(result, "outcome", None)
+def said_unsure(answer: str, tools_called: Sequence[str], named: object = None) -> bool:
+    """Whether the turn said it was unsure or did not know, rather than give an answer: the
+    outcome it names, else an `ask_user` step or the answer's words."""
     if isinstance(named, str):
         return named != "answer"
-    if any(call.name == "ask_user" for call in result.tool_calls):
-        return True
-    return bool(UNSURE_WORDS.search(result.answer))
+    return "ask_user" in tools_called or bool(UNSURE_WORDS.search(answer))
 
 
-def judge(task: dict[str, Any], result: TurnResult) -> str:
-    unsure = said_unsure(result)
+def judge(task: dict[str, Any], answer: str, tools_called: Sequence[str], named: object = None) -> str:
+    unsure = said_unsure(answer, tools_called, named)
     if task["answer"] == "unsure":
         return "right" if unsure else "wrong"
     if unsure:
         return "unsure"
-    return "right" if answer_correct(result.answer, task) else "wrong"
+    return "right" if answer_correct(answer, task) else "wrong"
 
 
 def run_task(agent: Agent, category: str, task: dict[str, Any]) -> EverydayOutcome:
     agent.use_session(task["id"])
     agent.clock = functools.partial(clock_now, str(task.get("today", DEFAULT_TODAY)))
     result = agent.respond(task["message"])
+    called = tuple(dict.fromkeys(call.name for call in result.tool_calls))
+    verdict = judge(task, result.answer, called, getattr(result, "outcome", None))
     return EverydayOutcome(task["id"], category, task["split"], task["style"], task["kind"], task["message"],
-                           task["answer"], result.answer, judge(task, result),
-                           tuple(dict.fromkeys(call.name for call in result.tool_calls)),
-                           result.timings.answer_s or 0.0)
+                           task["answer"], result.answer, verdict, called, result.timings.answer_s or 0.0)
+
+
+def rejudged(rows: Iterable[dict[str, Any]]) -> list[EverydayOutcome]:
+    """Outcome rows of an earlier report judged again (the judge's words changed, not the answers)."""
+    tasks = {task["id"]: task for category in CATEGORIES for task in load(category)}
+    done = []
+    for row in rows:
+        task = tasks[row["id"]]
+        verdict = judge(task, row["answer"], row["tools_called"])
+        done.append(EverydayOutcome(**{**row, "tools_called": tuple(row["tools_called"]), "outcome": verdict}))
+    return done
 
 
 def rates(outcomes: Sequence[EverydayOutcome]) -> dict[str, Any]:

@@ -4,7 +4,8 @@ share of an amount, the amount less it and the amount plus it.
 
 A candidate keeps its shape (the top operation, the inner one, which quantities sit on which
 side), so that the ranker can read each quantity's role. Candidates with no value (a division
-by zero) or a negative one are left out: an everyday question does not ask for them."""
+by zero), a negative or zero one are left out: an everyday question does not ask for them; so
+are floor and ceiling of a whole quotient, which is the division itself."""
 
 from __future__ import annotations
 
@@ -101,6 +102,8 @@ def _combine(op: str, left: Candidate | int, right: Candidate | int, quantities:
         return None
     if value <= 0 or math.isnan(value) or math.isinf(value):
         return None
+    if op in {"floor", "ceil"} and abs(values[0] / values[1] - round(values[0] / values[1])) < 1e-9:
+        return None  # a whole quotient is the division itself
     return Candidate(op, left, right, value)
 
 

@@ -40,6 +40,12 @@ def _leaf_features(quantity: Quantity, side: str, top: str, reading: Reading) ->
         found[f"unit-in-question|{top}|{side}"] = 1.0
     if reading.asked_unit and set(reading.asked_unit) & {singular(w) for w in quantity.context}:
         found[f"asked-unit-near|{top}|{side}"] = 1.0
+    if reading.asked_each and set(quantity.unit) & set(reading.asked_each):
+        found[f"counts-asked-each|{top}|{side}"] = 1.0
+    if quantity.compared:
+        role = ("asked" if quantity.than and quantity.than == reading.asked_owner else
+                "owner" if quantity.owner and quantity.owner == reading.asked_owner else "other")
+        found[f"compared-{quantity.compared}-{role}|{top}|{side}"] = 1.0
     if reading.asked_owner and quantity.owner == reading.asked_owner:
         found[f"owner-asked|{top}|{side}"] = 1.0
     elif reading.asked_owner and reading.asked_owner in quantity.near_names:

@@ -35,6 +35,8 @@ each every per all some any more less fewer many much how what which who whom wh
 there their they them he she it its his her him i me my we our us you your yours it's is left
 total altogether remaining rest times as so too also only just still now already""".split())
 PRONOUNS = frozenset("i we you he she they it".split())
+MORE = frozenset("more older longer taller heavier bigger larger greater higher faster further".split())
+LESS = frozenset("fewer less younger shorter lighter smaller cheaper lower slower".split())
 _NOT_NAMES = frozenset("""If How What When Where Which Who Why The A An There This That These Those
 Then After Before During Each Every In On At For From Some All Now One Two It He She They We I
 You His Her Their Our My Mr Mrs Ms Dr And But So Later Yesterday Today Tomorrow Last Next""".split())
@@ -55,6 +57,8 @@ class Quantity:
     percent: bool = False
     money: bool = False
     near_names: tuple[str, ...] = ()  # names and pronouns in the words around it, lower case
+    compared: str = ""  # "more" or "less" for "5 more than", "3 years younger than"
+    than: str = ""  # the name or pronoun after "than" ("5 more than Ben" -> ben)
 
 
 @dataclass(frozen=True)
@@ -66,6 +70,7 @@ class Reading:
     question_words: tuple[str, ...]  # the words of the question sentence, lower case
     asked_unit: tuple[str, ...]  # the words after "how many"/"how much", singular
     asked_owner: str  # the name the question is about ("" when none)
+    asked_each: tuple[str, ...] = ()  # what the question asks per ("each ticket", "per person"), singular
 
 
 def singular(word: str) -> str:
@@ -185,8 +190,25 @@ def _quantity(tokens: list[str], at: int, sentence_of: list[int], question: int,
     context = tuple(map(_word, around))
     names = tuple(t.lower() for t, w in zip(around, context, strict=True) if w == "NAME" or w in PRONOUNS)
     unit = ("money", *_unit(tokens, at + 1)) if money else _unit(tokens, at + 1)
+    compared, than = _comparison(tokens[at + 1:at + 7])
     return Quantity(value / 100 if percent else value, written, index, unit, _owner(tokens, at, sentence_of),
-                    context, sentence_of[at], sentence_of[at] == question, percent, money, names)
+                    context, sentence_of[at], sentence_of[at] == question, percent, money, names, compared, than)
+
+
+def _comparison(following: list[str]) -> tuple[str, str]:
+    """"more"/"less" when the words after a quantity compare it ("5 more stickers than Ben"),
+    and whom with."""
+    lower = [t.lower() for t in following]
+    for at, word in enumerate(lower[:3]):
+        if word in MORE or word in LESS:
+            kind = "more" if word in MORE else "less"
+            after = lower.index("than", at) + 1 if "than" in lower[at:] else len(lower)
+            name = following[after] if after < len(following) else ""
+            named = name.lower() in PRONOUNS or (name[:1].isupper() and name not in _NOT_NAMES)
+            return kind, name.lower() if named else ""
+        if not word[0].isalpha():
+            break
+    return "", ""
 
 
 def read(text: str) -> Reading:
@@ -200,7 +222,16 @@ def read(text: str) -> Reading:
         if quantity is not None:
             found.append(quantity)
     words = [t for t, s in zip(tokens, sentence_of, strict=True) if s == question]
-    return Reading(text, tuple(found), tuple(map(_word, words)), _asked_unit(words), _asked_owner(words))
+    return Reading(text, tuple(found), tuple(map(_word, words)), _asked_unit(words), _asked_owner(words),
+                   _asked_each(words))
+
+
+def _asked_each(words: list[str]) -> tuple[str, ...]:
+    lower = [w.lower() for w in words]
+    for at, word in enumerate(lower[:-1]):
+        if word in {"each", "per", "every"}:
+            return _unit(words, at + 1)
+    return ()
 
 
 def _asked_unit(words: list[str]) -> tuple[str, ...]:
