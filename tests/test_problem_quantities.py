@@ -69,3 +69,18 @@ def test_the_question_sentence_is_found_without_a_question_mark() -> None:
 ])
 def test_singular(word: str, expected: str) -> None:
     assert singular(word) == expected
+
+
+def test_a_quantity_with_no_noun_counts_what_the_one_before_it_counts() -> None:
+    reading = read("Our team scored 18 points in the first half and 27 in the second.")
+    assert [q.value for q in reading.quantities] == [18, 27]  # "first half" is no fraction
+    assert reading.quantities[1].unit == ("point",)
+
+
+def test_comparisons_and_what_is_asked_per() -> None:
+    more = read("Ana has 12 stickers, which is 5 more than Ben has.").quantities[1]
+    assert (more.compared, more.than) == ("more", "ben")
+    younger = read("His sister is 4 years younger than Omar.").quantities[0]
+    assert (younger.compared, younger.than) == ("less", "omar")
+    assert read("I paid 36 euros for 4 tickets. How much was each ticket?").asked_each == ("ticket",)
+    assert read("Ana has 12 stickers and Ben has 5.").quantities[1].compared == ""

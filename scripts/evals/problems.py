@@ -1,7 +1,8 @@
 """Word problems for the ranker of local_agent/reading/problems: ASDiv's one-operator problems
 (ASDiv-A, five folds; Miao et al., ACL 2020, CC BY-NC 4.0, read from ../shared/data, never
-copied here), the project's contrast rows (evals/problem_contrasts.jsonl: one problem, what is
-asked swapped) and the everyday arithmetic set (evals/tool_everyday/arithmetic.jsonl).
+copied here), the project's contrast rows (evals/problem_contrasts.jsonl, and
+evals/problem_contrasts_generated.jsonl from scripts/make_problem_contrasts.py: one problem,
+what is asked swapped) and the everyday arithmetic set (evals/tool_everyday/arithmetic.jsonl).
 
 A problem is right when the value given equals the gold answer (to the gold's own decimals, or
 within 0.005), confidently wrong when another value is given, unsure when no value is given;
@@ -20,6 +21,7 @@ from local_agent.reading.problems import Solved, Unsure
 
 HERE = Path(__file__).parent
 CONTRASTS = HERE / "problem_contrasts.jsonl"
+GENERATED = HERE / "problem_contrasts_generated.jsonl"
 EVERYDAY = HERE / "tool_everyday" / "arithmetic.jsonl"
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 
@@ -55,8 +57,10 @@ def asdiv(path: Path) -> list[Problem]:
 
 
 def contrasts() -> list[Problem]:
-    rows = [json.loads(line) for line in CONTRASTS.read_text(encoding="utf-8").splitlines()]
-    return [Problem(f"contrast-{i:02d}", "contrast", i % 4, row["text"], float(row["answer"]), 0)
+    """The hand-written contrast rows and the generated ones (scripts/make_problem_contrasts.py)."""
+    lines = [line for path in (CONTRASTS, GENERATED) for line in path.read_text(encoding="utf-8").splitlines()]
+    rows = [json.loads(line) for line in lines]
+    return [Problem(f"contrast-{i:03d}", "contrast", i % 4, row["text"], float(row["answer"]), 0)
             for i, row in enumerate(rows)]
 
 

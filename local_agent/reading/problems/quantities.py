@@ -2,7 +2,8 @@
 
 A quantity is a number in the text (digits, number words, "a dozen", fractions such as "3/8"
 or "three quarters", percentages, money) with what the words around it say of it: the noun it
-counts (`unit`: the content words right after it, "12 red apples" -> red, apple), whose it is
+counts (`unit`: the content words right after it, "12 red apples" -> red, apple; when none follow,
+those of the quantity before it in the sentence: "18 points ... and 27 in the second"), whose it is
 (`owner`: the nearest name or pronoun before it in its sentence), the words near it
 (`context`), the sentence it is in and whether that sentence is the question.
 
@@ -14,7 +15,7 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 
 _WORD = re.compile(r"\$?\d+(?:,\d{3})*(?:\.\d+)?(?:/\d+)?%?|[A-Za-z][A-Za-z'-]*|[.?!;,]")
@@ -219,8 +220,12 @@ def read(text: str) -> Reading:
     found: list[Quantity] = []
     for at in range(len(tokens)):
         quantity = _quantity(tokens, at, sentence_of, question, len(found))
-        if quantity is not None:
-            found.append(quantity)
+        if quantity is None:
+            continue
+        previous = found[-1] if found else None
+        if not quantity.unit and previous and previous.sentence == quantity.sentence and not quantity.percent:
+            quantity = replace(quantity, unit=previous.unit)  # "18 points in the first half and 27 in the second"
+        found.append(quantity)
     words = [t for t, s in zip(tokens, sentence_of, strict=True) if s == question]
     return Reading(text, tuple(found), tuple(map(_word, words)), _asked_unit(words), _asked_owner(words),
                    _asked_each(words))
