@@ -54,8 +54,8 @@ def price(r: random.Random) -> list[Row]:
     (one, many), money = r.choice(ITEMS), r.choice(CURRENCIES)
     n, each = r.randint(3, 9), r.randint(2, 15)
     who = r.choice(["I", "We", "She", "He"])
-    rows = [(f"{who} paid {n * each} {money} for {n} {many}. How much was each {one}?", each),
-            (f"{who} paid {n * each} {money} for {n} {many}. How much does one {one} cost?", each)]
+    rows: list[Row] = [(f"{who} paid {n * each} {money} for {n} {many}. How much was each {one}?", each),
+                       (f"{who} paid {n * each} {money} for {n} {many}. How much does one {one} cost?", each)]
     rows.append((f"Each {one} costs {each} {money}. {who} bought {n} {many}. How much was that in total?", n * each))
     return rows
 
