@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from local_agent.reading.problems import Solved, Unsure, rank, solve
+from local_agent.reading.problems import Solved, Unsure, asks_about_its_quantities, rank, reply, solve
 from local_agent.reading.problems.ranker import shipped
 
 FIVE = [
@@ -62,3 +62,27 @@ def test_rank_pools_expressions_of_the_same_value() -> None:
     assert len(values) == len(set(values))  # (7 + 4) + 2 and (7 + 2) + 4 are one value
     assert abs(sum(probability for _, probability, _ in ranked.values) - 1) < 1e-9
     assert 13 in values
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("Our team scored 18 points in the first half and 27 in the second. How many points did we score in the game?",
+     True),
+    ("we scored 18 and 27, how many in all?", True),
+    ("tickets are 12 euros each, what is the total for 7 of us", True),
+    ("I have 2 cats and 3 dogs.", False),  # states, asks nothing
+    ("I turned 30 today and I feel old haha", False),
+    ("What's my cat's name?", False),
+    ("How old am I?", False),
+])
+def test_asks_about_its_quantities(text: str, expected: bool) -> None:
+    assert asks_about_its_quantities(text) is expected
+
+
+def test_reply_outcomes() -> None:
+    answered = reply("I paid 36 euros for 4 tickets. How much was each ticket?")
+    assert answered is not None and answered.outcome == "answer"
+    assert answered.text == "9. I read this as 36 ÷ 4 = 9."
+    unsure = reply(FIVE[0][0])
+    assert unsure is not None and unsure.outcome == "unsure"
+    assert unsure.text == "I'm not sure. I read this as 12 - 5 = 7, is that what you meant?"
+    assert reply("How many boxes do I need for my books?") is None
