@@ -37,5 +37,6 @@ def test_wheel_holds_no_evaluation_harness_tests_or_scripts(wheel_names: list[st
 
 def test_wheel_carries_the_package_data(wheel_names: list[str]) -> None:
     for needed in ("local_agent/data/recall_ranker.json", "local_agent/data/distill_gate.json",
+                   "local_agent/data/problem_ranker.json", "local_agent/reading/problems/solve.py",
                    "local_agent/prompts/distill.txt", "local_agent/server/static/index.html"):
         assert needed in wheel_names

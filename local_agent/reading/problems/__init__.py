@@ -1,0 +1,11 @@
+"""Word problems: read the quantities, propose expressions, rank them, answer or say unsure.
+
+    from local_agent.reading.problems import reply, solve
+    solve("I paid 36 euros for 4 tickets. How much was each ticket?")   # Solved(...) or Unsure(...)
+    reply("I paid 36 euros for 4 tickets. How much was each ticket?")   # ProblemReply("answer", "9. I read ...")
+"""
+
+from .reply import ProblemReply, asks_about_its_quantities, reply
+from .solve import Ranked, Solved, Unsure, rank, solve
+
+__all__ = ["ProblemReply", "Ranked", "Solved", "Unsure", "asks_about_its_quantities", "rank", "reply", "solve"]

@@ -1,0 +1,92 @@
+"""Solve an everyday word problem, or say how it was read and that it is not sure.
+
+The problem is read once (its quantities and what its question asks), every one- and
+two-operation expression over the quantities is proposed, and the trained ranker scores them.
+Candidates with the same value pool their probability; the best value is the answer only when
+it wins over the next value by the shipped margin, a larger one when the best expression
+leaves a quantity of the problem unused (a reason to doubt it). Otherwise the result is
+`Unsure`, with the reading to say back: "I read this as 36 ÷ 4 = 9, is that what you meant?"."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .candidates import Candidate, candidates
+from .features import features
+from .quantities import Reading, read
+from .ranker import RankerWeights, shipped, softmax
+
+
+@dataclass(frozen=True)
+class Solved:
+    """An answer the program stands behind."""
+
+    expression: str  # "36 ÷ 4"
+    value: float
+    reading: str  # "I read this as 36 ÷ 4 = 9."
+    margin: float  # how far the answer's probability is above the next value's
+
+    @property
+    def answer(self) -> str:
+        return number_text(self.value)
+
+
+@dataclass(frozen=True)
+class Unsure:
+    """No answer the program stands behind: the best reading, if any, to say back and ask."""
+
+    expression: str  # "" when no expression was read
+    value: float | None
+    reading: str  # "I read this as 36 ÷ 4 = 9, is that what you meant?", or "" when nothing was read
+    margin: float
+    reason: str  # "fewer than two quantities", "no candidate", "low margin", "a quantity left unused"
+
+
+@dataclass(frozen=True)
+class Ranked:
+    """A problem's candidate values, best first: each value's pooled probability and its best
+    expression."""
+
+    reading: Reading
+    values: tuple[tuple[float, float, Candidate], ...]
+
+
+def number_text(value: float) -> str:
+    rounded = round(value, 2)
+    return f"{int(rounded)}" if rounded == int(rounded) else f"{rounded:.2f}".rstrip("0")
+
+
+def rank(text: str, weights: RankerWeights | None = None) -> Ranked:
+    """Every candidate value of the problem in `text`, best first."""
+    weights = weights or shipped()
+    reading = read(text)
+    proposed = candidates(reading.quantities)
+    if not proposed:
+        return Ranked(reading, ())
+    probabilities = softmax([weights.score(features(reading, c)) for c in proposed])
+    pooled: dict[float, tuple[float, float, Candidate]] = {}
+    for candidate, probability in zip(proposed, probabilities, strict=True):
+        key = round(candidate.value, 6)
+        total, best, chosen = pooled.get(key, (0.0, -1.0, candidate))
+        pooled[key] = (total + probability, max(best, probability), candidate if probability > best else chosen)
+    ordered = sorted(pooled.values(), key=lambda item: -item[0])
+    return Ranked(reading, tuple((c.value, total, c) for total, _, c in ordered))
+
+
+def solve(text: str, weights: RankerWeights | None = None) -> Solved | Unsure:
+    """The answer to the word problem in `text`, or Unsure with its reading."""
+    weights = weights or shipped()
+    ranked = rank(text, weights)
+    if len(ranked.reading.quantities) < 2:
+        return Unsure("", None, "", 0.0, "fewer than two quantities")
+    if not ranked.values:
+        return Unsure("", None, "", 0.0, "no candidate")
+    value, probability, best = ranked.values[0]
+    margin = probability - (ranked.values[1][1] if len(ranked.values) > 1 else 0.0)
+    expression = best.text(ranked.reading.quantities)
+    unused = len(ranked.reading.quantities[:6]) > len(best.leaves_set())
+    needed = weights.margin_unused if unused else weights.margin
+    if margin >= needed:
+        return Solved(expression, value, f"I read this as {expression} = {number_text(value)}.", margin)
+    return Unsure(expression, value, f"I read this as {expression} = {number_text(value)}, is that what you meant?",
+                  margin, "a quantity left unused" if unused and margin >= weights.margin else "low margin")

@@ -1,0 +1,88 @@
+"""solve() (local_agent/reading/problems) with the shipped ranker: the five questions of issue 42,
+the outcomes' shapes, and problems it must not answer."""
+
+from __future__ import annotations
+
+import pytest
+
+from local_agent.reading.problems import Solved, Unsure, asks_about_its_quantities, rank, reply, solve
+from local_agent.reading.problems.ranker import shipped
+
+FIVE = [
+    ("Ana has 12 stickers, which is 5 more than Ben has. How many stickers does Ben have?", 7),
+    ("A box holds 8 eggs. I have 50 eggs. How many boxes can I fill completely?", 6),
+    ("I paid 36 euros for 4 tickets. How much was each ticket?", 9),
+    ("Our team scored 18 points in the first half and 27 in the second. How many points did we score in the game?", 45),
+    ("There were 40 chairs in the hall. 13 were taken to the garden. How many chairs are left in the hall?", 27),
+]
+
+
+def test_the_five_questions_of_the_issue() -> None:
+    """At least four right, and none confidently wrong (an Unsure must carry the right reading
+    or none)."""
+    results = [(solve(text), gold) for text, gold in FIVE]
+    right = [r for r, gold in results if isinstance(r, Solved) and r.value == gold]
+    wrong = [r for r, gold in results if isinstance(r, Solved) and r.value != gold]
+    assert wrong == []
+    assert len(right) >= 4, results
+
+
+def test_solved_reads_back_its_expression() -> None:
+    result = solve("I paid 36 euros for 4 tickets. How much was each ticket?")
+    assert isinstance(result, Solved)
+    assert (result.expression, result.answer) == ("36 ÷ 4", "9")
+    assert result.reading == "I read this as 36 ÷ 4 = 9."
+    assert result.margin >= shipped().margin
+
+
+@pytest.mark.parametrize("text", [
+    "How many boxes do I need for my books?",  # no quantity
+    "I bought some apples at 0.50 each. How much did I spend?",  # one quantity
+    "",
+])
+def test_too_few_quantities_is_unsure_with_nothing_read(text: str) -> None:
+    result = solve(text)
+    assert isinstance(result, Unsure)
+    assert (result.expression, result.value, result.reading) == ("", None, "")
+    assert result.reason == "fewer than two quantities"
+
+
+def test_unsure_says_its_reading_and_asks() -> None:
+    weights = shipped()
+    strict = type(weights)(weights.weights, 1.01, 1.01, weights.meta)  # no margin is ever enough
+    result = solve("I paid 36 euros for 4 tickets. How much was each ticket?", strict)
+    assert isinstance(result, Unsure)
+    assert result.reading == "I read this as 36 ÷ 4 = 9, is that what you meant?"
+    assert result.value == 9 and result.reason == "low margin"
+
+
+def test_rank_pools_expressions_of_the_same_value() -> None:
+    ranked = rank("Tom has 7 pens, 4 pencils and 2 rulers. How many things does he have?")
+    values = [value for value, _, _ in ranked.values]
+    assert len(values) == len(set(values))  # (7 + 4) + 2 and (7 + 2) + 4 are one value
+    assert abs(sum(probability for _, probability, _ in ranked.values) - 1) < 1e-9
+    assert 13 in values
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("Our team scored 18 points in the first half and 27 in the second. How many points did we score in the game?",
+     True),
+    ("we scored 18 and 27, how many in all?", True),
+    ("tickets are 12 euros each, what is the total for 7 of us", True),
+    ("I have 2 cats and 3 dogs.", False),  # states, asks nothing
+    ("I turned 30 today and I feel old haha", False),
+    ("What's my cat's name?", False),
+    ("How old am I?", False),
+])
+def test_asks_about_its_quantities(text: str, expected: bool) -> None:
+    assert asks_about_its_quantities(text) is expected
+
+
+def test_reply_outcomes() -> None:
+    answered = reply("I paid 36 euros for 4 tickets. How much was each ticket?")
+    assert answered is not None and answered.outcome == "answer"
+    assert answered.text == "9. I read this as 36 ÷ 4 = 9."
+    unsure = reply(FIVE[0][0])
+    assert unsure is not None and unsure.outcome == "unsure"
+    assert unsure.text == "I'm not sure. I read this as 12 - 5 = 7, is that what you meant?"
+    assert reply("How many boxes do I need for my books?") is None
