@@ -1,0 +1,116 @@
+"""The client's JSON schemas before decoding: checked (schema_check.py), fitted to the room
+(schema_fit.py), and integer bounds written into llama.cpp's grammar (json_grammar.py)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from local_agent.backends.json_grammar import bounds, integer_rule, natural_range, schema_gbnf
+from local_agent.server.schema_check import SchemaProblem, prepared
+from local_agent.server.schema_fit import bounded, decoding, fitted, size
+
+PERSON = {
+    "$defs": {"Address": {"type": "object", "title": "Address",
+                          "properties": {"city": {"type": "string"}, "zip": {"type": "string", "maxLength": 10}},
+                          "required": ["city", "zip"]}},
+    "type": "object", "title": "Person",
+    "properties": {"name": {"type": "string", "description": "full name"},
+                   "age": {"type": "integer", "minimum": 0, "maximum": 130},
+                   "home": {"$ref": "#/$defs/Address"},
+                   "tags": {"type": "array", "items": {"type": "string", "enum": ["a", "b"]}},
+                   "nick": {"anyOf": [{"type": "string"}, {"type": "null"}], "default": None}},
+    "required": ["name", "age", "home", "tags"],
+}
+
+
+def test_refs_are_inlined_and_annotations_dropped() -> None:
+    schema = prepared(PERSON, "s")
+    assert schema["properties"]["home"]["properties"]["zip"] == {"type": "string", "maxLength": 10}
+    assert "title" not in schema and "description" not in schema["properties"]["name"]
+    assert "$defs" not in schema
+
+
+@pytest.mark.parametrize(("schema", "named"), [
+    ({"type": "string", "pattern": "^a+$"}, "'pattern'"),
+    ({"type": "integer", "multipleOf": 5}, "'multipleOf'"),
+    ({"type": "object", "properties": {"a": {"not": {"type": "string"}}}},
+     "s/properties/a: the JSON-schema keyword 'not'"),
+    ({"type": "string", "format": "email"}, "'email'"),
+    ({"$defs": {"N": {"type": "object", "properties": {"next": {"$ref": "#/$defs/N"}}}}, "$ref": "#/$defs/N"},
+     "recursive"),
+    ({"$ref": "https://example.com/s.json"}, "only #/$defs"),
+    ({"type": "object", "properties": {"a": {"type": "string"}}, "additionalProperties": True},
+     "additionalProperties"),
+    ({"type": "strange"}, "not a valid JSON schema"),
+])
+def test_what_cannot_be_honoured_is_named(schema: dict, named: str) -> None:
+    with pytest.raises(SchemaProblem, match=re.escape(named)):
+        prepared(schema, "s")
+
+
+@pytest.mark.parametrize(("schema", "named"), [
+    ({"type": "object"}, "an object without properties"),
+    ({"type": "array"}, "an array without items"),
+    ({"type": "object", "properties": {"any": {}}}, "a value of any type"),
+])
+def test_a_schema_without_a_length_bound_is_refused(schema: dict, named: str) -> None:
+    with pytest.raises(SchemaProblem, match=f"s: {named}"):
+        bounded(prepared(schema, "s"), "s")
+
+
+def test_fitting_caps_strings_and_arrays_to_the_room() -> None:
+    schema = prepared(PERSON, "s")
+    roomy, tight = fitted(schema, 2000), fitted(schema, 200)
+    assert size(roomy) <= 2000 and size(tight) <= 200
+    assert tight["properties"]["name"]["maxLength"] < roomy["properties"]["name"]["maxLength"]
+    assert tight["properties"]["home"]["properties"]["zip"]["maxLength"] <= 10  # the client's bound stays
+    assert "maxItems" in tight["properties"]["tags"]
+    nick = tight["properties"]["nick"]["anyOf"]
+    assert nick[0]["type"] == "string" and "maxLength" in nick[0] and nick[1] == {"type": "null"}
+
+
+def test_a_room_too_small_for_any_form_is_refused() -> None:
+    with pytest.raises(SchemaProblem, match="too few for this schema"):
+        fitted(prepared(PERSON, "s"), 20)
+
+
+def test_type_lists_and_one_of_become_any_of() -> None:
+    schema = decoding({"type": ["string", "null"], "maxLength": 5}, 100, 4)
+    assert schema == {"anyOf": [{"type": "string", "maxLength": 5, "pattern": r'^[^"\\\x00-\x1f]{0,5}$'},
+                                {"type": "null", "maxLength": 5}]}
+    assert "anyOf" in decoding({"oneOf": [{"type": "integer"}, {"type": "boolean"}]}, 100, 4)
+
+
+def test_number_bounds_are_left_to_validation() -> None:
+    schema = decoding({"type": "number", "minimum": 0, "maximum": 1}, 100, 4)
+    assert schema == {"type": "number"}
+
+
+def _regex(rule: str) -> str:
+    """A GBNF rule made of literals, digit classes, groups and alternatives, as a regex."""
+    return re.sub(r'"([^"]*)"', lambda m: re.escape(m.group(1)), rule.removesuffix(" space")).replace(" ", "")
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, 10**6), st.integers(0, 10**6), st.integers(0, 2 * 10**6))
+def test_a_natural_range_matches_exactly_its_numbers(low: int, span: int, probe: int) -> None:
+    high = low + span
+    pattern = _regex("|".join(f"({alt})" for alt in natural_range(low, high)))
+    assert (re.fullmatch(pattern, str(probe)) is not None) == (low <= probe <= high)
+
+
+def test_integer_bounds_in_the_grammar() -> None:
+    assert bounds({"minimum": 1.5, "exclusiveMaximum": 10}) == (2, 9)
+    rule = integer_rule(-5, 12)
+    assert rule.startswith('(("-" ') and rule.endswith(") space")
+    grammar = schema_gbnf({"type": "object", "properties": {"age": {"type": "integer", "minimum": 0, "maximum": 130}}})
+    assert "[0-9]" in grammar and '"1" [0-2] [0-9]' in grammar
+
+
+@pytest.mark.parametrize("number", range(-8, 16))
+def test_a_signed_range_matches_its_numbers(number: int) -> None:
+    assert (re.fullmatch(_regex(integer_rule(-5, 12)), str(number)) is not None) == (-5 <= number <= 12)
