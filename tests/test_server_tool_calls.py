@@ -161,6 +161,7 @@ def test_json_object(client: openai.OpenAI, backend: ScriptedBackend) -> None:
 @pytest.mark.parametrize(("extra", "param", "says"), [
     ({"tools": [WEATHER], "tool_choice": {"type": "function", "function": {"name": "nope"}}}, "tool_choice",
      "get_weather"),
+    ({"tools": [WEATHER], "tool_choice": {"type": "function", "function": 5}}, "tool_choice", "get_weather"),
     ({"tools": [{"type": "retrieval"}]}, "tools[0]", "type 'function'"),
     ({"tools": [WEATHER, WEATHER]}, "tools", "distinct"),
     ({"response_format": {"type": "json_schema", "json_schema": {"name": "x", "schema": {

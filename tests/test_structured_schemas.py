@@ -114,3 +114,19 @@ def test_integer_bounds_in_the_grammar() -> None:
 @pytest.mark.parametrize("number", range(-8, 16))
 def test_a_signed_range_matches_its_numbers(number: int) -> None:
     assert (re.fullmatch(_regex(integer_rule(-5, 12)), str(number)) is not None) == (-5 <= number <= 12)
+
+
+def test_refs_used_many_times_cannot_blow_the_schema_up() -> None:
+    defs = {f"L{n}": {"type": "object", "properties": {"a": {"$ref": f"#/$defs/L{n + 1}"},
+                                                       "b": {"$ref": f"#/$defs/L{n + 1}"}}} for n in range(20)}
+    defs["L20"] = {"type": "string"}
+    with pytest.raises(SchemaProblem, match="too large"):
+        prepared({"$defs": defs, "$ref": "#/$defs/L0"}, "s")
+
+
+def test_a_deeply_nested_schema_is_refused_without_recursing() -> None:
+    schema: dict = {"type": "string"}
+    for _ in range(5000):
+        schema = {"type": "array", "items": schema}
+    with pytest.raises(SchemaProblem, match="nested too deeply"):
+        prepared(schema, "s")

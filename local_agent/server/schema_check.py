@@ -32,59 +32,81 @@ TYPES = frozenset({"string", "integer", "number", "boolean", "null", "object", "
 MAX_DEPTH = 24
 
 
+MAX_NODES = 2000  # schemas in the inlined result: local $refs used many times cannot blow it up
+
+
 def prepared(schema: Any, where: str) -> dict[str, Any]:
     """`schema` with its `$ref`s inlined, annotations dropped and every keyword checked;
     SchemaProblem names the first thing that cannot be honoured (`where` is its parameter)."""
     if not isinstance(schema, dict):
         raise SchemaProblem(f"{where}: a JSON schema must be an object")
+    if _depth(schema) > 4 * MAX_DEPTH:
+        raise SchemaProblem(f"{where}: the schema is nested too deeply")
     try:
         jsonschema.validators.validator_for(schema).check_schema(schema)
     except jsonschema.SchemaError as exc:
         raise SchemaProblem(f"{where}: not a valid JSON schema: {exc.message[:200]}") from None
     definitions = {name: value for key in DEFINITIONS for name, value in (schema.get(key) or {}).items()}
-    return _walk(schema, where, definitions, ())
+    return _Walk(definitions).node(schema, where, ())
 
 
-def _walk(node: Any, path: str, definitions: dict[str, Any], resolving: tuple[str, ...]) -> dict[str, Any]:
-    if not isinstance(node, dict):
-        if node is True:
-            return {}
-        raise SchemaProblem(f"{path}: only object schemas (or true) are supported here")
-    if len(resolving) > MAX_DEPTH or path.count("/") > 4 * MAX_DEPTH:
-        raise SchemaProblem(f"{path}: the schema is nested too deeply")
-    if "$ref" in node:
-        return _inline(node, path, definitions, resolving)
-    out: dict[str, Any] = {}
-    for key, value in node.items():
-        if key in ANNOTATIONS or key in DEFINITIONS:
-            continue
-        if key not in DECODED:
-            raise SchemaProblem(f"{path}: the JSON-schema keyword {key!r} is not supported")
-        out[key] = _child(key, value, f"{path}/{key}", definitions, resolving)
-    _check_values(out, path)
-    return out
+def _depth(value: Any) -> int:
+    """How deeply JSON containers nest in `value` (without recursion)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict | list):
+            deepest = max(deepest, depth)
+            stack.extend((child, depth + 1) for child in (item.values() if isinstance(item, dict) else item))
+    return deepest
 
 
-def _child(key: str, value: Any, path: str, definitions: dict[str, Any], resolving: tuple[str, ...]) -> Any:
-    if key == "properties":
-        return {name: _walk(sub, f"{path}/{name}", definitions, resolving) for name, sub in value.items()}
-    if key in ("anyOf", "oneOf", "prefixItems"):
-        return [_walk(sub, f"{path}/{index}", definitions, resolving) for index, sub in enumerate(value)]
-    if key == "items" or (key == "additionalProperties" and isinstance(value, dict)):
-        return _walk(value, path, definitions, resolving)
-    return value
+class _Walk:
+    def __init__(self, definitions: dict[str, Any]) -> None:
+        self.definitions = definitions
+        self.nodes = 0
 
+    def node(self, node: Any, path: str, resolving: tuple[str, ...]) -> dict[str, Any]:
+        self.nodes += 1
+        if self.nodes > MAX_NODES:
+            raise SchemaProblem(f"{path}: the schema is too large once its $refs are inlined")
+        if not isinstance(node, dict):
+            if node is True:
+                return {}
+            raise SchemaProblem(f"{path}: only object schemas (or true) are supported here")
+        if len(resolving) > MAX_DEPTH:
+            raise SchemaProblem(f"{path}: the schema is nested too deeply")
+        if "$ref" in node:
+            return self.inline(node, path, resolving)
+        out: dict[str, Any] = {}
+        for key, value in node.items():
+            if key in ANNOTATIONS or key in DEFINITIONS:
+                continue
+            if key not in DECODED:
+                raise SchemaProblem(f"{path}: the JSON-schema keyword {key!r} is not supported")
+            out[key] = self.child(key, value, f"{path}/{key}", resolving)
+        _check_values(out, path)
+        return out
 
-def _inline(node: dict[str, Any], path: str, definitions: dict[str, Any], resolving: tuple[str, ...]) -> dict[str, Any]:
-    ref = node["$ref"]
-    name = next((ref.removeprefix(f"#/{key}/") for key in DEFINITIONS if ref.startswith(f"#/{key}/")), None)
-    if name is None or name not in definitions:
-        raise SchemaProblem(f"{path}: $ref {ref!r} is not supported (only #/$defs/<name> within the schema)")
-    if name in resolving:
-        raise SchemaProblem(f"{path}: $ref {ref!r} is recursive, which is not supported")
-    siblings = {key: value for key, value in node.items() if key != "$ref"}
-    inlined = _walk(definitions[name], path, definitions, (*resolving, name))
-    return {**inlined, **_walk(siblings, path, definitions, resolving)} if siblings else inlined
+    def child(self, key: str, value: Any, path: str, resolving: tuple[str, ...]) -> Any:
+        if key == "properties":
+            return {name: self.node(sub, f"{path}/{name}", resolving) for name, sub in value.items()}
+        if key in ("anyOf", "oneOf", "prefixItems"):
+            return [self.node(sub, f"{path}/{index}", resolving) for index, sub in enumerate(value)]
+        if key == "items" or (key == "additionalProperties" and isinstance(value, dict)):
+            return self.node(value, path, resolving)
+        return value
+
+    def inline(self, node: dict[str, Any], path: str, resolving: tuple[str, ...]) -> dict[str, Any]:
+        ref = node["$ref"]
+        name = next((ref.removeprefix(f"#/{key}/") for key in DEFINITIONS if ref.startswith(f"#/{key}/")), None)
+        if name is None or name not in self.definitions:
+            raise SchemaProblem(f"{path}: $ref {ref!r} is not supported (only #/$defs/<name> within the schema)")
+        if name in resolving:
+            raise SchemaProblem(f"{path}: $ref {ref!r} is recursive, which is not supported")
+        siblings = {key: value for key, value in node.items() if key != "$ref"}
+        inlined = self.node(self.definitions[name], path, (*resolving, name))
+        return {**inlined, **self.node(siblings, path, resolving)} if siblings else inlined
 
 
 def _check_values(node: dict[str, Any], path: str) -> None:

@@ -89,7 +89,8 @@ def _choice(value: Any, names: list[str]) -> tuple[str, str]:
         return "auto", ""
     if isinstance(value, str) and value in CHOICES:
         return value, ""
-    named = value.get("function", {}).get("name") if isinstance(value, dict) else None
+    function = value.get("function") if isinstance(value, dict) else None
+    named = function.get("name") if isinstance(function, dict) else None
     if isinstance(value, dict) and value.get("type") == "function" and named in names:
         return "function", str(named)
     raise APIError(400, f"tool_choice: one of {', '.join(CHOICES)} or a function among the tools "
