@@ -122,15 +122,19 @@ def _client(url: str) -> Any:
     return openai.OpenAI(base_url=url + "/v1", api_key="unused", max_retries=0, timeout=600)
 
 
+def _model(client: Any) -> str:
+    return str(client.models.list().data[0].id)
+
+
 def run_schemas(client: Any) -> dict[str, Any]:
-    rows = []
+    rows, model = [], _model(client)
     for name, schema in SCHEMAS.items():
         for prompt in PROMPTS[name]:
             start = time.perf_counter()
             row: dict[str, Any] = {"schema": name, "prompt": prompt}
             try:
                 completion = client.chat.completions.create(
-                    model="default", messages=[{"role": "user", "content": prompt}],
+                    model=model, messages=[{"role": "user", "content": prompt}],
                     response_format={"type": "json_schema", "json_schema": {"name": name, "schema": schema,
                                                                             "strict": True}})
                 row["reply"] = completion.choices[0].message.content
@@ -162,9 +166,9 @@ def _right(call: dict[str, Any] | None, expected: str | None, arguments: dict[st
 
 
 def run_tools(client: Any) -> dict[str, Any]:
-    rows = []
+    rows, model = [], _model(client)
     for message, expected, arguments in TOOL_CASES:
-        completion = client.chat.completions.create(model="default", messages=[{"role": "user", "content": message}],
+        completion = client.chat.completions.create(model=model, messages=[{"role": "user", "content": message}],
                                                     tools=FUNCTIONS, tool_choice="auto")
         choice = completion.choices[0]
         calls = choice.message.tool_calls or []

@@ -53,10 +53,15 @@ def client(url: str) -> openai.OpenAI:
     return openai.OpenAI(base_url=url + "/v1", api_key="unused", max_retries=0, timeout=300)
 
 
-def test_openai_tool_loop_call_then_answer(client: openai.OpenAI, url: str) -> None:
+@pytest.fixture
+def model(client: openai.OpenAI) -> str:
+    return client.models.list().data[0].id
+
+
+def test_openai_tool_loop_call_then_answer(client: openai.OpenAI, model: str, url: str) -> None:
     headers = {"X-Local-Agent-User": "loop"}
     messages: list[Any] = [{"role": "user", "content": "What is the weather in Paris?"}]
-    first = client.chat.completions.create(model="default", messages=messages, tools=[WEATHER],
+    first = client.chat.completions.create(model=model, messages=messages, tools=[WEATHER],
                                            tool_choice="required", extra_headers=headers)
     choice = first.choices[0]
     assert choice.finish_reason == "tool_calls"
@@ -65,7 +70,7 @@ def test_openai_tool_loop_call_then_answer(client: openai.OpenAI, url: str) -> N
     jsonschema.validate(json.loads(call.function.arguments), WEATHER["function"]["parameters"])
     messages += [choice.message.model_dump(exclude_none=True),
                  {"role": "tool", "tool_call_id": call.id, "content": "Sunny, 24 degrees, a light westerly wind."}]
-    second = client.chat.completions.create(model="default", messages=messages, tools=[WEATHER],
+    second = client.chat.completions.create(model=model, messages=messages, tools=[WEATHER],
                                             tool_choice="none", extra_headers=headers)
     assert second.choices[0].finish_reason in ("stop", "length")
     assert (second.choices[0].message.content or "").strip()
@@ -75,9 +80,9 @@ def test_openai_tool_loop_call_then_answer(client: openai.OpenAI, url: str) -> N
     assert not [text for text in texts if "westerly" in text]
 
 
-def test_openai_streamed_call(client: openai.OpenAI) -> None:
+def test_openai_streamed_call(client: openai.OpenAI, model: str) -> None:
     stream = client.chat.completions.create(
-        model="default", messages=[{"role": "user", "content": "Weather in Oslo?"}], tools=[WEATHER],
+        model=model, messages=[{"role": "user", "content": "Weather in Oslo?"}], tools=[WEATHER],
         tool_choice={"type": "function", "function": {"name": "get_weather"}}, stream=True,
         extra_body={"memory": False})
     arguments, names, reasons = "", [], []
@@ -91,24 +96,24 @@ def test_openai_streamed_call(client: openai.OpenAI) -> None:
 
 
 @pytest.mark.parametrize("mode", ["JSON_SCHEMA", "TOOLS"])
-def test_instructor_gives_a_pydantic_model(client: openai.OpenAI, mode: str) -> None:
+def test_instructor_gives_a_pydantic_model(client: openai.OpenAI, model: str, mode: str) -> None:
     import instructor
 
     patched = instructor.from_openai(client, mode=getattr(instructor.Mode, mode))
     person = patched.chat.completions.create(
-        model="default", response_model=Person, max_retries=0, extra_body={"memory": False},
+        model=model, response_model=Person, max_retries=0, extra_body={"memory": False},
         messages=[{"role": "user", "content": "Ann is 41, lives in Lisbon, Portugal, and is happy."}])
     assert isinstance(person, Person) and isinstance(person.home, Address)
     assert 0 <= person.age <= 120
 
 
-def test_pydantic_ai_agent_completes_a_tool_loop(url: str) -> None:
+def test_pydantic_ai_agent_completes_a_tool_loop(url: str, model: str) -> None:
     from pydantic_ai import Agent
     from pydantic_ai.models.openai import OpenAIChatModel
     from pydantic_ai.providers.openai import OpenAIProvider
 
-    model = OpenAIChatModel("default", provider=OpenAIProvider(base_url=url + "/v1", api_key="unused"))
-    agent = Agent(model, instructions="Use the tools to answer.", retries=2)
+    chat_model = OpenAIChatModel(model, provider=OpenAIProvider(base_url=url + "/v1", api_key="unused"))
+    agent = Agent(chat_model, instructions="Use the tools to answer.", retries=2)
     asked: list[str] = []
 
     @agent.tool_plain

@@ -200,3 +200,12 @@ def test_client_tools_replace_the_built_in_ones(tmp_path: Path) -> None:
         body = response.json()
         assert body["choices"][0]["finish_reason"] == "tool_calls", body
         assert "tool_calls" not in body["local_agent"]  # the calculator did not run
+
+
+def test_a_lone_surrogate_in_a_calls_arguments_is_a_400(served: tuple[LocalServer, ScriptedBackend]) -> None:
+    body = chat_body("x", memory=False, tools=[WEATHER])
+    call = {"id": "c1", "type": "function", "function": {"name": "get_weather", "arguments": '{"city": "\\ud800"}'}}
+    body["messages"] = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": None, "tool_calls": [call]},
+                        {"role": "tool", "tool_call_id": "c1", "content": "1"}]
+    response = httpx.post(served[0].url + "/v1/chat/completions", json=body, timeout=60)
+    assert response.status_code == 400 and "lone surrogate" in response.json()["error"]["message"]

@@ -44,6 +44,10 @@ def written_call(call: Any, where: str) -> tuple[str, str, str]:
     except ValueError:
         raise _invalid(f"{where}.function.arguments: not valid JSON", where) from None
     text = json.dumps({"tool": function["name"], "arguments": arguments}, ensure_ascii=False)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise _invalid(f"{where}: text is not valid Unicode (it holds a lone surrogate)", where) from None
     return str(call.get("id") or ""), function["name"], text
 
 
@@ -78,7 +82,8 @@ def split(messages: list[ChatMessage]) -> Dialogue:
             raise APIError(400, f"{where}.role: function messages are not supported (send tool messages)",
                            code="unsupported_role", param=f"{where}.role")
         elif message.role == "tool":
-            name = names.get(message.tool_call_id or "", "the tool")
+            named = (message.model_extra or {}).get("name")
+            name = names.get(message.tool_call_id or "") or (named if isinstance(named, str) else "the tool")
             turns.append(("user", quoted_result(name, text[:MAX_RESULT_CHARS]), True))
         elif message.role == "assistant" and message.tool_calls:
             calls = [written_call(call, f"{where}.tool_calls[{n}]") for n, call in enumerate(message.tool_calls)]
