@@ -130,3 +130,28 @@ def test_a_deeply_nested_schema_is_refused_without_recursing() -> None:
         schema = {"type": "array", "items": schema}
     with pytest.raises(SchemaProblem, match="nested too deeply"):
         prepared(schema, "s")
+
+
+@pytest.mark.model
+def test_the_real_model_writes_only_integers_in_range(default_gguf: object) -> None:
+    """Asked for a number far outside the range, greedy decoding under the grammar still writes
+    one inside it (llama.cpp parses the rules json_grammar.py writes)."""
+    import json
+
+    from local_agent.backends import create_backend
+    from local_agent.config import CHECKOUT_MODELS_DIR, Settings
+    from local_agent.types import GenerationSettings, Message
+
+    settings = Settings(backend="llama-cpp", device="cpu", models_dir=CHECKOUT_MODELS_DIR, ctx_size=2048)
+    backend, _ = create_backend(settings)
+    schema = {"type": "object", "properties": {"year": {"type": "integer", "minimum": 1990, "maximum": 2012},
+                                               "below": {"type": "integer", "exclusiveMaximum": -40}},
+              "required": ["year", "below"], "additionalProperties": False}
+    try:
+        for text in ("The year was 1066 and it was 7 degrees.", "Say 99999 and 5."):
+            messages = [Message("system", "Reply with JSON."), Message("user", text)]
+            reply = backend.generate(messages, GenerationSettings(max_tokens=40), json_schema=schema)
+            data = json.loads(reply.text)
+            assert 1990 <= data["year"] <= 2012 and data["below"] < -40, reply.text
+    finally:
+        backend.close()
