@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from local_agent.backends.json_grammar import bounds, integer_rule, natural_range, schema_gbnf
+from local_agent.backends.json_grammar import bounds, integer_rule, natural_range, number_rule, schema_gbnf
 from local_agent.server.schema_check import SchemaProblem, prepared
 from local_agent.server.schema_fit import bounded, decoding, fitted, size
 
@@ -85,9 +85,11 @@ def test_type_lists_and_one_of_become_any_of() -> None:
     assert "anyOf" in decoding({"oneOf": [{"type": "integer"}, {"type": "boolean"}]}, 100, 4)
 
 
-def test_number_bounds_are_left_to_validation() -> None:
+def test_number_bounds_reach_the_grammar() -> None:
     schema = decoding({"type": "number", "minimum": 0, "maximum": 1}, 100, 4)
-    assert schema == {"type": "number"}
+    assert schema == {"type": "number", "minimum": 0, "maximum": 1}
+    assert "[eE]" not in schema_gbnf({"type": "number", "minimum": 0, "maximum": 1})
+    assert "[eE]" in schema_gbnf({"type": "number", "minimum": 0.2, "maximum": 0.8})  # no whole unit: validated
 
 
 def _regex(rule: str) -> str:
@@ -109,6 +111,15 @@ def test_integer_bounds_in_the_grammar() -> None:
     assert rule.startswith('(("-" ') and rule.endswith(") space")
     grammar = schema_gbnf({"type": "object", "properties": {"age": {"type": "integer", "minimum": 0, "maximum": 130}}})
     assert "[0-9]" in grammar and '"1" [0-2] [0-9]' in grammar
+
+
+@pytest.mark.parametrize(("text", "inside"), [
+    ("0", True), ("0.5", True), ("1", True), ("1.0", False), ("0.0001", True), ("-0.5", True), ("-1", True),
+    ("-1.5", False), ("2", False), ("1.5", False), ("0.12345", False), ("1e3", False),
+])
+def test_a_bounded_numbers_rule(text: str, inside: bool) -> None:
+    """[-1, 1]: the integers, 0.dddd and -0.dddd; nothing beyond 1 or below -1."""
+    assert (re.fullmatch(_regex(number_rule(-1, 1)), text) is not None) == inside
 
 
 @pytest.mark.parametrize("number", range(-8, 16))
@@ -133,7 +144,7 @@ def test_a_deeply_nested_schema_is_refused_without_recursing() -> None:
 
 
 @pytest.mark.model
-def test_the_real_model_writes_only_integers_in_range(default_gguf: object) -> None:
+def test_the_real_model_writes_only_numbers_in_range(default_gguf: object) -> None:
     """Asked for a number far outside the range, greedy decoding under the grammar still writes
     one inside it (llama.cpp parses the rules json_grammar.py writes)."""
     import json
@@ -145,13 +156,14 @@ def test_the_real_model_writes_only_integers_in_range(default_gguf: object) -> N
     settings = Settings(backend="llama-cpp", device="cpu", models_dir=CHECKOUT_MODELS_DIR, ctx_size=2048)
     backend, _ = create_backend(settings)
     schema = {"type": "object", "properties": {"year": {"type": "integer", "minimum": 1990, "maximum": 2012},
-                                               "below": {"type": "integer", "exclusiveMaximum": -40}},
-              "required": ["year", "below"], "additionalProperties": False}
+                                               "below": {"type": "integer", "exclusiveMaximum": -40},
+                                               "share": {"type": "number", "minimum": 0, "maximum": 1}},
+              "required": ["year", "below", "share"], "additionalProperties": False}
     try:
-        for text in ("The year was 1066 and it was 7 degrees.", "Say 99999 and 5."):
+        for text in ("The year was 1066, it was 7 degrees, and 80% came.", "Say 99999, 5 and 12.5."):
             messages = [Message("system", "Reply with JSON."), Message("user", text)]
             reply = backend.generate(messages, GenerationSettings(max_tokens=40), json_schema=schema)
             data = json.loads(reply.text)
-            assert 1990 <= data["year"] <= 2012 and data["below"] < -40, reply.text
+            assert 1990 <= data["year"] <= 2012 and data["below"] < -40 and 0 <= data["share"] <= 1, reply.text
     finally:
         backend.close()

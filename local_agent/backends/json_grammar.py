@@ -4,8 +4,8 @@ The converter ignores `minimum`, `maximum`, `exclusiveMinimum` and `exclusiveMax
 TODO). Here an integer with bounds becomes a rule that writes only the integers in range,
 digit by digit, as llama.cpp's own C++ converter does: [17, 342] is
 `"1" [7-9] | [2-9] [0-9] | [1-2] [0-9] [0-9] | "3" [0-3] [0-9] | "3" "4" [0-2]`. An open
-side ends at the converter's own limit, 16 digits. Bounds on `number` stay unenforced by the
-grammar (the server validates them).
+side ends at the converter's own limit, 16 digits. A bounded `number` is written the same
+way, as whole units with up to 4 decimals and no exponent (`number_rule`).
 """
 
 from __future__ import annotations
@@ -85,7 +85,30 @@ def integer_rule(low: int, high: int) -> str:
     return "(" + " | ".join(f"({alt})" for alt in alternatives) + ") space"
 
 
+FRACTION = '"." [0-9] [0-9]? [0-9]? [0-9]?'  # a bounded number's decimals: up to 4
+
+
+def number_rule(low: int, high: int) -> str:
+    """The GBNF body of a number within [low, high] (the whole units `bounds` gives; no
+    exponent): the integers in range, and i.dddd for each i whose whole unit [i, i+1) lies in
+    range (negatives: -j.dddd within (-(j+1), -j]). Between two fractional bounds the values
+    beyond the last whole unit cannot be written: [0, 0.5] allows only 0."""
+    alternatives = [integer_rule(low, high).removesuffix(" space")]
+    if max(low, 0) <= high - 1:
+        alternatives += [f"({alt}) {FRACTION}" for alt in natural_range(max(low, 0), high - 1)]
+    if max(0, -high) <= -low - 1:
+        alternatives += [f'"-" ({alt}) {FRACTION}' for alt in natural_range(max(0, -high), -low - 1)]
+    return "(" + " | ".join(alternatives) + ") space"
+
+
 BOUND_KEYS = frozenset({"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"})
+
+
+def _whole_unit_within(schema: dict[str, Any]) -> bool:
+    """Whether a number's bounds hold a whole number (else the grammar leaves them to the
+    validation after decoding: [0.2, 0.8] has none)."""
+    low, high = bounds(schema)
+    return low <= high
 
 
 def _converter_class() -> Any:
@@ -93,10 +116,12 @@ def _converter_class() -> Any:
 
     class BoundedIntegers(SchemaConverter):
         def visit(self, schema: Any, name: str) -> Any:
-            if isinstance(schema, dict) and schema.get("type") == "integer" and BOUND_KEYS & set(schema) \
-                    and not {"enum", "const"} & set(schema):
+            kind = schema.get("type") if isinstance(schema, dict) else None
+            if kind in ("integer", "number") and BOUND_KEYS & set(schema) and not {"enum", "const"} & set(schema) \
+                    and (kind == "integer" or _whole_unit_within(schema)):
                 rule_name = name + "-" if name in RESERVED_NAMES else name or "root"
-                return self._add_rule(rule_name, integer_rule(*bounds(schema)))
+                rule = integer_rule if kind == "integer" else number_rule
+                return self._add_rule(rule_name, rule(*bounds(schema)))
             return super().visit(schema, name)
     return BoundedIntegers
 

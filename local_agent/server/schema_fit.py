@@ -23,7 +23,6 @@ MIN_STRING_CHARS = 8
 FORMAT_CHARS = {"date": 12, "time": 32, "date-time": 44, "uuid": 38}
 NUMBER_CHARS = 52  # "-", 16 digits, ".", 16 digits, "e-", 16 digits
 INTEGER_CHARS = 17
-NUMBER_BOUNDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")
 
 
 def decoding(schema: dict[str, Any], chars: int, items: int) -> dict[str, Any]:
@@ -43,8 +42,6 @@ def decoding(schema: dict[str, Any], chars: int, items: int) -> dict[str, Any]:
     if kind == "array" and "items" in out:
         low = out.get("minItems", 0)
         out["maxItems"] = max(low, min(out.get("maxItems", items), items))
-    if kind == "number":
-        out = {key: value for key, value in out.items() if key not in NUMBER_BOUNDS}  # validated after
     return out
 
 
