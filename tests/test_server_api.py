@@ -182,8 +182,8 @@ def test_unknown_model_is_404(client: openai.OpenAI) -> None:
     assert isinstance(caught.value.body, dict) and caught.value.body["code"] == "model_not_found"
 
 
-@pytest.mark.parametrize("extra", [{"n": 2}, {"logprobs": True}, {"response_format": {"type": "json_object"}},
-                                   {"tools": [{"type": "function", "function": {"name": "f"}}]}])
+@pytest.mark.parametrize("extra", [{"n": 2}, {"logprobs": True}, {"response_format": {"type": "yaml"}},
+                                   {"tools": [{"type": "function", "function": {"name": ""}}]}])
 def test_what_cannot_be_honoured_is_400(client: openai.OpenAI, extra: dict) -> None:
     with pytest.raises(openai.BadRequestError):
         client.chat.completions.create(model="scripted", messages=[{"role": "user", "content": "hi"}], **extra)

@@ -1,7 +1,7 @@
 """The built-in tools in the server: only with `serve --tools` (or --db, --notes) and an API
-key; a request's own `tools` field is still refused (in OpenAI's protocol the client runs
-tools); memory search reads the request's own namespace; a warm `ask` with other tool
-settings than the server's answers in-process."""
+key; a request's own `tools` replace them for that request (test_server_tool_calls.py);
+memory search reads the request's own namespace; a warm `ask` with other tool settings than
+the server's answers in-process."""
 
 from __future__ import annotations
 
@@ -71,14 +71,6 @@ def test_with_a_key_the_calculator_runs_and_the_call_is_reported(tmp_path: Path)
         assert (call["name"], call["result"], call["error"]) == ("calculator", "17 * 23 = 391", None)
         plain = _chat(server, "Hello there, how was your weekend?").json()
         assert "tool_calls" not in plain["local_agent"] and backend.schemas == [None]
-
-
-def test_a_requests_own_tools_are_still_refused(tmp_path: Path) -> None:
-    function = {"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}
-    with running_server(server_settings(tmp_path / "data", tools=True), ScriptedBackend(), api_key=KEY,
-                        memory=False) as server:
-        response = _chat(server, "What is 2 + 2?", tools=[function])
-        assert response.status_code == 400 and "tools" in response.json()["error"]["message"]
 
 
 def test_memory_search_reads_only_the_requests_namespace(tmp_path: Path) -> None:

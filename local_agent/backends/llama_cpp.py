@@ -21,6 +21,7 @@ from ..types import GenerationSettings, Message
 from .base import TEMPLATE_MARKER, Backend, check_context
 from .cpu_share import CoreShare, available_cores, fitting_threads
 from .generation import Usage
+from .json_grammar import schema_gbnf
 from .llama_grammar import GrammarGreedy, canonical_spacing
 from .llama_state import MIN_TOKENS, PrefixStates, model_identity
 from .probe import physical_cores
@@ -290,9 +291,8 @@ class LlamaCppBackend(Backend):
         """The GBNF grammar for a JSON schema, compiled once per schema."""
         key = json.dumps(schema, sort_keys=True)
         if key not in self._grammars:
+            gbnf = schema_gbnf(schema)  # the schema's own key order is the order the model writes the fields in
             try:
-                # The schema's own key order is the order the model writes the fields in.
-                gbnf = self._lib.LlamaGrammar.from_json_schema(json.dumps(schema), verbose=False)._grammar
                 self._grammars[key] = self._lib.LlamaGrammar.from_string(canonical_spacing(gbnf), verbose=False)
             except (ValueError, KeyError, NotImplementedError) as exc:
                 raise BackendError(f"llama.cpp cannot turn this JSON schema into a grammar: {exc}") from None

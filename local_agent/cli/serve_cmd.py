@@ -57,8 +57,9 @@ def serve(host: str, port: int, api_key: str | None, api_key_file: Path | None, 
     namespace; X-Local-Agent-Memory: off reads and writes none. `local-agent ask`
     uses a running server with the same model and data dir (--no-server: never).
     Prints `listening on http://HOST:PORT`; Ctrl-C or SIGTERM finishes what is in
-    flight, then exits. The built-in tools (--tools, --db, --notes) run only with
-    an API key; a request's own `tools` field is refused. See docs/server.md.
+    flight, then exits. A request's own `tools` and `response_format` are decoded
+    as JSON of their schemas. The built-in tools (--tools, --db, --notes) run only
+    with an API key. See docs/server.md.
     """
     from ..server.options import ServerOptions, resolve_api_key
     from ..server.run import serve as run_server

@@ -49,9 +49,11 @@ from ..turn.agent import Agent, MemoryParts, WindowRule
 from ..turn.record import recalled_json, saved_json, turn_json
 from ..turn.result import TurnResult
 from ..types import MemoryRecord
+from .client_turn import attach, with_reply
 from .discovery import CALL_SETTINGS
 from .fitting import check_fits
 from .namespaces import namespace_dir
+from .tool_calls import Structured
 from .turns import AskTurn, ChatOutcome, ChatTurn
 
 if TYPE_CHECKING:
@@ -223,14 +225,19 @@ class Engine:
                 runtime.backend, cast(SessionStore, _NoSessionFiles()), session, self.settings,
                 memory=self._chat_memory(turn.namespace) if turn.memory and self.memory_on else None,
                 directive=directive, in_window=client_window(turn),
-                memory_worker=self._memory_worker(turn.namespace), examples=DEFAULT_EXAMPLES,
+                memory_worker=self._memory_worker(turn.namespace),
+                examples=DEFAULT_EXAMPLES if turn.shape is None and not turn.continuation else (),
             )
-            self._with_tools(agent, self.settings)
+            client = None  # the client's own tools or reply format replace the built-in tools (client_turn.py)
+            if turn.shape is not None or turn.continuation:
+                client = attach(agent, turn.shape or Structured(), runtime.backend, generation)
+            else:
+                self._with_tools(agent, self.settings)
             try:
                 relay = _relay(agent, on_token, keep_on_disconnect=False)
                 result = agent.respond(turn.message, on_token=relay, generation=generation,
                                        wanted=lambda: not left())
-                return _outcome(result, generation.max_tokens)
+                return with_reply(_outcome(result, generation.max_tokens), client)
             finally:
                 agent.close()
 

@@ -39,10 +39,17 @@ def memory_field(outcome: ChatOutcome) -> dict[str, Any]:
     return extra
 
 
+def reply_message(outcome: ChatOutcome) -> dict[str, Any]:
+    """The assistant's message: its text, or (finish_reason "tool_calls") the client's calls."""
+    if outcome.calls:
+        return {"role": "assistant", "content": None, "tool_calls": outcome.calls}
+    return {"role": "assistant", "content": outcome.answer}
+
+
 def completion(reply: Reply, outcome: ChatOutcome) -> dict[str, Any]:
     return {
         "id": reply.id, "object": "chat.completion", "created": reply.created, "model": reply.model,
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": outcome.answer},
+        "choices": [{"index": 0, "message": reply_message(outcome),
                      "logprobs": None, "finish_reason": outcome.finish_reason}],
         "usage": usage(outcome),
         "local_agent": memory_field(outcome),
@@ -54,6 +61,19 @@ def chunk(reply: Reply, delta: dict[str, Any], finish_reason: str | None = None)
         "id": reply.id, "object": "chat.completion.chunk", "created": reply.created, "model": reply.model,
         "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish_reason}],
     }
+
+
+def call_chunks(reply: Reply, calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The calls as OpenAI streams them: each opens with its id, type and name (arguments
+    empty), then its arguments follow in a delta of their own."""
+    bodies = []
+    for index, call in enumerate(calls):
+        opening = {"index": index, "id": call["id"], "type": "function",
+                   "function": {"name": call["function"]["name"], "arguments": ""}}
+        bodies.append(chunk(reply, {"tool_calls": [opening]}))
+        arguments = {"index": index, "function": {"arguments": call["function"]["arguments"]}}
+        bodies.append(chunk(reply, {"tool_calls": [arguments]}))
+    return bodies
 
 
 def final_chunk(reply: Reply, outcome: ChatOutcome) -> dict[str, Any]:

@@ -14,7 +14,7 @@ from sse_starlette.sse import EventSourceResponse
 from .engine import EngineInfo
 from .errors import APIError, as_api_error, error_body
 from .namespaces import MEMORY_HEADER, USER_HEADER, memory_enabled, select_namespace
-from .responses import Reply, chunk, completion, embeddings, final_chunk, model_list, usage_chunk
+from .responses import Reply, call_chunks, chunk, completion, embeddings, final_chunk, model_list, usage_chunk
 from .schemas import MAX_EMBED_INPUTS, ChatRequest, EmbeddingsRequest
 from .state import state_of
 from .streaming import Channel, Early, End, cancel_job, watching
@@ -87,6 +87,8 @@ async def _events(first: str | Early | End, channel: Channel, reply: Reply,
             error = as_api_error(item.error if isinstance(item, End) and item.error else RuntimeError())
             yield _json(error_body(error.status, error.message, error.code))
         else:
+            for body in call_chunks(reply, item.result.calls):
+                yield _json(body)
             yield _json(final_chunk(reply, item.result))
             if include_usage:
                 yield _json(usage_chunk(reply, item.result))

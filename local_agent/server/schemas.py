@@ -5,7 +5,7 @@ says what failed in the API's terms).
 
 Unknown fields are accepted and ignored, as OpenAI's own clients send many (presence_penalty,
 logit_bias, ...). What the server cannot honour is refused by name in `unsupported`: `n` > 1,
-`logprobs`, tools, and a response format other than text.
+`logprobs` and the legacy `functions`; tools and response formats are read in tool_calls.py.
 """
 
 from __future__ import annotations
@@ -45,6 +45,8 @@ class ContentPart(_Open):
 class ChatMessage(_Open):
     role: Literal["system", "developer", "user", "assistant", "tool", "function"]
     content: Text | list[ContentPart] | None = None
+    tool_calls: list[dict[str, Any]] | None = None  # an assistant's calls (tool_calls.py)
+    tool_call_id: str | None = None  # a tool message: the call it answers
 
 
 class StreamOptions(_Open):
@@ -53,6 +55,7 @@ class StreamOptions(_Open):
 
 class ResponseFormat(_Open):
     type: str = "text"
+    json_schema: dict[str, Any] | None = None
 
 
 class ChatRequest(_Open):
@@ -70,6 +73,7 @@ class ChatRequest(_Open):
     logprobs: bool | None = None
     tools: list[dict[str, Any]] | None = None
     functions: list[dict[str, Any]] | None = None
+    tool_choice: str | dict[str, Any] | None = None
     response_format: ResponseFormat | None = None
     user: Text | None = None
     memory: bool | None = None  # local-agent's own: false reads and writes no memory
@@ -116,11 +120,8 @@ def unsupported(body: ChatRequest) -> tuple[str, str] | None:
         return "n: more than one answer per request is not supported", "n"
     if body.logprobs:
         return "logprobs: not supported", "logprobs"
-    if body.tools or body.functions:
-        param = "tools" if body.tools else "functions"
-        return f"{param}: not supported (this server runs its own tools only)", param
-    if body.response_format is not None and body.response_format.type != "text":
-        return "response_format: only 'text' is supported", "response_format"
+    if body.functions:
+        return "functions: not supported (send tools instead)", "functions"
     if isinstance(body.stop, list) and len(body.stop) > 4:
         return "stop: at most 4 sequences", "stop"
     return None

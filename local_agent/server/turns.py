@@ -2,7 +2,9 @@
 
 The client owns the dialogue: its system messages become the directive (ours when it sends
 none), its earlier user and assistant messages the visible dialogue, and its last message,
-which must be the user's, is the one memory recalls for, stores and distills.
+the user's, is the one memory recalls for, stores and distills. A dialogue that ends with
+tool results instead goes on a turn whose user message was remembered already
+(tool_dialogue.py); its tools and response format are read in tool_calls.py.
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ from typing import Any
 from ..limits import MAX_MESSAGE_CHARS, message_problem
 from .errors import APIError
 from .schemas import ChatMessage, ChatRequest, unsupported
+from .tool_calls import Structured, structured
+from .tool_dialogue import message_text, split
 
 MAX_SEED = 2**32  # llama.cpp's samplers take a 32-bit seed: larger and negative seeds wrap
 
@@ -25,6 +29,8 @@ class ChatTurn:
     namespace: str | None = None
     memory: bool = True
     generation: dict[str, Any] = field(default_factory=dict)  # GenerationSettings fields to override
+    shape: Structured | None = None  # the client's tools or response format (tool_calls.py)
+    continuation: bool = False  # the message is tool results (tool_dialogue.py): nothing is remembered
 
 
 @dataclass
@@ -39,6 +45,7 @@ class ChatOutcome:
     cancelled: bool = False
     tool_calls: list[dict[str, Any]] = field(default_factory=list)  # the built-in tools' calls (serve --tools)
     notices: list[str] = field(default_factory=list)  # e.g. the message cut to fit beside the memories
+    calls: list[dict[str, Any]] = field(default_factory=list)  # calls of the client's functions, OpenAI-shaped
 
 
 @dataclass(frozen=True)
@@ -51,45 +58,6 @@ class AskTurn:
     memory: bool = True
     settings: dict[str, Any] = field(default_factory=dict)
     wait_for_memory: bool = True  # False: the answer goes back before the memory work (done next)
-
-
-def message_text(message: ChatMessage, index: int) -> str:
-    """A message's text: a string, or its text parts joined (other parts are refused)."""
-    content = message.content
-    if content is None:
-        return ""
-    if isinstance(content, str):
-        return content
-    texts = []
-    for part in content:
-        if part.type != "text" or part.text is None:
-            raise APIError(400, f"messages[{index}].content: only text parts are supported",
-                           code="unsupported_content", param=f"messages[{index}].content")
-        texts.append(part.text)
-    return "\n".join(texts)
-
-
-def split_dialogue(messages: list[ChatMessage]) -> tuple[str | None, list[tuple[str, str]], str]:
-    """(system text or None, earlier user/assistant messages, the last user message)."""
-    system: list[str] = []
-    dialogue: list[tuple[str, str]] = []
-    for index, message in enumerate(messages):
-        if message.role in ("tool", "function"):
-            where = f"messages[{index}].role"
-            raise APIError(400, f"{where}: {message.role} messages are not supported (this server does not call tools)",
-                           code="unsupported_role", param=where)
-        text = message_text(message, index)
-        if message.role in ("system", "developer"):
-            system.append(text.strip())
-        else:
-            dialogue.append((message.role, text))
-    if not dialogue or dialogue[-1][0] != "user":
-        raise APIError(400, "messages: the last message (besides system messages) must be the user's",
-                       code="invalid_messages", param="messages")
-    if not dialogue[-1][1].strip():
-        raise APIError(400, "messages: the last user message is empty", code="invalid_messages", param="messages")
-    directive = "\n\n".join(part for part in system if part) or None
-    return directive, dialogue[:-1], dialogue[-1][1]
 
 
 def answer_room(requested: int | None, context_size: int) -> int | None:
@@ -119,6 +87,8 @@ def check_sizes(messages: list[ChatMessage]) -> None:
     """APIError 400 for a message over MAX_MESSAGE_CHARS (limits.py), before anything is
     queued: the error names the message, never its text."""
     for index, message in enumerate(messages):
+        if message.role == "tool":  # a tool result is data, cut to its own limit (tool_dialogue.py)
+            continue
         problem = message_problem(message_text(message, index))
         if problem:
             where = f"messages[{index}].content"
@@ -144,6 +114,8 @@ def chat_turn(body: ChatRequest, *, namespace: str | None, memory: bool, context
     if problem:
         raise APIError(400, problem[0], code="unsupported", param=problem[1])
     check_sizes(body.messages)
-    system, history, message = split_dialogue(body.messages)
-    return ChatTurn(message=message, history=tuple(recent_dialogue(history)), system=system, namespace=namespace,
-                    memory=memory, generation=generation_overrides(body, context_size))
+    dialogue = split(body.messages)
+    return ChatTurn(message=dialogue.message, history=tuple(recent_dialogue(dialogue.history)), system=dialogue.system,
+                    namespace=namespace, memory=memory and not dialogue.continuation,
+                    generation=generation_overrides(body, context_size), shape=structured(body),
+                    continuation=dialogue.continuation)

@@ -7,9 +7,11 @@
 The schema is an `anyOf` with one object per tool (its name a one-value `enum`, its arguments
 the tool's own schema) plus one for each other action. It keeps to what both constrained
 decoders follow: llama.cpp's JSON-schema-to-GBNF converter (anyOf, enum, required, optional
-properties in order, additionalProperties false, string min/maxLength and pattern, integer
-minimum/maximum) and lm-format-enforcer (the same, with a pattern dropped where a length bound
-exists: backends/hf.py). Properties are written in the schema's order.
+properties in order, additionalProperties false, string min/maxLength and pattern; integer
+minimum/maximum only because backends/json_grammar.py writes them into the grammar, the
+converter itself ignores them) and lm-format-enforcer (the same, with a pattern dropped where
+a length bound exists: backends/hf.py; it ignores numeric bounds, which `Tool.check` catches
+after decoding). Properties are written in the schema's order.
 
 `action_schema` is the contract a step is checked against; `decoding_schema` is what the
 decoder is constrained to. It adds one pattern to every free-text string: llama-cpp-python's
