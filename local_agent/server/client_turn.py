@@ -19,10 +19,11 @@ from typing import Any
 import jsonschema
 
 from ..backends.base import Backend
+from ..reading import Reading
 from ..tools.base import validator
 from ..tools.router import Route
 from ..turn.result import TokenCounts, ToolTrace
-from ..turn.tool_turn import ToolOutcome
+from ..turn.tool_turn import Answer, Callbacks, ToolOutcome, timed_answer
 from ..types import GenerationSettings, Message
 from .errors import APIError
 from .schema_check import SchemaProblem
@@ -91,7 +92,14 @@ class ClientTools:
     def reserve(self, route: Route) -> int:
         return self.settings.max_tokens
 
-    def run(self, route: Route, messages: Sequence[Message], message: str, **_: Any) -> ToolOutcome:
+    def answer(self, route: Route, messages: Sequence[Message], reading: Reading, callbacks: Callbacks,
+               timings: dict[str, float], start: float) -> Answer:
+        """The reply, shown as ToolTurn.answer shows one (the agent calls this for a routed turn)."""
+        outcome = self.run(route, messages, reading)
+        return Answer(outcome.answer, outcome.interrupted, outcome.tokens,
+                      timed_answer(outcome, callbacks[0], start, timings), outcome)
+
+    def run(self, route: Route, messages: Sequence[Message], reading: Reading, **_: Any) -> ToolOutcome:
         reply = self._reply(list(messages))
         self.reply = reply
         return ToolOutcome(answer=reply.content or "", calls=(), tokens=reply.tokens,
