@@ -72,6 +72,8 @@ class Settings:
     max_steps: int = 4  # model steps in one turn
     tool_timeout: float = 10.0  # seconds per tool call
     approve: bool = False  # ask on the terminal before each call
+    # stdio MCP servers whose tools join the assistant's, each a command line (tools/mcp_commands.py)
+    mcp_servers: tuple[str, ...] = ()
 
     @property
     def tools_on(self) -> bool:

@@ -65,8 +65,8 @@ def event(name: str, data: dict[str, Any]) -> dict[str, str]:
 
 def opening(reply: MessageReply) -> list[dict[str, str]]:
     """The events before the first chunk of text."""
-    started: dict[str, Any] = {"id": reply.id, "type": "message", "role": "assistant", "model": reply.model, "content": [],
-               "stop_reason": None, "stop_sequence": None, "usage": usage(None)}
+    started: dict[str, Any] = {"id": reply.id, "type": "message", "role": "assistant", "model": reply.model,
+                               "content": [], "stop_reason": None, "stop_sequence": None, "usage": usage(None)}
     return [event("message_start", {"message": started}),
             event("content_block_start", {"index": 0, "content_block": {"type": "text", "text": ""}})]
 
