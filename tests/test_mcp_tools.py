@@ -14,8 +14,10 @@ import psutil
 import pytest
 
 from local_agent.errors import ConfigError, ToolError
+from local_agent.tools.base import Tool
 from local_agent.tools.mcp_client import McpServers
 from local_agent.tools.mcp_commands import ServerCommand, parse_servers
+from local_agent.tools.mcp_grounding import grounded, zones_named
 from local_agent.tools.mcp_schema import description, parameters, result_text
 
 from .cli_helpers import error_line, run_main
@@ -99,6 +101,27 @@ def test_descriptions_and_results() -> None:
         result_text({"content": [{"type": "text", "text": "bad input"}], "isError": True})
 
 
+@pytest.mark.parametrize(("message", "zones"), [
+    ("What time is it in Tokyo?", ["Asia/Tokyo"]),
+    ("Convert 3pm New York time to London", ["America/New_York", "Europe/London"]),
+    ("what is the time in los angeles", ["America/Los_Angeles"]),
+    ("What time is it in Japan?", ["Japan"]),
+    ("What time is it?", []),
+])
+def test_time_zones_named_in_a_message(message: str, zones: list[str]) -> None:
+    assert zones_named(message) == zones
+
+
+def test_a_time_zone_argument_is_kept_to_the_zones_the_message_names() -> None:
+    schema = parameters({"type": "object", "required": ["timezone"], "properties": {
+        "timezone": {"type": "string", "description": "IANA timezone name"}, "note": {"type": "string"}}})
+    tool = Tool("get_current_time", "Get the time.", schema, lambda **_: "")
+    narrowed = grounded(tool, "What time is it in Tokyo?")
+    assert narrowed.parameters["properties"]["timezone"] == {"type": "string", "enum": ["Asia/Tokyo", "UTC"]}
+    assert narrowed.parameters["properties"]["note"] == schema["properties"]["note"]
+    assert grounded(tool, "What time is it?") is tool
+
+
 # -- lifecycle with real processes ------------------------------------------------------------
 def test_the_time_server_lists_and_answers(time_server: McpServers, reports: list[str]) -> None:
     tools = {tool.name: tool for tool in time_server.tools(taken=["calculator", "date"])}
@@ -160,6 +183,7 @@ def test_ask_with_a_server_calls_its_tool_and_shows_the_call(capsys, monkeypatch
     assert out.strip()
     step = scripted.prompts[0]
     assert "get_current_time" in step[0].content  # the tool was offered with its description
+    assert '"enum": ["Asia/Tokyo", "UTC"]' in json.dumps(scripted.schemas[0])  # the zones the question names
     assert '"datetime"' in scripted.prompts[1][-1].content  # its result went back to the model as data
     assert not children("mcp-server-time")  # stopped with the command
 
@@ -185,3 +209,13 @@ def test_ask_with_a_missing_server_command_fails_before_loading(capsys, monkeypa
                             backend=scripted)
     assert code == 1 and "command not found" in error_line(err)
     assert scripted.prompts == []
+
+
+@pytest.mark.model
+def test_ask_tokyo_time_through_the_real_server_on_the_default_model(capsys, monkeypatch, default_gguf) -> None:
+    code, out, err = run_main(["ask", "--tools", "--no-memory", "--mcp-server", TIME_SERVER,
+                               "What time is it in Tokyo?"], capsys, monkeypatch)
+    assert code == 0, err
+    line = next(line for line in err.splitlines() if line.startswith("· get_current_time("))
+    assert "Asia/Tokyo" in line and "✗" not in line  # the call is shown, with the zone the question names
+    assert out.strip()

@@ -3,7 +3,8 @@ route to no tool of their own is compared with the MCP tools' descriptions (the 
 sentence embeddings, as the memory and the intent classifier use, of the message and of the
 tool's name and own description); when the closest is near
 enough, the step loop runs with that tool, and the model writes the call under the action
-schema (the tool's own arguments, bounded: mcp_schema.py). Plain chat stays chat: no MCP tool is near it.
+schema (the tool's own arguments, bounded: mcp_schema.py, and kept to the values the message
+names where the program knows them: mcp_grounding.py). Plain chat stays chat: no MCP tool is near it.
 
 The servers start on the first message that reaches this point (McpServers.tools), so a chat
 that never asks anything never starts them. docs/tools.md has the measurement behind
@@ -19,10 +20,11 @@ import numpy as np
 from .base import Tool
 from .intent import Intent
 from .mcp_client import McpServers
+from .mcp_grounding import grounded
 from .router import Route, Router
 
 Embed = Callable[[list[str]], np.ndarray]
-THRESHOLD = 0.35  # cosine of the message and a tool's description (docs/tools.md: measured)
+THRESHOLD = 0.25  # cosine of the message and a tool's name and description (docs/tools.md: measured)
 
 
 def _unit(vectors: np.ndarray) -> np.ndarray:
@@ -54,6 +56,7 @@ class McpRouter(Router):
         tool, score = scored
         if score < self.threshold:
             return Route("none", reason=f"{route.reason}; mcp: no tool near (best {tool.name} {score:.2f})")
+        self.turn_tools[tool.name] = grounded(tool, message)  # this turn's candidates (mcp_grounding.py)
         return Route("model", (tool.name,), reason=f"mcp: {tool.name} {score:.2f}")
 
     def closest(self, message: str) -> tuple[Tool, float] | None:

@@ -1,0 +1,67 @@
+"""An MCP tool's arguments narrowed to the message, where the values come from a vocabulary the
+program knows: the program proposes the candidates, the model chooses among them (as the
+calculator's numbers are kept to the message's: narrowing.py).
+
+The one vocabulary so far is the IANA time zones (zoneinfo): a string argument whose name or
+description says it is a time zone may only be a zone whose city the message names
+("Tokyo" -> Asia/Tokyo, "New York" -> America/New_York), or UTC. A message that names no such
+city leaves the argument free. A 135M model asked for Tokyo's zone wrote "UTC-8" unaided.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import re
+import zoneinfo
+from collections.abc import Mapping
+from functools import lru_cache
+from typing import Any
+
+from .base import Tool
+
+_ZONE_WORDS = re.compile(r"time\s*zone|timezone|\biana\b", re.I)
+
+
+@lru_cache(maxsize=1)
+def _cities() -> dict[str, str]:
+    """city name (lower case, spaces) -> its zone, for every zone named Area/City, and the
+    zones named for a country alone (Japan, Singapore, Israel, ...)."""
+    cities: dict[str, str] = {}
+    for zone in sorted(zoneinfo.available_timezones()):
+        area, _, city = zone.rpartition("/")
+        if area and not area.startswith("Etc") and area not in ("SystemV", "US"):
+            cities.setdefault(city.replace("_", " ").lower(), zone)
+        elif not area and zone.isalpha() and zone[0].isupper() and not zone.isupper() and zone != "Factory":
+            cities.setdefault(zone.lower(), zone)
+    return cities
+
+
+def zones_named(message: str) -> list[str]:
+    """The zones whose cities the message names, in the order it names them."""
+    text = " ".join(re.findall(r"[a-z]+", message.lower()))
+    found = []
+    for city, zone in _cities().items():
+        at = re.search(rf"\b{re.escape(city)}\b", text)
+        if at is not None:
+            found.append((at.start(), zone))
+    return [zone for _, zone in sorted(found)]
+
+
+def is_zone_argument(name: str, schema: Mapping[str, Any]) -> bool:
+    return schema.get("type") == "string" and "enum" not in schema and bool(
+        _ZONE_WORDS.search(name.replace("_", " ")) or _ZONE_WORDS.search(str(schema.get("description", ""))))
+
+
+def grounded(tool: Tool, message: str) -> Tool:
+    """`tool` with its time-zone arguments kept to the zones the message names (and UTC);
+    unchanged when it has none or the message names no city."""
+    zones = zones_named(message)
+    properties = tool.parameters.get("properties", {})
+    named = [name for name, schema in properties.items() if is_zone_argument(name, schema)]
+    if not zones or not named:
+        return tool
+    parameters = copy.deepcopy(tool.parameters)
+    for name in named:
+        parameters["properties"][name] = {"type": "string", "enum": [*zones, "UTC"]}
+    return dataclasses.replace(tool, parameters=parameters)
