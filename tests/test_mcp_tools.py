@@ -13,6 +13,7 @@ from pathlib import Path
 import psutil
 import pytest
 
+from local_agent.config import load_settings
 from local_agent.errors import ConfigError, ToolError
 from local_agent.tools.base import Tool
 from local_agent.tools.mcp_client import McpServers
@@ -64,6 +65,14 @@ def test_commands_are_resolved_in_this_process() -> None:
     assert first.args == ("--local-timezone", "UTC")
     assert python == ServerCommand("some_server", sys.executable, ("-m", "some_server", "--flag", "a b"))
     assert again.name == "mcp-server-time-2"
+
+
+def test_config_names_the_servers_and_the_flag_replaces_them(tmp_path: Path, monkeypatch) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text('mcp_servers = ["mcp-server-time --local-timezone UTC", "python -m other"]\n', encoding="utf-8")
+    monkeypatch.setenv("LOCAL_AGENT_CONFIG", str(config))
+    assert load_settings().mcp_servers == ("mcp-server-time --local-timezone UTC", "python -m other")
+    assert load_settings({"mcp_servers": ("mcp-server-time",)}).mcp_servers == ("mcp-server-time",)
 
 
 @pytest.mark.parametrize(("line", "said"), [("no-such-mcp-server-xyz", "command not found"),
