@@ -18,7 +18,7 @@ from local_agent.errors import ConfigError, ToolError
 from local_agent.tools.base import Tool
 from local_agent.tools.mcp_client import McpServers
 from local_agent.tools.mcp_commands import ServerCommand, parse_servers
-from local_agent.tools.mcp_grounding import grounded, zones_named
+from local_agent.tools.mcp_grounding import determined, grounded, zones_named
 from local_agent.tools.mcp_schema import description, parameters, result_text
 
 from .cli_helpers import error_line, run_main
@@ -126,9 +126,14 @@ def test_a_time_zone_argument_is_kept_to_the_zones_the_message_names() -> None:
         "timezone": {"type": "string", "description": "IANA timezone name"}, "note": {"type": "string"}}})
     tool = Tool("get_current_time", "Get the time.", schema, lambda **_: "")
     narrowed = grounded(tool, "What time is it in Tokyo?")
-    assert narrowed.parameters["properties"]["timezone"] == {"type": "string", "enum": ["Asia/Tokyo", "UTC"]}
+    assert narrowed.parameters["properties"]["timezone"] == {"type": "string", "enum": ["Asia/Tokyo"]}
     assert narrowed.parameters["properties"]["note"] == schema["properties"]["note"]
     assert grounded(tool, "What time is it?") is tool
+    assert determined(narrowed) is None  # `note` is not required but still the model's to write
+    only = Tool("t", "", parameters({"type": "object", "required": ["timezone"],
+                                     "properties": {"timezone": {"type": "string"}}}), lambda **_: "")
+    assert determined(grounded(only, "Time in Tokyo?")) == {"timezone": "Asia/Tokyo"}
+    assert determined(grounded(only, "Tokyo or Paris?")) is None
 
 
 # -- lifecycle with real processes ------------------------------------------------------------
@@ -180,25 +185,36 @@ def test_a_server_that_never_answers_is_bounded(tmp_path: Path, reports: list[st
 
 
 # -- on the command line (scripted model, real server) ---------------------------------------------
-TOKYO = '{"action": "tool", "name": "get_current_time", "arguments": {"timezone": "Asia/Tokyo"}}'
-
-
 def test_ask_with_a_server_calls_its_tool_and_shows_the_call(capsys, monkeypatch, scripted: ScriptedBackend) -> None:
-    scripted.queue(TOKYO, '{"action": "final"}', "It is Monday in Tokyo.")
+    scripted.queue('{"action": "final"}', "It is Monday in Tokyo.")
     code, out, err = run_main(["ask", "--tools", "--no-memory", "--mcp-server", TIME_SERVER,
                                "What time is it in Tokyo?"], capsys, monkeypatch, backend=scripted)
     assert code == 0, err
+    # one zone named, one zone argument: the call is made by rule, with the zone the question names
     assert "· get_current_time(Asia/Tokyo) → " in err and "Asia/Tokyo" in err.split("→", 1)[1]
     assert out.strip()
     step = scripted.prompts[0]
     assert "get_current_time" in step[0].content  # the tool was offered with its description
-    assert '"enum": ["Asia/Tokyo", "UTC"]' in json.dumps(scripted.schemas[0])  # the zones the question names
-    assert '"datetime"' in scripted.prompts[1][-1].content  # its result went back to the model as data
+    assert '"enum": ["Asia/Tokyo"]' in json.dumps(scripted.schemas[0])
+    assert '"datetime"' in step[-1].content  # its result went to the model as data
+
+
+def test_a_call_the_model_writes_is_kept_to_the_zones_named(capsys, monkeypatch, scripted: ScriptedBackend) -> None:
+    convert = ('{"action": "tool", "name": "convert_time", "arguments": {"source_timezone": "Europe/Paris", '
+               '"time": "09:30", "target_timezone": "Australia/Sydney"}}')
+    scripted.queue(convert, '{"action": "final"}', "It is 19:30 in Sydney.")
+    code, _, err = run_main(["ask", "--tools", "--no-memory", "--mcp-server", TIME_SERVER,
+                             "Convert 9:30 from Paris time to Sydney time"], capsys, monkeypatch, backend=scripted)
+    assert code == 0, err
+    assert "· convert_time(" in err and "✗" not in err
+    zones = {"type": "string", "enum": ["Europe/Paris", "Australia/Sydney"]}
+    arguments = scripted.schemas[0]["anyOf"][0]["properties"]["arguments"]["properties"]
+    assert arguments["source_timezone"] == zones and arguments["target_timezone"] == zones
     assert not children("mcp-server-time")  # stopped with the command
 
 
 def test_ask_with_approval_and_no_terminal_denies_the_call(capsys, monkeypatch, scripted: ScriptedBackend) -> None:
-    scripted.queue(TOKYO, '{"action": "final"}', "I cannot tell.")
+    scripted.queue('{"action": "final"}', "I cannot tell.")
     code, _, err = run_main(["ask", "--tools", "--approve", "--no-memory", "--mcp-server", TIME_SERVER,
                              "What time is it in Tokyo?"], capsys, monkeypatch, backend=scripted)
     assert code == 0, err

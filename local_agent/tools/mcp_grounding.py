@@ -4,8 +4,13 @@ calculator's numbers are kept to the message's: narrowing.py).
 
 The one vocabulary so far is the IANA time zones (zoneinfo): a string argument whose name or
 description says it is a time zone may only be a zone whose city the message names
-("Tokyo" -> Asia/Tokyo, "New York" -> America/New_York), or UTC. A message that names no such
-city leaves the argument free. A 135M model asked for Tokyo's zone wrote "UTC-8" unaided.
+("Tokyo" -> Asia/Tokyo, "New York" -> America/New_York). A message that names no such city
+leaves the argument free. Unaided, the 135M model wrote "UTC-8" for Tokyo's zone; offered
+Asia/Tokyo or UTC, it chose UTC for every city of scripts/eval_mcp_routing.py.
+
+When grounding leaves each required argument one value (one zone named, one zone argument),
+the call needs no judgement: `determined` gives its arguments, and the router makes the call
+by rule before the model's first step (as a search takes the message as its query).
 """
 
 from __future__ import annotations
@@ -54,8 +59,8 @@ def is_zone_argument(name: str, schema: Mapping[str, Any]) -> bool:
 
 
 def grounded(tool: Tool, message: str) -> Tool:
-    """`tool` with its time-zone arguments kept to the zones the message names (and UTC);
-    unchanged when it has none or the message names no city."""
+    """`tool` with its time-zone arguments kept to the zones the message names; unchanged
+    when it has none or the message names no city."""
     zones = zones_named(message)
     properties = tool.parameters.get("properties", {})
     named = [name for name, schema in properties.items() if is_zone_argument(name, schema)]
@@ -63,5 +68,18 @@ def grounded(tool: Tool, message: str) -> Tool:
         return tool
     parameters = copy.deepcopy(tool.parameters)
     for name in named:
-        parameters["properties"][name] = {"type": "string", "enum": [*zones, "UTC"]}
+        parameters["properties"][name] = {"type": "string", "enum": zones}
     return dataclasses.replace(tool, parameters=parameters)
+
+
+def determined(tool: Tool) -> dict[str, Any] | None:
+    """The arguments, when the schema leaves each required one a single value and asks for
+    nothing else; else None."""
+    properties = tool.parameters.get("properties", {})
+    required = tool.parameters.get("required", [])
+    if not required or set(required) != set(properties):
+        return None
+    values = {name: properties[name].get("enum", []) for name in required}
+    if any(len(choices) != 1 for choices in values.values()):
+        return None
+    return {name: choices[0] for name, choices in values.items()}

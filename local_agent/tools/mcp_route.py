@@ -20,7 +20,7 @@ import numpy as np
 from .base import Tool
 from .intent import Intent
 from .mcp_client import McpServers
-from .mcp_grounding import grounded
+from .mcp_grounding import determined, grounded
 from .router import Route, Router
 
 Embed = Callable[[list[str]], np.ndarray]
@@ -56,7 +56,10 @@ class McpRouter(Router):
         tool, score = scored
         if score < self.threshold:
             return Route("none", reason=f"{route.reason}; mcp: no tool near (best {tool.name} {score:.2f})")
-        self.turn_tools[tool.name] = grounded(tool, message)  # this turn's candidates (mcp_grounding.py)
+        narrowed = self.turn_tools[tool.name] = grounded(tool, message)  # this turn's candidates
+        arguments = determined(narrowed)
+        if arguments is not None:  # nothing left to choose: the call is made by rule (mcp_grounding.py)
+            return Route("model", (tool.name,), arguments, f"mcp: {tool.name} {score:.2f}", first=tool.name)
         return Route("model", (tool.name,), reason=f"mcp: {tool.name} {score:.2f}")
 
     def closest(self, message: str) -> tuple[Tool, float] | None:
