@@ -77,6 +77,7 @@ def model_choice(turn: ToolTurn, directive: str) -> dict[str, Any]:
 def end_to_end(runtime: Any) -> dict[str, Any]:
     rows, right = {}, 0
     for message in TIME:
+        runtime.agent.clear()  # each question on its own, as `ask` takes it
         start = time.perf_counter()
         result = runtime.agent.respond(message)
         calls = [{"name": c.name, "arguments": c.arguments, "error": c.error} for c in result.tool_calls]

@@ -115,6 +115,7 @@ def test_descriptions_and_results() -> None:
     ("Convert 3pm New York time to London", ["America/New_York", "Europe/London"]),
     ("what is the time in los angeles", ["America/Los_Angeles"]),
     ("What time is it in Japan?", ["Japan"]),
+    ("What time is it now in UTC?", ["UTC"]),
     ("What time is it?", []),
 ])
 def test_time_zones_named_in_a_message(message: str, zones: list[str]) -> None:

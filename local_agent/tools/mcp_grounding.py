@@ -31,7 +31,7 @@ _ZONE_WORDS = re.compile(r"time\s*zone|timezone|\biana\b", re.I)
 @lru_cache(maxsize=1)
 def _cities() -> dict[str, str]:
     """city name (lower case, spaces) -> its zone, for every zone named Area/City, and the
-    zones named for a country alone (Japan, Singapore, Israel, ...)."""
+    zones named for a country alone (Japan, Singapore, Israel, ...), and UTC and GMT."""
     cities: dict[str, str] = {}
     for zone in sorted(zoneinfo.available_timezones()):
         area, _, city = zone.rpartition("/")
@@ -39,7 +39,7 @@ def _cities() -> dict[str, str]:
             cities.setdefault(city.replace("_", " ").lower(), zone)
         elif not area and zone.isalpha() and zone[0].isupper() and not zone.isupper() and zone != "Factory":
             cities.setdefault(zone.lower(), zone)
-    return cities
+    return {**cities, "utc": "UTC", "gmt": "GMT"}
 
 
 def zones_named(message: str) -> list[str]:
