@@ -18,7 +18,7 @@ from local_agent.errors import ConfigError, ToolError
 from local_agent.tools.base import Tool
 from local_agent.tools.mcp_client import McpServers
 from local_agent.tools.mcp_commands import ServerCommand, parse_servers
-from local_agent.tools.mcp_grounding import determined, grounded, zones_named
+from local_agent.tools.mcp_grounding import determined, grounded, times_named, zones_named
 from local_agent.tools.mcp_schema import description, parameters, result_text
 
 from .cli_helpers import error_line, run_main
@@ -122,6 +122,15 @@ def test_time_zones_named_in_a_message(message: str, zones: list[str]) -> None:
     assert zones_named(message) == zones
 
 
+def test_clock_times_named_in_a_message() -> None:
+    assert times_named("Convert 9:30 from Paris, or 14:00, to Sydney; 9:30 again") == ["09:30", "14:00"]
+    assert times_named("version 1.2:3 at 25:00 or 12:345") == []
+    clock = {"type": "string", "description": "Time to convert in 24-hour format (HH:MM)"}
+    tool = Tool("convert", "", parameters({"type": "object", "required": ["time"], "properties": {"time": clock}}),
+                lambda **_: "")
+    assert determined(grounded(tool, "What is 8:05 in London?")) == {"time": "08:05"}
+
+
 def test_a_time_zone_argument_is_kept_to_the_zones_the_message_names() -> None:
     schema = parameters({"type": "object", "required": ["timezone"], "properties": {
         "timezone": {"type": "string", "description": "IANA timezone name"}, "note": {"type": "string"}}})
@@ -202,7 +211,7 @@ def test_ask_with_a_server_calls_its_tool_and_shows_the_call(capsys, monkeypatch
 
 def test_a_call_the_model_writes_is_kept_to_the_zones_named(capsys, monkeypatch, scripted: ScriptedBackend) -> None:
     convert = ('{"action": "tool", "name": "convert_time", "arguments": {"source_timezone": "Europe/Paris", '
-               '"time": "09:30", "target_timezone": "Australia/Sydney"}}')
+               '"time": "09:30", "target_timezone": "Australia/Sydney"}}')  # the model's step: the zones are two
     scripted.queue(convert, '{"action": "final"}', "It is 19:30 in Sydney.")
     code, _, err = run_main(["ask", "--tools", "--no-memory", "--mcp-server", TIME_SERVER,
                              "Convert 9:30 from Paris time to Sydney time"], capsys, monkeypatch, backend=scripted)
@@ -211,6 +220,7 @@ def test_a_call_the_model_writes_is_kept_to_the_zones_named(capsys, monkeypatch,
     zones = {"type": "string", "enum": ["Europe/Paris", "Australia/Sydney"]}
     arguments = scripted.schemas[0]["anyOf"][0]["properties"]["arguments"]["properties"]
     assert arguments["source_timezone"] == zones and arguments["target_timezone"] == zones
+    assert arguments["time"] == {"type": "string", "enum": ["09:30"]}
     assert not children("mcp-server-time")  # stopped with the command
 
 

@@ -2,7 +2,9 @@
 program knows: the program proposes the candidates, the model chooses among them (as the
 calculator's numbers are kept to the message's: narrowing.py).
 
-The one vocabulary so far is the IANA time zones (zoneinfo): a string argument whose name or
+Two vocabularies so far. Clock times: a string argument whose description asks for HH:MM may
+only be a time the message writes ("9:30" -> 09:30, "14:00"). The IANA time zones (zoneinfo):
+a string argument whose name or
 description says it is a time zone may only be a zone whose city the message names
 ("Tokyo" -> Asia/Tokyo, "New York" -> America/New_York). A message that names no such city
 leaves the argument free. Unaided, the 135M model wrote "UTC-8" for Tokyo's zone; offered
@@ -26,6 +28,8 @@ from typing import Any
 from .base import Tool
 
 _ZONE_WORDS = re.compile(r"time\s*zone|timezone|\biana\b", re.I)
+_CLOCK_ARGUMENT = re.compile(r"\bHH:MM\b")
+_CLOCK = re.compile(r"(?<![\d:])([01]?\d|2[0-3]):([0-5]\d)(?![\d:])")
 
 
 @lru_cache(maxsize=1)
@@ -53,22 +57,37 @@ def zones_named(message: str) -> list[str]:
     return [zone for _, zone in sorted(found)]
 
 
+def times_named(message: str) -> list[str]:
+    """The clock times the message writes, as HH:MM, in order, once each."""
+    return list(dict.fromkeys(f"{int(hour):02d}:{minute}" for hour, minute in _CLOCK.findall(message)))
+
+
 def is_zone_argument(name: str, schema: Mapping[str, Any]) -> bool:
     return schema.get("type") == "string" and "enum" not in schema and bool(
         _ZONE_WORDS.search(name.replace("_", " ")) or _ZONE_WORDS.search(str(schema.get("description", ""))))
 
 
+def _candidates(name: str, schema: Mapping[str, Any], zones: list[str], times: list[str]) -> list[str]:
+    """The values the message offers for one argument (none: the argument stays free)."""
+    if is_zone_argument(name, schema):
+        return zones
+    if schema.get("type") == "string" and "enum" not in schema and _CLOCK_ARGUMENT.search(
+            str(schema.get("description", ""))):
+        return times
+    return []
+
+
 def grounded(tool: Tool, message: str) -> Tool:
-    """`tool` with its time-zone arguments kept to the zones the message names; unchanged
-    when it has none or the message names no city."""
-    zones = zones_named(message)
-    properties = tool.parameters.get("properties", {})
-    named = [name for name, schema in properties.items() if is_zone_argument(name, schema)]
-    if not zones or not named:
+    """`tool` with its time-zone and clock-time arguments kept to the values the message
+    names; unchanged when it has none or the message names none."""
+    zones, times = zones_named(message), times_named(message)
+    narrowed = {name: values for name, schema in tool.parameters.get("properties", {}).items()
+                if (values := _candidates(name, schema, zones, times))}
+    if not narrowed:
         return tool
     parameters = copy.deepcopy(tool.parameters)
-    for name in named:
-        parameters["properties"][name] = {"type": "string", "enum": zones}
+    for name, values in narrowed.items():
+        parameters["properties"][name] = {"type": "string", "enum": values}
     return dataclasses.replace(tool, parameters=parameters)
 
 
