@@ -218,7 +218,9 @@ def test_a_call_the_model_writes_is_kept_to_the_zones_named(capsys, monkeypatch,
     assert code == 0, err
     assert "· convert_time(" in err and "✗" not in err
     zones = {"type": "string", "enum": ["Europe/Paris", "Australia/Sydney"]}
-    arguments = scripted.schemas[0]["anyOf"][0]["properties"]["arguments"]["properties"]
+    step = scripted.schemas[0]
+    assert step is not None
+    arguments = step["anyOf"][0]["properties"]["arguments"]["properties"]
     assert arguments["source_timezone"] == zones and arguments["target_timezone"] == zones
     assert arguments["time"] == {"type": "string", "enum": ["09:30"]}
     assert not children("mcp-server-time")  # stopped with the command
