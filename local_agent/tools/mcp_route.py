@@ -14,6 +14,7 @@ THRESHOLD and against offering the tools to the model's own choice.
 from __future__ import annotations
 
 from collections.abc import Callable, MutableMapping
+from typing import Any
 
 import numpy as np
 
@@ -46,10 +47,13 @@ class McpRouter(Router):
         self.threshold = threshold
         self._described: tuple[list[Tool], np.ndarray] | None = None
 
-    def route(self, message: str) -> Route:
+    def route(self, message: Any) -> Route:
+        """The built-in route of `message` (its text, or what the turn read of it: whatever the
+        built-in router takes), else an MCP tool's."""
         route = super().route(message)
         if route.kind != "none":
             return route
+        message = message if isinstance(message, str) else str(message.text)
         scored = self.closest(message)
         if scored is None:
             return route
