@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from .memory.index.embedder import TextEmbedder
     from .memory.store import MemoryStore
     from .tools.loop import Approve
+    from .tools.mcp_client import McpServers
     from .turn.tool_turn import ToolTurn
 
 Status = Callable[[str], None]
@@ -95,6 +96,7 @@ class Runtime:
     distill_backend: Backend | None = None
     memory: MemoryParts | None = None
     memory_service: MemoryService | None = None
+    mcp: McpServers | None = None  # the user's MCP servers, with tools on (started on first use)
     resources: contextlib.ExitStack = field(default_factory=contextlib.ExitStack, repr=False)
 
     def close(self) -> None:
@@ -193,7 +195,7 @@ def build_runtime(
     sessions = SessionStore(claim_data_dir(settings.data_dir))
     dialogue = load_session(sessions, session)  # a bad session file fails before the model loads
     if settings.tools_on:
-        check_tool_sources(settings)  # before the model loads, as a bad flag should
+        check_tool_sources(settings)  # before the model loads, as a bad flag should (MCP commands too)
     with contextlib.ExitStack() as opened:
         status(f"loading {settings.model} ...")
         backend, choice = backend_factory(settings)
@@ -212,10 +214,14 @@ def build_runtime(
         opened.callback(agent.close)  # closed first: its memory work still uses the rest
         service = (MemoryService(parts.store, settings.data_dir, clock=agent.now, settle=agent.wait)
                    if parts is not None else None)
+        mcp = None
         if settings.tools_on:
-            agent.use_tools(make_tool_turn(settings, agent, embedder, approver))
+            mcp = open_mcp_servers(settings)
+            if mcp is not None:
+                opened.callback(mcp.close)  # stopped before the agent closes (callbacks run last first)
+            agent.use_tools(make_tool_turn(settings, agent, embedder, approver, mcp))
         return Runtime(agent=agent, backend=backend, choice=choice, embedder=embedder,
-                       distill_backend=distill_backend, memory=parts, memory_service=service,
+                       distill_backend=distill_backend, memory=parts, memory_service=service, mcp=mcp,
                        resources=opened.pop_all())
 
 
@@ -236,9 +242,25 @@ def check_tool_sources(settings: Settings) -> None:
             notes_root(settings.notes)
     except ToolError as exc:
         raise ConfigError(str(exc)) from None
+    if settings.mcp_servers:
+        from .tools.mcp_commands import parse_servers
+
+        parse_servers(settings.mcp_servers)
 
 
-def make_tool_turn(settings: Settings, agent: Agent, embedder: TextEmbedder, approver: Approve | None) -> ToolTurn:
+def open_mcp_servers(settings: Settings) -> McpServers | None:
+    """The MCP servers settings name (none started yet), their stderr logged in the tools' folder."""
+    if not settings.mcp_servers:
+        return None
+    from .tools.mcp_client import McpServers
+    from .tools.mcp_commands import parse_servers
+
+    log_path = settings.data_dir / TOOL_CACHE_NAME / "mcp-servers.log"
+    return McpServers(parse_servers(settings.mcp_servers), log_path, start_timeout=max(10.0, settings.tool_timeout))
+
+
+def make_tool_turn(settings: Settings, agent: Agent, embedder: TextEmbedder, approver: Approve | None,
+                   mcp: McpServers | None = None) -> ToolTurn:
     """The enabled tools (every available one unless settings name them): memory search
     through the agent's recall, notes search and the router's classifier on `embedder` (the
     runtime's, loaded when first needed)."""
@@ -257,8 +279,13 @@ def make_tool_turn(settings: Settings, agent: Agent, embedder: TextEmbedder, app
     )
     tools = build_tools(sources, settings.enabled_tools or None)
     intent = Intent(embedder.embed)
-    return ToolTurn(tools, agent.backend, max_steps=settings.max_steps, tool_timeout=settings.tool_timeout,
+    turn = ToolTurn(tools, agent.backend, max_steps=settings.max_steps, tool_timeout=settings.tool_timeout,
                     seed=settings.seed, approver=approver, approving=settings.approve, intent=intent)
+    if mcp is not None:  # their tools join where the built-in router finds none (tools/mcp_route.py)
+        from .tools.mcp_route import McpRouter
+
+        turn.router = McpRouter(turn.tools, intent, mcp, embedder.embed)
+    return turn
 
 
 def _open_memory(settings: Settings, backend: Backend, choice: BackendChoice, embedder: TextEmbedder,

@@ -73,6 +73,8 @@ class Settings:
     tool_timeout: float = 10.0  # seconds per tool call
     approve: bool = False  # ask on the terminal before each call
     pull_stall_timeout: float = 30.0  # seconds `models pull` waits for a download to make progress
+    # stdio MCP servers whose tools join the assistant's, each a command line (tools/mcp_commands.py)
+    mcp_servers: tuple[str, ...] = ()
 
     @property
     def tools_on(self) -> bool:

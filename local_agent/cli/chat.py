@@ -106,7 +106,8 @@ def ask(question: tuple[str, ...], as_json: bool, no_server: bool, session: str 
         raise InputError("nothing to ask: give a question as an argument or on stdin")
     check_message(text)  # limits.py: refused before anything loads
     check_message(system or "", "--system")
-    if not no_server:  # a warm server (local_agent/server/client.py), else in-process below
+    if not no_server and not (settings.tools_on and settings.mcp_servers):  # a warm server (server/client.py;
+        # it runs no MCP servers), else in-process below
         from ..server.client import warm_ask
 
         warm = warm_ask(settings, text, session=session, system=system, memory=not no_memory,
@@ -124,11 +125,14 @@ def ask(question: tuple[str, ...], as_json: bool, no_server: bool, session: str 
     _ask_in_process(ctx, settings, text, session=session, system=system, memory=not no_memory, as_json=as_json)
 
 
-def _call_printer() -> Callable[[ToolCall], None]:
-    """Each tool call on stderr, one line (the tools' modules load only when tools are on)."""
+def _call_printer(shown: Callable[[str], bool] = lambda name: True) -> Callable[[ToolCall], None]:
+    """Each tool call that is `shown` on stderr, one line (the tools' modules load only when tools are on)."""
     from .tool_lines import call_line
 
-    return lambda call: echo_err(call_line(call))
+    def show(call: ToolCall) -> None:
+        if shown(call.name):
+            echo_err(call_line(call))
+    return show
 
 
 def _ask_in_process(ctx: click.Context, settings: Settings, text: str, *, session: str | None,
@@ -140,7 +144,10 @@ def _ask_in_process(ctx: click.Context, settings: Settings, text: str, *, sessio
     runtime = build_runtime(settings, session=session, system=system, memory=memory,
                             status=_status_printer(settings, show_loading=False), backend_factory=backend_factory(ctx),
                             approver=TtyApprover())
-    show_call = _call_printer() if settings.verbose and settings.tools_on and not as_json else None
+    show_call = None
+    if settings.tools_on and not as_json and (settings.verbose or runtime.mcp is not None):
+        # every call with --verbose; an MCP server's calls always (another program ran)
+        show_call = _call_printer() if settings.verbose or runtime.mcp is None else _call_printer(runtime.mcp.owns)
     with runtime:
         result = runtime.agent.respond(text, on_token=None if as_json else _stream_to_stdout, on_call=show_call)
         if as_json:

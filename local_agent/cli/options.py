@@ -46,11 +46,15 @@ COMMON_OPTIONS: list[tuple[tuple[str, ...], dict[str, Any]]] = [
     (("--notes",), dict(metavar="DIR", help="A folder of .txt/.md notes the notes search reads; implies --tools.")),
     (("--max-steps",), dict(type=int, help=f"Model steps in one tool-using turn [{Settings.max_steps}].")),
     (("--tool-timeout",), dict(type=float, help=f"Seconds one tool call may take [{Settings.tool_timeout:g}].")),
+    (("--mcp-server", "mcp_servers"), dict(multiple=True, metavar="'CMD ARGS'",
+                                            help="A stdio MCP server whose tools join the assistant's with "
+                                                 "--tools (repeat for more; replaces config's mcp_servers).")),
     (("--approve",), dict(is_flag=True, default=None, help="Ask on the terminal before each tool call.")),
     (("--verbose", "-v"), dict(is_flag=True, default=None, help="Show the backend choice, timings and notices.")),
     (("--debug",), dict(is_flag=True, default=None, help="Show tracebacks on errors.")),
 ]
-OPTION_NAMES = [decls[0].lstrip("-").replace("-", "_") for decls, _ in COMMON_OPTIONS]
+OPTION_NAMES = [next((d for d in decls if not d.startswith("-")), decls[0].lstrip("-").replace("-", "_"))
+                for decls, _ in COMMON_OPTIONS]
 
 _state = {"debug": False}
 
@@ -68,7 +72,7 @@ def common_options(command: Callable[..., Any]) -> Callable[..., Any]:
         flags = ctx.ensure_object(dict).setdefault("flags", {})
         for name in OPTION_NAMES:
             value = kwargs.pop(name, None)
-            if value is not None:
+            if value is not None and value != ():  # a repeatable option given no value
                 flags[name] = value
         if flags.get("debug"):
             _state["debug"] = True

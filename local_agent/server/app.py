@@ -8,14 +8,17 @@ from fastapi import FastAPI, Request
 from fastapi.middleware.cors import CORSMiddleware
 
 from . import routes_ask, routes_imports, routes_memory, routes_openai, routes_page, routes_page_memory
+from .anthropic_shape import AnthropicShape
 from .errors import install_handlers
 from .imports import Imports
 from .page import load_files, page_router
+from .routes_anthropic import router as anthropic_router
 from .security import ASGIApp, Guard
 from .state import ServerState, state_of
 
 CORS_HEADERS = ["Authorization", "Content-Type", "X-Local-Agent-User", "X-Local-Agent-Memory",
-                "X-Local-Agent-Import", "X-Local-Agent-Digests"]
+                "X-Local-Agent-Import", "X-Local-Agent-Digests",
+                "x-api-key", "anthropic-version", "anthropic-beta", "anthropic-dangerous-direct-browser-access"]
 
 
 def create_app(state: ServerState) -> ASGIApp:
@@ -26,6 +29,7 @@ def create_app(state: ServerState) -> ASGIApp:
     install_handlers(app)
     for module in (routes_openai, routes_memory, routes_ask, routes_page, routes_page_memory, routes_imports):
         app.include_router(module.router)
+    app.include_router(anthropic_router)  # Anthropic's Messages API
     app.include_router(page_router(load_files()))  # the page at / (page.py)
 
     @app.get("/health")
@@ -37,4 +41,4 @@ def create_app(state: ServerState) -> ASGIApp:
     if state.options.cors_origins:
         app.add_middleware(CORSMiddleware, allow_origins=list(state.options.cors_origins),
                            allow_methods=["GET", "POST", "DELETE"], allow_headers=CORS_HEADERS)
-    return Guard(app, state.options)
+    return AnthropicShape(Guard(app, state.options))  # x-api-key, and Anthropic's error shape
