@@ -50,6 +50,10 @@ $(STAMP): pyproject.toml Makefile
 	  $(PY) -m pip install -q $(LLAMA_WHEEL_GLOB); }
 # dev: what the tests need, the [gpu] extra (bitsandbytes), the [cluster] extra (ray) and the linters
 	$(PY) -m pip install -q -e ".[dev]"
+# instructor (a structured-output client the tests run against `serve`) caps jiter below 0.15, which
+# the openai release pydantic-ai needs is past; it runs fine on the newer jiter, so it goes in without
+# its own pins (its other dependencies are in the dev extra).
+	$(PY) -m pip install -q --no-deps "instructor==1.17.0"
 	touch $(STAMP)
 
 models: $(STAMP)
