@@ -4,16 +4,17 @@ llama.cpp refuses many absurd values with an error, but asserts on others and th
 aborts: more than 512 layers, more experts than it supports, a negative or NaN layer-norm
 epsilon (at the first decode). llama-cpp-python sizes every tokenization buffer by the
 training context length, so a context of 2^32 - 1 tokens reads as -1 and fails, and one of
-2^31 asks 8 GB per call. These values are read with llama.cpp itself, loading the vocabulary
-only (as models/resolve.py reads the context length), and checked first: one llama.cpp would
-abort on is a one-line ModelError naming the file and the key; an absurd context length is
-replaced through a metadata override (probe.context_size warns about it, for every format).
+2^31 asks 8 GB per call. These values are read from the file's header and checked first: one
+llama.cpp would abort on is a one-line ModelError naming the file and the key; an absurd
+context length is replaced through a metadata override (probe.context_size warns about it).
 """
 
 from __future__ import annotations
 
-import ctypes
 import math
+import mmap
+import struct
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -24,67 +25,107 @@ MAX_LAYERS = 512  # LLAMA_MAX_LAYERS in llama.cpp's llama-hparams.h
 MAX_EXPERTS = 1024  # LLAMA_MAX_EXPERTS
 MAX_CONTEXT_LENGTH = 1 << 24  # 16,777,216 tokens: the longest published windows are about 10 M
 EPSILONS = ("attention.layer_norm_rms_epsilon", "attention.layer_norm_epsilon")
+NAMES = ("block_count", "expert_count", "expert_used_count", "context_length", *EPSILONS)
+ARCH, TOKENS = "general.architecture", "tokenizer.ggml.tokens"
 
 
-def checked_overrides(lib: Any, path: Path) -> dict[str, int]:
+def checked_overrides(path: Path) -> dict[str, int]:
     """Check the metadata of the GGUF file at `path` (ModelError for a value llama.cpp aborts
     on); returns the metadata overrides to load it with (an absurd context length replaced)."""
-    arch = read_metadata(lib, path, ["general.architecture"])["general.architecture"] or ""
-    keys = [f"{arch}.{name}" for name in ("block_count", "expert_count", "expert_used_count", "context_length",
-                                          *EPSILONS)]
-    meta = read_metadata(lib, path, keys)
-    layers, experts, used, context = (_integer(path, key, meta[key]) for key in keys[:4])
+    suffixes = tuple(f".{name}" for name in NAMES)
+    meta = read_metadata(path, lambda key: key in (ARCH, TOKENS) or key.endswith(suffixes))
+    if meta.get(TOKENS) == 0:
+        raise ModelError(f"{path} has an empty vocabulary ({TOKENS})")
+    arch = meta.get(ARCH)
+    layers, experts, used, context = (_integer(path, f"{arch}.{name}", meta.get(f"{arch}.{name}"))
+                                      for name in NAMES[:4])
     if layers is not None and not 0 < layers <= MAX_LAYERS:
-        raise ModelError(f"{path}: {keys[0]} is {layers}; llama.cpp takes 1 to {MAX_LAYERS} layers")
+        raise ModelError(f"{path}: {arch}.block_count is {layers}; llama.cpp takes 1 to {MAX_LAYERS} layers")
     if not 0 <= (experts or 0) <= MAX_EXPERTS or (used or 0) > (experts or 0):
-        raise ModelError(f"{path}: {keys[1]} is {experts} and {keys[2]} {used}; llama.cpp takes up to "
-                         f"{MAX_EXPERTS} experts, no more used than there are")
-    for key in keys[4:]:
-        epsilon = meta[key]
-        if epsilon is not None and not _epsilon(epsilon):
-            raise ModelError(f"{path}: {key} is {epsilon}; a layer norm's epsilon is a number of 0 or more")
+        raise ModelError(f"{path}: {arch}.expert_count is {experts} and {arch}.expert_used_count {used}; "
+                         f"llama.cpp takes up to {MAX_EXPERTS} experts, no more used than there are")
+    for key in (f"{arch}.{name}" for name in EPSILONS):
+        if key in meta and not _epsilon(meta[key]):
+            raise ModelError(f"{path}: {key} is {meta[key]}; a layer norm's epsilon is a number of 0 or more")
     if context is None or 0 < context <= MAX_CONTEXT_LENGTH:
         return {}
-    return {keys[3]: MAX_CONTEXT_LENGTH if context > 0 else DEFAULT_CTX_SIZE}
+    return {f"{arch}.context_length": MAX_CONTEXT_LENGTH if context > 0 else DEFAULT_CTX_SIZE}
 
 
-def read_metadata(lib: Any, path: Path, keys: list[str]) -> dict[str, str | None]:
-    """The values of `keys` in the GGUF file's metadata as text (None where absent), read by
-    llama.cpp loading the vocabulary only."""
-    from llama_cpp import _logger
-
-    _logger.set_verbose(False)  # as Llama(verbose=False) does: no load report on stderr
-    params = lib.llama_model_default_params()
-    params.vocab_only = True
-    model = lib.llama_model_load_from_file(str(path).encode(), params)
-    if not model:
-        raise ModelError(f"{path} is not a readable GGUF file (llama.cpp could not read its metadata and vocabulary)")
+def read_metadata(path: Path, wanted: Callable[[str], bool]) -> dict[str, Any]:
+    """The values of the `wanted` keys in the GGUF file's metadata (an array as its length),
+    read from its header as the format describes it. Skipping the vocabulary's arrays costs a
+    few tens of milliseconds, where llama.cpp loading the vocabulary takes a quarter of a
+    second and gguf-py's reader seconds."""
     try:
-        if lib.llama_vocab_n_tokens(lib.llama_model_get_vocab(model)) <= 0:
-            raise ModelError(f"{path} has an empty vocabulary (tokenizer.ggml.tokens)")
-        return {key: _value(lib, model, key) for key in keys}
-    finally:
-        lib.llama_model_free(model)
+        with path.open("rb") as file, mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ) as data:
+            return _HeaderReader(data).values(wanted)
+    except (OSError, ValueError, struct.error, UnicodeDecodeError) as exc:
+        raise ModelError(f"{path} is not a readable GGUF file ({exc})") from None
 
 
-def _value(lib: Any, model: Any, key: str) -> str | None:
-    buffer = ctypes.create_string_buffer(64)  # numbers and names; a longer value is cut, and checked as absurd
-    found = lib.llama_model_meta_val_str(model, key.encode(), buffer, len(buffer))
-    return buffer.value.decode("utf-8", "replace") if found >= 0 else None
+class _HeaderReader:
+    """The key-value part of a GGUF header (version 2 or 3, either byte order)."""
+
+    def __init__(self, data: mmap.mmap) -> None:
+        if data[:4] != b"GGUF":
+            raise ValueError("no GGUF magic number")
+        self.data, self.order = data, "<" if struct.unpack_from("<I", data, 4)[0] < 65536 else ">"
+        self.offset = 8
+
+    def values(self, wanted: Callable[[str], bool]) -> dict[str, Any]:
+        _, count = self._unpack("QQ")
+        found: dict[str, Any] = {}
+        for _ in range(count):
+            key = self._string()
+            keep = wanted(key)
+            value = self._value(self._unpack("I")[0], keep)
+            if keep:
+                found[key] = value
+        return found
+
+    def _unpack(self, kinds: str) -> tuple[Any, ...]:
+        values = struct.unpack_from(self.order + kinds, self.data, self.offset)
+        self.offset += struct.calcsize(self.order + kinds)
+        return values
+
+    def _string(self, keep: bool = True) -> str:
+        (length,) = self._unpack("Q")
+        if length > len(self.data) - self.offset:
+            raise ValueError("a string runs past the end of the file")
+        self.offset += length
+        return self.data[self.offset - length: self.offset].decode("utf-8") if keep else ""
+
+    def _value(self, kind: int, keep: bool) -> Any:
+        if kind in _SCALARS:
+            return self._unpack(_SCALARS[kind])[0]
+        if kind == _STRING:
+            return self._string(keep)
+        if kind != _ARRAY:
+            raise ValueError(f"unknown value type {kind}")
+        item, count = self._unpack("IQ")
+        if item in _SCALARS:
+            size = struct.calcsize(_SCALARS[item]) * count
+            if size > len(self.data) - self.offset:
+                raise ValueError("an array runs past the end of the file")
+            self.offset += size
+        else:
+            for _ in range(count):  # strings (or arrays): at least 8 bytes each, so bounded by the file
+                self._value(item, keep=False)
+        return count
 
 
-def _integer(path: Path, key: str, text: str | None) -> int | None:
-    if text is None:
+_SCALARS = {0: "B", 1: "b", 2: "H", 3: "h", 4: "I", 5: "i", 6: "f", 7: "?", 10: "Q", 11: "q", 12: "d"}
+_STRING, _ARRAY = 8, 9
+
+
+def _integer(path: Path, key: str, value: Any) -> int | None:
+    if value is None:
         return None
-    try:
-        return int(text)
-    except ValueError:
-        raise ModelError(f"{path}: {key} is {text[:40]!r}, not a whole number") from None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ModelError(f"{path}: {key} is {str(value)[:40]!r}, not a whole number")
+    return value
 
 
-def _epsilon(text: str) -> bool:
-    try:
-        value = float(text)
-    except ValueError:
-        return False
-    return math.isfinite(value) and value >= 0
+def _epsilon(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value >= 0

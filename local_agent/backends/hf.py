@@ -121,8 +121,9 @@ class _TransformersBackend(Backend):
             raise BackendError(_OOM_HINT) from None
         except (OSError, ValueError) as exc:
             raise ModelError(f"transformers could not load {folder}: {_first_line(exc)}") from None
-        except (RuntimeError, AssertionError, TypeError, KeyError, IndexError) as exc:  # absurd config.json values
-            raise ModelError(f"transformers could not load {folder}: {type(exc).__name__}: {_first_line(exc)}") from None
+        except (RuntimeError, AssertionError, TypeError, KeyError, IndexError) as exc:  # absurd config.json
+            kind = type(exc).__name__
+            raise ModelError(f"transformers could not load {folder}: {kind}: {_first_line(exc)}") from None
         if self.model.get_input_embeddings().num_embeddings <= 0:
             raise ModelError(f"{folder} has an empty vocabulary (vocab_size in config.json)")
         self.model.eval()

@@ -85,7 +85,7 @@ class LlamaCppBackend(Backend):
 
     def _load(self, model_path: Path, batch: int, seed: int) -> Any:
         """The model, once its metadata is checked (gguf_check.py)."""
-        overrides = checked_overrides(self._lib, model_path)
+        overrides = checked_overrides(model_path)
         try:
             return self._lib.Llama(
                 model_path=str(model_path),

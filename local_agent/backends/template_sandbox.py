@@ -66,7 +66,12 @@ class Budget:
     def check(self, value: Any) -> Any:
         """`value`, once its size is known to be within the cap. Measuring it costs a step per
         string, number or container met, and one per KiB of text."""
-        chars, met = measure(value, self.limit, self.steps)
+        if isinstance(value, str):  # the usual case, without the walk
+            chars, met = len(value), 1
+            if chars > self.limit:
+                raise TemplateBudgetError(f"the template made a value of more than {self.limit:,} characters")
+        else:
+            chars, met = measure(value, self.limit, self.steps)
         self.spend(met + chars // 1024)
         return value
 
