@@ -19,6 +19,7 @@ from typing import Any
 from ..errors import BackendError, ModelError
 from ..types import GenerationSettings, Message
 from .base import TEMPLATE_MARKER, Backend, check_context
+from .chat_template import ChatTemplate
 from .generation import Usage
 
 _OOM_HINT = ("CUDA ran out of memory; try --backend transformers-4bit, a smaller --ctx-size, "
@@ -120,12 +121,29 @@ class _TransformersBackend(Backend):
             raise BackendError(_OOM_HINT) from None
         except (OSError, ValueError) as exc:
             raise ModelError(f"transformers could not load {folder}: {_first_line(exc)}") from None
+        except (RuntimeError, AssertionError, TypeError, KeyError, IndexError) as exc:  # absurd config.json
+            kind = type(exc).__name__
+            raise ModelError(f"transformers could not load {folder}: {kind}: {_first_line(exc)}") from None
+        if self.model.get_input_embeddings().num_embeddings <= 0:
+            raise ModelError(f"{folder} has an empty vocabulary (vocab_size in config.json)")
         self.model.eval()
         self._dtype = str(self.model.dtype).removeprefix("torch.")
-        if not self.tokenizer.chat_template:
-            raise ModelError(f"{folder} has no chat template in its tokenizer files")
+        self._chat = self._chat_template(folder)
         self._enforcer_data: Any = None
         self._special: list[str] | None = None
+
+    def _chat_template(self, folder: Path) -> ChatTemplate:
+        """The tokenizer's chat template, rendered as `apply_chat_template` renders it (with the
+        special tokens by name), in the counting sandbox (chat_template.py)."""
+        try:
+            source = self.tokenizer.get_chat_template()
+        except ValueError:  # none, or several with no default among them
+            source = None
+        if not isinstance(source, str) or not source:
+            raise ModelError(f"{folder} has no chat template in its tokenizer files")
+        special = {name: value for name, value in self.tokenizer.special_tokens_map.items()
+                   if isinstance(value, str) or (isinstance(value, list) and all(isinstance(v, str) for v in value))}
+        return ChatTemplate(source, folder, {**special, "tools": None, "documents": None})
 
     @abstractmethod
     def _load_options(self, torch: Any, transformers: Any) -> dict[str, Any]:
@@ -133,9 +151,7 @@ class _TransformersBackend(Backend):
 
     # -- prompt and tokens --------------------------------------------------------------------
     def format_prompt(self, messages: Sequence[Message]) -> str:
-        return self.tokenizer.apply_chat_template(
-            [m.to_dict() for m in messages], add_generation_prompt=True, tokenize=False
-        )
+        return self._chat.render(messages)
 
     def count_tokens(self, text: str) -> int:
         return len(self.tokenizer(text, add_special_tokens=False, split_special_tokens=True)["input_ids"])
@@ -150,9 +166,8 @@ class _TransformersBackend(Backend):
         if self._special is None:
             found = set(self.tokenizer.all_special_tokens)
             found.update(t.content for t in self.tokenizer.added_tokens_decoder.values() if t.special)
-            found.update(TEMPLATE_MARKER.findall(self.tokenizer.chat_template or ""))
             self._special = sorted(text for text in found if text)
-        return self._special
+        return sorted({*self._special, *TEMPLATE_MARKER.findall(self._chat.source)})
 
     # -- generation ---------------------------------------------------------------------------
     def _stream(

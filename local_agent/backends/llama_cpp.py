@@ -19,10 +19,13 @@ import numpy as np
 from ..errors import BackendError, ModelError
 from ..types import GenerationSettings, Message
 from .base import TEMPLATE_MARKER, Backend, check_context
+from .chat_template import ChatTemplate
 from .cpu_share import CoreShare, available_cores, fitting_threads
 from .generation import Usage
+from .gguf_check import checked_overrides
 from .json_grammar import schema_gbnf
 from .llama_grammar import GrammarGreedy, canonical_spacing
+from .llama_import import FORMATTER_EXTRAS, import_llama_cpp
 from .llama_state import MIN_TOKENS, PrefixStates, model_identity
 from .probe import physical_cores
 
@@ -65,45 +68,50 @@ class LlamaCppBackend(Backend):
         state_dir: Path | None = None,
     ) -> None:
         super().__init__(model_name, context_size)
-        try:
-            import llama_cpp
-            from llama_cpp.llama_chat_format import Jinja2ChatFormatter
-        except ImportError:
-            raise BackendError("the llama-cpp backend needs llama-cpp-python: run `make install`") from None
-        self._lib = llama_cpp
+        self._lib = llama_cpp = import_llama_cpp()
         self.device = device
         self.threads = threads or physical_cores()
         # Threads left to the backend (threads=0) follow the cores other programs leave free.
         self._share = CoreShare() if not threads and device == "cpu" else None
         self._threads_now = self.threads
         self._grammars: dict[str, Any] = {}
+        batch = batch_size_for(llama_cpp, device)
+        self._llm = self._load(model_path, batch, seed)
+        self._vocab = llama_cpp.llama_model_get_vocab(self._llm.model)
+        self._bos_text = self._token_text(self._llm.token_bos())
+        self._chat = self._chat_template(model_path)
+        self._special: list[str] | None = None
+        self._chars: dict[int, str] | None = None
+        self._states = None if state_dir is None else self._prefix_states(state_dir, model_path, batch)
+
+    def _load(self, model_path: Path, batch: int, seed: int) -> Any:
+        """The model, once its metadata is checked (gguf_check.py)."""
+        overrides = checked_overrides(model_path)
         try:
-            batch = batch_size_for(llama_cpp, device)
-            self._llm = llama_cpp.Llama(
+            return self._lib.Llama(
                 model_path=str(model_path),
-                n_ctx=context_size,
+                n_ctx=self.context_size,
                 n_batch=batch,
                 n_ubatch=batch,
                 n_threads=self.threads, n_threads_batch=self.threads,
-                n_gpu_layers=-1 if device == "cuda" else 0,
+                n_gpu_layers=-1 if self.device == "cuda" else 0,
                 seed=seed,
                 swa_full=SWA_FULL,
+                kv_overrides=overrides or None,
                 verbose=False,
             )
         except ValueError as exc:
             raise ModelError(f"llama.cpp could not load {model_path} ({exc}); is it a valid GGUF file?") from None
-        self._vocab = llama_cpp.llama_model_get_vocab(self._llm.model)
-        self._template = self._llm.metadata.get("tokenizer.chat_template")
-        if not self._template:
+
+    def _chat_template(self, model_path: Path) -> ChatTemplate:
+        """The model's chat template from its GGUF metadata, rendered as llama-cpp-python's
+        Jinja2ChatFormatter renders it, in the counting sandbox (chat_template.py)."""
+        source = self._llm.metadata.get("tokenizer.chat_template")
+        if not source:
             self.close()
             raise ModelError(f"{model_path} has no chat template in its GGUF metadata (tokenizer.chat_template)")
-        self._bos_text = self._token_text(self._llm.token_bos())
-        self._formatter = Jinja2ChatFormatter(template=self._template, bos_token=self._bos_text,
-                                              eos_token=self._token_text(self._llm.token_eos()),
-                                              add_generation_prompt=True)
-        self._special: list[str] | None = None
-        self._chars: dict[int, str] | None = None
-        self._states = None if state_dir is None else self._prefix_states(state_dir, model_path, batch)
+        special = {"bos_token": self._bos_text, "eos_token": self._token_text(self._llm.token_eos())}
+        return ChatTemplate(source, model_path, {**special, **dict.fromkeys(FORMATTER_EXTRAS)})
 
     def _prefix_states(self, folder: Path, model_path: Path, batch: int) -> PrefixStates:
         """Saved states for this model and everything that shapes its KV cache."""
@@ -114,7 +122,7 @@ class LlamaCppBackend(Backend):
 
     # -- prompt and tokens --------------------------------------------------------------------
     def format_prompt(self, messages: Sequence[Message]) -> str:
-        return self._formatter(messages=[m.to_dict() for m in messages]).prompt
+        return self._chat.render(messages)
 
     def count_tokens(self, text: str) -> int:
         return len(self._llm.tokenize(text.encode("utf-8"), add_bos=False, special=False))
@@ -140,9 +148,8 @@ class LlamaCppBackend(Backend):
                 for token in range(self._llm.n_vocab())
                 if self._lib.llama_vocab_is_control(self._vocab, token)
             }
-            control.update(TEMPLATE_MARKER.findall(self._template))
             self._special = sorted(text for text in control if text)
-        return self._special
+        return sorted({*self._special, *TEMPLATE_MARKER.findall(self._chat.source)})
 
     # -- generation ---------------------------------------------------------------------------
     def _stream(

@@ -19,6 +19,9 @@ from ..config import Settings
 from ..errors import BackendError
 from ..models import ModelSpec
 from ..types import BACKEND_NAMES
+from .gguf_check import MAX_CONTEXT_LENGTH
+
+log = logging.getLogger(__name__)
 
 DEVICES = ("cpu", "cuda")
 
@@ -133,7 +136,12 @@ def _installed(module: str) -> bool:
 def context_size(settings: Settings, model: ModelSpec) -> int:
     """The context window to load `model` with: --ctx-size (2048 by default), never past the
     model's own window. A 131k-token window would take gigabytes of KV cache, so a bigger
-    context is only ever what --ctx-size asks for."""
+    context is only ever what --ctx-size asks for. A window that is not a number of tokens
+    a model could have (0, or 2^40) is taken as unknown (gguf_check.py says so)."""
+    if not 0 < model.context_length <= MAX_CONTEXT_LENGTH:
+        log.warning("%s states a context length of %s tokens; %s (--ctx-size) is used", model.gguf_path
+                    or model.hf_folder or model.name, f"{model.context_length:,}", f"{settings.ctx_size:,}")
+        return settings.ctx_size
     return min(settings.ctx_size, model.context_length)
 
 
