@@ -57,6 +57,7 @@ from .memory_answers import DONT_REMEMBER, asks_about_past
 from .phrases import answers_courtesy, farewell_reply, phrase
 from .reply_checks import apologizes_or_refuses, claims_name, speaks_of_the_user, takes_statement, too_long
 from .result import TokenCounts
+from .told import not_told_reply, said_by_user, untold_parts
 
 ReplyKind = Literal["introduction", "correction", "about-me", "farewell", "courtesy", "past", "statement", "open"]
 # Added to the system message when a memory answer is asked again: the first named or counted
@@ -242,7 +243,11 @@ class Replier:
             names = [*filter(None, map(introduced_name, dialogue)), *user_names(self.memories)]
             if names:  # the newest introduction in the dialogue, else the best memory's
                 return Reply(self.said(f"Your name is {names[0]}."), "template:name")
-        evidence = relevant(message, [*map(from_memory, self.memories), *map(from_dialogue, dialogue)])
+        candidates = [*map(from_memory, self.memories), *map(from_dialogue, dialogue)]
+        evidence, untold = relevant(message, candidates), untold_parts(message, candidates) if candidates else []
+        if untold:  # some part no record answers: said so, with the closest thing told
+            known = next(iter(said_by_user(evidence)), None)
+            return Reply(self.said(not_told_reply(untold, known)), "template:not-told")
         first = self.held(self.messages)
         if first.interrupted or (not self.missing(first) and self.answers(first, message, evidence)):
             return Reply(self.said(first.text, first.tokens, first.interrupted), "grounded")
