@@ -97,6 +97,8 @@ def test_a_statement_said_back_in_the_second_person():
     ("I'll do it later.", "statement"),  # "later" is no goodbye on its own here
     ("how was your night?", "courtesy"),
     ("whats my name lol", "past"),  # no question mark, still a question
+    ("Where do I live? ok bye", "past"),  # a canned goodbye never answers a question (issue 43)
+    ("Hi, I'm Tomás. What's my cat's name?", "introduction"),  # greeted, then the model answers
     ("Bonjour, je m'appelle Claire.", "introduction"),
 ])
 def test_the_kind_of_reply_a_message_gets(message, kind):

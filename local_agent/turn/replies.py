@@ -99,8 +99,8 @@ def _about_me(reading: Reading, memories: Sequence[str]) -> ReplyPlan | None:
 
 
 def _farewell(reading: Reading, memories: Sequence[str]) -> ReplyPlan | None:
-    goodbye = reading.goodbye
-    return ReplyPlan("farewell", farewell_reply(goodbye, reading.language)) if goodbye else None
+    goodbye = reading.goodbye  # a message that also asks gets its answer, never only the goodbye
+    return ReplyPlan("farewell", farewell_reply(goodbye, reading.language)) if goodbye and not reading.asks else None
 
 
 def _courtesy(reading: Reading, memories: Sequence[str]) -> ReplyPlan | None:
@@ -124,7 +124,7 @@ PRECEDENCE: tuple[tuple[ReplyKind, PlanStep], ...] = (
     ("correction", _correction),  # English and not asking: "No, my name is Alexa." before the name
     ("introduction", _introduction),  # with the answer about the assistant when both
     ("about-me", _about_me),
-    ("farewell", _farewell),  # a goodbye at the end wins over the thanks before it
+    ("farewell", _farewell),  # a goodbye at the end wins over the thanks before it, not over a question
     ("courtesy", _courtesy),
     ("past", _past),
     ("statement", _statement),  # not asking: a feeling, a first-person statement, another language

@@ -131,6 +131,19 @@ _EMBED = (
     (re.compile(r"^(?P<wh>what|where|who|when|which \w+|how \w*)\s*(?P<aux>do|does|did)\s+(?P<rest>.+)$", re.I),
      "{wh} {rest}"),
 )
+_DETERMINERS = frozenset("my your his her our their the a an".split())
+
+
+def _third_person(rest: str) -> str:
+    """"Jonas like to cook" -> "Jonas likes to cook", "my partner do" -> "my partner does"."""
+    said = rest.split()
+    at = 2 if said[0].lower() in _DETERMINERS else 1
+    if len(said) <= at:
+        return rest
+    verb = said[at]
+    said[at] = ("has" if verb == "have" else verb + "es" if re.search(r"(?:s|sh|ch|x|o)$", verb) else
+                verb[:-1] + "ies" if re.search(r"[^aeiou]y$", verb) else verb + "s")
+    return " ".join(said)
 _PERSON = {"my": "your", "i": "you", "me": "you", "am": "are", "mine": "yours", "we": "you", "our": "your",
            "us": "you", "i'm": "you're"}
 
@@ -142,7 +155,10 @@ def asked_phrase(part: str) -> str:
     for pattern, form in _EMBED:
         match = pattern.match(text)
         if match:
-            said = form.format(**match.groupdict()).split()
+            found = match.groupdict()
+            if (found.get("aux") or "").lower() == "does":
+                found["rest"] = _third_person(found["rest"])
+            said = form.format(**found).split()
             return " ".join(_PERSON.get(w.lower(), w.lower() if n == 0 and _WH.match(w) else w)
                             for n, w in enumerate(said))
     return "that"
