@@ -99,3 +99,12 @@ def test_a_told_question_is_answered_by_the_model_when_it_draws_on_the_record(tm
 def test_a_statement_has_no_outcome(tmp_path):
     agent, _ = make_agent(tmp_path, ["Lovely!"])
     assert agent.respond("I keep bees in Lisbon.").outcome is None
+
+
+def test_an_answer_naming_a_job_nobody_said_is_replaced_by_the_records_part_by_part(tmp_path):
+    agent, _ = make_agent(tmp_path, ["Nice!", "Lovely!", "Tomás is a doctor.", "Tomás is a doctor."])
+    agent.respond("I moved to Ghent last spring and I teach chemistry.")
+    agent.respond("My partner Jonas is a nurse.")
+    result = agent.respond("Where do I live and what does Jonas do?")
+    assert "doctor" not in result.answer and "Ghent" in result.answer and "nurse" in result.answer
+    assert result.reply_route == "template:evidence" and result.outcome == "answer"

@@ -169,3 +169,30 @@ def not_told_reply(untold: Sequence[str], known: Candidate | None) -> str:
     asked = " or ".join(dict.fromkeys(asked_phrase(part) for part in untold))
     said = f"You haven't told me {asked}."
     return f"{said} {known.told}" if known is not None else said
+
+
+def answering(question: str, candidates: Sequence[Candidate]) -> list[Candidate]:
+    """For each part of `question`, the first candidate that answers it by the margin (each
+    candidate once): the records an answer must draw on."""
+    candidates = said_by_user(candidates)
+    subjects = subjects_of(candidates)
+    found: list[Candidate] = []
+    for part in parts(question):
+        best = next((c for c in candidates if score(part, c, subjects) >= MARGIN), None)
+        if best is not None and best not in found:
+            found.append(best)
+    return found
+
+
+def draws_on_each_part(answer: str, question: str, candidates: Sequence[Candidate], names: Sequence[str]) -> bool:
+    """Whether `answer` holds, for each part of `question`, a content word of a record that
+    answers the part which the question does not hold and which is none of `names` (the user's
+    own: "Tomás is a doctor" says nothing of what Jonas does)."""
+    said = content_words(answer) - content_words(question) - {w for name in names for w in content_words(name)}
+    candidates = said_by_user(candidates)
+    subjects = subjects_of(candidates)
+    for part in parts(question):
+        told = [c for c in candidates if score(part, c, subjects) >= MARGIN]
+        if told and not any(said & content_words(c.text) for c in told):
+            return False
+    return True
