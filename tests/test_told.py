@@ -108,3 +108,17 @@ def test_an_answer_naming_a_job_nobody_said_is_replaced_by_the_records_part_by_p
     result = agent.respond("Where do I live and what does Jonas do?")
     assert "doctor" not in result.answer and "Ghent" in result.answer and "nurse" in result.answer
     assert result.reply_route == "template:evidence" and result.outcome == "answer"
+
+
+def test_an_answer_that_only_says_back_memory_is_not_stored_as_something_said(tmp_path):
+    from local_agent.memory.store import MemoryStore
+    from tests.reliability import HashEmbedder
+
+    store = MemoryStore.open(tmp_path / "mem", HashEmbedder())
+    agent, _ = make_agent(tmp_path, ["Nice!", "Your cat is called Pixel."], store=store)
+    agent.respond("My partner Jonas is a nurse and we have a cat called Pixel.")
+    agent.wait()
+    asked = agent.respond("What's my cat's name?")
+    agent.wait()
+    said = [r.text for r in store.records("turn") if r.kind == "turn" and r.provenance.role == "assistant"]
+    assert asked.reply_route == "grounded" and "Nice!" in said and asked.answer not in said

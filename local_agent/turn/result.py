@@ -23,6 +23,9 @@ if TYPE_CHECKING:
 # answers no question (a statement, a greeting, a goodbye).
 Outcome = Literal["answer", "unsure", "not_told"]
 NOT_TOLD_ROUTES = frozenset({"template:not-told", "dont-remember"})
+# Replies that only say back what memory holds: not stored as new things the assistant said
+# (turn/memory_work.py), so that a stored passage is never quoted inside another quote.
+FROM_MEMORY_ROUTES = NOT_TOLD_ROUTES | {"grounded", "retried", "template:evidence", "template:name"}
 ANSWERING_TEMPLATES = frozenset({"template:evidence", "template:name", "template:about-me"})
 
 
