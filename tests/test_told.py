@@ -47,6 +47,8 @@ def test_the_assistants_own_earlier_answers_tell_nothing():
     ("When is my dad's birthday?", "when your dad's birthday is"),
     ("who did i travel with", "who you travel with"),
     ("Tell me about it", "that"),
+    ("what was i building", "that"),
+    ("how old am i", "how old you are"),
     ("what does my partner do", "what your partner does"),
 ])
 def test_what_was_not_told_reads_as_a_phrase(part, phrase):

@@ -125,9 +125,9 @@ def untold_parts(question: str, candidates: Sequence[Candidate]) -> list[str]:
 
 
 _EMBED = (
-    (re.compile(r"^(?:what(?:'s| is| was)|whats)\s+(?P<rest>.+)$", re.I), "{rest}"),
-    (re.compile(r"^(?P<wh>how \w+|where|who|what|which \w+|when)\s+(?P<verb>is|are|was|were|am)\s+(?P<rest>.+)$", re.I),
-     "{wh} {rest} {verb}"),
+    (re.compile(r"^(?:what(?:'s| is| was)|whats)\s+(?!(?:i|you|we|he|she|they)\b)(?P<rest>.+)$", re.I), "{rest}"),
+    (re.compile(r"^(?P<wh>how \w+|where|who|what|which \w+|when)\s+(?P<verb>is|are|was|were|am)\s+"
+                r"(?P<rest>(?!(?:i|you|we|he|she|they)\b\s*\w).+)$", re.I), "{wh} {rest} {verb}"),
     (re.compile(r"^(?P<wh>what|where|who|when|which \w+|how \w*)\s*(?P<aux>do|does|did)\s+(?P<rest>.+)$", re.I),
      "{wh} {rest}"),
 )
