@@ -124,3 +124,11 @@ def test_an_answer_that_only_says_back_memory_is_not_stored_as_something_said(tm
     agent.wait()
     said = [r.text for r in store.records("turn") if r.kind == "turn" and r.provenance.role == "assistant"]
     assert asked.reply_route == "grounded" and "Nice!" in said and asked.answer not in said
+
+
+def test_a_line_of_an_imported_conversation_is_someone_s_words_and_a_long_question_may_miss_one_word():
+    imported = [from_memory("(27 June 2023) I told you: Melanie: I just took my fam camping in the mountains "
+                            "last week (the week before 27 June 2023).")]
+    assert untold_parts("When did Melanie go camping?", imported) == []
+    assert untold_parts("When did Melanie go camping with her family in the mountains?", imported) == []  # one missed
+    assert untold_parts("What did Melanie cook?", imported) == ["What did Melanie cook?"]

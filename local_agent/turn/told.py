@@ -43,6 +43,7 @@ _DAYS = frozenset([*MONTHS, *WEEKDAYS, *(m[:3] for m in MONTHS), "today", "yeste
 _NUMBER = frozenset(NUMBER_WORDS)
 _PART = re.compile(r"\s*(?:,|\band\b|\balso\b)\s*(?=(?:what|what's|whats|where|when|who|which|how|do|does|did)\b)",
                    re.IGNORECASE)
+_SPEAKER = re.compile(r"^[A-Z][\w'.-]*(?: [A-Z][\w'.-]*)?: ")  # an imported conversation's line: "Melanie: ..."
 _WH = re.compile(r"^\W*(what|what's|whats|where|when|who|whose|which|how)\b", re.IGNORECASE)
 
 
@@ -100,28 +101,39 @@ def score(part: str, candidate: Candidate, subjects: frozenset[str]) -> float:
     asked, value = _asked(part, subjects)
     if not _has_value(candidate, value, part):
         return 0.0
-    held = set().union(*map(_sense, content_words(candidate.text)))
+    held = set().union(*map(_sense, content_words(candidate.note)))  # the note: with its day
     return sum(1 for word in asked if _sense(word) & held) / len(asked) if asked else 1.0
 
 
-def subjects_of(candidates: Sequence[Candidate]) -> frozenset[str]:
-    """The names the candidates hold, in lower case as content words ("jona" for "Jonas")."""
-    return frozenset(word for candidate in candidates for name in proper_names(candidate.text)
-                     for word in content_words(name))
+def subjects_of(candidates: Sequence[Candidate], question: str = "") -> frozenset[str]:
+    """The names the candidates hold, in lower case as content words ("jona" for "Jonas"), and
+    the question's names that some candidate holds as a word ("Melanie: I went camping")."""
+    held = {word for candidate in candidates for word in content_words(candidate.text)}
+    return frozenset({word for candidate in candidates for name in proper_names(candidate.text)
+                      for word in content_words(name)}
+                     | {word for name in proper_names(question + ".") for word in content_words(name)} & held)
 
 
 def said_by_user(candidates: Sequence[Candidate]) -> list[Candidate]:
     """The candidates that are the user's own words or facts about them, not the assistant's
-    earlier answers ("I told you: ...", which tell nothing new)."""
-    return [candidate for candidate in candidates if " I told you: " not in candidate.note]
+    earlier answers ("I told you: ...", which tell nothing new); a line of an imported
+    conversation ("Melanie: ...") is someone's words."""
+    return [candidate for candidate in candidates
+            if " I told you: " not in candidate.note or _SPEAKER.match(candidate.text)]
+
+
+def margin(part: str, subjects: frozenset[str]) -> float:
+    """The share of asked words a record must hold: all of them, but one of three or more."""
+    asked = len(_asked(part, subjects)[0])
+    return MARGIN if asked < 3 else (asked - asked // 3) / asked
 
 
 def untold_parts(question: str, candidates: Sequence[Candidate]) -> list[str]:
     """The parts of `question` that no candidate answers by the margin."""
     candidates = said_by_user(candidates)
-    subjects = subjects_of(candidates)
+    subjects = subjects_of(candidates, question)
     return [part for part in parts(question)
-            if not any(score(part, candidate, subjects) >= MARGIN for candidate in candidates)]
+            if not any(score(part, candidate, subjects) >= margin(part, subjects) - 1e-9 for candidate in candidates)]
 
 
 _EMBED = (
@@ -175,10 +187,10 @@ def answering(question: str, candidates: Sequence[Candidate]) -> list[Candidate]
     """For each part of `question`, the first candidate that answers it by the margin (each
     candidate once): the records an answer must draw on."""
     candidates = said_by_user(candidates)
-    subjects = subjects_of(candidates)
+    subjects = subjects_of(candidates, question)
     found: list[Candidate] = []
     for part in parts(question):
-        best = next((c for c in candidates if score(part, c, subjects) >= MARGIN), None)
+        best = next((c for c in candidates if score(part, c, subjects) >= margin(part, subjects) - 1e-9), None)
         if best is not None and best not in found:
             found.append(best)
     return found
@@ -190,9 +202,9 @@ def draws_on_each_part(answer: str, question: str, candidates: Sequence[Candidat
     own: "Tomás is a doctor" says nothing of what Jonas does)."""
     said = content_words(answer) - content_words(question) - {w for name in names for w in content_words(name)}
     candidates = said_by_user(candidates)
-    subjects = subjects_of(candidates)
+    subjects = subjects_of(candidates, question)
     for part in parts(question):
-        told = [c for c in candidates if score(part, c, subjects) >= MARGIN]
+        told = [c for c in candidates if score(part, c, subjects) >= margin(part, subjects) - 1e-9]
         if told and not any(said & content_words(c.text) for c in told):
             return False
     return True
