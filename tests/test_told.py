@@ -132,3 +132,11 @@ def test_a_line_of_an_imported_conversation_is_someone_s_words_and_a_long_questi
     assert untold_parts("When did Melanie go camping?", imported) == []
     assert untold_parts("When did Melanie go camping with her family in the mountains?", imported) == []  # one missed
     assert untold_parts("What did Melanie cook?", imported) == ["What did Melanie cook?"]
+
+
+def test_an_earlier_question_tells_nothing(tmp_path):
+    agent, backend = make_agent(tmp_path, ["You're a nurse."])
+    agent.respond("What do I do?")
+    again = agent.respond("what do I do?")
+    assert again.answer == "You haven't told me what you do." and again.outcome == "not_told"
+    assert len(backend.prompts) == 1

@@ -117,9 +117,9 @@ def subjects_of(candidates: Sequence[Candidate], question: str = "") -> frozense
 def said_by_user(candidates: Sequence[Candidate]) -> list[Candidate]:
     """The candidates that are the user's own words or facts about them, not the assistant's
     earlier answers ("I told you: ...", which tell nothing new); a line of an imported
-    conversation ("Melanie: ...") is someone's words."""
-    return [candidate for candidate in candidates
-            if " I told you: " not in candidate.note or _SPEAKER.match(candidate.text)]
+    conversation ("Melanie: ...") is someone's words; a question tells nothing."""
+    return [candidate for candidate in candidates if not candidate.text.rstrip().endswith("?")
+            and (" I told you: " not in candidate.note or _SPEAKER.match(candidate.text))]
 
 
 def margin(part: str, subjects: frozenset[str]) -> float:
