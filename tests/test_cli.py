@@ -29,6 +29,7 @@ def test_ask_json(scripted):
     assert data["answer"] == "Scripted answer."
     assert data["backend"] == "scripted"
     assert {"timings", "tokens", "memories_saved", "memories_recalled"} <= data.keys()
+    assert data["outcome"] == "answer"  # a question answered by the model (issue 43)
 
 
 class _StoppedMidAnswer(ScriptedBackend):

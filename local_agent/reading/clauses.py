@@ -25,7 +25,7 @@ _SPELLINGS = [
 _SENTENCE_BREAK = LazyPattern(r"(?<=[.!?;])\s+|\s*\n+\s*|(?<=[.!?])(?=[A-Z])")
 _SUBJECTS = r"(?:I|I'm|I've|I'd|I'll|my|me|we|we're|our|you|your|you're)"
 _QUESTION_OPENERS = (
-    r"(?:what|how|where|when|why|who|whom|whose|which|do|does|did|are|is|was|were|have|has|had|"
+    r"(?:whats|what|how|where|when|why|who|whom|whose|which|do|does|did|are|is|was|were|have|has|had|"
     r"can|could|would|will|should|shall|may|might|isn't|aren't|don't|doesn't|didn't|won't)"
 )
 # A clause starts after "but/and/so ..." or a comma when a subject or a question follows.

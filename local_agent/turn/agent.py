@@ -36,7 +36,7 @@ from .answering import Answer
 from .memory_work import MemoryParts, Wanted, always, distill_turn, fold_summary, store_turn, withdraw
 from .recap import live_items, period_items, recap_text
 from .replies import Replier, ReplyPlan, earlier_answers, plan_reply, user_names
-from .result import MemoryWork, ToolTrace, TurnResult, TurnTimings, WorkInProgress
+from .result import MemoryWork, ToolTrace, TurnResult, TurnTimings, WorkInProgress, outcome_of
 
 if TYPE_CHECKING:  # heavy modules are only needed when memory (or tools) are on
     from ..tools.loop import AskUser
@@ -148,8 +148,8 @@ class Agent:
             first_token_at=answer.first_token_at, date=stamp(self.now()),
             tool_calls=tools.calls if tools else (), asked_user=bool(tools and tools.asked_user),
             tools=tools.trace if tools else (ToolTrace(route.kind, route.reason) if route else None),
-            reply_route=reply_route,
-        )
+            reply_route=reply_route, outcome=outcome_of(reading.asks or reading.past is not None, reply_route,
+                                                        answer.text))
         return self._after_answer(result, reading, wanted)
 
     def _answer(self, reading: Reading, span: DateSpan | None, route: Route | None, plan: ReplyPlan,

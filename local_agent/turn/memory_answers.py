@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 from ..reading.names import known_words, proper_names
 from ..reading.past import PastQuestion
+from ..reading.words import words
 
 DONT_REMEMBER = "I don't remember that."
 
@@ -23,8 +24,9 @@ def asks_about_past(past: PastQuestion | None, memories: Sequence[str] = ()) -> 
         return False
     if past.certain:
         return True
-    if not past.named:  # no name at all: none memory holds
-        return False
+    if not past.named:  # no name read on its own: a word the memories hold as a name ("how old is yaw")
+        named = {word.lower() for text in memories for name in proper_names(text) for word in name.split()}
+        return any(word in named for clause in past.clauses for word in words(clause))
     known = known_words(memories)
     return any(all(word.lower() in known for word in name.split())
                for clause in past.clauses for name in proper_names(clause + ".", memories))

@@ -16,7 +16,7 @@ from ..memory.sessions import Session
 from ..reading import Reading
 from ..reading.corrections import is_correction
 from ..types import MemoryDraft, Provenance
-from .result import TurnResult, WorkInProgress
+from .result import FROM_MEMORY_ROUTES, TurnResult, WorkInProgress
 
 if TYPE_CHECKING:  # heavy modules are only needed when memory is on
     from ..memory.distill import Distiller
@@ -50,11 +50,11 @@ def always() -> bool:
 
 def store_turn(result: TurnResult, store: MemoryStore, work: WorkInProgress, today: str) -> list[str]:
     """The user's message and the answer's passages, as `turn` memories of this exchange
-    (both at the user's turn index, so forgetting the message forgets its answer too);
-    returns their ids."""
+    (both at the user's turn index, so forgetting the message forgets its answer too), the
+    answer left out when it only says back memory (`FROM_MEMORY_ROUTES`); returns their ids."""
     start = time.perf_counter()
     drafts = [MemoryDraft(result.message, "turn", turn_provenance(result, "user", today))]
-    if not result.interrupted:
+    if not result.interrupted and result.reply_route not in FROM_MEMORY_ROUTES:
         drafts += [MemoryDraft(passage, "turn", turn_provenance(result, "assistant", today))
                    for passage in passages(result.answer)]
     stored = store.add_many(drafts)

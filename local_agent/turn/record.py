@@ -34,6 +34,7 @@ def turn_json(result: TurnResult, choice: BackendChoice, model: str) -> dict[str
         "device": choice.device,
         "model": model,
         "interrupted": result.interrupted,
+        "outcome": result.outcome,
         "memories_saved": saved_json(work.saved),
         "memories_recalled": recalled_json(result.recalled),
         "timings": {k: round(v, 4) for k, v in {**result.timings.to_dict(), **work.timings.to_dict()}.items()},

@@ -57,6 +57,7 @@ from .memory_answers import DONT_REMEMBER, asks_about_past
 from .phrases import answers_courtesy, farewell_reply, phrase
 from .reply_checks import apologizes_or_refuses, claims_name, speaks_of_the_user, takes_statement, too_long
 from .result import TokenCounts
+from .told import answering, draws_on_each_part, not_told_reply, said_by_user, untold_parts
 
 ReplyKind = Literal["introduction", "correction", "about-me", "farewell", "courtesy", "past", "statement", "open"]
 # Added to the system message when a memory answer is asked again: the first named or counted
@@ -98,8 +99,8 @@ def _about_me(reading: Reading, memories: Sequence[str]) -> ReplyPlan | None:
 
 
 def _farewell(reading: Reading, memories: Sequence[str]) -> ReplyPlan | None:
-    goodbye = reading.goodbye
-    return ReplyPlan("farewell", farewell_reply(goodbye, reading.language)) if goodbye else None
+    goodbye = reading.goodbye  # a message that also asks gets its answer, never only the goodbye
+    return ReplyPlan("farewell", farewell_reply(goodbye, reading.language)) if goodbye and not reading.asks else None
 
 
 def _courtesy(reading: Reading, memories: Sequence[str]) -> ReplyPlan | None:
@@ -123,7 +124,7 @@ PRECEDENCE: tuple[tuple[ReplyKind, PlanStep], ...] = (
     ("correction", _correction),  # English and not asking: "No, my name is Alexa." before the name
     ("introduction", _introduction),  # with the answer about the assistant when both
     ("about-me", _about_me),
-    ("farewell", _farewell),  # a goodbye at the end wins over the thanks before it
+    ("farewell", _farewell),  # a goodbye at the end wins over the thanks before it, not over a question
     ("courtesy", _courtesy),
     ("past", _past),
     ("statement", _statement),  # not asking: a feeling, a first-person statement, another language
@@ -167,6 +168,16 @@ def statement_problem(reply: str, reading: Reading, sources: Sequence[str], user
         (misses_feeling(reply, reading.feeling), "cheers at something hard, or condoles at good news"),
     )
     return next((reason for failed, reason in problems if failed), None)
+
+
+class _Asked(NamedTuple):
+    """A question about the user's past, with what it may be answered from: the evidence (the
+    records that answer first), every candidate, and the user's own names."""
+
+    question: str
+    evidence: list[Candidate]
+    candidates: list[Candidate]
+    names: list[str]
 
 
 class Reply(NamedTuple):
@@ -233,37 +244,48 @@ class Replier:
                              earlier=self.earlier if messages is self.messages else ())
 
     def grounded(self, reading: Reading) -> Reply:
-        """A memory answer: shown when no name or number in it lacks a source and it draws on
-        the evidence (evidence.py) when there is some; a name or number without a source gets
-        one more try, strictly and without the dialogue; else the evidence said back by the
-        program, or "I don't remember that." and the closest memory when there is none."""
+        """A memory answer: a part no record answers gets "You haven't told me ..." (told.py);
+        else the model's answer, shown when no name or number in it lacks a source and it draws
+        on the evidence (evidence.py), part by part, not by the user's own name; a name or number
+        without a source gets one more try, strictly and without the dialogue; else the records
+        that answer said back by the program, or "I don't remember that." and the closest memory."""
         dialogue, message = self.dialogue_messages(), reading.text
-        if reading.own_name:
-            names = [*filter(None, map(introduced_name, dialogue)), *user_names(self.memories)]
-            if names:  # the newest introduction in the dialogue, else the best memory's
-                return Reply(self.said(f"Your name is {names[0]}."), "template:name")
-        evidence = relevant(message, [*map(from_memory, self.memories), *map(from_dialogue, dialogue)])
+        names = [*filter(None, map(introduced_name, dialogue)), *user_names(self.memories)]
+        if reading.own_name and names:  # the newest introduction in the dialogue, else the best memory's
+            return Reply(self.said(f"Your name is {names[0]}."), "template:name")
+        candidates = [*map(from_memory, self.memories), *map(from_dialogue, dialogue)]
+        evidence, untold = relevant(message, candidates), untold_parts(message, candidates) if candidates else []
+        if untold:  # some part no record answers: said so, with the closest thing told
+            known = next(iter(said_by_user(evidence)), None)
+            return Reply(self.said(not_told_reply(untold, known)), "template:not-told")
+        told = answering(message, candidates)
+        asked = _Asked(message, [*told, *(c for c in evidence if c not in told)], candidates, names)
+        said_back = " ".join(c.told for c in told)  # each part's record, said back by the program
+        if len(told) < 2:
+            said_back = said_back_evidence(asked.evidence, message) if asked.evidence else ""
         first = self.held(self.messages)
-        if first.interrupted or (not self.missing(first) and self.answers(first, message, evidence)):
+        if first.interrupted or (not self.missing(first) and self.answers(first, asked)):
             return Reply(self.said(first.text, first.tokens, first.interrupted), "grounded")
-        if evidence and not self.missing(first):  # it named nothing new, and said nothing of what was said
-            return Reply(self.said(said_back_evidence(evidence, message), first.tokens), "template:evidence")
+        if said_back and not self.missing(first):  # it named nothing new, and said nothing of what was said
+            return Reply(self.said(said_back, first.tokens), "template:evidence")
         retry_start = time.perf_counter()
         system = Message("system", f"{self.messages[0].content}\n\n{STRICT}")
         second = self.held([system, self.messages[-1]])
         self.timings["grounding_retry_s"] = time.perf_counter() - retry_start
-        if second.interrupted or (not self.missing(second) and self.answers(second, message, evidence)):
+        if second.interrupted or (not self.missing(second) and self.answers(second, asked)):
             return Reply(self.said(second.text, second.tokens, second.interrupted), "retried")
-        if evidence:
-            return Reply(self.said(said_back_evidence(evidence, message), second.tokens), "template:evidence")
+        if said_back:
+            return Reply(self.said(said_back, second.tokens), "template:evidence")
         return Reply(self.said(not_remembered(self.memories), second.tokens), "dont-remember")
 
-    def answers(self, answer: Answer, message: str, evidence: Sequence[Candidate]) -> bool:
-        """Whether `answer` answers: it neither apologizes nor refuses, and draws on the evidence
-        when there is some."""
-        if apologizes_or_refuses(answer.text, message):
+    def answers(self, answer: Answer, asked: _Asked) -> bool:
+        """Whether `answer` answers: it neither apologizes nor refuses, draws on the evidence
+        when there is some, and on a record that answers each part of the question."""
+        if apologizes_or_refuses(answer.text, asked.question):
             return False
-        return not evidence or draws_on(answer.text, message, evidence)
+        if asked.evidence and not draws_on(answer.text, asked.question, asked.evidence):
+            return False
+        return draws_on_each_part(answer.text, asked.question, asked.candidates, asked.names)
 
     def dialogue_messages(self) -> list[str]:
         """The user's earlier messages in the prompt's dialogue, newest first."""

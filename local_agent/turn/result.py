@@ -4,10 +4,11 @@ shape the string-keyed dicts had: `to_dict`)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from concurrent.futures import Future
 from dataclasses import dataclass, field, fields
-from typing import TYPE_CHECKING, Any, Self
+from typing import TYPE_CHECKING, Any, Literal, Self
 
 from ..prompt import ComposedPrompt
 from ..types import RecallHit
@@ -15,6 +16,32 @@ from ..types import RecallHit
 if TYPE_CHECKING:
     from ..memory.distill.saving import SaveOutcome
     from ..tools.loop import ToolCall
+
+
+# What an answer is worth, set by the program: `answer` (it stands behind it), `unsure` (it says
+# so, with what it did understand), `not_told` ("You haven't told me ..."); None for a turn that
+# answers no question (a statement, a greeting, a goodbye).
+Outcome = Literal["answer", "unsure", "not_told"]
+NOT_TOLD_ROUTES = frozenset({"template:not-told", "dont-remember"})
+# Replies that only say back what memory holds: not stored as new things the assistant said
+# (turn/memory_work.py), so that a stored passage is never quoted inside another quote.
+FROM_MEMORY_ROUTES = NOT_TOLD_ROUTES | {"grounded", "retried", "template:evidence", "template:name"}
+ANSWERING_TEMPLATES = frozenset({"template:evidence", "template:name", "template:about-me"})
+
+
+def outcome_of(asks: bool, reply_route: str, answer: str) -> Outcome | None:
+    """The outcome of a turn whose message asks (`asks`) or not, made as `reply_route` says
+    (turn/replies.py), whose answer reads `answer`."""
+    if reply_route in NOT_TOLD_ROUTES:
+        return "not_told"
+    canned = reply_route.startswith("template:") and reply_route not in ANSWERING_TEMPLATES \
+        and not reply_route.endswith("+model")
+    if not asks or canned:
+        return None
+    return "unsure" if _UNSURE.search(answer) else "answer"
+
+
+_UNSURE = re.compile(r"\b(?:I (?:don't|do not) know|I'm not sure|I am not sure|not certain|I can't tell)\b", re.I)
 
 
 @dataclass(frozen=True)
@@ -134,6 +161,7 @@ class TurnResult:
     first_token_at: float = field(default=0.0, repr=False)  # perf_counter clock
     date: str = ""  # when the turn was said, YYYY-MM-DDTHH:MM (the agent's today)
     reply_route: str = ""  # how the reply was made, when not simply by the model (turn/replies.py)
+    outcome: Outcome | None = None  # what the answer is worth (`outcome_of`); None when nothing was asked
 
     def memory_work(self, timeout: float | None = None) -> MemoryWork:
         """The memory work after this turn, once done (waits up to `timeout` seconds, then

@@ -28,6 +28,7 @@ from typing import IO, Any
 from local_agent.grounding.support import unsupported
 
 from .answers_data import AnswerQuestion, History, build_answer_set, is_correct
+from .live_people import sounds_unsure
 
 MODES = ("memory", "memory_off", "pasted_evidence")
 
@@ -72,6 +73,7 @@ class _Log:
 
     def __init__(self, answers: IO[str] | None, total: int) -> None:
         self.scores: dict[str, dict[str, list[bool]]] = {mode: defaultdict(list) for mode in MODES}
+        self.wrong: dict[str, list[bool]] = defaultdict(list)  # confidently wrong: not right, not unsure
         self.gold_in_memories: list[tuple[bool, bool]] = []  # (shown, answered right), with memory
         self.grounding: list[tuple[str, bool, float]] = []  # (route, unsupported, seconds), with memory
         self.answers, self.total, self.done, self.start = answers, total, 0, time.monotonic()
@@ -80,9 +82,11 @@ class _Log:
         answer, memories, route, added = asked
         correct = is_correct(answer, question.keywords)
         self.scores[mode][str(question.category)].append(correct)
+        wrong = not correct and not sounds_unsure(answer)
+        self.wrong[mode].append(wrong)
         row: dict[str, Any] = {"mode": mode, "number": number, "category": question.category,
                                "question": question.question, "gold": question.answer, "answer": answer,
-                               "correct": correct}
+                               "correct": correct, "confidently_wrong": wrong}
         if mode == "memory":
             found = is_correct("\n".join(memories), question.keywords)
             row["gold_in_memories"] = found
@@ -145,7 +149,7 @@ def evaluate(path: Path, *, limit: int | None, seed: int, max_tokens: int, modes
             settings = dataclasses.replace(base, data_dir=Path(root) / sample_id,
                                            today=history.today.strftime("%Y-%m-%dT%H:%M"))
             _with_memory(log, questions, history, settings)
-    report = _report(path, questions, log.scores, limit, seed, modes)
+    report = _report(path, questions, log.scores, limit, seed, modes, log.wrong)
     if log.gold_in_memories:
         report["memory"].update(_recall_split(log.gold_in_memories))
         report["memory"].update(grounding_report(log.grounding))
@@ -177,7 +181,10 @@ def _recall_split(pairs: list[tuple[bool, bool]]) -> dict[str, float | None]:
 
 
 def _report(path: Path, questions: list[AnswerQuestion], scores: dict[str, dict[str, list[bool]]],
-            limit: int | None, seed: int, modes: tuple[str, ...]) -> dict[str, Any]:
+            limit: int | None, seed: int, modes: tuple[str, ...],
+            wrong: dict[str, list[bool]] | None = None) -> dict[str, Any]:
+    wrong = wrong or {}
+
     def share(values: list[bool]) -> float:
         return round(sum(values) / len(values), 4) if values else 0.0
 
@@ -185,7 +192,7 @@ def _report(path: Path, questions: list[AnswerQuestion], scores: dict[str, dict[
     for mode in modes:
         every = [value for values in scores[mode].values() for value in values]
         per_category = {f"category {c}": share(v) for c, v in sorted(scores[mode].items())}
-        report[mode] = {"accuracy": share(every), **per_category}
+        report[mode] = {"accuracy": share(every), "confidently_wrong": share(wrong.get(mode, [])), **per_category}
     if "memory" in modes and "pasted_evidence" in modes:
         ceiling = report["pasted_evidence"]["accuracy"]
         report["memory_over_ceiling"] = round(report["memory"]["accuracy"] / ceiling, 4) if ceiling else None

@@ -41,9 +41,14 @@ def _holds(answer: str, part: str) -> bool:
     return any(re.search(r"(?<!\w)" + re.escape(option), answer, re.IGNORECASE) for option in part.split("|"))
 
 
+def sounds_unsure(answer: str) -> bool:
+    """Whether the answer says it does not know or was not told."""
+    return bool(_UNSURE.search(answer))
+
+
 def judge(gold: list[str] | None, answer: str) -> str:
     """`right`, `unsure` or `wrong` (see the module's definitions)."""
-    unsure = bool(_UNSURE.search(answer))
+    unsure = sounds_unsure(answer)
     if gold is None:
         return "right" if unsure else "wrong"
     if all(_holds(answer, part) for part in gold):
@@ -75,7 +80,7 @@ def run(items: Sequence[dict[str, Any]], *, max_tokens: int = 128,
                     answer = str(result.answer)
                     rows.append({"id": item["id"], "split": item["split"], "style": item["style"],
                                  "kind": question["kind"], "question": question["ask"], "gold": question["gold"],
-                                 "answer": answer, "made_by": result.reply_route or "model",
+                                 "answer": answer, "made_by": result.reply_route or "model", "outcome": result.outcome,
                                  "judged": judge(question["gold"], answer),
                                  "seconds": round(time.perf_counter() - start, 3)})
                 agent.wait()

@@ -1,0 +1,210 @@
+"""Whether the user told what a question about their life asks, and the program's reply when
+they did not ("You haven't told me what Jonas likes to cook. You told me Jonas is a nurse.").
+
+A transparent scorer, its margin chosen on the live set's dev split (docs/answers.md):
+- the question's asked words: its content words (evidence.py) that are not names memory holds
+  (the subject: "Jonas", "Mochi"); a word that asks for a name ("name", "called") or a number
+  ("old", "age") is no asked word, it asks for a value instead;
+- a candidate (a memory shown, or an earlier message) holds an asked word when it has the word
+  or one of the same sense (words.toml `same_sense`: "mum" for "mother", "work" for "job");
+- a candidate answers when it holds every asked word and, when a name is asked for, a proper
+  name the question does not hold, when a number is asked for, a number; "when" asks for a
+  day, a date or a number, "who" for a name;
+- the question was told when some candidate answers (the score is the share of asked words
+  held, the margin 1.0: all of them); else it was not, and the reply says so, with the
+  candidate that shares most with the question as what the program does know.
+
+Multi-part questions ("Where do I live and what does Jonas do?") are scored part by part
+(`parts`): the question was told when every part was.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from functools import cache
+
+import Stemmer
+
+from ..reading.names import proper_names
+from ..reading.words import MONTHS, NUMBER_WORDS, WEEKDAYS, word_list, word_set, words
+from .evidence import Candidate, content_words
+
+MARGIN = 1.0  # the share of a part's asked words a candidate must hold (chosen on the live dev split)
+_ASKS_NAME = word_set("asks_name")
+_ASKS_NUMBER = word_set("asks_number")
+_GENERIC = word_set("asks_generic") | {"long", "many", "much", "what"}
+_STEM = Stemmer.Stemmer("english")
+# "which sport", "what type of": the noun says what kind of value is asked, it is no asked word
+_KIND = re.compile(r"^\W*(?:what|which)\s+(\w+)\s+(?:of|do|does|did|am|i|you|we|my|got|has|have)\b",
+                   re.IGNORECASE)
+_DAYS = frozenset([*MONTHS, *WEEKDAYS, *(m[:3] for m in MONTHS), "today", "yesterday", "tomorrow", "tonight",
+                   "week", "weekend", "month", "year", "spring", "summer", "autumn", "winter", "morning"])
+_NUMBER = frozenset(NUMBER_WORDS)
+_PART = re.compile(r"\s*(?:,|\band\b|\balso\b)\s*(?=(?:what|what's|whats|where|when|who|which|how|do|does|did)\b)",
+                   re.IGNORECASE)
+_SPEAKER = re.compile(r"^[A-Z][\w'.-]*(?: [A-Z][\w'.-]*)?: ")  # an imported conversation's line: "Melanie: ..."
+_WH = re.compile(r"^\W*(what|what's|whats|where|when|who|whose|which|how)\b", re.IGNORECASE)
+
+
+@cache
+def _senses() -> dict[str, frozenset[int]]:
+    found: dict[str, set[int]] = {}
+    for number, group in enumerate(word_list("same_sense")):
+        for word in group.split("|"):
+            found.setdefault(word, set()).add(number)
+    return {word: frozenset(groups) for word, groups in found.items()}
+
+
+def _sense(word: str) -> frozenset[str]:
+    """The word's stem and the groups of the same sense it is in, as keys."""
+    return frozenset({_STEM.stemWord(word), *(f"#{group}" for group in _senses().get(word, ()))})
+
+
+def parts(question: str) -> list[str]:
+    """The parts of a multi-part question, each a question of its own ("Where do I live",
+    "what does Jonas do?"); one part when it asks one thing."""
+    pieces = [piece.strip() for piece in _PART.split(question) if piece.strip()]
+    return pieces or [question]
+
+
+def _asked(part: str, subjects: frozenset[str]) -> tuple[set[str], str]:
+    """The part's asked words, and the value it asks for: "name", "number", "day" or ""."""
+    found = content_words(part)
+    opening = _WH.match(part)
+    wh = opening[1].lower() if opening else ""
+    value = ("name" if found & _ASKS_NAME or wh in ("who", "whose") else
+             "number" if found & _ASKS_NUMBER or re.search(r"\bhow (?:many|much|long)\b", part, re.IGNORECASE) else
+             "day" if wh == "when" else "")
+    kind = _KIND.match(part)
+    if kind and kind[1].lower() in ("day", "days", "date"):
+        value = value or "day"
+    dropped = _ASKS_NAME | _ASKS_NUMBER | _GENERIC | content_words(kind[1] if kind else "")
+    return {w for w in found - dropped if w not in subjects}, value
+
+
+def _has_value(candidate: Candidate, value: str, part: str) -> bool:
+    said = set(words(candidate.text))
+    if value == "name":
+        asked = {w.lower() for w in proper_names(part + ".")}
+        return any(name.lower() not in asked for name in proper_names(candidate.text))
+    if value == "number":
+        return any(w.isdigit() or w in _NUMBER for w in said)
+    if value == "day":
+        return any(w.isdigit() or w in _DAYS or w.removesuffix("s") in _DAYS for w in said)
+    return True
+
+
+def score(part: str, candidate: Candidate, subjects: frozenset[str]) -> float:
+    """The share of the part's asked words the candidate holds (1.0 when none are asked), 0.0
+    when the value the part asks for is not in it."""
+    asked, value = _asked(part, subjects)
+    if not _has_value(candidate, value, part):
+        return 0.0
+    held = set().union(*map(_sense, content_words(candidate.note)))  # the note: with its day
+    return sum(1 for word in asked if _sense(word) & held) / len(asked) if asked else 1.0
+
+
+def subjects_of(candidates: Sequence[Candidate], question: str = "") -> frozenset[str]:
+    """The names the candidates hold, in lower case as content words ("jona" for "Jonas"), and
+    the question's names that some candidate holds as a word ("Melanie: I went camping")."""
+    held = {word for candidate in candidates for word in content_words(candidate.text)}
+    return frozenset({word for candidate in candidates for name in proper_names(candidate.text)
+                      for word in content_words(name)}
+                     | {word for name in proper_names(question + ".") for word in content_words(name)} & held)
+
+
+def said_by_user(candidates: Sequence[Candidate]) -> list[Candidate]:
+    """The candidates that are the user's own words or facts about them, not the assistant's
+    earlier answers ("I told you: ...", which tell nothing new); a line of an imported
+    conversation ("Melanie: ...") is someone's words; a question tells nothing."""
+    return [candidate for candidate in candidates if not candidate.text.rstrip().endswith("?")
+            and (" I told you: " not in candidate.note or _SPEAKER.match(candidate.text))]
+
+
+def margin(part: str, subjects: frozenset[str]) -> float:
+    """The share of asked words a record must hold: all of them, but one of three or more."""
+    asked = len(_asked(part, subjects)[0])
+    return MARGIN if asked < 3 else (asked - asked // 3) / asked
+
+
+def untold_parts(question: str, candidates: Sequence[Candidate]) -> list[str]:
+    """The parts of `question` that no candidate answers by the margin."""
+    candidates = said_by_user(candidates)
+    subjects = subjects_of(candidates, question)
+    return [part for part in parts(question)
+            if not any(score(part, candidate, subjects) >= margin(part, subjects) - 1e-9 for candidate in candidates)]
+
+
+_EMBED = (
+    (re.compile(r"^(?:what(?:'s| is| was)|whats)\s+(?!(?:i|you|we|he|she|they)\b)(?P<rest>.+)$", re.I), "{rest}"),
+    (re.compile(r"^(?P<wh>how \w+|where|who|what|which \w+|when)\s+(?P<verb>is|are|was|were|am)\s+"
+                r"(?P<rest>(?!(?:i|you|we|he|she|they)\b\s*\w).+)$", re.I), "{wh} {rest} {verb}"),
+    (re.compile(r"^(?P<wh>what|where|who|when|which \w+|how \w*)\s*(?P<aux>do|does|did)\s+(?P<rest>.+)$", re.I),
+     "{wh} {rest}"),
+)
+_DETERMINERS = frozenset("my your his her our their the a an".split())
+
+
+def _third_person(rest: str) -> str:
+    """"Jonas like to cook" -> "Jonas likes to cook", "my partner do" -> "my partner does"."""
+    said = rest.split()
+    at = 2 if said[0].lower() in _DETERMINERS else 1
+    if len(said) <= at:
+        return rest
+    verb = said[at]
+    said[at] = ("has" if verb == "have" else verb + "es" if re.search(r"(?:s|sh|ch|x|o)$", verb) else
+                verb[:-1] + "ies" if re.search(r"[^aeiou]y$", verb) else verb + "s")
+    return " ".join(said)
+_PERSON = {"my": "your", "i": "you", "me": "you", "am": "are", "mine": "yours", "we": "you", "our": "your",
+           "us": "you", "i'm": "you're"}
+
+
+def asked_phrase(part: str) -> str:
+    """A question part as what was not told: "what's my cat's name?" -> "your cat's name",
+    "how old is Zara" -> "how old Zara is"; "that" when it reads otherwise."""
+    text = re.sub(r"\b(where|who|when|how)'s\b", r"\1 is", part.strip().rstrip("?.! "), flags=re.IGNORECASE)
+    for pattern, form in _EMBED:
+        match = pattern.match(text)
+        if match:
+            found = match.groupdict()
+            if (found.get("aux") or "").lower() == "does":
+                found["rest"] = _third_person(found["rest"])
+            said = form.format(**found).split()
+            return " ".join(_PERSON.get(w.lower(), w.lower() if n == 0 and _WH.match(w) else w)
+                            for n, w in enumerate(said))
+    return "that"
+
+
+def not_told_reply(untold: Sequence[str], known: Candidate | None) -> str:
+    """"You haven't told me ...", with what the program does know when some memory is close."""
+    asked = " or ".join(dict.fromkeys(asked_phrase(part) for part in untold))
+    said = f"You haven't told me {asked}."
+    return f"{said} {known.told}" if known is not None else said
+
+
+def answering(question: str, candidates: Sequence[Candidate]) -> list[Candidate]:
+    """For each part of `question`, the first candidate that answers it by the margin (each
+    candidate once): the records an answer must draw on."""
+    candidates = said_by_user(candidates)
+    subjects = subjects_of(candidates, question)
+    found: list[Candidate] = []
+    for part in parts(question):
+        best = next((c for c in candidates if score(part, c, subjects) >= margin(part, subjects) - 1e-9), None)
+        if best is not None and best not in found:
+            found.append(best)
+    return found
+
+
+def draws_on_each_part(answer: str, question: str, candidates: Sequence[Candidate], names: Sequence[str]) -> bool:
+    """Whether `answer` holds, for each part of `question`, a content word of a record that
+    answers the part which the question does not hold and which is none of `names` (the user's
+    own: "Tomás is a doctor" says nothing of what Jonas does)."""
+    said = content_words(answer) - content_words(question) - {w for name in names for w in content_words(name)}
+    candidates = said_by_user(candidates)
+    subjects = subjects_of(candidates, question)
+    for part in parts(question):
+        told = [c for c in candidates if score(part, c, subjects) >= margin(part, subjects) - 1e-9]
+        if told and not any(said & content_words(c.text) for c in told):
+            return False
+    return True

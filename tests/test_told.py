@@ -1,0 +1,142 @@
+"""What the user told, and the program's reply when a question asks for something they did not
+(turn/told.py; issue 43), with a scripted model."""
+
+import pytest
+
+from local_agent.turn.evidence import from_dialogue, from_memory
+from local_agent.turn.result import outcome_of
+from local_agent.turn.told import asked_phrase, not_told_reply, parts, untold_parts
+from tests.test_replies import make_agent
+
+TOMAS = [from_dialogue("Hi, I'm Tomás. I moved to Ghent last spring and I teach chemistry at a secondary school."),
+         from_dialogue("My partner Jonas is a nurse and we have a cat called Pixel.")]
+
+
+@pytest.mark.parametrize(("question", "untold"), [
+    ("What's my cat's name?", []),
+    ("Where do I live and what does Jonas do?", []),
+    ("What does Jonas like to cook?", ["What does Jonas like to cook?"]),
+    ("What's my dog's name?", ["What's my dog's name?"]),
+    ("How old is Jonas?", ["How old is Jonas?"]),  # no number told
+    ("What's Jonas's surname?", ["What's Jonas's surname?"]),
+    ("Where do I live and what does Jonas cook?", ["what does Jonas cook?"]),  # part by part
+    ("which subject do I teach?", []),  # "subject" says what kind of answer, the answer is "chemistry"
+    ("What does my mum do?", ["What does my mum do?"]),
+])
+def test_the_parts_of_a_question_no_record_answers(question, untold):
+    assert untold_parts(question, TOMAS) == untold
+
+
+def test_words_of_the_same_sense_and_stems_count_as_told():
+    told = [from_dialogue("My mum Gloria turns 80 on the 21st."), from_dialogue("We adopted a kitten yesterday.")]
+    assert untold_parts("what's my mother's name?", told) == []
+    assert untold_parts("how old is my mum turning?", told) == []
+    assert untold_parts("when did we adopt the kitten?", told) == []
+    assert untold_parts("what's my father's name?", told) == ["what's my father's name?"]
+
+
+def test_the_assistants_own_earlier_answers_tell_nothing():
+    mine = [from_memory("(3 May 2024) I told you: Jonas likes to cook pasta.")]
+    assert untold_parts("What does Jonas like to cook?", mine) == ["What does Jonas like to cook?"]
+
+
+@pytest.mark.parametrize(("part", "phrase"), [
+    ("What's my cat's name?", "your cat's name"),
+    ("How old is Zara?", "how old Zara is"),
+    ("where's my next marathon?", "where your next marathon is"),
+    ("When is my dad's birthday?", "when your dad's birthday is"),
+    ("who did i travel with", "who you travel with"),
+    ("Tell me about it", "that"),
+    ("what was i building", "that"),
+    ("how old am i", "how old you are"),
+    ("what does my partner do", "what your partner does"),
+])
+def test_what_was_not_told_reads_as_a_phrase(part, phrase):
+    assert asked_phrase(part) == phrase
+
+
+def test_the_not_told_reply_says_what_was_told():
+    reply = not_told_reply(["What does Jonas like to cook?"], TOMAS[1])
+    assert reply.startswith("You haven't told me what Jonas likes to cook.") and "Jonas is a nurse" in reply
+    assert not_told_reply(["what's my dog's name?"], None) == "You haven't told me your dog's name."
+
+
+def test_parts_of_a_question():
+    assert parts("Where do I live and what does Jonas do?") == ["Where do I live", "what does Jonas do?"]
+    assert parts("What do Sam and Jo like?") == ["What do Sam and Jo like?"]
+
+
+@pytest.mark.parametrize(("asks", "route", "answer", "outcome"), [
+    (True, "grounded", "Your cat is called Pixel.", "answer"),
+    (True, "template:not-told", "You haven't told me that.", "not_told"),
+    (True, "dont-remember", "I don't remember that.", "not_told"),
+    (True, "model", "I'm not sure, maybe Tuesday.", "unsure"),
+    (True, "template:evidence", "You told me Jonas is a nurse.", "answer"),
+    (True, "template:introduction+model", "Nice to meet you, Tomás! Ghent is lovely.", "answer"),
+    (False, "template:statement", "Got it: you keep bees.", None),
+    (False, "template:farewell", "Bye for now, talk soon!", None),
+    (False, "model", "That's lovely.", None),
+])
+def test_the_outcome_of_a_turn(asks, route, answer, outcome):
+    assert outcome_of(asks, route, answer) == outcome
+
+
+def test_a_never_told_question_gets_not_told_with_what_was_told(tmp_path):
+    agent, backend = make_agent(tmp_path, ["Nice!", "Jonas likes to cook pizza and pasta."])
+    agent.respond("My partner Jonas is a nurse and we have a cat called Pixel.")
+    result = agent.respond("What does my partner like to cook?")
+    assert result.answer.startswith("You haven't told me what your partner likes to cook.")
+    assert "Jonas is a nurse" in result.answer and "pizza" not in result.answer
+    assert result.outcome == "not_told" and result.reply_route == "template:not-told"
+    assert len(backend.prompts) == 1  # the model was not asked: the program knew it was not told
+
+
+def test_a_told_question_is_answered_by_the_model_when_it_draws_on_the_record(tmp_path):
+    agent, _ = make_agent(tmp_path, ["Nice!", "Your cat is called Pixel."])
+    agent.respond("My partner Jonas is a nurse and we have a cat called Pixel.")
+    result = agent.respond("What's my cat's name?")
+    assert result.answer == "Your cat is called Pixel." and result.outcome == "answer"
+
+
+def test_a_statement_has_no_outcome(tmp_path):
+    agent, _ = make_agent(tmp_path, ["Lovely!"])
+    assert agent.respond("I keep bees in Lisbon.").outcome is None
+
+
+def test_an_answer_naming_a_job_nobody_said_is_replaced_by_the_records_part_by_part(tmp_path):
+    agent, _ = make_agent(tmp_path, ["Nice!", "Lovely!", "Tomás is a doctor.", "Tomás is a doctor."])
+    agent.respond("I moved to Ghent last spring and I teach chemistry.")
+    agent.respond("My partner Jonas is a nurse.")
+    result = agent.respond("Where do I live and what does Jonas do?")
+    assert "doctor" not in result.answer and "Ghent" in result.answer and "nurse" in result.answer
+    assert result.reply_route == "template:evidence" and result.outcome == "answer"
+
+
+def test_an_answer_that_only_says_back_memory_is_not_stored_as_something_said(tmp_path):
+    from local_agent.memory.store import MemoryStore
+    from tests.reliability import HashEmbedder
+
+    store = MemoryStore.open(tmp_path / "mem", HashEmbedder())
+    agent, _ = make_agent(tmp_path, ["Nice!", "Your cat is called Pixel."], store=store)
+    agent.respond("My partner Jonas is a nurse and we have a cat called Pixel.")
+    agent.wait()
+    asked = agent.respond("What's my cat's name?")
+    agent.wait()
+    said = [r.text for r in store.records("turn") if r.kind == "turn" and r.provenance.role == "assistant"]
+    assert asked.reply_route == "grounded" and "Nice!" in said and asked.answer not in said
+
+
+def test_a_line_of_an_imported_conversation_is_someone_s_words_and_a_long_question_may_miss_one_word():
+    imported = [from_memory("(27 June 2023) I told you: Melanie: I just took my fam camping in the mountains "
+                            "last week (the week before 27 June 2023).")]
+    assert untold_parts("When did Melanie go camping?", imported) == []
+    assert untold_parts("When did Melanie go camping with her family in the mountains?", imported) == []  # one missed
+    assert untold_parts("What did Melanie cook?", imported) == ["What did Melanie cook?"]
+
+
+def test_an_earlier_question_tells_nothing(tmp_path):
+    agent, backend = make_agent(tmp_path, ["You're a nurse."])
+    agent.respond("What do I do?")
+    again = agent.respond("what do I do?")
+    assert again.answer == "You haven't told me what you do." and again.outcome == "not_told"
+    assert len(backend.prompts) == 1
