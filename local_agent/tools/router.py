@@ -2,9 +2,10 @@
 any model call: a message that needs no tool costs nothing, and nothing a tool returns is ever
 routed (the router never sees tool results).
 
-Three outcomes: `direct` (an arithmetic question that arithmetic_rules.py reads, or a date
-question the date rules read: the tool runs with arguments filled by rule and its result is
-the answer), `model` (the message asks for
+Four outcomes: `direct` (an arithmetic question that arithmetic_rules.py reads exactly, or a
+date question the date rules read: the tool runs with arguments filled by rule and its result
+is the answer), `problem` (a word problem: a message that states its own quantities and asks
+about them, read whole by reading/problems, which answers or says it is unsure), `model` (the message asks for
 something only a tool has: the step loop runs with the candidate tools), `none` (plain chat).
 A `model` route whose first candidate needs no judgement to call starts with that call, filled
 in by rule (`first`): a search takes the message itself as its query. A tool with a reader
@@ -22,13 +23,14 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ..reading import Reading
+from ..reading.problems import asks_about_its_quantities
 from ..reading.requests import Subject, asks_tool, tool_subjects
 from .arithmetic_rules import arithmetic
 from .base import Tool
 from .date_rules import date_question
 from .intent import Intent
 
-RouteKind = Literal["none", "direct", "model"]
+RouteKind = Literal["none", "direct", "problem", "model"]
 
 # The tools that answer each subject (reading/requests.py), in the order the loop offers them.
 SUBJECT_TOOLS: dict[Subject, tuple[str, ...]] = {
@@ -77,6 +79,8 @@ class Router:
         direct = self._direct(message) or self._read(message)
         if direct is not None:
             return direct
+        if "calculator" in self.enabled and asks_about_its_quantities(message):
+            return Route("problem", ("calculator",), reason="word problem")
         if not request:
             return Route("none", reason="not a question or request")
         for name, tool in self.tools.items():

@@ -148,7 +148,7 @@ class Agent:
             first_token_at=answer.first_token_at, date=stamp(self.now()),
             tool_calls=tools.calls if tools else (), asked_user=bool(tools and tools.asked_user),
             tools=tools.trace if tools else (ToolTrace(route.kind, route.reason) if route else None),
-            reply_route=reply_route,
+            reply_route=reply_route, outcome=tools.outcome if tools else plan.outcome,
         )
         return self._after_answer(result, reading, wanted)
 

@@ -41,5 +41,6 @@ def turn_json(result: TurnResult, choice: BackendChoice, model: str) -> dict[str
         "notices": list(result.notices),
         "tool_calls": [call.to_dict() for call in result.tool_calls],
         "asked_user": result.asked_user,
+        "outcome": result.outcome,
         "tools": result.tools.to_dict() if result.tools is not None else None,
     }

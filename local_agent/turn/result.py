@@ -134,6 +134,7 @@ class TurnResult:
     first_token_at: float = field(default=0.0, repr=False)  # perf_counter clock
     date: str = ""  # when the turn was said, YYYY-MM-DDTHH:MM (the agent's today)
     reply_route: str = ""  # how the reply was made, when not simply by the model (turn/replies.py)
+    outcome: str = ""  # answer, unsure or not_told; "" when the turn answered no question
 
     def memory_work(self, timeout: float | None = None) -> MemoryWork:
         """The memory work after this turn, once done (waits up to `timeout` seconds, then

@@ -4,6 +4,8 @@ runs with the model.
 - `none`: plain chat, the normal turn (no extra model call).
 - `direct`: an arithmetic or date question the rules read exactly; the tool's result is the
   answer, with no model call.
+- `problem`: a word problem (reading/problems): its reading's answer, or the reading said back
+  and asked about when it does not win clearly; no model call.
 - `model`: the step loop, each step one greedy model call constrained to the action schema
   of the router's candidate tools (so an injected "call sql_query" in a note cannot even be
   written when sql_query was not offered), with the tools' instructions in the system prompt,
@@ -30,6 +32,7 @@ from ..backends.base import Backend
 from ..errors import ApprovalUnavailable, ToolError
 from ..grounding import check
 from ..reading import Reading
+from ..reading.problems import reply as problem_reply
 from ..tools.actions import capped, instructions
 from ..tools.base import Tool
 from ..tools.intent import Intent
@@ -63,7 +66,8 @@ def text_bound(room: int) -> int:
 @dataclass(frozen=True)
 class ToolOutcome:
     """What the tools made of a turn: the answer (a question when `asked_user`), the calls,
-    the trace, notices, and the model's token counts over its steps."""
+    the trace, notices, the model's token counts over its steps, and the outcome
+    (TurnResult.outcome: "answer" when the program stands behind it, else "unsure")."""
 
     answer: str
     calls: tuple[ToolCall, ...]
@@ -72,6 +76,7 @@ class ToolOutcome:
     interrupted: bool = False
     notices: tuple[str, ...] = ()
     tokens: TokenCounts = field(default_factory=TokenCounts)  # over the model's steps
+    outcome: str = "answer"
 
 
 @lru_cache(maxsize=1)
@@ -142,6 +147,8 @@ class ToolTurn:
         `messages` are the composed prompt (its system message from `directive`); `ask` asks the
         user (chat only); `on_call` sees each call."""
         message = reading.text if isinstance(reading, Reading) else reading
+        if route.kind == "problem":
+            return word_problem(route, message)
         notices: list[str] = []
         made: list[ToolCall] = []
 
@@ -166,12 +173,14 @@ class ToolTurn:
         for key in tokens:
             tokens[key] += phrased.tokens[key]
         asked = result.asked_user and phrased.check == "asked"
+        unsure = asked or phrased.check == "failed" or not phrased.text
         return ToolOutcome(
             answer=phrased.text, calls=result.tool_calls, asked_user=asked,
             interrupted=result.stop == "interrupted", notices=(*notices, *result.notices),
             tokens=TokenCounts(**tokens),
             trace=ToolTrace(route.kind, route.reason, result.steps, result.stop, result.rule_calls, phrased.check,
                             tuple(value.text for value in phrased.rejected)),
+            outcome="unsure" if unsure else "answer",
         )
 
     def _phrase(self, route: Route, message: str, result: LoopResult) -> Phrased:
@@ -227,6 +236,18 @@ class ToolTurn:
                 notices.append(note)
             return allowed
         return approve
+
+
+def word_problem(route: Route, message: str) -> ToolOutcome:
+    """The solver's reply to a word problem: its answer with the reading, or, unsure, the
+    reading said back and asked about (a question to the user)."""
+    said = problem_reply(message)
+    if said is None:  # the router asks the same question of the same text: not reached
+        said_text, outcome = "I'm not sure how to work this out from what you wrote.", "unsure"
+    else:
+        said_text, outcome = said.text, said.outcome
+    trace = ToolTrace(route.kind, route.reason, stop="answered", check="direct" if outcome == "answer" else "unsure")
+    return ToolOutcome(said_text, (), trace, asked_user=said_text.endswith("?"), outcome=outcome)
 
 
 def timed_answer(outcome: ToolOutcome, on_token: Callable[[str], None] | None, start: float,
