@@ -6,6 +6,8 @@ runs with the model.
   answer, with no model call.
 - `problem`: a word problem (reading/problems): its reading's answer, or the reading said back
   and asked about when it does not win clearly; no model call.
+- `unsure`: a date question of a form no rule reads whole (tools/coverage.py): said back and
+  asked about; no model call.
 - `model`: the step loop, each step one greedy model call constrained to the action schema
   of the router's candidate tools (so an injected "call sql_query" in a note cannot even be
   written when sql_query was not offered), with the tools' instructions in the system prompt,
@@ -35,11 +37,13 @@ from ..reading import Reading
 from ..reading.problems import reply as problem_reply
 from ..tools.actions import capped, instructions
 from ..tools.base import Tool
+from ..tools.coverage import sql_left_out, sql_text
 from ..tools.intent import Intent
 from ..tools.loop import Approve, AskUser, LoopLimits, LoopResult, ToolCall, ToolLoop
 from ..tools.narrowing import grounded
 from ..tools.plain import failure_answer
 from ..tools.router import Route, Router
+from ..tools.sql import written_sql
 from ..tools.text import quoted_result
 from ..types import GenerationSettings, Message
 from .answering import Answer
@@ -149,6 +153,8 @@ class ToolTurn:
         message = reading.text if isinstance(reading, Reading) else reading
         if route.kind == "problem":
             return word_problem(route, message)
+        if route.kind == "unsure":
+            return unread_date(route)
         notices: list[str] = []
         made: list[ToolCall] = []
 
@@ -173,15 +179,32 @@ class ToolTurn:
         for key in tokens:
             tokens[key] += phrased.tokens[key]
         asked = result.asked_user and phrased.check == "asked"
-        unsure = asked or phrased.check == "failed" or not phrased.text
+        doubt = self._doubt(route, message, result.tool_calls) if phrased.check not in ("failed", "asked") else ""
+        unsure = asked or bool(doubt) or phrased.check == "failed" or not phrased.text
         return ToolOutcome(
-            answer=phrased.text, calls=result.tool_calls, asked_user=asked,
+            answer=f"{doubt} {phrased.text}" if doubt else phrased.text, calls=result.tool_calls, asked_user=asked,
             interrupted=result.stop == "interrupted", notices=(*notices, *result.notices),
             tokens=TokenCounts(**tokens),
             trace=ToolTrace(route.kind, route.reason, result.steps, result.stop, result.rule_calls, phrased.check,
                             tuple(value.text for value in phrased.rejected)),
             outcome="unsure" if unsure else "answer",
         )
+
+    def _doubt(self, route: Route, message: str, calls: Sequence[ToolCall]) -> str:
+        """Why a database answer may not answer the question, with the query it ran ("I'm not
+        sure this answers your question: ..."), or "": a query read by rule that leaves a part
+        of the question out (tools/coverage.py), or any query the model wrote (read by no rule,
+        so nothing says it is the one asked)."""
+        ran = [call for call in calls if call.name == "sql_query" and not call.error]
+        if not ran or "sql_query" not in self.tools:
+            return ""
+        written = written_sql(self.tools["sql_query"], ran[-1].arguments)
+        if written is None:
+            return ""
+        part = sql_left_out(message, *written) if route.kind == "direct" else "the query was written by the model"
+        if part is None:
+            return ""
+        return f"I'm not sure this answers your question ({part}). I ran: {sql_text(*written)}. It says:"
 
     def _phrase(self, route: Route, message: str, result: LoopResult) -> Phrased:
         """The answer of a finished loop: a rule's result as it is; the model's question to
@@ -248,6 +271,15 @@ def word_problem(route: Route, message: str) -> ToolOutcome:
         said_text, outcome = said.text, said.outcome
     trace = ToolTrace(route.kind, route.reason, stop="answered", check="direct" if outcome == "answer" else "unsure")
     return ToolOutcome(said_text, (), trace, asked_user=said_text.endswith("?"), outcome=outcome)
+
+
+def unread_date(route: Route) -> ToolOutcome:
+    """A date question of a form no rule reads whole: what was understood, said back and asked."""
+    part = route.arguments.get("part", "this")
+    said = (f"I'm not sure: this asks for {part}, which I cannot work out exactly yet. Can I work out a plain "
+            "date, a weekday or a number of days between two dates instead?")
+    return ToolOutcome(said, (), ToolTrace(route.kind, route.reason, stop="answered", check="unsure"),
+                       asked_user=True, outcome="unsure")
 
 
 def timed_answer(outcome: ToolOutcome, on_token: Callable[[str], None] | None, start: float,
