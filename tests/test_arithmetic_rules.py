@@ -201,3 +201,8 @@ def test_exact_readings_use_every_quantity(message: str, value: float):
 ])
 def test_a_reading_that_would_leave_a_quantity_out_is_no_rule(message: str):
     assert arithmetic(message) is None
+
+
+def test_a_percentage_decrease_is_the_fall():
+    assert_reads("The price dropped from 250 to 200. What's the percentage decrease?", 20)
+    assert_reads("My rent went from 950 to 1020 a month. By what percent did it go up?", 70 / 950 * 100)

@@ -147,10 +147,13 @@ def _what_percent(text: str) -> str | None:
 
 
 def _percent_change(text: str) -> str | None:
-    """The change from one amount to another in percent ("went from 50 to 65: by what percent?")."""
+    """The change from one amount to another in percent ("went from 50 to 65: by what percent?"),
+    a fall as a positive decrease when the question asks for one."""
     change = re.search(rf"\bfrom\s+{N}\s+to\s+{N}\b", text)
     if change is None or not re.search(r"\b(?:percent(?:age)?|%)", text) or float(change[1]) == 0:
         return None
+    if re.search(rf"\b(?:{_OFF})\b", text[change.end():]):  # "what's the percentage decrease?": the fall
+        return f"({change[1]} - {change[2]}) / {change[1]} * 100"
     return f"({change[2]} - {change[1]}) / {change[1]} * 100"
 
 
