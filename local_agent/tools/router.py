@@ -81,7 +81,7 @@ class Router:
             message, request, subjects = reading.text, reading.tool_request, reading.tool_subjects
         else:
             message, request, subjects = reading, asks_tool(reading), tool_subjects(reading)
-        direct = self._direct(message) or self._read(message)
+        direct = self._read(message) or self._direct(message)  # the data first: "users in the first half of 2022"
         if direct is not None:
             return direct
         if "calculator" in self.enabled and asks_about_its_quantities(message):
