@@ -9,7 +9,7 @@ import pytest
 
 from local_agent.tools.coverage import date_left_out, sql_left_out, sql_text
 from tests.test_tool_answers import db  # noqa: F401  (the fixture)
-from tests.test_tools_agent import ask_json
+from tests.test_tools_agent import action, ask_json, tool
 
 
 @pytest.mark.parametrize(("message", "part"), [
@@ -77,3 +77,11 @@ def test_a_database_question_read_whole_is_answered(scripted, db):  # noqa: F811
     scripted.queue("2 users live in Oslo.")
     data = ask_json("--db", str(db), "How many users in the database live in Oslo?", backend=scripted)
     assert data["outcome"] == "answer" and data["answer"] == "2 users live in Oslo."
+
+
+def test_a_calculation_the_model_chose_is_shown_and_not_stood_behind(scripted):
+    scripted.queue(tool("calculator", expression="1000 * 0.2"), action("final"), "Your taxes are 200.")
+    data = ask_json("--tools", "Can you calculate my taxes?", backend=scripted)
+    assert data["tools"]["route"] == "model" and data["outcome"] == "unsure"
+    assert data["answer"] == ("I'm not sure this answers your question (the model chose the calculation). "
+                              "I worked out: 1000 * 0.2. Your taxes are 200.")
