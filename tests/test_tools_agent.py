@@ -76,7 +76,11 @@ def test_arithmetic_runs_the_calculator_by_rule_without_the_model(scripted):
 def test_sql_steps_are_in_the_json_and_in_the_session_file(scripted, db, isolated_dirs):
     scripted.queue(tool("sql_query", **EMAILS_IN_OSLO), action("final"), "a@x.org and c@x.org live in Oslo.")
     data = ask_json("--db", str(db), "--session", "s1", MY_TOWN, backend=scripted)
-    assert data["answer"] == "a@x.org and c@x.org live in Oslo." and data["tools"]["check"] == "accepted"
+    # a query the model wrote is shown, and the answer is not stood behind (issue 42)
+    assert data["answer"] == ("I'm not sure this answers your question (the query was written by the model). I ran: "
+                              'SELECT "users"."email" FROM "users" WHERE "users"."location" = \'Oslo\'. '
+                              "It says: a@x.org and c@x.org live in Oslo.")
+    assert data["tools"]["check"] == "accepted" and data["outcome"] == "unsure"
     assert [c["name"] for c in data["tool_calls"]] == ["sql_query"]
     assert data["tool_calls"][0]["result"] == "email\na@x.org\nc@x.org\n(2 rows)"
     assert data["tools"]["rule_calls"] == 0 and data["tools"]["steps"] == 2 and data["tools"]["stop"] == "final"

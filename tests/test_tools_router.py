@@ -85,6 +85,25 @@ def test_other_word_problems_are_not_read_by_rule(message: str):
     assert arithmetic(message) is None
 
 
+@pytest.mark.parametrize("message", [
+    "I paid 36 euros for 4 tickets. How much was each ticket?",
+    "Our team scored 18 points in the first half and 27 in the second. How many points did we score in the game?",
+    "we scored 18 and 27, how many in all?",
+    "I bought 7 tickets at 3.56 dollars each and 2 programmes at 5 dollars each. How much did I pay in total?",
+])
+def test_a_message_that_states_its_quantities_and_asks_goes_to_the_solver(message: str):
+    route = ROUTER.route(message)
+    assert (route.kind, route.tools, route.reason) == ("problem", ("calculator",), "word problem")
+
+
+@pytest.mark.parametrize("message", [
+    "What did I say about 2 cats and 3 dogs?", "I have 2 kids and 3 dogs, what should I name my new cat?",
+    "I went hiking with my 2 kids last weekend.",
+])
+def test_quantities_in_a_question_about_something_else_are_no_word_problem(message: str):
+    assert ROUTER.route(message).kind != "problem"
+
+
 def test_month_steps_from_tomorrow_are_read_by_rule():
     arguments = date_question("what date is 1 month after tomorrow")
     assert arguments == {"operation": "add", "date": "tomorrow", "amount": 1, "unit": "months"}
@@ -95,8 +114,6 @@ def test_month_steps_from_tomorrow_are_read_by_rule():
     ("How much flour do my pancake notes say?", ("notes_search",)),
     ("What does my note about the dentist say?", ("notes_search",)),
     ("How many users signed up in 2023, according to the database?", ("sql_query", "sql_schema")),
-    ("I bought 7 tickets at 3.56 dollars each and 2 programmes at 5 dollars each. How much did I pay in total?",
-     ("calculator",)),
     ("Can you calculate my taxes?", ("calculator",)),
     ("How many days until my birthday?", ("date",)),
     ("What is my sister's name?", ("memory_search",)),

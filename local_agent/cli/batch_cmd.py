@@ -112,7 +112,7 @@ def batch(source: str, output: str | None, resume: bool, fail_fast: bool, quiet:
     or plain text: one message a line, one session named after the file.
     Output is one JSON record per line (stdout, or --output, created private, never the
     input): line, session, input, answer, memories saved and recalled, timings, tokens,
-    tool_calls and asked_user (with tools), error. Exit code 1 if any line failed.
+    tool_calls, asked_user and outcome (with tools), error. Exit code 1 if any line failed.
     """
     from tqdm import tqdm
 

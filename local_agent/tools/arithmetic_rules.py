@@ -1,16 +1,18 @@
 """Rules that read an arithmetic question into a calculator expression, for the forms people
 use: a written calculation ("what's 17 times 23", "sqrt 1764", "2 to the 10th power"),
-percentages (of, tips, discounts, increases, "what percent is A of B"), "add A, B and C",
-averages, what is left of an amount, unit prices and splitting a bill (with or without a tip),
-"subtract A from B" and "divide A by B", a percentage change ("went from 50 to 65"); and through
-quantity_rules, time units, rates over a span and multiples ("double 475").
+percentages (of, tips, discounts, increases, one after another, "what percent is A of B"),
+"add A, B and C", averages, splitting a bill (with or without a tip), a count at a price each,
+"subtract A from B" and "divide A by B", a percentage change ("went from 50 to 65"); and
+through quantity_rules, time units, rates over a span and multiples ("double 475").
 
 The message is read as question_text.normalize leaves it (number words in digits,
 misspellings of the rules' words corrected), so "whats the sqaure root of two hundred
 twenty-five" reads like "what is the square root of 225". A rule answers only a question or
 request (a question mark, or words such as what, how much, calculate), or a message that is
 nothing but a calculation ("17*23"); numbers outside the calculation it reads (irrelevant
-context) are left out. What no rule reads is left to the model."""
+context) are left out. These are the readings that are exact; a word problem ("I paid 36 euros
+for 4 tickets. How much was each?") is read whole by reading/problems, which answers or says
+it is unsure (the router's `problem` route). What neither reads is left to the model."""
 
 from __future__ import annotations
 
@@ -25,7 +27,7 @@ from .question_text import asks, decimal_text, normalize
 N = r"(\d+(?:\.\d+)?)"
 _OPENERS = (r"what|whats|what's|how|calculate|compute|evaluate|solve|work\s+out|tell\s+me|can\s+you|could\s+you|"
             r"add|sum|average|mean|split|divide|multiply|sqrt|square|cube|find|increase|decrease|reduce|take|"
-            r"subtract|deduct|double|triple|halve|cut|convert|round")
+            r"subtract|deduct|double|triple|halve|cut|convert|round|remainder")
 _SPOKEN = [  # spoken operators, longest first
     (rf"\bsquare\s+root\s+of\s+{N}|\bsqrt\s*(?:of\s+)?\(?{N}\)?|√\s*{N}", lambda m: f"sqrt({m[1] or m[2] or m[3]})"),
     (rf"\bcube\s+root\s+of\s+{N}", lambda m: f"{m[1]} ** (1/3)"),
@@ -87,9 +89,33 @@ def _list_after(keyword: str, text: str) -> list[str]:
     return numbers(match[1]) if match else []
 
 
+_PERCENT = re.compile(rf"{N}\s*(?:%|percent\b|per\s*cent\b)")
+_OFF = r"off|discount|discounted|sale|cheaper|reduced?|decreased?|less|down|drop(?:s|ped)?|fell|falls?|lower(?:ed)?|cut"
+_ON = r"increased?|raised?|more|plus|added|markup|tax|vat|interest|up|rose|rises?|grew|grows?|higher|tip|gratuity"
+
+
+def _chained_percents(text: str) -> str | None:
+    """One amount with two or more percentages taken in turn ("$80, 25% off, then 8% sales tax
+    on the discounted price"): each one off or on top, by the words right after it; else no
+    reading (a percentage with no direction word is not guessed)."""
+    percents = list(_PERCENT.finditer(text))
+    if len(percents) < 2:
+        return None
+    rest = _PERCENT.sub(" ", text)
+    if len(amounts := numbers(rest)) != 1:
+        return None
+    factors = []
+    for percent in percents:  # the first direction word after each percentage, before the next number
+        after = re.split(r"\d", text[percent.end():percent.end() + 30])[0]
+        if (word := re.search(rf"\b(?:(?P<off>{_OFF})|{_ON})\b", after)) is None:
+            return None
+        factors.append(f"(1 {'-' if word['off'] else '+'} {percent[1]} / 100)")
+    return " * ".join([amounts[0], *factors])
+
+
 def _percent_forms(text: str) -> str | None:
-    percent = re.search(rf"{N}\s*(?:%|percent\b|per\s*cent\b)", text)
-    if percent is None:
+    percent = _PERCENT.search(text)
+    if percent is None or len(_PERCENT.findall(text)) > 1:
         return None
     share, rest = percent[1], text[:percent.start()] + " " + text[percent.end():]
     people = _PEOPLE.search(rest)
@@ -121,10 +147,13 @@ def _what_percent(text: str) -> str | None:
 
 
 def _percent_change(text: str) -> str | None:
-    """The change from one amount to another in percent ("went from 50 to 65: by what percent?")."""
+    """The change from one amount to another in percent ("went from 50 to 65: by what percent?"),
+    a fall as a positive decrease when the question asks for one."""
     change = re.search(rf"\bfrom\s+{N}\s+to\s+{N}\b", text)
     if change is None or not re.search(r"\b(?:percent(?:age)?|%)", text) or float(change[1]) == 0:
         return None
+    if re.search(rf"\b(?:{_OFF})\b", text[change.end():]):  # "what's the percentage decrease?": the fall
+        return f"({change[1]} - {change[2]}) / {change[1]} * 100"
     return f"({change[2]} - {change[1]}) / {change[1]} * 100"
 
 
@@ -169,24 +198,28 @@ def _sum(text: str) -> str | None:
     return " + ".join(values) if len(values) >= 2 else None
 
 
-def _left(text: str) -> str | None:
-    if not re.search(r"\b(?:left|remaining|remains?|left\s+over|leftover)\b", text):
-        return None
-    values = numbers(text)
-    return f"{values[0]} - " + " - ".join(values[1:]) if len(values) >= 2 else None
 
 
-def _together(text: str) -> str | None:
-    if not re.search(r"\b(?:together|combined|altogether|in\s+total|in\s+all)\b", text) or _EACH.search(text):
-        return None
-    if re.search(r"\b(?:at|times|per|each|%|percent)\b", text) or _RATE.search(text):
-        return None
-    values = numbers(text)
-    return " + ".join(values) if len(values) >= 2 else None
+
+def _split(text: str) -> str | None:
+    people = _PEOPLE.search(text)
+    if people is None or not _EACH.search(text) or re.search(r"\bhow\s+many\b", text):
+        return None  # "130 students, each bus seats 40, how many buses?" is a word problem
+    count = base = next(group for group in people.groups() if group)
+    if re.search(rf"\b(?:me|myself|us)\s+and\s+{base}\b", text):
+        count = f"({base} + 1)"  # "between me and 4 friends" are five
+    if chipped := _CHIPPED_IN.search(text):  # "8 friends chip in 15 dollars each": each gives it, nothing is split
+        pooled = _TOTAL.search(text) or re.search(r"\bhow\s+much\s+(?:money\s+)?(?:do|did|will)\s+(?:we|they)\s+have\b",
+                                                   text)
+        return f"{chipped[1]} * {count}" if pooled and len(numbers(text)) == 2 else None
+    amounts = [n for n in numbers(text[:people.start()] + " " + text[people.end():]) if n != base]
+    return f"{amounts[0]} / {count}" if len(amounts) == 1 else None
 
 
-def _unit_price(text: str) -> str | None:
-    text = re.sub(r"\b(?:is|for|of|does|do)\s+1\s+(?=[a-z])", "is one ", text)  # "how much is 1 ticket": no number
+def _each_price(text: str) -> str | None:
+    """A count at a price each ("6 apples at 0.5 each", "3 boxes with 12 each"): the count
+    times the price, an exact reading. (A price "for" a count is a word problem: "36 euros for
+    4 tickets" read by phrase was 4 / 36.)"""
     values = numbers(text)
     if len(values) != 2 or not _PRICE_QUESTION.search(text) or _PEOPLE.search(text):
         return None
@@ -196,23 +229,7 @@ def _unit_price(text: str) -> str | None:
     if match := re.search(rf"{N}\s+(?:[a-z-]+\s+){{1,3}}(?:with|of|holding|containing)\s+{N}\s+(?:[a-z-]+\s+)?each\b",
                           text):
         return f"{match[1]} * {match[2]}"
-    match = re.search(rf"{N}\s+(?:[a-z-]+\s+){{1,3}}(?:cost|costs|come\s+to|came\s+to|for)\s+{N}", text)
-    if match and re.search(r"\b(?:per|each|1|a\s+single|unit\s+price|one)\b", text[match.end():]):
-        return f"{match[2]} / {match[1]}"
     return None
-
-
-def _split(text: str) -> str | None:
-    people = _PEOPLE.search(text)
-    if people is None or not _EACH.search(text):
-        return None
-    count = next(group for group in people.groups() if group)
-    if chipped := _CHIPPED_IN.search(text):  # "8 friends chip in 15 dollars each": each gives it, nothing is split
-        pooled = _TOTAL.search(text) or re.search(r"\bhow\s+much\s+(?:money\s+)?(?:do|did|will)\s+(?:we|they)\s+have\b",
-                                                   text)
-        return f"{chipped[1]} * {count}" if pooled and len(numbers(text)) == 2 else None
-    amounts = [n for n in numbers(text[:people.start()] + " " + text[people.end():]) if n != count]
-    return f"{amounts[0]} / {count}" if len(amounts) == 1 else None
 
 
 def _written(text: str, asks: bool) -> str | None:
@@ -235,7 +252,11 @@ def _written(text: str, asks: bool) -> str | None:
 
 
 
-RULES: tuple[Callable[[str], str | None], ...] = (_what_percent, _percent_change, _percent_forms, _verb_forms,
-                                                  _named_operations,
-                                                  *quantity_rules.RULES, _average, _sum, _left, _together,
-                                                  _split, _unit_price)
+# The rules that read a calculation exactly (a typed expression, units, a percentage of a
+# stated amount, a count at a price each). What is left of an amount, things together and a
+# price for a count are word
+# problems, read whole by reading/problems (the router's `problem` route): a phrase rule read
+# "I paid 36 euros for 4 tickets" as 4 / 36.
+RULES: tuple[Callable[[str], str | None], ...] = (_what_percent, _percent_change, _chained_percents, _percent_forms,
+                                                  _verb_forms, _named_operations,
+                                                  *quantity_rules.RULES, _average, _sum, _split, _each_price)

@@ -44,6 +44,8 @@ def unit_conversion(text: str) -> str | None:
             source_name, target_name = units.unit_name(match[source]), units.unit_name(match[target])
             if source_name is None or target_name is None:
                 return None
+            if len(re.findall(r"\d+(?:\.\d+)?", text)) > (1 if match[amount] else 0):
+                return None  # "5 feet 10 inches": a number it would leave out
             return units.conversion(match[amount] or "1", source_name, target_name)
     return None
 

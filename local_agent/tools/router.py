@@ -2,10 +2,13 @@
 any model call: a message that needs no tool costs nothing, and nothing a tool returns is ever
 routed (the router never sees tool results).
 
-Three outcomes: `direct` (an arithmetic question that arithmetic_rules.py reads, or a date
-question the date rules read: the tool runs with arguments filled by rule and its result is
-the answer), `model` (the message asks for
-something only a tool has: the step loop runs with the candidate tools), `none` (plain chat).
+Five outcomes: `direct` (an arithmetic question that arithmetic_rules.py reads exactly, or a
+date question the date rules read: the tool runs with arguments filled by rule and its result
+is the answer), `problem` (a word problem: a message that states its own quantities and asks
+about them, read whole by reading/problems, which answers or says it is unsure), `unsure` (a
+date question of a form no rule reads whole, tools/coverage.py: said back and asked), `model`
+(the message asks for something only a tool has: the step loop runs with the candidate
+tools), `none` (plain chat).
 A `model` route whose first candidate needs no judgement to call starts with that call, filled
 in by rule (`first`): a search takes the message itself as its query. A tool with a reader
 (the SQL tool: sql_reader.py) reads the questions it can into its arguments (`direct`), and
@@ -17,18 +20,21 @@ request that no subject rule reads goes to the intent classifier (intent.py), wh
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ..reading import Reading
+from ..reading.problems import asks_about_its_quantities
 from ..reading.requests import Subject, asks_tool, tool_subjects
 from .arithmetic_rules import arithmetic
 from .base import Tool
+from .coverage import date_left_out
 from .date_rules import date_question
 from .intent import Intent
 
-RouteKind = Literal["none", "direct", "model"]
+RouteKind = Literal["none", "direct", "problem", "unsure", "model"]
 
 # The tools that answer each subject (reading/requests.py), in the order the loop offers them.
 SUBJECT_TOOLS: dict[Subject, tuple[str, ...]] = {
@@ -36,6 +42,7 @@ SUBJECT_TOOLS: dict[Subject, tuple[str, ...]] = {
     "database": ("sql_query", "sql_schema"), "memory": ("memory_search",),
 }
 SEARCH_QUERY_CHARS = 200  # the search tools' longest query
+_ASKS = re.compile(r"\?|^\s*(?:what|whats|what's|when|how|which|count|tell|give)\b", re.IGNORECASE)
 _FIRST_BY_RULE = {"memory_search", "notes_search"}
 
 
@@ -74,9 +81,11 @@ class Router:
             message, request, subjects = reading.text, reading.tool_request, reading.tool_subjects
         else:
             message, request, subjects = reading, asks_tool(reading), tool_subjects(reading)
-        direct = self._direct(message) or self._read(message)
+        direct = self._read(message) or self._direct(message)  # the data first: "users in the first half of 2022"
         if direct is not None:
             return direct
+        if "calculator" in self.enabled and asks_about_its_quantities(message):
+            return Route("problem", ("calculator",), reason="word problem")
         if not request:
             return Route("none", reason="not a question or request")
         for name, tool in self.tools.items():
@@ -105,6 +114,8 @@ class Router:
     def _direct(self, message: str) -> Route | None:
         if "calculator" in self.enabled and (expression := arithmetic(message)) is not None:
             return Route("direct", ("calculator",), {"expression": expression}, "arithmetic rule")
+        if "date" in self.enabled and (part := date_left_out(message)) and _ASKS.search(message):
+            return Route("unsure", ("date",), {"part": part}, f"no date rule reads {part}")
         if "date" in self.enabled and (arguments := date_question(message)) is not None:
             return Route("direct", ("date",), arguments, "date rule")
         return None

@@ -164,3 +164,14 @@ def make_sql_query(file: Path, time_limit: float = 5.0, max_rows: int = MAX_ROWS
     return Tool("sql_query", QUERY_DESCRIPTION + catalog.describe(), query_schema(catalog),
                 StructuredQuery(database, catalog), cancel=database.cancel, reader=reader.read,
                 asks=reader.asks_for_data, explain=functools.partial(explain, catalog))
+
+
+def written_sql(tool: Tool, query: dict[str, Any]) -> tuple[str, list[Any]] | None:
+    """The SQL and parameters that the structured query tool `tool` writes for `query`, or
+    None for another tool or a query it cannot write."""
+    if not isinstance(tool.function, StructuredQuery):
+        return None
+    try:
+        return to_sql(tool.function.catalog, query)
+    except ToolError:
+        return None

@@ -149,7 +149,7 @@ class Agent:
             tool_calls=tools.calls if tools else (), asked_user=bool(tools and tools.asked_user),
             tools=tools.trace if tools else (ToolTrace(route.kind, route.reason) if route else None),
             reply_route=reply_route, outcome=outcome_of(reading.asks or reading.past is not None, reply_route,
-                                                        answer.text))
+                                                        answer.text, tools.outcome if tools else plan.outcome))
         return self._after_answer(result, reading, wanted)
 
     def _answer(self, reading: Reading, span: DateSpan | None, route: Route | None, plan: ReplyPlan,

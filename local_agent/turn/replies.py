@@ -13,6 +13,9 @@ who says what, the first entry of `PRECEDENCE` that applies winning:
   soon!" in the user's language, after "You're welcome!" when it thanks, at once;
 - a greeting or thanks alone (phrases.py): the model's reply, held until checked as below, else
   "Hello! How can I help you today?" / "You're welcome!" in the user's language;
+- a word problem, a message that states its own quantities and asks about them ("we scored 18
+  and 27, how many in all?"; reading/problems): the solver's answer with its reading, or the
+  reading said back and asked about, at once; never a question about the past;
 - a question about the conversation's past (memory_answers.py): "what's my name?" is the
   program's when an introduction in the dialogue or a memory shown gives it ("Your name is
   Dana."); else the model's answer, held until checked: a name or number no source holds gets
@@ -46,6 +49,7 @@ from ..memory.sessions import Turn
 from ..reading import Reading
 from ..reading.introductions import introduced_name
 from ..reading.language import same_language
+from ..reading.problems import reply as problem_reply
 from ..types import GenerationSettings, Message
 from .about_me import about_me_reply
 from .acknowledge import correction_reply, introduction_reply, said_back
@@ -59,7 +63,8 @@ from .reply_checks import apologizes_or_refuses, claims_name, speaks_of_the_user
 from .result import TokenCounts
 from .told import answering, draws_on_each_part, not_told_reply, said_by_user, untold_parts
 
-ReplyKind = Literal["introduction", "correction", "about-me", "farewell", "courtesy", "past", "statement", "open"]
+ReplyKind = Literal["introduction", "correction", "about-me", "farewell", "courtesy", "problem", "past", "statement",
+                    "open"]
 # Added to the system message when a memory answer is asked again: the first named or counted
 # something no memory holds.
 STRICT = "Answer only with what the notes from memory say. If they do not say it, answer: I don't remember."
@@ -75,6 +80,7 @@ class ReplyPlan:
     kind: ReplyKind
     text: str = ""
     model_after: bool = False
+    outcome: str = ""  # TurnResult.outcome, when the program's reply answers a question
 
 
 PlanStep = Callable[[Reading, Sequence[str]], "ReplyPlan | None"]
@@ -107,6 +113,11 @@ def _courtesy(reading: Reading, memories: Sequence[str]) -> ReplyPlan | None:
     return ReplyPlan("courtesy", phrase(reading.courtesy, reading.language)) if reading.courtesy else None
 
 
+def _problem(reading: Reading, memories: Sequence[str]) -> ReplyPlan | None:
+    said = problem_reply(reading.text) if reading.english else None
+    return ReplyPlan("problem", said.text, outcome=said.outcome) if said else None
+
+
 def _past(reading: Reading, memories: Sequence[str]) -> ReplyPlan | None:
     # "whats my name lol" asks too, in any form
     return ReplyPlan("past") if reading.own_name or asks_about_past(reading.past, memories) else None
@@ -126,6 +137,7 @@ PRECEDENCE: tuple[tuple[ReplyKind, PlanStep], ...] = (
     ("about-me", _about_me),
     ("farewell", _farewell),  # a goodbye at the end wins over the thanks before it, not over a question
     ("courtesy", _courtesy),
+    ("problem", _problem),  # states its own quantities and asks about them: never the past
     ("past", _past),
     ("statement", _statement),  # not asking: a feeling, a first-person statement, another language
 )
@@ -199,7 +211,7 @@ class Replier:
         self.earlier, self.sources, self.memories = list(earlier), list(sources), list(memories)
 
     def reply(self, plan: ReplyPlan, reading: Reading, user_names: Sequence[str] = ()) -> Reply:
-        if plan.kind in ("about-me", "farewell"):
+        if plan.kind in ("about-me", "farewell", "problem"):
             return Reply(self.said(plan.text), f"template:{plan.kind}")
         if plan.kind in ("introduction", "correction"):
             said = self.said(plan.text)

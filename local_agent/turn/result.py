@@ -8,7 +8,7 @@ import re
 from collections.abc import Mapping
 from concurrent.futures import Future
 from dataclasses import dataclass, field, fields
-from typing import TYPE_CHECKING, Any, Literal, Self
+from typing import TYPE_CHECKING, Any, Literal, Self, cast
 
 from ..prompt import ComposedPrompt
 from ..types import RecallHit
@@ -29,9 +29,12 @@ FROM_MEMORY_ROUTES = NOT_TOLD_ROUTES | {"grounded", "retried", "template:evidenc
 ANSWERING_TEMPLATES = frozenset({"template:evidence", "template:name", "template:about-me"})
 
 
-def outcome_of(asks: bool, reply_route: str, answer: str) -> Outcome | None:
+def outcome_of(asks: bool, reply_route: str, answer: str, decided: str = "") -> Outcome | None:
     """The outcome of a turn whose message asks (`asks`) or not, made as `reply_route` says
-    (turn/replies.py), whose answer reads `answer`."""
+    (turn/replies.py), whose answer reads `answer`; `decided` when the step that made the answer
+    (the tool turn, the word-problem reader) already knows it."""
+    if decided in ("answer", "unsure", "not_told"):
+        return cast(Outcome, decided)
     if reply_route in NOT_TOLD_ROUTES:
         return "not_told"
     canned = reply_route.startswith("template:") and reply_route not in ANSWERING_TEMPLATES \

@@ -4,6 +4,10 @@ runs with the model.
 - `none`: plain chat, the normal turn (no extra model call).
 - `direct`: an arithmetic or date question the rules read exactly; the tool's result is the
   answer, with no model call.
+- `problem`: a word problem (reading/problems): its reading's answer, or the reading said back
+  and asked about when it does not win clearly; no model call.
+- `unsure`: a date question of a form no rule reads whole (tools/coverage.py): said back and
+  asked about; no model call.
 - `model`: the step loop, each step one greedy model call constrained to the action schema
   of the router's candidate tools (so an injected "call sql_query" in a note cannot even be
   written when sql_query was not offered), with the tools' instructions in the system prompt,
@@ -30,13 +34,16 @@ from ..backends.base import Backend
 from ..errors import ApprovalUnavailable, ToolError
 from ..grounding import check
 from ..reading import Reading
+from ..reading.problems import reply as problem_reply
 from ..tools.actions import capped, instructions
 from ..tools.base import Tool
+from ..tools.coverage import sql_left_out, sql_text
 from ..tools.intent import Intent
 from ..tools.loop import Approve, AskUser, LoopLimits, LoopResult, ToolCall, ToolLoop
 from ..tools.narrowing import grounded
 from ..tools.plain import failure_answer
 from ..tools.router import Route, Router
+from ..tools.sql import written_sql
 from ..tools.text import quoted_result
 from ..types import GenerationSettings, Message
 from .answering import Answer
@@ -63,7 +70,8 @@ def text_bound(room: int) -> int:
 @dataclass(frozen=True)
 class ToolOutcome:
     """What the tools made of a turn: the answer (a question when `asked_user`), the calls,
-    the trace, notices, and the model's token counts over its steps."""
+    the trace, notices, the model's token counts over its steps, and the outcome
+    (TurnResult.outcome: "answer" when the program stands behind it, else "unsure")."""
 
     answer: str
     calls: tuple[ToolCall, ...]
@@ -72,6 +80,7 @@ class ToolOutcome:
     interrupted: bool = False
     notices: tuple[str, ...] = ()
     tokens: TokenCounts = field(default_factory=TokenCounts)  # over the model's steps
+    outcome: str = "answer"
 
 
 @lru_cache(maxsize=1)
@@ -142,6 +151,10 @@ class ToolTurn:
         `messages` are the composed prompt (its system message from `directive`); `ask` asks the
         user (chat only); `on_call` sees each call."""
         message = reading.text if isinstance(reading, Reading) else reading
+        if route.kind == "problem":
+            return word_problem(route, message)
+        if route.kind == "unsure":
+            return unread_date(route)
         notices: list[str] = []
         made: list[ToolCall] = []
 
@@ -166,13 +179,37 @@ class ToolTurn:
         for key in tokens:
             tokens[key] += phrased.tokens[key]
         asked = result.asked_user and phrased.check == "asked"
+        doubt = self._doubt(route, message, result.tool_calls) if phrased.check not in ("failed", "asked") else ""
+        unsure = asked or bool(doubt) or phrased.check == "failed" or not phrased.text
         return ToolOutcome(
-            answer=phrased.text, calls=result.tool_calls, asked_user=asked,
+            answer=f"{doubt} {phrased.text}" if doubt else phrased.text, calls=result.tool_calls, asked_user=asked,
             interrupted=result.stop == "interrupted", notices=(*notices, *result.notices),
             tokens=TokenCounts(**tokens),
             trace=ToolTrace(route.kind, route.reason, result.steps, result.stop, result.rule_calls, phrased.check,
                             tuple(value.text for value in phrased.rejected)),
+            outcome="unsure" if unsure else "answer",
         )
+
+    def _doubt(self, route: Route, message: str, calls: Sequence[ToolCall]) -> str:
+        """Why a database answer may not answer the question, with the query it ran ("I'm not
+        sure this answers your question: ..."), or "": a query read by rule that leaves a part
+        of the question out (tools/coverage.py), or any query the model wrote (read by no rule,
+        so nothing says it is the one asked). A calculation the model wrote is shown the same way."""
+        worked = [call for call in calls if call.name == "calculator" and not call.error]
+        if route.kind == "model" and worked:
+            expression = worked[-1].arguments.get("expression", "")
+            return ("I'm not sure this answers your question (the model chose the calculation). "
+                    f"I worked out: {expression}.")
+        ran = [call for call in calls if call.name == "sql_query" and not call.error]
+        if not ran or "sql_query" not in self.tools:
+            return ""
+        written = written_sql(self.tools["sql_query"], ran[-1].arguments)
+        if written is None:
+            return ""
+        part = sql_left_out(message, *written) if route.kind == "direct" else "the query was written by the model"
+        if part is None:
+            return ""
+        return f"I'm not sure this answers your question ({part}). I ran: {sql_text(*written)}. It says:"
 
     def _phrase(self, route: Route, message: str, result: LoopResult) -> Phrased:
         """The answer of a finished loop: a rule's result as it is; the model's question to
@@ -227,6 +264,27 @@ class ToolTurn:
                 notices.append(note)
             return allowed
         return approve
+
+
+def word_problem(route: Route, message: str) -> ToolOutcome:
+    """The solver's reply to a word problem: its answer with the reading, or, unsure, the
+    reading said back and asked about (a question to the user)."""
+    said = problem_reply(message)
+    if said is None:  # the router asks the same question of the same text: not reached
+        said_text, outcome = "I'm not sure how to work this out from what you wrote.", "unsure"
+    else:
+        said_text, outcome = said.text, said.outcome
+    trace = ToolTrace(route.kind, route.reason, stop="answered", check="direct" if outcome == "answer" else "unsure")
+    return ToolOutcome(said_text, (), trace, asked_user=said_text.endswith("?"), outcome=outcome)
+
+
+def unread_date(route: Route) -> ToolOutcome:
+    """A date question of a form no rule reads whole: what was understood, said back and asked."""
+    part = route.arguments.get("part", "this")
+    said = (f"I'm not sure: this asks for {part}, which I cannot work out exactly yet. Can I work out a plain "
+            "date, a weekday or a number of days between two dates instead?")
+    return ToolOutcome(said, (), ToolTrace(route.kind, route.reason, stop="answered", check="unsure"),
+                       asked_user=True, outcome="unsure")
 
 
 def timed_answer(outcome: ToolOutcome, on_token: Callable[[str], None] | None, start: float,

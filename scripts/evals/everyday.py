@@ -4,7 +4,7 @@ not sure, asked back, or said it does not know) or confidently wrong (a definite
 wrong). A row whose gold is `unsure` is right only when the turn was unsure; any definite
 answer to it is confidently wrong.
 
-A turn result that names its outcome (`outcome`: answer / unsure / unknown) is read as it says;
+A turn result that names its outcome (`outcome`: answer / unsure / not_told) is read as it says;
 otherwise the answer's words decide (`UNSURE_WORDS`) and an `ask_user` step counts as unsure."""
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ def load(category: str, splits: Iterable[str] = SPLITS, folder: Path = FOLDER) -
 def said_unsure(answer: str, tools_called: Sequence[str], named: object = None) -> bool:
     """Whether the turn said it was unsure or did not know, rather than give an answer: the
     outcome it names, else an `ask_user` step or the answer's words."""
-    if isinstance(named, str):
+    if named in ("answer", "unsure", "not_told"):  # "": the turn named none
         return named != "answer"
     return "ask_user" in tools_called or bool(UNSURE_WORDS.search(answer))
 

@@ -1,0 +1,87 @@
+"""A reading that leaves part of a question out says so (issue 42): date forms no rule reads
+whole are said back and asked about; a database question whose structured query lacks a part
+of it gets the query shown and "I'm not sure this answers your question". Through `ask --json`
+on a scripted model, and the readers' checks on their own."""
+
+from __future__ import annotations
+
+import pytest
+
+from local_agent.tools.coverage import date_left_out, sql_left_out, sql_text
+from tests.test_tool_answers import db  # noqa: F401  (the fixture)
+from tests.test_tools_agent import action, ask_json, tool
+
+
+@pytest.mark.parametrize(("message", "part"), [
+    ("How many working days are there from Monday 16 March to Friday 27 March?", "a count of working days"),
+    ("What date is the second Tuesday of April 2026?", "the nth weekday of a month"),
+    ("How many Mondays are left this year?", "a count of one weekday"),
+    ("What week number is it today?", "a week number"),
+    ("Someone born on 14 August 1990, how old will they turn this year?", "an age still to come"),
+])
+def test_date_forms_no_rule_reads_whole(message: str, part: str):
+    assert date_left_out(message) == part
+
+
+@pytest.mark.parametrize("message", [
+    "What was the date last Friday?", "Which weekday will the first day of next month be?",
+    "How many days until June 3?", "what's the date two weeks after next Monday?",
+])
+def test_date_forms_the_rules_read_leave_nothing_out(message: str):
+    assert date_left_out(message) is None
+
+
+SQL = 'SELECT count(*) FROM "users" WHERE "users"."location" = ?'
+
+
+@pytest.mark.parametrize(("message", "sql", "parameters", "part"), [
+    ("How many users do not live in Oslo?", SQL, ["Oslo"], "the negation"),
+    ("How many users have never done anything?", 'SELECT count(*) FROM "user_activity"', [], "the negation"),
+    ("How many users live in Oslo or Lima?", SQL, ["Oslo"], 'the "or"'),
+    ("How many users are in their twenties?", 'SELECT count(*) FROM "users"', [], "a range"),
+    ("Which city has the most users?", 'SELECT count(*) FROM "users"', [], "which one it asks for"),
+    ("How many users in Oslo are over 40?", SQL, ["Oslo"], "the condition on 40"),
+    ("How many users live in Oslo?", SQL, ["Oslo"], None),
+    ("How many users live in Oslo or Lima?", 'SELECT count(*) FROM "users" WHERE "location" IN (?, ?)',
+     ["Oslo", "Lima"], None),
+])
+def test_sql_parts_a_query_leaves_out(message: str, sql: str, parameters: list[str], part: str | None):
+    assert sql_left_out(message, sql, parameters) == part
+
+
+def test_a_query_is_shown_with_its_values():
+    assert sql_text(SQL, ["Oslo"]) == SQL.replace("?", "'Oslo'")
+
+
+def test_a_date_form_no_rule_reads_is_said_back_and_asked(scripted):
+    data = ask_json("--tools", "--today", "2026-03-11", "What date is the second Tuesday of April 2026?",
+                    backend=scripted)
+    assert data["outcome"] == "unsure" and data["answer"].startswith("I'm not sure: this asks for the nth weekday")
+    assert data["tools"]["route"] == "unsure" and scripted.prompts == []
+
+
+def test_a_read_date_question_is_answered(scripted):
+    data = ask_json("--tools", "--today", "2026-03-11", "How many days until June 3?", backend=scripted)
+    assert data["outcome"] == "answer" and "84" in data["answer"]
+
+
+def test_a_database_question_with_a_negation_shows_its_query(scripted, db):  # noqa: F811
+    scripted.queue("2 users live in Oslo.")
+    data = ask_json("--db", str(db), "How many users in the database do not live in Oslo?", backend=scripted)
+    assert data["outcome"] == "unsure"
+    assert data["answer"].startswith("I'm not sure this answers your question (the negation). I ran: SELECT")
+    assert "'Oslo'" in data["answer"]
+
+
+def test_a_database_question_read_whole_is_answered(scripted, db):  # noqa: F811
+    scripted.queue("2 users live in Oslo.")
+    data = ask_json("--db", str(db), "How many users in the database live in Oslo?", backend=scripted)
+    assert data["outcome"] == "answer" and data["answer"] == "2 users live in Oslo."
+
+
+def test_a_calculation_the_model_chose_is_shown_and_not_stood_behind(scripted):
+    scripted.queue(tool("calculator", expression="1000 * 0.2"), action("final"), "Your taxes are 200.")
+    data = ask_json("--tools", "Can you calculate my taxes?", backend=scripted)
+    assert data["tools"]["route"] == "model" and data["outcome"] == "unsure"
+    assert data["answer"] == ("I'm not sure this answers your question (the model chose the calculation). "
+                              "I worked out: 1000 * 0.2. Your taxes are 200.")

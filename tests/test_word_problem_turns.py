@@ -1,0 +1,59 @@
+"""Word problems through `ask --json` as a user runs it (issue 42): the solver answers a message
+that states its own quantities and asks about them, with or without tools, never as a question
+about the user's past, and the turn names its outcome. On a scripted model, which a word
+problem never reaches."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.test_tools_agent import ask_json
+
+TICKETS = "I paid 36 euros for 4 tickets. How much was each ticket?"
+STICKERS = "Ana has 12 stickers, which is 5 more than Ben has. How many stickers does Ben have?"
+TEAM = "Our team scored 18 points in the first half and 27 in the second. How many points did we score in the game?"
+
+
+@pytest.mark.parametrize("tools", [("--tools",), ()])
+def test_a_word_problem_is_answered_by_its_reading_with_or_without_tools(scripted, tools):
+    data = ask_json(*tools, TICKETS, backend=scripted)
+    assert data["answer"] == "9. I read this as 36 ÷ 4 = 9."
+    assert data["outcome"] == "answer" and data["asked_user"] is False
+    assert scripted.prompts == []  # the model is never asked
+
+
+def test_the_tool_turn_says_its_route_and_makes_no_call(scripted):
+    data = ask_json("--tools", TEAM, backend=scripted)
+    assert data["answer"].startswith("45. I read this as 18 + 27 = 45")
+    assert data["tools"]["route"] == "problem" and data["tool_calls"] == []
+
+
+@pytest.mark.parametrize("tools", [("--tools",), ()])
+def test_an_unclear_reading_is_said_back_and_asked(scripted, tools):
+    data = ask_json(*tools, STICKERS, backend=scripted)
+    assert data["answer"] == "I'm not sure. I read this as 12 - 5 = 7, is that what you meant?"
+    assert data["outcome"] == "unsure"
+    assert scripted.prompts == []
+
+
+def test_the_team_score_is_no_question_about_the_past(scripted):
+    data = ask_json(TEAM, backend=scripted)
+    assert "remember" not in data["answer"] and data["answer"].startswith("45.")
+
+
+@pytest.mark.parametrize("tools", [("--tools",), ()])
+def test_a_question_about_what_was_said_stays_a_memory_question(scripted, tools):
+    data = ask_json(*tools, "What did I say about 2 cats and 3 dogs?", backend=scripted)
+    assert "I read this as" not in data["answer"] and scripted.prompts  # not the solver's: the model's
+    assert data["tools"] is None or data["tools"]["route"] != "problem"
+
+
+def test_an_exact_calculation_is_answered_by_the_calculator_with_its_outcome(scripted):
+    data = ask_json("--tools", "What is 17 * 23?", backend=scripted)
+    assert data["answer"].startswith("17 * 23 = 391") and data["outcome"] == "answer"
+    assert data["tools"]["route"] == "direct"
+
+
+def test_a_turn_that_answers_no_question_names_no_outcome(scripted):
+    data = ask_json("--tools", "Hello there, how was your weekend?", backend=scripted)
+    assert data["outcome"] == ""
