@@ -59,7 +59,7 @@ class SlowDistiller:
     def __init__(self, delay: float) -> None:
         self.delay = delay
 
-    def distill(self, message: str) -> DistillResult:
+    def distill(self, message: str, clauses: object = None) -> DistillResult:
         time.sleep(self.delay)
         return DistillResult(candidates=[FactCandidate(f"The user's name is {message}.", "rule", ("user", "name"))])
 
