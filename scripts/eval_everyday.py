@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from evals import everyday
+from evals.tool_eval import write_report
 from evals.tool_tasks.sql import build_database
 
 from local_agent.app import build_runtime
@@ -83,10 +84,7 @@ def main() -> int:
     except LocalAgentError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
-    if args.out:
-        args.out.write_text(json.dumps(report, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    shown = {key: value for key, value in report.items() if key != "outcomes"}
-    print(json.dumps(shown, indent=2, ensure_ascii=False))
+    write_report(report, args.out)
     return 0
 
 

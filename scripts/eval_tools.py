@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from evals import tool_dev
-from evals.tool_eval import chat_rate, load_tasks, outcome_rows, run_task, task_report
+from evals.tool_eval import chat_rate, load_tasks, outcome_rows, run_task, task_report, write_report
 from evals.tool_router import locomo_turns
 from evals.tool_tasks.build import build_task_set
 from evals.tool_tasks.sql import build_database
@@ -127,10 +127,7 @@ def main() -> int:
     except LocalAgentError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
-    if args.out:
-        args.out.write_text(json.dumps(report, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    shown = {key: value for key, value in report.items() if key != "outcomes"}
-    print(json.dumps(shown, indent=2, ensure_ascii=False))
+    write_report(report, args.out)
     return 0
 
 

@@ -187,3 +187,11 @@ def chat_rate(tool_turn: ToolTurn, messages: Iterable[str], examples: int = 10) 
 
 def outcome_rows(outcomes: Sequence[TaskOutcome]) -> list[dict[str, Any]]:
     return [asdict(outcome) for outcome in outcomes]
+
+
+def write_report(report: dict[str, Any], out: Path | None) -> None:
+    """The whole report in `out` when given; on stdout, all of it but the per-row outcomes."""
+    if out:
+        out.write_text(json.dumps(report, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    shown = {key: value for key, value in report.items() if key != "outcomes"}
+    print(json.dumps(shown, indent=2, ensure_ascii=False))
