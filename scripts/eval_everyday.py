@@ -3,6 +3,7 @@
 and print per category and split the share of right, unsure and confidently wrong answers.
 
     python scripts/eval_everyday.py [--split {dev,heldout,all}] [--categories arithmetic,dates,sql] [--out REPORT.json]
+                                    [--folder scripts/evals/fresh/tool_everyday]
 """
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ def _arguments() -> argparse.Namespace:
     parser.add_argument("--model", default=Settings.model, help="registry name or model file")
     parser.add_argument("--threads", type=int, default=0)
     parser.add_argument("--out", type=Path, help="also write the report, with every row's outcome, here")
+    parser.add_argument("--folder", type=Path, default=everyday.FOLDER,
+                        help="the set's folder (evals/fresh/tool_everyday is all held out)")
     parser.add_argument("--rejudge", type=Path, help="judge the answers of an earlier --out report again, run nothing")
     return parser.parse_args()
 
@@ -64,7 +67,7 @@ def evaluate(args: argparse.Namespace) -> dict[str, Any]:
         with build_runtime(settings, memory=False) as runtime:
             for category in categories:
                 done = []
-                tasks = everyday.load(category, splits)
+                tasks = everyday.load(category, splits, args.folder)
                 for number, task in enumerate(tasks, 1):
                     done.append(everyday.run_task(runtime.agent, category, task))
                     print(f"\r{category} {number}/{len(tasks)}", end="", file=sys.stderr, flush=True)

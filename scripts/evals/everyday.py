@@ -23,6 +23,7 @@ from local_agent.turn.agent import Agent
 from .tool_eval import answer_correct
 
 FOLDER = Path(__file__).parent / "tool_everyday"
+FRESH = Path(__file__).parent / "fresh" / "tool_everyday"  # written later by strangers to the code: all held out
 CATEGORIES = ("arithmetic", "dates", "sql")
 SPLITS = ("dev", "heldout")
 OUTCOMES = ("right", "unsure", "wrong")
@@ -84,7 +85,8 @@ def run_task(agent: Agent, category: str, task: dict[str, Any]) -> EverydayOutco
 
 def rejudged(rows: Iterable[dict[str, Any]]) -> list[EverydayOutcome]:
     """Outcome rows of an earlier report judged again (the judge's words changed, not the answers)."""
-    tasks = {task["id"]: task for category in CATEGORIES for task in load(category)}
+    tasks = {task["id"]: task for folder in (FOLDER, FRESH) for category in CATEGORIES
+             for task in load(category, folder=folder)}
     done = []
     for row in rows:
         task = tasks[row["id"]]
