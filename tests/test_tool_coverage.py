@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from local_agent.tools.coverage import date_left_out, sql_left_out, sql_text
+from local_agent.reading.values import extract
+from local_agent.tools.coverage import date_left_out, sql_left_out, sql_text, unused_numbers
 from tests.test_tool_answers import db  # noqa: F401  (the fixture)
 from tests.test_tools_agent import action, ask_json, tool
 
@@ -85,3 +86,37 @@ def test_a_calculation_the_model_chose_is_shown_and_not_stood_behind(scripted):
     assert data["tools"]["route"] == "model" and data["outcome"] == "unsure"
     assert data["answer"] == ("I'm not sure this answers your question (the model chose the calculation). "
                               "I worked out: 1000 * 0.2. Your taxes are 200.")
+
+
+@pytest.mark.parametrize(("message", "arguments", "unused"), [
+    ("My daughter is 9. What is 56 divided by 8?", {"expression": "56 / 8"}, ["9"]),
+    ("Convert 5 feet 10 inches to centimetres.", {"expression": "5 * 30.48"}, ["10"]),
+    ("3 bags of 12 apples, I gave 5 away, how many left?", {"expression": "3 * 12"}, ["5"]),
+    ("date in 30 days, then 2 more weeks", {"operation": "add", "date": "today", "amount": 30, "unit": "days"},
+     ["2"]),
+])
+def test_a_number_the_reading_does_not_use_is_named(message: str, arguments: dict, unused: list[str]):
+    assert unused_numbers(extract(message, ("number",)), arguments) == unused
+
+
+@pytest.mark.parametrize(("message", "arguments"), [
+    ("A jacket costs 80 euros with 25% off. What's the sale price?", {"expression": "80 * (1 - 0.25)"}),
+    ("what's 5 percent of 1 million", {"expression": "(5/100) * 1000000"}),
+    ("What was the date 100 days ago?", {"operation": "add", "date": "today", "amount": -100, "unit": "days"}),
+    ("How many days until 25 December 2026?", {"operation": "between", "date": "today", "other": "2026-12-25"}),
+])
+def test_a_reading_that_uses_every_number_leaves_none_out(message: str, arguments: dict):
+    assert unused_numbers(extract(message, ("number",)), arguments) == []
+
+
+def test_a_calculation_that_leaves_a_number_out_is_said_back_and_asked(scripted):
+    data = ask_json("--tools", "My daughter is 9 and loves maths. What is 56 divided by 8?", backend=scripted)
+    assert data["tools"]["route"] == "direct" and data["outcome"] == "unsure"
+    assert data["answer"] == ("I'm not sure this answers your question: it leaves out the 9 you gave. "
+                              "I read it as: 56 / 8 = 7")
+    assert scripted.prompts == []
+
+
+def test_a_calculation_that_uses_every_number_is_answered(scripted):
+    data = ask_json("--tools", "What is 56 divided by 8?", backend=scripted)
+    assert data["outcome"] == "answer" and data["answer"] == "56 / 8 = 7"

@@ -6,6 +6,10 @@ users have never done anything?" read as a count of activities drops "never".
 - Dates: the forms no date rule reads whole (a count of working days, the nth weekday of a
   month, how many Mondays, a week number, an age still to come) are said back and asked about, never answered by
   the part a rule does read.
+- Numbers: a question read by rule into a calculation or a date call that leaves one of its
+  numbers out ("My daughter is 9 ... what is 56 divided by 8", "the second Tuesday of April"
+  read as "Tuesday") gets the reading said back and asked about: a quantity the answer ignores
+  is a reason to doubt it, whether the rule misread the question or the number was only context.
 - SQL: a question whose structured query lacks a part of it (a negation the query does not
   hold, an "or" the query reads as "and", a range or share no query form writes, a number
   no condition uses, "which city has ..." with no grouping) gets the query shown and "I'm not
@@ -14,10 +18,13 @@ users have never done anything?" read as a count of activities drops "never".
 
 from __future__ import annotations
 
+import json
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from ..reading.values import Value
 from ..reading.words import MONTHS, WEEKDAYS
 
 _DAYS = "|".join(WEEKDAYS)
@@ -39,12 +46,53 @@ _SQL_NEVER_READ: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\b(?:in)?active\b", re.IGNORECASE), "what active means"),
 )
 _WHICH = re.compile(r"^\s*(?:which|what)\s+\w+\s+(?:has|have|had|is|was)\s+the\b", re.IGNORECASE)
+_SCALES = frozenset(Decimal(10) ** power for power in (3, 6, 9, 12))
 _MONTH_NAMES = re.compile(r"\b(?:" + "|".join(MONTHS) + r")\b", re.IGNORECASE)
 
 
 def date_left_out(message: str) -> str | None:
     """The part of a date question that no date rule reads, or None."""
     return next((part for pattern, part in _DATE_FORMS if pattern.search(message)), None)
+
+
+def unused_numbers(numbers: Sequence[Value], arguments: Mapping[str, Any]) -> list[str]:
+    """The message's `numbers` (the reading's, dates apart) that a rule's call with `arguments`
+    does not use, as written; a percentage counts as used as a fraction too ("25%" as 0.25),
+    and "1 million" (read as 1 and 1000000) as one number."""
+    held = {_decimal(found) for found in re.findall(r"\d+(?:\.\d+)?", json.dumps(dict(arguments)))}
+    unused = []
+    for text, number in _scaled(numbers):
+        if number is not None and number not in held and (number / 100).normalize() not in held:
+            unused.append(text)
+    return list(dict.fromkeys(unused))
+
+
+def _scaled(numbers: Sequence[Value]) -> list[tuple[str, Decimal | None]]:
+    """The numbers as (text, value), a number followed at once by a scale word's number
+    ("2.5 million": 2.5 then 1000000) taken as their product."""
+    found: list[tuple[str, Decimal | None]] = []
+    skip = False
+    for at, value in enumerate(numbers):
+        after = numbers[at + 1] if at + 1 < len(numbers) else None
+        number = _decimal(value.key)
+        if skip:
+            skip = False
+            continue
+        scale = _decimal(after.key) if after is not None else None
+        if (number is not None and after is not None and scale in _SCALES
+                and after.start - value.start - len(value.text) <= 1):
+            found.append((f"{value.text} x {after.text}", (number * scale).normalize()))
+            skip = True
+        else:
+            found.append((value.text, number))
+    return found
+
+
+def _decimal(text: str) -> Decimal | None:
+    try:
+        return Decimal(text).normalize()
+    except InvalidOperation:
+        return None
 
 
 def sql_left_out(message: str, sql: str, parameters: Sequence[Any]) -> str | None:

@@ -35,9 +35,10 @@ from ..errors import ApprovalUnavailable, ToolError
 from ..grounding import check
 from ..reading import Reading
 from ..reading.problems import reply as problem_reply
+from ..reading.values import Value, extract
 from ..tools.actions import capped, instructions
 from ..tools.base import Tool
-from ..tools.coverage import sql_left_out, sql_text
+from ..tools.coverage import sql_left_out, sql_text, unused_numbers
 from ..tools.intent import Intent
 from ..tools.loop import Approve, AskUser, LoopLimits, LoopResult, ToolCall, ToolLoop
 from ..tools.narrowing import grounded
@@ -179,7 +180,9 @@ class ToolTurn:
         for key in tokens:
             tokens[key] += phrased.tokens[key]
         asked = result.asked_user and phrased.check == "asked"
-        doubt = self._doubt(route, message, result.tool_calls) if phrased.check not in ("failed", "asked") else ""
+        numbers = reading.numbers if isinstance(reading, Reading) else tuple(extract(message, ("number",)))
+        doubt = (self._doubt(route, message, result.tool_calls) or left_out(route, numbers)
+                 if phrased.check not in ("failed", "asked") else "")
         unsure = asked or bool(doubt) or phrased.check == "failed" or not phrased.text
         return ToolOutcome(
             answer=f"{doubt} {phrased.text}" if doubt else phrased.text, calls=result.tool_calls, asked_user=asked,
@@ -264,6 +267,18 @@ class ToolTurn:
                 notices.append(note)
             return allowed
         return approve
+
+
+def left_out(route: Route, numbers: Sequence[Value]) -> str:
+    """Why a calculation or date read by rule may not answer the question: a number of the
+    message it does not use (tools/coverage.py), or ""."""
+    if route.kind != "direct" or route.tools[0] not in ("calculator", "date"):
+        return ""
+    unused = unused_numbers(numbers, route.arguments)
+    if not unused:
+        return ""
+    named = " and ".join(unused) if len(unused) < 3 else ", ".join(unused[:-1]) + f" and {unused[-1]}"
+    return f"I'm not sure this answers your question: it leaves out the {named} you gave. I read it as:"
 
 
 def word_problem(route: Route, message: str) -> ToolOutcome:
