@@ -111,5 +111,16 @@ def summarize(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
         never = [row for row in group if row["gold"] is None]
         kinds = sorted({row["kind"] for row in group})
         report[split] = {"all": _rates(group), "answerable": _rates(answerable), "never_told": _rates(never),
-                         "by_kind": {kind: _rates([row for row in group if row["kind"] == kind]) for kind in kinds}}
+                         "by_kind": {kind: _rates([row for row in group if row["kind"] == kind]) for kind in kinds},
+                         "named_outcomes": named_outcomes(group)}
     return report
+
+
+def named_outcomes(group: Sequence[dict[str, Any]]) -> dict[str, dict[str, int]]:
+    """How many answers the turn itself named `answer`, `unsure` or `not_told` (TurnResult.outcome),
+    each split by how it was judged: an `answer` judged wrong is the program standing behind a
+    wrong answer."""
+    counts: dict[str, dict[str, int]] = defaultdict(lambda: {"right": 0, "unsure": 0, "wrong": 0})
+    for row in group:
+        counts[str(row.get("outcome"))][row["judged"]] += 1
+    return dict(sorted(counts.items()))
