@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from local_agent.tools.coverage import date_left_out, sql_left_out, sql_text
+from local_agent.tools.date_rules import date_question
 from tests.test_tool_answers import db  # noqa: F401  (the fixture)
 from tests.test_tools_agent import action, ask_json, tool
 
@@ -29,6 +30,25 @@ def test_date_forms_no_rule_reads_whole(message: str, part: str):
 ])
 def test_date_forms_the_rules_read_leave_nothing_out(message: str):
     assert date_left_out(message) is None
+
+
+@pytest.mark.parametrize(("message", "part"), [
+    ("What date is the second Tuesday of April 2026?", None),
+    ("How many working days are there from Monday 16 March to Friday 27 March 2026?", None),
+    ("how many Mondays are left this month?", None),
+    ("What week number is it today?", None),
+    ("Someone born on 14 August 1990, how old will they turn this year?", None),
+    ("when is the 3rd friday of next month", "the nth weekday of a month"),  # read as "which Friday": not covered
+    ("How many business days until the deadline?", "a count of working days"),
+    ("how old will someone born on 1990-08-14 be next year?", "an age still to come"),  # read as today's age
+    ("how many working days until the 2nd Monday of April 2026?", "a count of working days"),
+    ("How many days until the second Friday of May?", "the nth weekday of a month"),
+    ("How many weekends are left this year?", "a count of weekends or holidays"),
+    ("How old would someone born on March 3, 2000 be next year?", "an age still to come"),
+    ("How old would someone born on March 3, 2000 be today?", None),
+])
+def test_a_form_is_covered_only_by_the_operation_that_computes_it(message: str, part: str | None):
+    assert date_left_out(message, date_question(message)) == part
 
 
 SQL = 'SELECT count(*) FROM "users" WHERE "users"."location" = ?'
@@ -54,10 +74,16 @@ def test_a_query_is_shown_with_its_values():
 
 
 def test_a_date_form_no_rule_reads_is_said_back_and_asked(scripted):
-    data = ask_json("--tools", "--today", "2026-03-11", "What date is the second Tuesday of April 2026?",
-                    backend=scripted)
+    data = ask_json("--tools", "--today", "2026-03-11", "When is the third Friday of next month?", backend=scripted)
     assert data["outcome"] == "unsure" and data["answer"].startswith("I'm not sure: this asks for the nth weekday")
     assert data["tools"]["route"] == "unsure" and scripted.prompts == []
+
+
+def test_the_nth_weekday_of_a_named_month_is_answered(scripted):
+    data = ask_json("--tools", "--today", "2026-03-11", "What date is the second Tuesday of April 2026?",
+                    backend=scripted)
+    assert data["outcome"] == "answer" and data["tools"]["route"] == "direct" and scripted.prompts == []
+    assert data["answer"] == "The second Tuesday of April 2026 is Tuesday, 14 April 2026 (2026-04-14)."
 
 
 def test_a_read_date_question_is_answered(scripted):

@@ -27,14 +27,16 @@ READING_STATEMENTS = frozenset({"SELECT", "WITH", "VALUES", "PRAGMA", "EXPLAIN"}
 ALLOWED = ("one SELECT, WITH, VALUES or EXPLAIN statement that reads, or PRAGMA "
            + ", ".join(sorted(READ_PRAGMAS)) + " (read, never set)")
 _PRAGMA_FUNCTION = re.compile(r"\bpragma_(\w+)\s*\(", re.I)
+TIED = "(tied: another row has the same value, so this one is not the only answer)"
 MAX_QUERY_CHARS = 1000
 MAX_ROWS = 50
 MAX_CELL_CHARS = 200
 MAX_RESULT_CHARS = 4000
 SCHEMA_DESCRIPTION = "List the tables of the user's SQLite database with their columns and row counts."
-QUERY_DESCRIPTION = ("Query the user's database: fill table, select (count, count_distinct, avg, sum, min, max "
-                     "or value), column, and if needed filters, group_by, order, order_by and limit; returns the "
-                     f"rows (at most {MAX_ROWS}). The database:\n")
+QUERY_DESCRIPTION = ("Query the user's database: fill table, select (count, count_distinct, avg, sum, min, max, "
+                     "value, or share: the percentage of rows where part holds), column, and if needed filters, "
+                     "part, without (rows with no row in a table that refers to them), group_by, order, order_by "
+                     f"and limit; returns the rows (at most {MAX_ROWS}). The database:\n")
 
 
 def cell(value: Any) -> str:
@@ -104,14 +106,18 @@ class SqlDatabase:
 
     def run(self, sql: str, parameters: Sequence[Any] = ()) -> str:
         """The rows of one statement (the authorizer still allows only reading), as text."""
+        header, rows = self.rows(sql, parameters, self.max_rows + 1)
+        return cut(self._table(header, rows), self.max_chars)
+
+    def rows(self, sql: str, parameters: Sequence[Any] = (), most: int = MAX_ROWS) -> tuple[list[str], list[Any]]:
+        """The header and at most `most` rows of one statement (read only)."""
         with self._connection() as connection:
             try:
                 cursor = connection.execute(sql, tuple(parameters))
-                rows = cursor.fetchmany(self.max_rows + 1)
+                rows = cursor.fetchmany(most)
             except (sqlite3.Error, sqlite3.Warning) as exc:
                 raise _interpret(exc, self.time_limit) from None
-            header = [column[0] for column in cursor.description or ()]
-        return cut(self._table(header, rows), self.max_chars)
+            return [column[0] for column in cursor.description or ()], rows
 
     def _describe(self, connection: sqlite3.Connection) -> list[str]:
         tables = connection.execute(
@@ -146,7 +152,19 @@ class StructuredQuery:
 
     def __call__(self, **query: Any) -> str:
         sql, parameters = to_sql(self.catalog, query)
-        return self.database.run(sql, parameters)
+        result = self.database.run(sql, parameters)
+        return f"{result}\n{TIED}" if self._tied(query) else result
+
+    def _tied(self, query: dict[str, Any]) -> bool:
+        """Whether the one row of a "the most / the oldest" query shares its place with another
+        (then the row shown is one of several, not the answer)."""
+        if query.get("limit") != 1 or not query.get("order"):
+            return False
+        probe = {**query, "limit": 2}
+        if not query.get("group_by") and query.get("order_by"):
+            probe |= {"select": "value", "column": query["order_by"]}
+        _, rows = self.database.rows(*to_sql(self.catalog, probe), 2)
+        return len(rows) == 2 and rows[0][-1] == rows[1][-1]
 
 
 def make_sql_schema(file: Path, time_limit: float = 5.0) -> Tool:

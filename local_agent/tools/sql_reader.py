@@ -31,11 +31,25 @@ from ..reading.words import WEEKDAYS
 from .question_text import asks, normalize
 from .sql_builder import to_sql
 from .sql_catalog import Catalog, Column
+from .sql_forms import read_form
 from .sql_query import COUNT, MONTHS, SqlQuestion, name_words, word_forms
 
 _OPENERS = (r"what|whats|what's|which|who|how|when|list|show|count|give|tell\s+me|can\s+you|could\s+you|"
             r"number|total|avg|average|find")
 _WEEKDAYS = "|".join(WEEKDAYS)
+
+
+# A question written as a noun phrase: "age of oldest user in Krakow", "percentage of users in finance".
+_NOUN_PHRASE = re.compile(r"^\W*(?:the\s+)?(?:(?:percentage|percent|share|proportion|average|mean|avg|max|maximum|min|"
+                          r"minimum|highest|lowest|oldest|youngest|latest|earliest|newest|top\s+\d+)\b|[a-z_]+\s+of\s+"
+                          r"(?:the\s+)?(?:oldest|youngest|latest|earliest|newest|most\s+recent)\b)")
+_STATEMENT = re.compile(r"\b(?:is|are|was|were|am|i|i'm|me|my|we|we're|you|he|she|they)\b")
+
+
+def _asks(text: str) -> bool:
+    """Whether a normalized message asks something of the database: a question, or a noun phrase
+    that names what to compute (no verb of a statement: "the oldest user in Krakow is my aunt")."""
+    return asks(text, _OPENERS) or (_NOUN_PHRASE.search(text) is not None and not _STATEMENT.search(text))
 
 
 class SqlReader:
@@ -50,7 +64,7 @@ class SqlReader:
     def read(self, message: str) -> dict[str, Any] | None:
         """The structured query of a question this reads, or None."""
         text = self._text(message)
-        if not asks(text, _OPENERS):
+        if not _asks(text):
             return None  # a statement about one's youngest child or a charity's total is no question
         taken: list[tuple[int, int]] = []
         values = self._values(text, taken)
@@ -58,7 +72,8 @@ class SqlReader:
         if unknown:
             return self._not_held(text, values, unknown)
         try:
-            query = SqlQuestion(self.catalog, self.columns, text, values).build()
+            question = SqlQuestion(self.catalog, self.columns, text, values)
+            query = read_form(question) or question.build()
             if query is not None:
                 to_sql(self.catalog, query)
         except (ToolError, LookupError):
@@ -69,13 +84,14 @@ class SqlReader:
         """Whether a question it cannot read still asks for data the database holds: it names
         a table, column or value, and asks for a count, an aggregate, a superlative or a list."""
         text = self._text(message)
-        if not asks(text, _OPENERS):
+        if not _asks(text):
             return False
         query = SqlQuestion(self.catalog, self.columns, text, self._values(text, []))
         named = bool(query.values or query.mentioned(by_meaning=False)) or any(
             query.table_named(word, strong=True) is not None for word in re.findall(r"[a-z_]+", text))
         wants = re.search(r"\b(?:how\s+many|number\s+of|count|average|mean|total|sum|most|least|fewest|highest|"
-                          r"lowest|oldest|youngest|latest|earliest|list|show|which|who)\b", text)
+                          r"lowest|oldest|youngest|latest|earliest|list|show|which|who|percentage|percent|share|"
+                          r"proportion|ratio|fraction|distinct|different|unique|top|never|without|median)\b|%", text)
         return named and wants is not None
 
     def _text(self, message: str) -> str:

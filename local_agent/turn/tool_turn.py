@@ -43,7 +43,7 @@ from ..tools.loop import Approve, AskUser, LoopLimits, LoopResult, ToolCall, Too
 from ..tools.narrowing import grounded
 from ..tools.plain import failure_answer
 from ..tools.router import Route, Router
-from ..tools.sql import written_sql
+from ..tools.sql import TIED, written_sql
 from ..tools.text import quoted_result
 from ..types import GenerationSettings, Message
 from .answering import Answer
@@ -207,6 +207,8 @@ class ToolTurn:
         if written is None:
             return ""
         part = sql_left_out(message, *written) if route.kind == "direct" else "the query was written by the model"
+        if part is None and TIED in ran[-1].result:
+            part = "a tie: more than one row has that place"
         if part is None:
             return ""
         return f"I'm not sure this answers your question ({part}). I ran: {sql_text(*written)}. It says:"
