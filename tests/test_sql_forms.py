@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from local_agent.tools.coverage import sql_left_out
-from local_agent.tools.sql import TIED, SqlDatabase, make_sql_query, written_sql
+from local_agent.tools.coverage import asked_part, sql_left_out
+from local_agent.tools.sql import TIED, SqlDatabase, left_out, make_sql_query, written_sql
 from local_agent.tools.sql_catalog import read_catalog
 from local_agent.tools.sql_reader import SqlReader
 from tests.test_sql_reader import library  # noqa: F401  (the fixture)
@@ -78,3 +78,30 @@ def test_a_tie_for_first_place_is_said(library: Path):  # noqa: F811
     assert query is not None and query["limit"] == 1
     assert tool(query).endswith(TIED)
     assert not tool(SqlReader(read_catalog(library)).read("Which city has the fewest members?")).endswith(TIED)
+
+
+@pytest.mark.parametrize(("question", "part"), [
+    ("How many members are premium?", 'the word "premium"'),  # the database holds no such thing
+    ("how many members in Paris are retired", 'the word "retired"'),
+    ("I'm preparing a talk for Monday. How many members live in Porto?", None),  # the context is no part of it
+    ("I'm curious, how many loans were recorded in 2024 in total?", None),
+    ("How many members joined in Lyon?", 'the word "joined"'),  # a sign-up word, and no sign-up date here
+])
+def test_a_word_the_query_cannot_place_is_said(library: Path, question: str, part: str | None):  # noqa: F811
+    tool = make_sql_query(library)
+    query = SqlReader(read_catalog(library)).read(question)
+    assert query is not None, question
+    assert left_out(tool, question, query) == part
+
+
+def test_a_value_the_question_names_must_be_in_the_query(library: Path):  # noqa: F811
+    reader = SqlReader(read_catalog(library))
+    assert reader.unread("How many members are there for poetry?", 'SELECT count(*) FROM "members"', []) == '"poetry"'
+    assert reader.unread("How many books are poetry?", 'SELECT count(*) FROM "books" WHERE genre = ?',
+                         ["poetry"]) is None
+
+
+def test_the_part_that_asks():
+    assert asked_part("My manager, who loves spreadsheets, wants to know: how many loans?") == "how many loans?"
+    assert asked_part("I'm curious, how many loans were there?") == "how many loans were there?"
+    assert asked_part("age of the oldest member") == "age of the oldest member"

@@ -55,6 +55,8 @@ _SQL_PARTS: tuple[tuple[re.Pattern[str], str, str], ...] = (
                 r"smallest|biggest|oldest|youngest|latest|earliest)\b", re.IGNORECASE), "which place it asks for", ""),
     (re.compile(r"\bmedian\b", re.IGNORECASE), "a median", ""),
 )
+_QUESTION_WORD = re.compile(r"\b(?:how|what|what's|whats|which|who|when|list|show|count|give|tell|find|number|total|"
+                            r"average|avg|percentage|share)\b", re.IGNORECASE)
 _WHICH = re.compile(r"^\s*(?:which|what)\s+\w+\s+(?:has|have|had|is|was)\s+the\b", re.IGNORECASE)
 _MONTH_NAMES = re.compile(r"\b(?:" + "|".join(MONTHS) + r")\b", re.IGNORECASE)
 
@@ -75,8 +77,21 @@ def _covers(reading: Mapping[str, Any] | None, operation: str) -> bool:
     return operation != "age" or bool(reading.get("other"))
 
 
+def asked_part(message: str) -> str:
+    """The part of a message that asks: the sentence with the question (the last with a question
+    mark, else the first with a question word), from its question word on ("I'm curious, how
+    many logins ..."), so that the context around a question is no part of it."""
+    sentences = [part for part in re.split(r"(?<=[.!?;:])\s+|(?<=[!?;:])(?=\S)", message) if part.strip()]
+    asking = [part for part in sentences if "?" in part] or [part for part in sentences if _QUESTION_WORD.search(part)]
+    sentence = asking[-1] if asking else message
+    word = _QUESTION_WORD.search(sentence)
+    return sentence[word.start():] if word else sentence
+
+
 def sql_left_out(message: str, sql: str, parameters: Sequence[Any]) -> str | None:
-    """The part of a question its structured query (`sql` with `parameters`) leaves out, or None."""
+    """The part of a question its structured query (`sql` with `parameters`) leaves out, or None
+    (only the part that asks is read: the context around it is not the question)."""
+    message = asked_part(message)
     upper = sql.upper()
     if _NEGATION.search(message) and " NOT " not in upper and "!=" not in upper and "<>" not in upper:
         return "the negation"

@@ -17,6 +17,7 @@ from typing import Any
 
 from ..errors import ToolError
 from .base import Tool, object_schema
+from .coverage import sql_left_out
 from .sql_builder import explain, query_schema, to_sql
 from .sql_catalog import Catalog, read_catalog
 from .sql_reader import SqlReader
@@ -149,6 +150,7 @@ class StructuredQuery:
     def __init__(self, database: SqlDatabase, catalog: Catalog) -> None:
         self.database = database
         self.catalog = catalog
+        self.reader = SqlReader(catalog)
 
     def __call__(self, **query: Any) -> str:
         sql, parameters = to_sql(self.catalog, query)
@@ -178,10 +180,21 @@ def make_sql_query(file: Path, time_limit: float = 5.0, max_rows: int = MAX_ROWS
         catalog = read_catalog(file, time_limit)
     except sqlite3.Error as exc:
         raise _interpret(exc, time_limit) from None
-    reader = SqlReader(catalog)
-    return Tool("sql_query", QUERY_DESCRIPTION + catalog.describe(), query_schema(catalog),
-                StructuredQuery(database, catalog), cancel=database.cancel, reader=reader.read,
-                asks=reader.asks_for_data, explain=functools.partial(explain, catalog))
+    function = StructuredQuery(database, catalog)
+    return Tool("sql_query", QUERY_DESCRIPTION + catalog.describe(), query_schema(catalog), function,
+                cancel=database.cancel, reader=function.reader.read, asks=function.reader.asks_for_data,
+                explain=functools.partial(explain, catalog))
+
+
+def left_out(tool: Tool, message: str, query: dict[str, Any]) -> str | None:
+    """What of `message` the structured query `query` of the tool `tool` leaves out (coverage.py's
+    parts, then the words its reader cannot place), or None."""
+    if not isinstance(tool.function, StructuredQuery) or (written := written_sql(tool, query)) is None:
+        return None
+    part = sql_left_out(message, *written)
+    if part is None and (word := tool.function.reader.unread(message, *written)):
+        part = f"the word {word}"
+    return part
 
 
 def written_sql(tool: Tool, query: dict[str, Any]) -> tuple[str, list[Any]] | None:

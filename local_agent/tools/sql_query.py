@@ -18,6 +18,7 @@ MEANINGS = {
     "industry": r"work|works|working|job|jobs|sector|sectors|field|profession",
     "job": r"work|works|working|job|jobs|profession|occupation",
     "email": r"e-?mails?|address",
+    "signup": r"joined|join|joins|registered|registration",
 }
 PEOPLE = r"people|persons|folks|members|customers|accounts"
 COUNT = re.compile(r"\b(?:how\s+many|number\s+of|count(?:\s+of)?|total\s+number\s+of|total)\s+"

@@ -24,19 +24,23 @@ the catalog does not hold, or with no form it reads, is left to the model."""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from ..errors import ToolError
-from ..reading.words import WEEKDAYS
+from ..reading.words import MONTHS as MONTH_NAMES
+from ..reading.words import STOPWORDS, WEEKDAYS, word_set
+from .coverage import asked_part
 from .question_text import asks, normalize
 from .sql_builder import to_sql
 from .sql_catalog import Catalog, Column
 from .sql_forms import read_form
-from .sql_query import COUNT, MONTHS, SqlQuestion, name_words, word_forms
+from .sql_query import COUNT, MEANINGS, MONTHS, PEOPLE, SqlQuestion, name_words, word_forms
 
 _OPENERS = (r"what|whats|what's|which|who|how|when|list|show|count|give|tell\s+me|can\s+you|could\s+you|"
             r"number|total|avg|average|find")
 _WEEKDAYS = "|".join(WEEKDAYS)
+DATABASE_WORDS = word_set("database_question")
 
 
 # A question written as a noun phrase: "age of oldest user in Krakow", "percentage of users in finance".
@@ -52,6 +56,13 @@ def _asks(text: str) -> bool:
     return asks(text, _OPENERS) or (_NOUN_PHRASE.search(text) is not None and not _STATEMENT.search(text))
 
 
+def _stem_of(word: str, known: str) -> bool:
+    """Whether `word` is `known` or a form of it ("activities", "purchased", "uploads")."""
+    if word == known or word in (known + "s", known + "es", known[:-1] + "ies"):
+        return True
+    return len(known) >= 4 and word.startswith(known) and len(word) - len(known) <= 3
+
+
 class SqlReader:
     """Reads questions about one database (its catalog)."""
 
@@ -60,6 +71,11 @@ class SqlReader:
         self.columns = [column for table in catalog.tables for column in table.columns]
         self.vocabulary = frozenset(word for table in catalog.tables for word in name_words(table.name)) | frozenset(
             word for column in self.columns for name in (column.name, *column.choices) for word in name_words(name))
+        self.values = frozenset(value.lower() for column in self.columns for value in column.choices)
+        meanings = (MEANINGS[word] for column in self.columns for word in name_words(column.name) if word in MEANINGS)
+        self.known = (self.vocabulary - self.values) | DATABASE_WORDS | STOPWORDS | frozenset(MONTH_NAMES) | frozenset(
+            word for pattern in meanings for word in re.findall(r"[a-z]+", pattern)) | frozenset(
+            re.findall(r"[a-z]+", PEOPLE))
 
     def read(self, message: str) -> dict[str, Any] | None:
         """The structured query of a question this reads, or None."""
@@ -79,6 +95,25 @@ class SqlReader:
         except (ToolError, LookupError):
             return None
         return query
+
+    def unread(self, message: str, sql: str, parameters: Sequence[Any]) -> str | None:
+        """A word of the question that the query (`sql` with `parameters`) does not account for,
+        quoted, or None: a word that names a value of the database the query does not use
+        ("have both purchased and uploaded"), or a word neither the database nor a question
+        about it is made of ("premium", "churned")."""
+        text = self._text(asked_part(message))
+        held = (" ".join(str(value) for value in parameters) + " " + sql).lower()
+        for column in self.columns:  # "last login" names the column, not the value login
+            if len(name_words(column.name)) > 1 and column.name in held:
+                text = re.sub(r"\b" + r"[\s_]+".join(map(re.escape, name_words(column.name))) + r"\b", " ", text)
+        for written in re.findall(r"(?<![\w/])[a-z][a-z']*", text):  # not the st of 1st
+            word = written.replace("'", "")
+            value = next((v for v in self.values if _stem_of(word, v)), None)
+            if value is not None and value not in held:
+                return f'"{word}"'
+            if value is None and not any(_stem_of(word, known) for known in self.known):
+                return f'"{word}"'
+        return None
 
     def asks_for_data(self, message: str) -> bool:
         """Whether a question it cannot read still asks for data the database holds: it names

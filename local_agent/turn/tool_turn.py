@@ -37,13 +37,13 @@ from ..reading import Reading
 from ..reading.problems import reply as problem_reply
 from ..tools.actions import capped, instructions
 from ..tools.base import Tool
-from ..tools.coverage import sql_left_out, sql_text
+from ..tools.coverage import sql_text
 from ..tools.intent import Intent
 from ..tools.loop import Approve, AskUser, LoopLimits, LoopResult, ToolCall, ToolLoop
 from ..tools.narrowing import grounded
 from ..tools.plain import failure_answer
 from ..tools.router import Route, Router
-from ..tools.sql import TIED, written_sql
+from ..tools.sql import TIED, left_out, written_sql
 from ..tools.text import quoted_result
 from ..types import GenerationSettings, Message
 from .answering import Answer
@@ -206,7 +206,8 @@ class ToolTurn:
         written = written_sql(self.tools["sql_query"], ran[-1].arguments)
         if written is None:
             return ""
-        part = sql_left_out(message, *written) if route.kind == "direct" else "the query was written by the model"
+        part = (left_out(self.tools["sql_query"], message, ran[-1].arguments) if route.kind == "direct"
+                else "the query was written by the model")
         if part is None and TIED in ran[-1].result:
             part = "a tie: more than one row has that place"
         if part is None:
