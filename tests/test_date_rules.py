@@ -144,6 +144,8 @@ WEDNESDAY = dt.date(2026, 3, 11)
     ("how old will someone born 1 May 2000 turn in 2030", "is 30 years old on Tuesday, 31 December 2030"),
     ("how old will someone born on 1 May 2000 be on 2030-03-01?", "is 29 years old on Friday, 1 March 2030"),
     ("What week number is it today?", "in week 11 of 2026 (ISO weeks)."),
+    ("How many days are there between Christmas and New Year?", "(2027-01-01) is 7 days."),  # the New Year after
+    ("How many days old is someone born on 1 Jan 2000?", "(2026-03-11) is 9566 days."),
 ])
 def test_weekday_forms_ages_to_come_and_week_numbers(message: str, ending: str):
     arguments = date_question(message)
@@ -158,12 +160,22 @@ def test_weekday_forms_ages_to_come_and_week_numbers(message: str, ending: str):
     "how many mondays from 2026-03-02",  # a start and no end
     "How many days until the second Friday of May?",  # a count of days, not the date
     "How old would someone born on March 3, 2000 be next year?",  # not today's age
+
     "how old will someone born on 1990-08-14 be next year?",  # on which day of next year?
     "I met her on the first Monday of the month and we talked for hours",  # a statement
 ])
 def test_weekday_and_age_look_alikes_are_not_read_as_such(message: str):
     arguments = date_question(message)
     assert arguments is None or arguments["operation"] not in ("nth_weekday", "count_weekdays", "age"), arguments
+
+
+@pytest.mark.parametrize("message", [
+    "How many months until my 40th birthday if I was born on 3 May 1990?",  # not the months since the birth
+    "How many hours until Friday?",  # hours: not a count of days
+    "What's the date of Easter 2026?", "What's the date of the next full moon?",  # not today's date
+])
+def test_a_question_a_rule_reads_only_in_part_is_not_read(message: str):
+    assert date_question(message) is None
 
 
 @pytest.mark.parametrize(("message", "ending"), [

@@ -46,6 +46,9 @@ def test_date_forms_the_rules_read_leave_nothing_out(message: str):
     ("How many weekends are left this year?", "a count of weekends or holidays"),
     ("How old would someone born on March 3, 2000 be next year?", "an age still to come"),
     ("How old would someone born on March 3, 2000 be today?", None),
+    ("How many hours until Friday?", "a count of hours or minutes"),
+    ("what's the 2nd monday next month", "the nth weekday of a month"),
+    ("When is the first Friday after 20 March 2026?", "the weekday after or before a date"),
 ])
 def test_a_form_is_covered_only_by_the_operation_that_computes_it(message: str, part: str | None):
     assert date_left_out(message, date_question(message)) == part
@@ -111,3 +114,10 @@ def test_a_calculation_the_model_chose_is_shown_and_not_stood_behind(scripted):
     assert data["tools"]["route"] == "model" and data["outcome"] == "unsure"
     assert data["answer"] == ("I'm not sure this answers your question (the model chose the calculation). "
                               "I worked out: 1000 * 0.2. Your taxes are 200.")
+
+
+def test_a_date_reading_the_model_chose_is_not_stood_behind(scripted):
+    scripted.queue(tool("date", operation="today"), action("final"), "Today is Wednesday, 11 March 2026.")
+    data = ask_json("--tools", "--today", "2026-03-11", "How many days until my birthday?", backend=scripted)
+    assert data["tools"]["route"] == "model" and data["outcome"] == "unsure"
+    assert data["answer"].startswith("I'm not sure this answers your question (the model chose the date reading).")

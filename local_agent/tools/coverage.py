@@ -26,8 +26,11 @@ _ORDINAL = r"first|second|third|fourth|fifth|last|1st|2nd|3rd|4th|5th"
 _DATE_FORMS: tuple[tuple[re.Pattern[str], str, str], ...] = (
     (re.compile(r"\b(?:working|business|work)[\s-]?days?\b|\bweek[\s-]?days\b", re.IGNORECASE),
      "a count of working days", "count_weekdays"),
-    (re.compile(rf"\b(?:{_ORDINAL})\s+(?:{_DAYS})\s+(?:of|in)\b", re.IGNORECASE), "the nth weekday of a month",
-     "nth_weekday"),
+    (re.compile(rf"\b(?:{_ORDINAL})\s+(?:{_DAYS})\s+(?:of|in|(?:this|next|last)\s+month)\b", re.IGNORECASE),
+     "the nth weekday of a month", "nth_weekday"),
+    (re.compile(rf"\b(?:first|next|last)\s+(?:{_DAYS})\s+(?:after|before|following)\b", re.IGNORECASE),
+     "the weekday after or before a date", "-"),
+    (re.compile(r"\bhow\s+many\s+(?:hours|minutes|seconds)\b", re.IGNORECASE), "a count of hours or minutes", "-"),
     (re.compile(rf"\b(?:how\s+many|count\s+(?:the\s+)?)\s*(?:{_DAYS})s\b", re.IGNORECASE), "a count of one weekday",
      "count_weekdays"),
     (re.compile(r"\bhow\s+many\s+(?:weekends|holidays|bank\s+holidays|public\s+holidays)\b", re.IGNORECASE),

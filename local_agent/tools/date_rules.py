@@ -142,12 +142,15 @@ def _between(text: str, dates: list[str], amount: tuple[int, str] | None) -> dic
                         r"\b(days|weeks|months)\s+(?:until|till|between|since|from|to|left)\b", text)
     if counted is None or (amount is not None and len(dates) != 2) or _COUNTED_WEEKDAYS.search(text):
         return None  # how many Fridays until ...: not a count of days
+    if re.search(r"\bhow\s+(?:many|long)\s+(?:hours|minutes|seconds)\b", text) or (
+            "born" in text and re.search(r"\b(?:until|till|before|birthday)\b", text)):
+        return None  # hours until Friday depend on the time; "months until my 40th birthday", not since the birth
     unit = next((group for group in counted.groups() if group), "days")
     if len(dates) == 2:
         return {"operation": "between", "date": dates[0], "other": dates[1], "unit": unit}
     if len(dates) != 1:
         return None
-    if re.search(r"\b(?:ago|since|passed|elapsed)\b", text):
+    if re.search(r"\b(?:ago|since|passed|elapsed|old|born)\b", text):  # "how many days old is someone born ..."
         return {"operation": "between", "date": dates[0], "other": "today", "unit": unit}
     return {"operation": "between", "date": "today", "other": dates[0], "unit": unit}
 
@@ -183,8 +186,8 @@ def _relative_anchor(text: str) -> str:
 
 
 def _today(text: str, dates: list[str], amount: tuple[int, str] | None) -> dict[str, Any] | None:
-    if dates or amount is not None:
-        return None
+    if dates or amount is not None or re.search(r"\bdate\s+(?:of|for|when|that|on)\b|\bnext\b|\blast\b", text):
+        return None  # "the date of Easter", "the next full moon": some other day
     for word in ("yesterday", "tomorrow"):
         if re.search(rf"\b{word}\b", text) and _DATE_ASKED.search(text.replace(word, "")):
             return {"operation": "weekday", "date": word}

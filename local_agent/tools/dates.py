@@ -175,6 +175,8 @@ class DateTool:
             if not other:
                 raise ToolError("between needs other: the date to count to")
             end = parse_date(other, today, upcoming=date.strip().lower() == "today")
+            if other.startswith("--") and end < day:  # "between Christmas and New Year": the one after
+                end = end.replace(year=end.year + 1)
             return f"From {spoken(day)} to {spoken(end)} is {_span_text(day, end, unit)}."
         if operation == "age":
             on = parse_date(other or "today", today)

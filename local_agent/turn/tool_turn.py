@@ -195,11 +195,13 @@ class ToolTurn:
         sure this answers your question: ..."), or "": a query read by rule that leaves a part
         of the question out (tools/coverage.py), or any query the model wrote (read by no rule,
         so nothing says it is the one asked). A calculation the model wrote is shown the same way."""
-        worked = [call for call in calls if call.name == "calculator" and not call.error]
-        if route.kind == "model" and worked:
+        worked = [call for call in calls if call.name in ("calculator", "date") and not call.error]
+        if route.kind == "model" and worked and worked[-1].name == "calculator":
             expression = worked[-1].arguments.get("expression", "")
             return ("I'm not sure this answers your question (the model chose the calculation). "
                     f"I worked out: {expression}.")
+        if route.kind == "model" and worked:  # no date rule reads the question: the model's reading is a guess
+            return "I'm not sure this answers your question (the model chose the date reading). It says:"
         ran = [call for call in calls if call.name == "sql_query" and not call.error]
         if not ran or "sql_query" not in self.tools:
             return ""
