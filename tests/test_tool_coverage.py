@@ -49,6 +49,10 @@ def test_date_forms_the_rules_read_leave_nothing_out(message: str):
     ("How many hours until Friday?", "a count of hours or minutes"),
     ("what's the 2nd monday next month", "the nth weekday of a month"),
     ("When is the first Friday after 20 March 2026?", "the weekday after or before a date"),
+    ("I worked 3 hours 40 minutes on Monday and 2 hours 35 minutes on Tuesday, how long is that altogether?",
+     "a calculation with 3"),  # not the days from Monday to Tuesday
+    ("I'm knitting a scarf, she turns 80 next month! Anyway, what's the date 3 weeks from today?", None),  # context
+    ("what day is 100 days from 1 jan 2026", None),
 ])
 def test_a_form_is_covered_only_by_the_operation_that_computes_it(message: str, part: str | None):
     assert date_left_out(message, date_question(message)) == part

@@ -18,7 +18,9 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ..reading.values import extract, words_to_digits
 from ..reading.words import MONTHS, WEEKDAYS
+from .question_text import normalize
 
 _DAYS = "|".join(WEEKDAYS)
 _ORDINAL = r"first|second|third|fourth|fifth|last|1st|2nd|3rd|4th|5th"
@@ -71,7 +73,20 @@ def date_left_out(message: str, reading: Mapping[str, Any] | None = None) -> str
     for pattern, part, operation in _DATE_FORMS:
         if pattern.search(message) and not _covers(reading, operation):
             return part
+    if reading is not None and (number := _unused_number(message, reading)):
+        return f"a calculation with {number}"  # "3 hours 40 minutes on Monday": not the days from Monday to Tuesday
     return None
+
+
+def _unused_number(message: str, reading: Mapping[str, Any]) -> str:
+    """A number of the sentence that asks that is neither in a date nor in the reading's arguments,
+    or "" (a number in the context around the question is no part of it)."""
+    text = words_to_digits(normalize(asking_sentence(message)))
+    for value in sorted(extract(text, ("date", "time")), key=lambda value: -value.start):
+        text = text[:value.start] + " " + text[value.start + len(value.text):]
+    used = {int(digits) for digits in re.findall(r"\d+", " ".join(str(value) for value in reading.values()))}
+    return next((number for number in re.findall(r"(?<![\w.,/])\d+(?![\w.,/]\d)(?![a-z])", text)
+                 if int(number) not in used), "")
 
 
 def _covers(reading: Mapping[str, Any] | None, operation: str) -> bool:
@@ -84,11 +99,17 @@ def asked_part(message: str) -> str:
     """The part of a message that asks: the sentence with the question (the last with a question
     mark, else the first with a question word), from its question word on ("I'm curious, how
     many logins ..."), so that the context around a question is no part of it."""
-    sentences = [part for part in re.split(r"(?<=[.!?;:])\s+|(?<=[!?;:])(?=\S)", message) if part.strip()]
-    asking = [part for part in sentences if "?" in part] or [part for part in sentences if _QUESTION_WORD.search(part)]
-    sentence = asking[-1] if asking else message
+    sentence = asking_sentence(message)
     word = _QUESTION_WORD.search(sentence)
     return sentence[word.start():] if word else sentence
+
+
+def asking_sentence(message: str) -> str:
+    """The sentence of a message that asks: the last with a question mark, else the last with a
+    question word, else the whole message."""
+    sentences = [part for part in re.split(r"(?<=[.!?;:])\s+|(?<=[!?;:])(?=\S)", message) if part.strip()]
+    asking = [part for part in sentences if "?" in part] or [part for part in sentences if _QUESTION_WORD.search(part)]
+    return asking[-1] if asking else message
 
 
 def sql_left_out(message: str, sql: str, parameters: Sequence[Any]) -> str | None:
