@@ -100,10 +100,17 @@ def test_a_read_date_question_is_answered(scripted):
 
 def test_a_database_question_with_a_negation_shows_its_query(scripted, db):  # noqa: F811
     scripted.queue("2 users live in Oslo.")
-    data = ask_json("--db", str(db), "How many users in the database do not live in Oslo?", backend=scripted)
+    data = ask_json("--db", str(db), "How many users in the database in Oslo are not listed?", backend=scripted)
     assert data["outcome"] == "unsure"
     assert data["answer"].startswith("I'm not sure this answers your question (the negation). I ran: SELECT")
     assert "'Oslo'" in data["answer"]
+
+
+def test_a_negated_value_is_read_as_not_that_value(scripted, db):  # noqa: F811
+    scripted.queue("1 user does not live in Oslo.")
+    data = ask_json("--db", str(db), "How many users in the database do not live in Oslo?", backend=scripted)
+    assert data["outcome"] == "answer" and data["answer"] == "1 user does not live in Oslo."
+    assert data["tool_calls"][0]["arguments"]["filters"] == [{"column": "location", "op": "!=", "value": "Oslo"}]
 
 
 def test_a_database_question_read_whole_is_answered(scripted, db):  # noqa: F811

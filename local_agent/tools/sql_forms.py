@@ -17,7 +17,7 @@ from typing import Any
 
 from .sql_builder import referring
 from .sql_catalog import Column, Table
-from .sql_query import COUNT, SqlQuestion, name_words, word_forms
+from .sql_query import COUNT, SqlQuestion, name_words, stem_of, word_forms
 
 _SHARE = re.compile(r"\b(?:percentage|percent|share)\s+of\s+(?:the\s+|our\s+|all\s+)?([a-z_]+)|%\s+of\s+"
                     r"(?:the\s+|our\s+|all\s+)?([a-z_]+)")
@@ -87,9 +87,10 @@ def _without(question: SqlQuestion) -> dict[str, Any] | None:
         return None
     other = others[0]
     inner_values = [(c, v) for c, v in question.values if c.table == other.name]
+    inner_values += [found for found in _verb_values(other, after) if found not in inner_values]
     outer_values = [(c, v) for c, v in question.values if c.table == counted.name]
-    if len(inner_values) + len(outer_values) != len(question.values) or any(
-            v.lower() not in after for c, v in inner_values):
+    if any(found not in inner_values + outer_values for found in question.values) or any(
+            not any(stem_of(word, v.lower()) for word in re.findall(r"[a-z]+", after)) for c, v in inner_values):
         return None
     inner = SqlQuestion(question.catalog, question.columns, after, inner_values)
     outer = SqlQuestion(question.catalog, question.columns, before, outer_values)
@@ -107,11 +108,19 @@ def _without(question: SqlQuestion) -> dict[str, Any] | None:
 
 
 def _names(question: SqlQuestion, table: Table, text: str) -> bool:
-    """Whether `text` names `table` or a value of one of its columns."""
+    """Whether `text` names `table` or a value of one of its columns (or a verb of one: "posted")."""
     words = re.findall(r"[a-z_]+", text)
     if any(question.table_named(word, strong=True) is table for word in words):
         return True
-    return any(c.table == table.name and v.lower() in text for c, v in question.values)
+    return any(c.table == table.name and v.lower() in text for c, v in question.values) or bool(
+        _verb_values(table, text))
+
+
+def _verb_values(table: Table, text: str) -> list[tuple[Column, str]]:
+    """The values of `table`'s short columns that a word of `text` is a form of ("never posted": post)."""
+    words = re.findall(r"[a-z]+", text)
+    return [(column, value) for column in table.columns for value in column.choices
+            if any(stem_of(word, value.lower()) for word in words)]
 
 
 def _superlative_value(question: SqlQuestion) -> dict[str, Any] | None:

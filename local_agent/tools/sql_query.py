@@ -26,6 +26,8 @@ COUNT = re.compile(r"\b(?:how\s+many|number\s+of|count(?:\s+of)?|total\s+number\
 _GREATER = r"older\s+than|more\s+than|greater\s+than|over|above|bigger\s+than|higher\s+than|after"
 _LESS = r"younger\s+than|less\s+than|fewer\s+than|under|below|lower\s+than|smaller\s+than|before"
 _YEAR = YEAR
+_NEGATION = re.compile(r"\b(?:not|no|never|without|except|excluding|outside|dont|doesnt|didnt|isnt|arent|"
+                       r"other\s+than|apart\s+from)\b|n't\b")
 _DECADES = {"teens": (13, 19)} | {word: (10 * n, 10 * n + 9) for n, word in enumerate(
     ("twenties", "thirties", "forties", "fifties", "sixties", "seventies", "eighties", "nineties"), 2)}
 
@@ -34,6 +36,16 @@ _DECADES = {"teens": (13, 19)} | {word: (10 * n, 10 * n + 9) for n, word in enum
 def name_words(name: str) -> list[str]:
     """The lowercase words of a table, column or value name."""
     return [word for word in re.split(r"[_\W]+", name.lower()) if word]
+
+
+def form_of(word: str, known: str) -> bool:
+    """Whether `word` is `known` or its plural ("activities", "uploads")."""
+    return word == known or word in (known + "s", known + "es", known[:-1] + "ies")
+
+
+def stem_of(word: str, known: str) -> bool:
+    """Whether `word` is `known`, its plural or another form of it ("purchased", "posting")."""
+    return form_of(word, known) or (len(known) >= 4 and word.startswith(known) and len(word) - len(known) <= 3)
 
 
 def word_forms(word: str) -> str:
@@ -151,14 +163,25 @@ class SqlQuestion:
         found: list[dict[str, Any]] = []
         for column, values in by_column.items():
             name = self.reachable_name(table, column)
+            negated = [value for value in values if self._negated(value)]
+            if negated and len(values) > 1:
+                raise LookupError(f"not {' or '.join(values)}: no query form")
             if len(values) == 1:
-                found.append({"column": name, "op": "=", "value": values[0]})
+                found.append({"column": name, "op": "!=" if negated else "=", "value": values[0]})
                 continue
             words = "|".join(re.escape(v.lower()) for v in values)
             if not re.search(rf"\b(?:{words})\b(?:\s*,\s*(?:{words}))*,?\s+or\s+(?:{words})\b", self.text):
                 raise LookupError(f"{column.name}: {' and '.join(values)} together, or each?")
             found.append({"column": name, "op": "in", "value": values})
         return found
+
+    def _negated(self, value: str) -> bool:
+        """Whether the question's one negation stands right before `value` ("not in finance",
+        "don't live in Lisbon", "other than Osaka")."""
+        if len(_NEGATION.findall(self.text)) != 1:
+            return False
+        pattern = rf"(?:{_NEGATION.pattern})(?:\s+\w+){{0,3}}?\s+(?:{word_forms(value.lower())})\b"
+        return re.search(pattern, self.text) is not None
 
     def _key_filters(self, table: Table) -> list[dict[str, Any]]:
         found = []
@@ -306,7 +329,8 @@ class SqlQuestion:
         """"which city has the most users", "the most common activity type", "which location
         has the highest average age": grouped, ordered, one row."""
         most = re.search(r"\b(?:(most|least|fewest|highest|lowest)\s+(common|popular|frequent|average|mean|avg)?|"
-                         r"(most|fewest|least)\b|(youngest|oldest)\s+(average|mean|avg)\b)", self.text)
+                         r"(most|fewest|least)\b|(youngest|oldest)\s+(?:[a-z_]+\s+on\s+)?(average|mean|avg)\b)",
+                         self.text)
         asks = re.search(r"\b(?:which|what)\b", self.text)
         if most is None or asks is None:
             return None

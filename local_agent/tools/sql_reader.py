@@ -35,7 +35,7 @@ from .question_text import asks, normalize
 from .sql_builder import to_sql
 from .sql_catalog import Catalog, Column
 from .sql_forms import read_form
-from .sql_query import COUNT, MEANINGS, MONTHS, PEOPLE, SqlQuestion, name_words, word_forms
+from .sql_query import COUNT, MEANINGS, MONTHS, PEOPLE, SqlQuestion, form_of, name_words, stem_of, word_forms
 
 _OPENERS = (r"what|whats|what's|which|who|how|when|list|show|count|give|tell\s+me|can\s+you|could\s+you|"
             r"number|total|avg|average|find")
@@ -56,13 +56,6 @@ def _asks(text: str) -> bool:
     return asks(text, _OPENERS) or (_NOUN_PHRASE.search(text) is not None and not _STATEMENT.search(text))
 
 
-def _stem_of(word: str, known: str) -> bool:
-    """Whether `word` is `known` or a form of it ("activities", "purchased", "uploads")."""
-    if word == known or word in (known + "s", known + "es", known[:-1] + "ies"):
-        return True
-    return len(known) >= 4 and word.startswith(known) and len(word) - len(known) <= 3
-
-
 class SqlReader:
     """Reads questions about one database (its catalog)."""
 
@@ -72,6 +65,10 @@ class SqlReader:
         self.vocabulary = frozenset(word for table in catalog.tables for word in name_words(table.name)) | frozenset(
             word for column in self.columns for name in (column.name, *column.choices) for word in name_words(name))
         self.values = frozenset(value.lower() for column in self.columns for value in column.choices)
+        self.value_columns = {value.lower(): column.name for column in self.columns for value in column.choices}
+        tables = {word for table in catalog.tables for word in name_words(table.name)}
+        self.named_columns = {word: column.name for column in self.columns for word in name_words(column.name)
+                              if word not in tables | self.values | {"id", "date", "type", "name", "last"}}
         meanings = (MEANINGS[word] for column in self.columns for word in name_words(column.name) if word in MEANINGS)
         self.known = (self.vocabulary - self.values) | DATABASE_WORDS | STOPWORDS | frozenset(MONTH_NAMES) | frozenset(
             word for pattern in meanings for word in re.findall(r"[a-z]+", pattern)) | frozenset(
@@ -108,10 +105,14 @@ class SqlReader:
                 text = re.sub(r"\b" + r"[\s_]+".join(map(re.escape, name_words(column.name))) + r"\b", " ", text)
         for written in re.findall(r"(?<![\w/])[a-z][a-z']*", text):  # not the st of 1st
             word = written.replace("'", "")
-            value = next((v for v in self.values if _stem_of(word, v)), None)
-            if value is not None and value not in held:
-                return f'"{word}"'
-            if value is None and not any(_stem_of(word, known) for known in self.known):
+            named = self.named_columns.get(word)
+            if named is not None and f'"{named}"' not in held:
+                return f'"{word}"'  # "users with a gmail address": the email column, which the query does not use
+            value = next((v for v in self.values if stem_of(word, v)), None)
+            if value is not None and value not in held and (
+                    form_of(word, value) or f'"{self.value_columns[value]}"' not in held):
+                return f'"{word}"'  # "posted" beside a query on "comment" is a verb, not the value post
+            if value is None and written not in self.known and not any(stem_of(word, known) for known in self.known):
                 return f'"{word}"'
         return None
 
