@@ -139,6 +139,7 @@ WEDNESDAY = dt.date(2026, 3, 11)
     ("how many tuesdays until June 3?", "there are 12 Tuesdays."),
     ("How many business days from today until 2026-04-03?", "there are 18 working days"),
     ("count the tuesdays in june 2026", "there are 5 Tuesdays"),
+    ("How many Saturdays are left in 2026?", "(2026-12-31), both counted, there are 42 Saturdays."),
     ("how many working days does April 2026 have?", "there are 22 working days"),
     ("Someone born on 14 August 1990, how old will they turn this year?", "is 36 years old on Thursday, 31 December"),
     ("how old will someone born 1 May 2000 turn in 2030", "is 30 years old on Tuesday, 31 December 2030"),

@@ -23,6 +23,7 @@ _NTH_WEEKDAY = re.compile(rf"\b(1st|2nd|3rd|4th|5th|last)\s+({_DAY_NAMES})\s+(?:
                           rf"(?:({_MONTH_NAMES})(?:\s+(?:of\s+)?(\d{{4}}))?|(this)\s+month)\b")
 _COUNTED = re.compile(rf"\b(?:how\s+many|count\s+(?:the\s+)?)\s*(?:({_DAY_NAMES})s|(working\s+days|business\s+days|"
                       r"work\s*days|weekdays))\b")
+_LEFT_IN_YEAR = re.compile(r"\b(?:left|remaining|still\s+to\s+come)\s+in\s+(\d{4})\b")
 _LEFT = re.compile(r"\b(?:left|remaining|still\s+to\s+come)\s+(?:in\s+|of\s+)?(?:the|this)\s+(month|year)\b|"
                    r"\b(?:until|till|to|before)\s+the\s+end\s+of\s+(?:the|this)\s+(month|year)\b|"
                    r"\brest\s+of\s+(?:the|this)\s+(month|year)\b")
@@ -69,6 +70,8 @@ def _span(text: str, written: list[str]) -> tuple[str, str] | None:
     a written date, what is left of this month or year, or a whole month; None for no span or
     for two that disagree."""
     left, whole = _LEFT.search(text), _WHOLE.search(text)
+    if (year := _LEFT_IN_YEAR.search(text)) and not written and not left:
+        return "today", f"{year[1]}-12-31"  # "how many Saturdays are left in 2026"
     if written and (left or whole):
         return None
     if len(written) == 2:
