@@ -123,3 +123,11 @@ def test_a_verb_of_a_value_after_never_is_that_value(tmp_path: Path):
     assert query["without"] == {"table": "user_activity", "filters": [
         {"column": "activity_type", "op": "=", "value": "upload"}]}
     assert query["filters"] == [{"column": "age", "op": ">", "value": 60}]
+
+
+@pytest.mark.parametrize("question", ["how many people live in Osaka?", "How many customers work in media?"])
+def test_people_are_the_rows_of_the_people_table_not_of_their_activity(tmp_path: Path, question: str):
+    path = tmp_path / "sample.db"
+    build_database(path, random.Random(0))
+    query = SqlReader(read_catalog(path)).read(question)
+    assert query is not None and query["table"] == "users", query

@@ -92,8 +92,8 @@ class SqlQuestion:
             if re.fullmatch(rf"(?:{word_forms(words[-1])}|{word_forms(table.name)})", word):
                 return table
         if not strong and re.fullmatch(PEOPLE, word) and (self.values or self.mentioned(by_meaning=False)):
-            return next((t for t in self.catalog.tables if re.search(r"user|person|people|customer|member", t.name)),
-                        None)
+            return next((t for t in self.catalog.tables  # users, not user_activity: the table the rows are people of
+                         if re.search(r"user|person|people|customer|member", name_words(t.name)[-1])), None)
         return None
 
     def counted(self) -> tuple[Table | None, bool]:

@@ -70,8 +70,8 @@ def _span(text: str, written: list[str]) -> tuple[str, str] | None:
     a written date, what is left of this month or year, or a whole month; None for no span or
     for two that disagree."""
     left, whole = _LEFT.search(text), _WHOLE.search(text)
-    if (year := _LEFT_IN_YEAR.search(text)) and not written and not left:
-        return "today", f"{year[1]}-12-31"  # "how many Saturdays are left in 2026"
+    if (in_year := _LEFT_IN_YEAR.search(text)) and not written and not left:
+        return "today", f"{in_year[1]}-12-31"  # "how many Saturdays are left in 2026"
     if written and (left or whole):
         return None
     if len(written) == 2:
