@@ -119,7 +119,64 @@ def test_day_of_year_and_period_bounds(message: str, ending: str):
 
 
 def test_counting_a_weekday_is_not_read_as_counting_days():
-    assert date_question("How many Fridays until the end of the month?") is None
+    arguments = date_question("How many Fridays until the end of the month?")
+    assert arguments == {"operation": "count_weekdays", "date": "today", "other": "month-end", "weekday": "fri"}
+
+
+WEDNESDAY = dt.date(2026, 3, 11)
+
+
+@pytest.mark.parametrize(("message", "ending"), [
+    ("What date is the second Tuesday of April 2026?", "is Tuesday, 14 April 2026 (2026-04-14)."),
+    ("what's the 1st monday in september 2026", "is Monday, 7 September 2026 (2026-09-07)."),
+    ("when is the last Friday of this month?", "is Friday, 27 March 2026 (2026-03-27)."),
+    ("When is the third Sunday of May?", "is Sunday, 17 May 2026 (2026-05-17)."),
+    ("what's the first monday of february", "is Monday, 1 February 2027 (2027-02-01)."),  # the coming February
+    ("How many working days are there from Monday 16 March to Friday 27 March 2026?", "there are 10 working days"),
+    ("how many weekdays in April 2026?", "there are 22 working days"),
+    ("how many Mondays are left this month?", "there are 3 Mondays: 16 March, 23 March, 30 March."),
+    ("How many Sundays are left in the year", "(2026-12-31), both counted, there are 42 Sundays."),
+    ("how many tuesdays until June 3?", "there are 12 Tuesdays."),
+    ("How many business days from today until 2026-04-03?", "there are 18 working days"),
+    ("count the tuesdays in june 2026", "there are 5 Tuesdays"),
+    ("How many Saturdays are left in 2026?", "(2026-12-31), both counted, there are 42 Saturdays."),
+    ("how many working days does April 2026 have?", "there are 22 working days"),
+    ("Someone born on 14 August 1990, how old will they turn this year?", "is 36 years old on Thursday, 31 December"),
+    ("how old will someone born 1 May 2000 turn in 2030", "is 30 years old on Tuesday, 31 December 2030"),
+    ("how old will someone born on 1 May 2000 be on 2030-03-01?", "is 29 years old on Friday, 1 March 2030"),
+    ("What week number is it today?", "in week 11 of 2026 (ISO weeks)."),
+    ("How many days are there between Christmas and New Year?", "(2027-01-01) is 7 days."),  # the New Year after
+    ("How many days old is someone born on 1 Jan 2000?", "(2026-03-11) is 9566 days."),
+])
+def test_weekday_forms_ages_to_come_and_week_numbers(message: str, ending: str):
+    arguments = date_question(message)
+    assert arguments is not None, message
+    assert ending in make_date(WEDNESDAY)(arguments)
+
+
+@pytest.mark.parametrize("message", [
+    "when is the 3rd friday of next month",  # which month, the rule cannot place: not the coming Friday either
+    "what was the first monday of february",  # a February gone by, in a year not said
+    "How many business days until the deadline?", "how many working days in april",  # no span, no year
+    "how many mondays from 2026-03-02",  # a start and no end
+    "How many days until the second Friday of May?",  # a count of days, not the date
+    "How old would someone born on March 3, 2000 be next year?",  # not today's age
+
+    "how old will someone born on 1990-08-14 be next year?",  # on which day of next year?
+    "I met her on the first Monday of the month and we talked for hours",  # a statement
+])
+def test_weekday_and_age_look_alikes_are_not_read_as_such(message: str):
+    arguments = date_question(message)
+    assert arguments is None or arguments["operation"] not in ("nth_weekday", "count_weekdays", "age"), arguments
+
+
+@pytest.mark.parametrize("message", [
+    "How many months until my 40th birthday if I was born on 3 May 1990?",  # not the months since the birth
+    "How many hours until Friday?",  # hours: not a count of days
+    "What's the date of Easter 2026?", "What's the date of the next full moon?",  # not today's date
+])
+def test_a_question_a_rule_reads_only_in_part_is_not_read(message: str):
+    assert date_question(message) is None
 
 
 @pytest.mark.parametrize(("message", "ending"), [

@@ -125,8 +125,9 @@ def test_a_weekday_that_is_not_the_dates_own_is_rejected(scripted):
     scripted.queue(tool("date", operation="weekday", date="2026-04-01"), action("final"),
                    "It is Thursday, 1 April 2026.", "It is Friday.")
     data = ask_json("--tools", "--today", "2026-03-11", question, backend=scripted)
-    assert data["tools"]["check"] == "templated"
-    assert data["answer"] == "1 April 2026 (2026-04-01) is a Wednesday."
+    assert data["tools"]["check"] == "templated" and data["outcome"] == "unsure"  # the model read the date: a guess
+    assert data["answer"] == ("I'm not sure this answers your question (the model chose the date reading). It says: "
+                              "1 April 2026 (2026-04-01) is a Wednesday.")
 
 
 # -- 3. worked examples cannot leak -----------------------------------------------------------

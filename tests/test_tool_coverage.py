@@ -9,6 +9,7 @@ import pytest
 
 from local_agent.reading.values import extract
 from local_agent.tools.coverage import date_left_out, sql_left_out, sql_text, unused_numbers
+from local_agent.tools.date_rules import date_question
 from tests.test_tool_answers import db  # noqa: F401  (the fixture)
 from tests.test_tools_agent import action, ask_json, tool
 
@@ -30,6 +31,32 @@ def test_date_forms_no_rule_reads_whole(message: str, part: str):
 ])
 def test_date_forms_the_rules_read_leave_nothing_out(message: str):
     assert date_left_out(message) is None
+
+
+@pytest.mark.parametrize(("message", "part"), [
+    ("What date is the second Tuesday of April 2026?", None),
+    ("How many working days are there from Monday 16 March to Friday 27 March 2026?", None),
+    ("how many Mondays are left this month?", None),
+    ("What week number is it today?", None),
+    ("Someone born on 14 August 1990, how old will they turn this year?", None),
+    ("when is the 3rd friday of next month", "the nth weekday of a month"),  # read as "which Friday": not covered
+    ("How many business days until the deadline?", "a count of working days"),
+    ("how old will someone born on 1990-08-14 be next year?", "an age still to come"),  # read as today's age
+    ("how many working days until the 2nd Monday of April 2026?", "a count of working days"),
+    ("How many days until the second Friday of May?", "the nth weekday of a month"),
+    ("How many weekends are left this year?", "a count of weekends or holidays"),
+    ("How old would someone born on March 3, 2000 be next year?", "an age still to come"),
+    ("How old would someone born on March 3, 2000 be today?", None),
+    ("How many hours until Friday?", "a count of hours or minutes"),
+    ("what's the 2nd monday next month", "the nth weekday of a month"),
+    ("When is the first Friday after 20 March 2026?", "the weekday after or before a date"),
+    ("I worked 3 hours 40 minutes on Monday and 2 hours 35 minutes on Tuesday, how long is that altogether?",
+     "a calculation with 3"),  # not the days from Monday to Tuesday
+    ("I'm knitting a scarf, she turns 80 next month! Anyway, what's the date 3 weeks from today?", None),  # context
+    ("what day is 100 days from 1 jan 2026", None),
+])
+def test_a_form_is_covered_only_by_the_operation_that_computes_it(message: str, part: str | None):
+    assert date_left_out(message, date_question(message)) == part
 
 
 SQL = 'SELECT count(*) FROM "users" WHERE "users"."location" = ?'
@@ -55,10 +82,16 @@ def test_a_query_is_shown_with_its_values():
 
 
 def test_a_date_form_no_rule_reads_is_said_back_and_asked(scripted):
-    data = ask_json("--tools", "--today", "2026-03-11", "What date is the second Tuesday of April 2026?",
-                    backend=scripted)
+    data = ask_json("--tools", "--today", "2026-03-11", "When is the third Friday of next month?", backend=scripted)
     assert data["outcome"] == "unsure" and data["answer"].startswith("I'm not sure: this asks for the nth weekday")
     assert data["tools"]["route"] == "unsure" and scripted.prompts == []
+
+
+def test_the_nth_weekday_of_a_named_month_is_answered(scripted):
+    data = ask_json("--tools", "--today", "2026-03-11", "What date is the second Tuesday of April 2026?",
+                    backend=scripted)
+    assert data["outcome"] == "answer" and data["tools"]["route"] == "direct" and scripted.prompts == []
+    assert data["answer"] == "The second Tuesday of April 2026 is Tuesday, 14 April 2026 (2026-04-14)."
 
 
 def test_a_read_date_question_is_answered(scripted):
@@ -68,10 +101,17 @@ def test_a_read_date_question_is_answered(scripted):
 
 def test_a_database_question_with_a_negation_shows_its_query(scripted, db):  # noqa: F811
     scripted.queue("2 users live in Oslo.")
-    data = ask_json("--db", str(db), "How many users in the database do not live in Oslo?", backend=scripted)
+    data = ask_json("--db", str(db), "How many users in the database in Oslo are not listed?", backend=scripted)
     assert data["outcome"] == "unsure"
     assert data["answer"].startswith("I'm not sure this answers your question (the negation). I ran: SELECT")
     assert "'Oslo'" in data["answer"]
+
+
+def test_a_negated_value_is_read_as_not_that_value(scripted, db):  # noqa: F811
+    scripted.queue("1 user does not live in Oslo.")
+    data = ask_json("--db", str(db), "How many users in the database do not live in Oslo?", backend=scripted)
+    assert data["outcome"] == "answer" and data["answer"] == "1 user does not live in Oslo."
+    assert data["tool_calls"][0]["arguments"]["filters"] == [{"column": "location", "op": "!=", "value": "Oslo"}]
 
 
 def test_a_database_question_read_whole_is_answered(scripted, db):  # noqa: F811
@@ -120,3 +160,10 @@ def test_a_calculation_that_leaves_a_number_out_is_said_back_and_asked(scripted)
 def test_a_calculation_that_uses_every_number_is_answered(scripted):
     data = ask_json("--tools", "What is 56 divided by 8?", backend=scripted)
     assert data["outcome"] == "answer" and data["answer"] == "56 / 8 = 7"
+
+
+def test_a_date_reading_the_model_chose_is_not_stood_behind(scripted):
+    scripted.queue(tool("date", operation="today"), action("final"), "Today is Wednesday, 11 March 2026.")
+    data = ask_json("--tools", "--today", "2026-03-11", "How many days until my birthday?", backend=scripted)
+    assert data["tools"]["route"] == "model" and data["outcome"] == "unsure"
+    assert data["answer"].startswith("I'm not sure this answers your question (the model chose the date reading).")

@@ -24,35 +24,99 @@ from collections.abc import Mapping, Sequence
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from ..reading.values import Value
+from ..reading.values import Value, extract, words_to_digits
 from ..reading.words import MONTHS, WEEKDAYS
+from .question_text import normalize
 
 _DAYS = "|".join(WEEKDAYS)
 _ORDINAL = r"first|second|third|fourth|fifth|last|1st|2nd|3rd|4th|5th"
-_DATE_FORMS: tuple[tuple[re.Pattern[str], str], ...] = (
+# Each form, what it asks for, and the date operation whose reading covers it whole.
+_DATE_FORMS: tuple[tuple[re.Pattern[str], str, str], ...] = (
     (re.compile(r"\b(?:working|business|work)[\s-]?days?\b|\bweek[\s-]?days\b", re.IGNORECASE),
-     "a count of working days"),
-    (re.compile(rf"\b(?:{_ORDINAL})\s+(?:{_DAYS})\s+(?:of|in)\b", re.IGNORECASE), "the nth weekday of a month"),
-    (re.compile(rf"\bhow\s+many\s+(?:{_DAYS})s\b", re.IGNORECASE), "a count of one weekday"),
-    (re.compile(r"\bweek\s+(?:number|no\b)|\b(?:which|what)\s+week\s+(?:is|of)\b", re.IGNORECASE), "a week number"),
-    (re.compile(r"\bhow\s+old\s+will\b", re.IGNORECASE), "an age still to come"),  # the age rule reads today's
+     "a count of working days", "count_weekdays"),
+    (re.compile(rf"\b(?:{_ORDINAL})\s+(?:{_DAYS})\s+(?:of|in|(?:this|next|last)\s+month)\b", re.IGNORECASE),
+     "the nth weekday of a month", "nth_weekday"),
+    (re.compile(rf"\b(?:first|next|last)\s+(?:{_DAYS})\s+(?:after|before|following)\b", re.IGNORECASE),
+     "the weekday after or before a date", "-"),
+    (re.compile(r"\bhow\s+many\s+(?:hours|minutes|seconds)\b", re.IGNORECASE), "a count of hours or minutes", "-"),
+    (re.compile(rf"\b(?:how\s+many|count\s+(?:the\s+)?)\s*(?:{_DAYS})s\b", re.IGNORECASE), "a count of one weekday",
+     "count_weekdays"),
+    (re.compile(r"\bhow\s+many\s+(?:weekends|holidays|bank\s+holidays|public\s+holidays)\b", re.IGNORECASE),
+     "a count of weekends or holidays", "-"),
+    (re.compile(r"\bweek\s+(?:number|no\b)|\b(?:which|what)\s+week\s+(?:is|of)\b", re.IGNORECASE), "a week number",
+     "day_of_year"),
+    (re.compile(r"\bhow\s+old\s+(?:will|would)\b(?!.*\btoday\b)", re.IGNORECASE), "an age still to come", "age"),
 )
 _NEGATION = re.compile(r"\b(?:never|without|none|no|not|except|excluding|other\s+than)\b|n't\b", re.IGNORECASE)
 _OR = re.compile(r"\b\w+\s+or\s+\w+", re.IGNORECASE)
-_SQL_NEVER_READ: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(r"\b(?:first|second|last)\s+half\b|\bquarter\b|\b(?:teens|twenties|thirties|forties|fifties|"
-                r"sixties|seventies|eighties|nineties)\b", re.IGNORECASE), "a range"),
-    (re.compile(r"\b(?:percent(?:age)?|share|proportion|ratio|fraction)\b|%", re.IGNORECASE), "a share"),
-    (re.compile(r"\b(?:in)?active\b", re.IGNORECASE), "what active means"),
+# Parts of a question, and what in the SQL covers them ("" : no query form does yet).
+_SQL_PARTS: tuple[tuple[re.Pattern[str], str, str], ...] = (
+    (re.compile(r"\b(?:first|second|third|fourth|last|1st|2nd|3rd|4th)\s+(?:half|quarter)\s+of\s+\d{4}\b|"
+                r"\b(?:teens|twenties|thirties|forties|fifties|sixties|seventies|eighties|nineties)\b", re.IGNORECASE),
+     "a range", " >= ? AND "),
+    (re.compile(r"\b(?:half|quarter)\b(?!\s+of\s+\d{4})", re.IGNORECASE), "a range", ""),
+    (re.compile(r"\b(?:proportion|ratio|fraction)\b", re.IGNORECASE), "a share", ""),
+    (re.compile(r"\b(?:percent(?:age)?|share)\b|%", re.IGNORECASE), "a share", "100.0 * SUM(CASE WHEN"),
+    (re.compile(r"\b(?:distinct|different|unique)\b", re.IGNORECASE), "the different values", "DISTINCT"),
+    (re.compile(r"\b(?:in)?active\b", re.IGNORECASE), "what active means", ""),
+    (re.compile(r"\b(?:each|per|every)\s+\w+", re.IGNORECASE), "a value for each", "GROUP BY"),
+    (re.compile(r"\b(?:than|above|below|over|under)\s+(?:the\s+)?(?:average|mean|median)\b", re.IGNORECASE),
+     "a comparison with the average", ""),
+    (re.compile(r"\b(?:second|third|fourth|fifth|2nd|3rd|4th|5th|\d+th)\s+(?:most|least|highest|lowest|largest|"
+                r"smallest|biggest|oldest|youngest|latest|earliest)\b", re.IGNORECASE), "which place it asks for", ""),
+    (re.compile(r"\bmedian\b", re.IGNORECASE), "a median", ""),
 )
-_WHICH = re.compile(r"^\s*(?:which|what)\s+\w+\s+(?:has|have|had|is|was)\s+the\b", re.IGNORECASE)
 _SCALES = frozenset(Decimal(10) ** power for power in (3, 6, 9, 12))
+_QUESTION_WORD = re.compile(r"\b(?:how|what|what's|whats|which|who|when|list|show|count|give|tell|find|number|total|"
+                            r"average|avg|percentage|share)\b", re.IGNORECASE)
+_WHICH = re.compile(r"^\s*(?:which|what)\s+(?:\w+\s+){1,3}?(?:has|have|had|is|was|are|were)\s+the\b", re.IGNORECASE)
 _MONTH_NAMES = re.compile(r"\b(?:" + "|".join(MONTHS) + r")\b", re.IGNORECASE)
 
 
-def date_left_out(message: str) -> str | None:
-    """The part of a date question that no date rule reads, or None."""
-    return next((part for pattern, part in _DATE_FORMS if pattern.search(message)), None)
+def date_left_out(message: str, reading: Mapping[str, Any] | None = None) -> str | None:
+    """The part of a date question that its reading (the date tool's arguments a rule read, or
+    None) does not cover, or None: a form is covered only by the operation that computes it
+    (an age still to come, only by an age on a named day)."""
+    for pattern, part, operation in _DATE_FORMS:
+        if pattern.search(message) and not _covers(reading, operation):
+            return part
+    if reading is not None and (number := _unused_number(message, reading)):
+        return f"a calculation with {number}"  # "3 hours 40 minutes on Monday": not the days from Monday to Tuesday
+    return None
+
+
+def _unused_number(message: str, reading: Mapping[str, Any]) -> str:
+    """A number of the sentence that asks that is neither in a date nor in the reading's arguments,
+    or "" (a number in the context around the question is no part of it)."""
+    text = words_to_digits(normalize(asking_sentence(message)))
+    for value in sorted(extract(text, ("date", "time")), key=lambda value: -value.start):
+        text = text[:value.start] + " " + text[value.start + len(value.text):]
+    used = {int(digits) for digits in re.findall(r"\d+", " ".join(str(value) for value in reading.values()))}
+    return next((number for number in re.findall(r"(?<![\w.,/])\d+(?![\w.,/]\d)(?![a-z])", text)
+                 if int(number) not in used), "")
+
+
+def _covers(reading: Mapping[str, Any] | None, operation: str) -> bool:
+    if reading is None or reading.get("operation") != operation:
+        return False
+    return operation != "age" or bool(reading.get("other"))
+
+
+def asked_part(message: str) -> str:
+    """The part of a message that asks: the sentence with the question (the last with a question
+    mark, else the first with a question word), from its question word on ("I'm curious, how
+    many logins ..."), so that the context around a question is no part of it."""
+    sentence = asking_sentence(message)
+    word = _QUESTION_WORD.search(sentence)
+    return sentence[word.start():] if word else sentence
+
+
+def asking_sentence(message: str) -> str:
+    """The sentence of a message that asks: the last with a question mark, else the last with a
+    question word, else the whole message."""
+    sentences = [part for part in re.split(r"(?<=[.!?;:])\s+|(?<=[!?;:])(?=\S)", message) if part.strip()]
+    asking = [part for part in sentences if "?" in part] or [part for part in sentences if _QUESTION_WORD.search(part)]
+    return asking[-1] if asking else message
 
 
 def unused_numbers(numbers: Sequence[Value], arguments: Mapping[str, Any]) -> list[str]:
@@ -96,21 +160,29 @@ def _decimal(text: str) -> Decimal | None:
 
 
 def sql_left_out(message: str, sql: str, parameters: Sequence[Any]) -> str | None:
-    """The part of a question its structured query (`sql` with `parameters`) leaves out, or None."""
+    """The part of a question its structured query (`sql` with `parameters`) leaves out, or None
+    (only the part that asks is read: the context around it is not the question)."""
+    message = asked_part(message)
     upper = sql.upper()
     if _NEGATION.search(message) and " NOT " not in upper and "!=" not in upper and "<>" not in upper:
         return "the negation"
     if _OR.search(message) and " OR " not in upper and " IN (" not in upper:
         return 'the "or"'
-    if part := next((part for pattern, part in _SQL_NEVER_READ if pattern.search(message)), None):
+    if part := next((part for pattern, part, covered in _SQL_PARTS
+                     if pattern.search(message) and not (covered and covered in upper)), None):
         return part
     if _WHICH.search(message) and "GROUP BY" not in upper and "ORDER BY" not in upper:
         return "which one it asks for"
     held = " ".join(str(value) for value in parameters) + " " + sql
     numbers = re.findall(r"(?<![\w.])\d+(?:\.\d+)?\b", _MONTH_NAMES.sub(" ", message))
-    if missing := [number for number in numbers if number not in held]:
+    if missing := [number for number in numbers if number not in held and f"{_next_year(number)}-01-01" not in held]:
         return f"the condition on {missing[0]}"
     return None
+
+
+def _next_year(number: str) -> str:
+    """The year after a year ("2022" ends before 2023-01-01, as a range of dates is written)."""
+    return str(int(number) + 1) if re.fullmatch(r"(?:19|20)\d\d", number) else "-"
 
 
 def sql_text(sql: str, parameters: Sequence[Any]) -> str:

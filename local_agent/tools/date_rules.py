@@ -23,6 +23,7 @@ from typing import Any
 from ..reading.values import extract
 from ..reading.words import MONTHS, WEEKDAYS, letter_words
 from .question_text import asks, normalize
+from .weekday_rules import nth_weekday_question, weekday_count_question
 
 _UNITS = {"day": "days", "week": "weeks", "fortnight": "weeks", "month": "months", "year": "years"}
 _AMOUNT = re.compile(r"\b(\d{1,6}|a|an|1)\s*-?\s*(day|week|fortnight|month|year)s?\b")
@@ -54,7 +55,11 @@ def date_question(message: str) -> dict[str, Any] | None:
     text = normalize(message).rstrip(" .!")
     if not asks(text, _OPENERS):
         return None
+    if (arguments := nth_weekday_question(text)) is not None:
+        return arguments
     dates = _dates(text)
+    if (arguments := weekday_count_question(text, dates)) is not None:
+        return arguments
     amount = _amount(text)
     if amount is None and re.search(r"\d[\d.e+]*\s*(?:day|week|month|year)s?\b", text):
         return None  # a span of time it cannot read (1e20 days, 2.5 weeks): left to the model
@@ -115,9 +120,21 @@ def _amount(text: str) -> tuple[int, str] | None:
 
 
 def _age(text: str, dates: list[str], amount: tuple[int, str] | None) -> dict[str, Any] | None:
-    if len(dates) == 1 and re.search(r"\bhow\s+old\b|\bage\b|\byears\s+old\b", text) and "born" in text:
-        return {"operation": "age", "date": dates[0]}
-    return None
+    """How old someone born on a date is today, or will be: the age they turn this year (or in
+    a named year) is their age on its last day; on a second date, their age that day."""
+    if not dates or "born" not in text or not re.search(r"\bhow\s+old\b|\bage\b|\byears\s+old\b", text):
+        return None
+    if len(dates) == 2 and re.search(r"\bborn\b(?:(?!\bon\b).)*\bon\b.*\bon\b", text):
+        return {"operation": "age", "date": dates[0], "other": dates[1]}  # born on X ... be on Y
+    if not re.search(r"\b(?:will|turn|turns|turning)\b", text):
+        other_day = amount is not None or re.search(r"\b(?:next|last|ago|from\s+now)\b", text)
+        return {"operation": "age", "date": dates[0]} if len(dates) == 1 and not other_day else None
+    turns = re.search(r"\bturns?\b(?:\s+in)?\s+(?:(this)\s+year|(\d{4}))\b|\bturn(?:s|ing)?\b.*\b(this)\s+year\b",
+                      text)
+    if len(dates) != 1 or turns is None or amount is not None:
+        return None  # "how old will she be next year": on which day of it, the question does not say
+    year = turns[2]
+    return {"operation": "age", "date": dates[0], "other": f"{year}-12-31" if year else "year-end"}
 
 
 def _between(text: str, dates: list[str], amount: tuple[int, str] | None) -> dict[str, Any] | None:
@@ -125,12 +142,15 @@ def _between(text: str, dates: list[str], amount: tuple[int, str] | None) -> dic
                         r"\b(days|weeks|months)\s+(?:until|till|between|since|from|to|left)\b", text)
     if counted is None or (amount is not None and len(dates) != 2) or _COUNTED_WEEKDAYS.search(text):
         return None  # how many Fridays until ...: not a count of days
+    if re.search(r"\bhow\s+(?:many|long)\s+(?:hours|minutes|seconds)\b", text) or (
+            "born" in text and re.search(r"\b(?:until|till|before|birthday)\b", text)):
+        return None  # hours until Friday depend on the time; "months until my 40th birthday", not since the birth
     unit = next((group for group in counted.groups() if group), "days")
     if len(dates) == 2:
         return {"operation": "between", "date": dates[0], "other": dates[1], "unit": unit}
     if len(dates) != 1:
         return None
-    if re.search(r"\b(?:ago|since|passed|elapsed)\b", text):
+    if re.search(r"\b(?:ago|since|passed|elapsed|old|born)\b", text):  # "how many days old is someone born ..."
         return {"operation": "between", "date": dates[0], "other": "today", "unit": unit}
     return {"operation": "between", "date": "today", "other": dates[0], "unit": unit}
 
@@ -166,8 +186,8 @@ def _relative_anchor(text: str) -> str:
 
 
 def _today(text: str, dates: list[str], amount: tuple[int, str] | None) -> dict[str, Any] | None:
-    if dates or amount is not None:
-        return None
+    if dates or amount is not None or re.search(r"\bdate\s+(?:of|for|when|that|on)\b|\bnext\b|\blast\b", text):
+        return None  # "the date of Easter", "the next full moon": some other day
     for word in ("yesterday", "tomorrow"):
         if re.search(rf"\b{word}\b", text) and _DATE_ASKED.search(text.replace(word, "")):
             return {"operation": "weekday", "date": word}

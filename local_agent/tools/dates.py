@@ -20,8 +20,10 @@ DATE_PATTERN = (r"^(today|tomorrow|yesterday|(last-)?(mon|tue|wed|thu|fri|sat|su
 DESCRIPTION = ("Dates from today: operation today (today's date), weekday (the weekday of date), add (date plus "
                "amount units; a negative amount goes back), between (days from date to other, also in unit), "
                "age (the age on other, or today, of someone born on date), month_days (the days in date's "
-               "month), leap_year (whether date's year is one) or day_of_year (date's day of the year and "
-               "week). Dates are YYYY-MM-DD, today, tomorrow, yesterday, --MM-DD for a day of this year, mon "
+               "month), leap_year (whether date's year is one), day_of_year (date's day of the year and "
+               "week), nth_weekday (the amount-th `weekday` of date's month, -1 the last) or count_weekdays "
+               "(how many of `weekday`, or of workday: Monday to Friday, from date to other, both counted). "
+               "Dates are YYYY-MM-DD, today, tomorrow, yesterday, --MM-DD for a day of this year, mon "
                "to sun for the coming weekday, last-mon to last-sun for the last one, month-start, "
                "month-end, year-start or year-end.")
 _RELATIVE = {"today": 0, "tomorrow": 1, "yesterday": -1}
@@ -97,6 +99,48 @@ def _amount_text(amount: int, unit: Unit) -> str:
     return f"{count} {unit[:-1] if count == 1 else unit}"
 
 
+def nth_weekday(day: dt.date, n: int, weekday: str) -> dt.date:
+    """The `n`-th `weekday` (mon ... sun) of `day`'s month; -1 is the last one."""
+    if weekday not in WEEKDAYS or n not in (1, 2, 3, 4, 5, -1):
+        raise ToolError("nth_weekday needs amount 1 to 5 or -1 (the last) and weekday mon to sun")
+    target = WEEKDAYS.index(weekday)
+    days = [d for d in range(1, calendar.monthrange(day.year, day.month)[1] + 1)
+            if dt.date(day.year, day.month, d).weekday() == target]
+    if n > len(days):
+        raise ToolError(f"{day:%B} {day.year} has only {len(days)} {calendar.day_name[target]}s")
+    return day.replace(day=days[n - 1 if n > 0 else -1])
+
+
+def counted_days(start: dt.date, end: dt.date, weekday: str) -> list[dt.date]:
+    """The days from `start` to `end`, both counted, that are `weekday` (mon ... sun) or, for
+    workday, Monday to Friday."""
+    if weekday not in (*WEEKDAYS, "workday"):
+        raise ToolError("count_weekdays needs weekday mon to sun, or workday (Monday to Friday)")
+    if end < start:
+        raise ToolError(f"{spoken(end)} is before {spoken(start)}")
+    if (end - start).days > 366 * 100:
+        raise ToolError("count_weekdays counts at most 100 years")
+    wanted = range(5) if weekday == "workday" else (WEEKDAYS.index(weekday),)
+    return [start + dt.timedelta(days=n) for n in range((end - start).days + 1)
+            if (start + dt.timedelta(days=n)).weekday() in wanted]
+
+
+def _ordinal(n: int) -> str:
+    return "last" if n == -1 else ("first", "second", "third", "fourth", "fifth")[n - 1]
+
+
+def _counted_text(start: dt.date, end: dt.date, weekday: str) -> str:
+    found = counted_days(start, end, weekday)
+    span = f"From {spoken(start)} to {spoken(end)}, both counted"
+    if weekday == "workday":
+        return (f"{span}, there are {len(found)} working days (Monday to Friday; public holidays are not "
+                "taken out).")
+    name = calendar.day_name[WEEKDAYS.index(weekday)]
+    listed = f": {', '.join(f'{day.day} {day:%B}' for day in found)}" if 0 < len(found) <= 6 else ""
+    one = len(found) == 1
+    return f"{span}, there {'is' if one else 'are'} {len(found)} {name}{'' if one else 's'}{listed}."
+
+
 class DateTool:
     """The date tool for one `today`."""
 
@@ -108,9 +152,17 @@ class DateTool:
         return self._today if isinstance(self._today, dt.date) else self._today()
 
     def __call__(self, operation: str, date: str = "today", amount: int = 0, unit: Unit = "days",
-                 other: str = "") -> str:
+                 other: str = "", weekday: str = "") -> str:
         today = self.today
         day = parse_date(date, today)
+        if operation == "nth_weekday":  # a month without its year is the coming one
+            ahead = date.startswith("--") and day.month < today.month
+            found = nth_weekday(day.replace(year=day.year + 1) if ahead else day, amount, weekday)
+            return f"The {_ordinal(amount)} {found:%A} of {found:%B} {found.year} is {spoken(found)}."
+        if operation == "count_weekdays":
+            if not other:
+                raise ToolError("count_weekdays needs other: the last day to count")
+            return _counted_text(day, parse_date(other, today, upcoming=date.strip().lower() == "today"), weekday)
         if operation == "today":
             return f"Today is {spoken(today)}."
         if operation == "weekday":
@@ -123,6 +175,8 @@ class DateTool:
             if not other:
                 raise ToolError("between needs other: the date to count to")
             end = parse_date(other, today, upcoming=date.strip().lower() == "today")
+            if other.startswith("--") and end < day:  # "between Christmas and New Year": the one after
+                end = end.replace(year=end.year + 1)
             return f"From {spoken(day)} to {spoken(end)} is {_span_text(day, end, unit)}."
         if operation == "age":
             on = parse_date(other or "today", today)
@@ -145,10 +199,11 @@ class DateTool:
 def make_date(today: Today) -> Tool:
     parameters = object_schema({
         "operation": {"type": "string", "enum": ["today", "weekday", "add", "between", "age", "month_days",
-                                                 "leap_year", "day_of_year"]},
-        "date": {"type": "string", "pattern": DATE_PATTERN, "maxLength": 10},
+                                                 "leap_year", "day_of_year", "nth_weekday", "count_weekdays"]},
+        "date": {"type": "string", "pattern": DATE_PATTERN, "maxLength": 11},
         "amount": {"type": "integer", "minimum": -MAX_AMOUNT, "maximum": MAX_AMOUNT},
         "unit": {"type": "string", "enum": ["days", "weeks", "months", "years"]},
-        "other": {"type": "string", "pattern": DATE_PATTERN, "maxLength": 10},
+        "other": {"type": "string", "pattern": DATE_PATTERN, "maxLength": 11},
+        "weekday": {"type": "string", "enum": [*WEEKDAYS, "workday"]},
     }, required=["operation"])
     return Tool("date", DESCRIPTION, parameters, DateTool(today))

@@ -114,8 +114,9 @@ class Router:
     def _direct(self, message: str) -> Route | None:
         if "calculator" in self.enabled and (expression := arithmetic(message)) is not None:
             return Route("direct", ("calculator",), {"expression": expression}, "arithmetic rule")
-        if "date" in self.enabled and (part := date_left_out(message)) and _ASKS.search(message):
+        if "date" not in self.enabled:
+            return None
+        arguments = date_question(message)
+        if (part := date_left_out(message, arguments)) and _ASKS.search(message):
             return Route("unsure", ("date",), {"part": part}, f"no date rule reads {part}")
-        if "date" in self.enabled and (arguments := date_question(message)) is not None:
-            return Route("direct", ("date",), arguments, "date rule")
-        return None
+        return None if arguments is None else Route("direct", ("date",), arguments, "date rule")

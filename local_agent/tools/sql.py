@@ -17,6 +17,7 @@ from typing import Any
 
 from ..errors import ToolError
 from .base import Tool, object_schema
+from .coverage import sql_left_out
 from .sql_builder import explain, query_schema, to_sql
 from .sql_catalog import Catalog, read_catalog
 from .sql_reader import SqlReader
@@ -27,14 +28,16 @@ READING_STATEMENTS = frozenset({"SELECT", "WITH", "VALUES", "PRAGMA", "EXPLAIN"}
 ALLOWED = ("one SELECT, WITH, VALUES or EXPLAIN statement that reads, or PRAGMA "
            + ", ".join(sorted(READ_PRAGMAS)) + " (read, never set)")
 _PRAGMA_FUNCTION = re.compile(r"\bpragma_(\w+)\s*\(", re.I)
+TIED = "(tied: another row has the same value, so this one is not the only answer)"
 MAX_QUERY_CHARS = 1000
 MAX_ROWS = 50
 MAX_CELL_CHARS = 200
 MAX_RESULT_CHARS = 4000
 SCHEMA_DESCRIPTION = "List the tables of the user's SQLite database with their columns and row counts."
-QUERY_DESCRIPTION = ("Query the user's database: fill table, select (count, count_distinct, avg, sum, min, max "
-                     "or value), column, and if needed filters, group_by, order, order_by and limit; returns the "
-                     f"rows (at most {MAX_ROWS}). The database:\n")
+QUERY_DESCRIPTION = ("Query the user's database: fill table, select (count, count_distinct, avg, sum, min, max, "
+                     "value, or share: the percentage of rows where part holds), column, and if needed filters, "
+                     "part, without (rows with no row in a table that refers to them), group_by, order, order_by "
+                     f"and limit; returns the rows (at most {MAX_ROWS}). The database:\n")
 
 
 def cell(value: Any) -> str:
@@ -104,14 +107,18 @@ class SqlDatabase:
 
     def run(self, sql: str, parameters: Sequence[Any] = ()) -> str:
         """The rows of one statement (the authorizer still allows only reading), as text."""
+        header, rows = self.rows(sql, parameters, self.max_rows + 1)
+        return cut(self._table(header, rows), self.max_chars)
+
+    def rows(self, sql: str, parameters: Sequence[Any] = (), most: int = MAX_ROWS) -> tuple[list[str], list[Any]]:
+        """The header and at most `most` rows of one statement (read only)."""
         with self._connection() as connection:
             try:
                 cursor = connection.execute(sql, tuple(parameters))
-                rows = cursor.fetchmany(self.max_rows + 1)
+                rows = cursor.fetchmany(most)
             except (sqlite3.Error, sqlite3.Warning) as exc:
                 raise _interpret(exc, self.time_limit) from None
-            header = [column[0] for column in cursor.description or ()]
-        return cut(self._table(header, rows), self.max_chars)
+            return [column[0] for column in cursor.description or ()], rows
 
     def _describe(self, connection: sqlite3.Connection) -> list[str]:
         tables = connection.execute(
@@ -143,10 +150,23 @@ class StructuredQuery:
     def __init__(self, database: SqlDatabase, catalog: Catalog) -> None:
         self.database = database
         self.catalog = catalog
+        self.reader = SqlReader(catalog)
 
     def __call__(self, **query: Any) -> str:
         sql, parameters = to_sql(self.catalog, query)
-        return self.database.run(sql, parameters)
+        result = self.database.run(sql, parameters)
+        return f"{result}\n{TIED}" if self._tied(query) else result
+
+    def _tied(self, query: dict[str, Any]) -> bool:
+        """Whether the one row of a "the most / the oldest" query shares its place with another
+        (then the row shown is one of several, not the answer)."""
+        if query.get("limit") != 1 or not query.get("order"):
+            return False
+        probe = {**query, "limit": 2}
+        if not query.get("group_by") and query.get("order_by"):
+            probe |= {"select": "value", "column": query["order_by"]}
+        _, rows = self.database.rows(*to_sql(self.catalog, probe), 2)
+        return len(rows) == 2 and rows[0][-1] == rows[1][-1]
 
 
 def make_sql_schema(file: Path, time_limit: float = 5.0) -> Tool:
@@ -160,10 +180,21 @@ def make_sql_query(file: Path, time_limit: float = 5.0, max_rows: int = MAX_ROWS
         catalog = read_catalog(file, time_limit)
     except sqlite3.Error as exc:
         raise _interpret(exc, time_limit) from None
-    reader = SqlReader(catalog)
-    return Tool("sql_query", QUERY_DESCRIPTION + catalog.describe(), query_schema(catalog),
-                StructuredQuery(database, catalog), cancel=database.cancel, reader=reader.read,
-                asks=reader.asks_for_data, explain=functools.partial(explain, catalog))
+    function = StructuredQuery(database, catalog)
+    return Tool("sql_query", QUERY_DESCRIPTION + catalog.describe(), query_schema(catalog), function,
+                cancel=database.cancel, reader=function.reader.read, asks=function.reader.asks_for_data,
+                explain=functools.partial(explain, catalog))
+
+
+def left_out(tool: Tool, message: str, query: dict[str, Any]) -> str | None:
+    """What of `message` the structured query `query` of the tool `tool` leaves out (coverage.py's
+    parts, then the words its reader cannot place), or None."""
+    if not isinstance(tool.function, StructuredQuery) or (written := written_sql(tool, query)) is None:
+        return None
+    part = sql_left_out(message, *written)
+    if part is None and (word := tool.function.reader.unread(message, *written)):
+        part = f"the word {word}"
+    return part
 
 
 def written_sql(tool: Tool, query: dict[str, Any]) -> tuple[str, list[Any]] | None:

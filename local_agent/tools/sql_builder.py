@@ -10,12 +10,17 @@ well-formed, names only what exists, and passes its literals as parameters.
 
 - select: count, count_distinct, avg, sum, min, max of `column`, or `value` (the column itself);
 - filters (at most three, all must hold): on a number, = != > >= < <=; on a text column with
-  few values, = or != one of them; on other text, = != or `like` (contains); on a date, `year`
+  few values, = or != one of them, or `in` a list of them; on other text, = != or `like` (contains); on a date, `year`
   or `month` (a number) or = > >= < <= a date (YYYY, YYYY-MM or YYYY-MM-DD);
 - a filter, group_by or order_by may name a column of a table the query's table reaches by
   one foreign key (`users.location` from user_activity): the program adds the join;
 - group_by: one row per value, with the aggregate; order then sorts by the aggregate;
-- order (asc, desc) sorts by order_by, or by the selected column; limit keeps the first rows.
+- order (asc, desc) sorts by order_by, or by the selected column; limit keeps the first rows;
+- select share: the percentage of the rows (those the filters keep) for which all of `part`
+  holds (filters of the same form);
+- without: the rows with no row in a table that refers to this one (`{"table": ..., "filters":
+  [...]}`, filters on that table's own columns), written as NOT EXISTS: "users with no
+  activity in 2024".
 """
 
 from __future__ import annotations
@@ -26,7 +31,7 @@ from typing import Any
 from ..errors import ToolError
 from .sql_catalog import Catalog, Column, Table
 
-AGGREGATES = ("count", "count_distinct", "avg", "sum", "min", "max", "value")
+AGGREGATES = ("count", "count_distinct", "avg", "sum", "min", "max", "value", "share")
 MAX_FILTERS = 3
 MAX_LIMIT = 50
 DATE_PATTERN = r"^[0-9]{4}(-[0-9]{2}(-[0-9]{2})?)?$"
@@ -58,28 +63,46 @@ def _filter_options(table: Table, column: Column) -> list[dict[str, Any]]:
                    (["month"], {"type": "integer", "minimum": 1, "maximum": 12}),
                    (_COMPARE, {"type": "string", "pattern": DATE_PATTERN, "maxLength": 10})]
     elif column.choices:
-        options = [(["=", "!="], _enum(list(column.choices)))]
+        options = [(["=", "!="], _enum(list(column.choices))),
+                   (["in"], {"type": "array", "items": _enum(list(column.choices)), "minItems": 2, "maxItems": 10})]
     else:
         options = [(["=", "!=", "like"], {"type": "string", "pattern": TEXT_PATTERN, "maxLength": 60})]
     return [{"type": "object", "properties": {"column": name, "op": _enum(ops), "value": value},
              "required": ["column", "op", "value"], "additionalProperties": False} for ops, value in options]
 
 
+def referring(catalog: Catalog, table: Table) -> list[Table]:
+    """The tables with a foreign key to `table` (those a `without` may name)."""
+    return [other for other in catalog.tables
+            if other is not table and any(target == table.name for target, _ in other.references.values())]
+
+
 def table_schema(catalog: Catalog, table: Table) -> dict[str, Any]:
     reachable = [_name(table, column) for column in _reachable(catalog, table)]
     filters = [option for column in _reachable(catalog, table) for option in _filter_options(table, column)]
+    listed = {"type": "array", "items": {"anyOf": filters}, "maxItems": MAX_FILTERS}
     properties = {
         "table": _enum([table.name]),
         "select": _enum(list(AGGREGATES)),
         "column": _enum(["*", *(column.name for column in table.columns)]),
-        "filters": {"type": "array", "items": {"anyOf": filters}, "maxItems": MAX_FILTERS},
+        "filters": listed,
+        "part": listed,
         "group_by": _enum(reachable),
         "order": _enum(["asc", "desc"]),
         "order_by": _enum(reachable),
         "limit": {"type": "integer", "minimum": 1, "maximum": MAX_LIMIT},
     }
+    if others := referring(catalog, table):
+        properties["without"] = {"anyOf": [_without_schema(other) for other in others]}
     return {"type": "object", "properties": properties, "required": ["table", "select", "column"],
             "additionalProperties": False}
+
+
+def _without_schema(other: Table) -> dict[str, Any]:
+    filters = [option for column in other.columns for option in _filter_options(other, column)]
+    return {"type": "object", "properties": {"table": _enum([other.name]), "filters": {
+        "type": "array", "items": {"anyOf": filters}, "maxItems": MAX_FILTERS}},
+        "required": ["table"], "additionalProperties": False}
 
 
 def query_schema(catalog: Catalog) -> dict[str, Any]:
@@ -125,12 +148,16 @@ class _Writer:
         """The selected expression, named as the query names it (avg(age), count(*))."""
         select, name = self.query["select"], self.query["column"]
         if name == "*":
+            if select == "share":
+                return self.share()
             if select not in ("count", "value"):
                 raise ToolError(f"{select} needs a column, not *")
             return "count(*)" if select == "count" else "*"
         column = self.column(name)
         if select == "value":
             return column
+        if select == "share":
+            raise ToolError("share counts rows: its column is *")
         expression = {"count": f"count({column})", "count_distinct": f"count(DISTINCT {column})",
                       "avg": f"round(avg({column}), 2)", "sum": f"sum({column})", "min": f"min({column})",
                       "max": f"max({column})"}[select]
@@ -141,6 +168,11 @@ class _Writer:
         if op in ("year", "month"):
             self.parameters.append(f"{int(value):04d}" if op == "year" else f"{int(value):02d}")
             return f"strftime('{'%Y' if op == 'year' else '%m'}', {column}) = ?"
+        if op == "in":
+            if not isinstance(value, list) or not 2 <= len(value) <= 10:
+                raise ToolError("in takes a list of 2 to 10 values")
+            self.parameters += value
+            return f"{column} IN ({', '.join('?' * len(value))})"
         if op == "like":
             self.parameters.append(f"%{value}%")
             return f"{column} LIKE ? ESCAPE '\\'"
@@ -149,9 +181,34 @@ class _Writer:
         self.parameters.append(value)
         return f"{column} {op} ?"
 
+    def share(self) -> str:
+        """The percentage of the rows for which every condition of `part` holds."""
+        part = [self.condition(item) for item in self.query.get("part", [])]
+        if not part:
+            raise ToolError("share needs part: the conditions of the rows it is the share of")
+        return f"round(100.0 * sum(CASE WHEN {' AND '.join(part)} THEN 1 ELSE 0 END) / count(*), 2) AS \"share(%)\""
+
+    def without(self) -> str:
+        """NOT EXISTS over the rows of a referring table that point to this row (and pass its filters)."""
+        spec = self.query["without"]
+        other = self.catalog.table(str(spec.get("table", ""))) if isinstance(spec, dict) else None
+        if other is None or other not in referring(self.catalog, self.table):
+            raise ToolError(f"without needs a table that refers to {self.table.name}")
+        inner = _Writer(self.catalog, {"table": other.name})
+        key = next(own for own, (target, _) in other.references.items() if target == self.table.name)
+        link = (f"{_quoted(other.name)}.{_quoted(key)} = "
+                f"{_quoted(self.table.name)}.{_quoted(other.references[key][1])}")
+        conditions = [link, *(inner.condition(item) for item in spec.get("filters", []))]
+        if inner.joined or any("." in str(item.get("column", "")) for item in spec.get("filters", [])):
+            raise ToolError("without's filters name only its own table's columns")
+        self.parameters += inner.parameters
+        return f"NOT EXISTS (SELECT 1 FROM {_quoted(other.name)} WHERE {' AND '.join(conditions)})"
+
     def sql(self) -> str:
         selected = self.selected()
         where = [self.condition(item) for item in self.query.get("filters", [])]
+        if self.query.get("without"):
+            where.append(self.without())
         group = self.query.get("group_by")
         grouped = self.column(group) if group else ""
         order = self.query.get("order")

@@ -7,8 +7,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..reading.words import MONTHS as MONTH_NAMES
 from .sql_catalog import Catalog, Column, Table
+from .sql_dates import MONTHS, YEAR, YEARS_BETWEEN, date_filters
 
 # Common words for what a column means, by a word its name holds.
 MEANINGS = {
@@ -18,18 +18,34 @@ MEANINGS = {
     "industry": r"work|works|working|job|jobs|sector|sectors|field|profession",
     "job": r"work|works|working|job|jobs|profession|occupation",
     "email": r"e-?mails?|address",
+    "signup": r"joined|join|joins|registered|registration",
 }
 PEOPLE = r"people|persons|folks|members|customers|accounts"
 COUNT = re.compile(r"\b(?:how\s+many|number\s+of|count(?:\s+of)?|total\s+number\s+of|total)\s+"
-                   r"(?:(distinct|different|unique)\s+)?([a-z_]+)")
+                   r"(?:of\s+(?:our|the|all|these|those|my)\s+)?(?:(distinct|different|unique)\s+)?([a-z_]+)")
 _GREATER = r"older\s+than|more\s+than|greater\s+than|over|above|bigger\s+than|higher\s+than|after"
 _LESS = r"younger\s+than|less\s+than|fewer\s+than|under|below|lower\s+than|smaller\s+than|before"
-_YEAR = r"(19\d\d|20\d\d)"
+_YEAR = YEAR
+_NEGATION = re.compile(r"\b(?:not|no|never|without|except|excluding|outside|dont|doesnt|didnt|isnt|arent|"
+                       r"other\s+than|apart\s+from)\b|n't\b")
+_DECADES = {"teens": (13, 19)} | {word: (10 * n, 10 * n + 9) for n, word in enumerate(
+    ("twenties", "thirties", "forties", "fifties", "sixties", "seventies", "eighties", "nineties"), 2)}
+
 
 
 def name_words(name: str) -> list[str]:
     """The lowercase words of a table, column or value name."""
     return [word for word in re.split(r"[_\W]+", name.lower()) if word]
+
+
+def form_of(word: str, known: str) -> bool:
+    """Whether `word` is `known` or its plural ("activities", "uploads")."""
+    return word == known or word in (known + "s", known + "es", known[:-1] + "ies")
+
+
+def stem_of(word: str, known: str) -> bool:
+    """Whether `word` is `known`, its plural or another form of it ("purchased", "posting")."""
+    return form_of(word, known) or (len(known) >= 4 and word.startswith(known) and len(word) - len(known) <= 3)
 
 
 def word_forms(word: str) -> str:
@@ -40,10 +56,7 @@ def word_forms(word: str) -> str:
     return rf"{stem}(?:s|es)?" if not word.endswith("s") else rf"{stem}|{re.escape(word[:-1])}"
 
 
-# Month names and their short forms, from the reading room's one month list.
-_MONTH_NUMBER = {name: number for number, name in enumerate(MONTH_NAMES, 1)} | {
-    name[:3]: number for number, name in enumerate(MONTH_NAMES, 1)} | {"sept": 9}
-MONTHS = "|".join(sorted(_MONTH_NUMBER, key=len, reverse=True))
+
 
 
 class SqlQuestion:
@@ -79,8 +92,8 @@ class SqlQuestion:
             if re.fullmatch(rf"(?:{word_forms(words[-1])}|{word_forms(table.name)})", word):
                 return table
         if not strong and re.fullmatch(PEOPLE, word) and (self.values or self.mentioned(by_meaning=False)):
-            return next((t for t in self.catalog.tables if re.search(r"user|person|people|customer|member", t.name)),
-                        None)
+            return next((t for t in self.catalog.tables  # users, not user_activity: the table the rows are people of
+                         if re.search(r"user|person|people|customer|member", name_words(t.name)[-1])), None)
         return None
 
     def counted(self) -> tuple[Table | None, bool]:
@@ -136,9 +149,39 @@ class SqlQuestion:
         return own[0] if own else None
 
     def filters(self, table: Table) -> list[dict[str, Any]]:
-        found = [{"column": self.reachable_name(table, c), "op": "=", "value": v} for c, v in self.values]
-        found += self._key_filters(table) + self._number_filters(table) + self._date_filters(table)
+        found = self._value_filters(table)
+        found += self._key_filters(table) + self._number_filters(table) + self._decade_filters(table)
+        found += self._date_filters(table)
         return found
+
+    def _value_filters(self, table: Table) -> list[dict[str, Any]]:
+        """A value each of its column; two or more of one column are `in` when the question joins
+        them with "or" ("in Lisbon or Osaka"); with "and" it may ask for each: not read."""
+        by_column: dict[Column, list[str]] = {}
+        for column, value in self.values:
+            by_column.setdefault(column, []).append(value)
+        found: list[dict[str, Any]] = []
+        for column, values in by_column.items():
+            name = self.reachable_name(table, column)
+            negated = [value for value in values if self._negated(value)]
+            if negated and len(values) > 1:
+                raise LookupError(f"not {' or '.join(values)}: no query form")
+            if len(values) == 1:
+                found.append({"column": name, "op": "!=" if negated else "=", "value": values[0]})
+                continue
+            words = "|".join(re.escape(v.lower()) for v in values)
+            if not re.search(rf"\b(?:{words})\b(?:\s*,\s*(?:{words}))*,?\s+or\s+(?:{words})\b", self.text):
+                raise LookupError(f"{column.name}: {' and '.join(values)} together, or each?")
+            found.append({"column": name, "op": "in", "value": values})
+        return found
+
+    def _negated(self, value: str) -> bool:
+        """Whether the question's one negation stands right before `value` ("not in finance",
+        "don't live in Lisbon", "other than Osaka")."""
+        if len(_NEGATION.findall(self.text)) != 1:
+            return False
+        pattern = rf"(?:{_NEGATION.pattern})(?:\s+\w+){{0,3}}?\s+(?:{word_forms(value.lower())})\b"
+        return re.search(pattern, self.text) is not None
 
     def _key_filters(self, table: Table) -> list[dict[str, Any]]:
         found = []
@@ -154,8 +197,21 @@ class SqlQuestion:
                     found.append({"column": key, "op": "=", "value": int(match[2])})
         return found
 
+    def _decade_filters(self, table: Table) -> list[dict[str, Any]]:
+        """"in their twenties": an age from 20 to 29 (only a column that means an age)."""
+        match = re.search(rf"\b(?:in\s+)?(?:their|his|her|the)\s+({'|'.join(_DECADES)})\b", self.text)
+        if match is None:
+            return []
+        column = self.number_column(table)
+        if column is None or "age" not in name_words(column.name):
+            raise LookupError("a decade of life needs an age column")
+        low, high = _DECADES[match[1]]
+        name = self.reachable_name(table, column)
+        return [{"column": name, "op": ">=", "value": low}, {"column": name, "op": "<=", "value": high}]
+
     def _number_filters(self, table: Table) -> list[dict[str, Any]]:
         text = re.sub(rf"\b(?:in|during|of|for|since|after|before|from)\s+(?:{MONTHS}\s+)?{_YEAR}\b", " ", self.text)
+        text = YEARS_BETWEEN.sub(" ", text)
         tests = [(r"\bbetween\s+(\d+(?:\.\d+)?)\s+and\s+(\d+(?:\.\d+)?)", None),
                  (rf"\b(?:at\s+least|no\s+less\s+than|(?:{_GREATER})\s+or\s+equal\s+to)\s+(\d+(?:\.\d+)?)", ">="),
                  (rf"\b(?:at\s+most|no\s+more\s+than|(?:{_LESS})\s+or\s+equal\s+to)\s+(\d+(?:\.\d+)?)", "<="),
@@ -164,6 +220,8 @@ class SqlQuestion:
         found: list[dict[str, Any]] = []
         for pattern, op in tests:
             for match in re.finditer(pattern, text):
+                if self._counts_rows(text[match.end():]):
+                    raise LookupError("a number of rows per row (more than 10 purchases): no query form")
                 column = self.number_column(table)
                 if column is None:
                     raise LookupError("which number column?")
@@ -176,29 +234,22 @@ class SqlQuestion:
                 text = text[:match.start()] + " " * (match.end() - match.start()) + text[match.end():]
         return found
 
+    def _counts_rows(self, after: str) -> bool:
+        """Whether the word after a number names rows ("10 purchases", "1 activity", "3 times"),
+        not the unit of a column."""
+        word = re.match(r"\s*([a-z_]+)", after)
+        if word is None:
+            return False
+        return word[1] == "times" or self.table_named(word[1], strong=True) is not None or any(
+            re.fullmatch(word_forms(value.lower()), word[1]) for column in self.columns for value in column.choices)
+
     def _date_filters(self, table: Table) -> list[dict[str, Any]]:
-        found: list[dict[str, Any]] = []
-        month = re.search(rf"\b({MONTHS})\b(?:\s+(?:of\s+)?{_YEAR})?", self.text)
-        year = re.search(rf"\b(in|during|of|for|since|after|before|from|year)?\s*{_YEAR}\b", self.text)
-        if not month and not year:
-            return found
+        if not re.search(rf"\b(?:{MONTHS}|{_YEAR})\b", self.text):
+            return []
         column = self.date_column(table)
         if column is None:
             raise LookupError("which date column?")
-        name = self.reachable_name(table, column)
-        if year:
-            word, number = year[1], int(year[2])
-            if word == "after":
-                found.append({"column": name, "op": ">", "value": f"{number}-12-31"})
-            elif word == "before":
-                found.append({"column": name, "op": "<", "value": f"{number}-01-01"})
-            elif word == "since":
-                found.append({"column": name, "op": ">=", "value": f"{number}-01-01"})
-            else:
-                found.append({"column": name, "op": "year", "value": number})
-        if month:
-            found.append({"column": name, "op": "month", "value": _MONTH_NUMBER[month[1]]})
-        return found
+        return date_filters(self.text, self.reachable_name(table, column))
 
     # -- the question's form --------------------------------------------------------------
     def build(self) -> dict[str, Any] | None:
@@ -258,6 +309,8 @@ class SqlQuestion:
         match = re.search(r"\b(oldest|youngest|most\s+recent|latest|newest|earliest)\s+([a-z_]+)", self.text)
         if match is None or self.table_named(match[2]) is None or re.search(r"\bwhen\b", self.text):
             return None  # "when did the most recent user sign up" asks for the date: an aggregate
+        if re.fullmatch(r"[a-z]+s", match[2]) and self.table_named(match[2][:-1]) is not None:
+            return None  # "which city has the oldest users": the oldest one, or the oldest on average?
         table = self.table_named(match[2])
         assert table is not None
         shown = [c for c in self.mentioned("text") if c.table == table.name]
@@ -276,7 +329,8 @@ class SqlQuestion:
         """"which city has the most users", "the most common activity type", "which location
         has the highest average age": grouped, ordered, one row."""
         most = re.search(r"\b(?:(most|least|fewest|highest|lowest)\s+(common|popular|frequent|average|mean|avg)?|"
-                         r"(most|fewest|least)\b)", self.text)
+                         r"(most|fewest|least)\b|(youngest|oldest)\s+(?:[a-z_]+\s+on\s+)?(average|mean|avg)\b)",
+                         self.text)
         asks = re.search(r"\b(?:which|what)\b", self.text)
         if most is None or asks is None:
             return None
@@ -286,9 +340,9 @@ class SqlQuestion:
         column = grouped[0]
         table = self.catalog.table(column.table)
         assert table is not None
-        word = most[1] or most[3]
-        order = "desc" if word in ("most", "highest") else "asc"
-        if most[2] in ("average", "mean", "avg"):
+        word = most[1] or most[3] or most[4]
+        order = "desc" if word in ("most", "highest", "oldest") else "asc"
+        if (most[2] or most[5]) in ("average", "mean", "avg"):
             numbers = [c for c in self.mentioned("number") if not c.name.endswith("id")]
             if not numbers:
                 return None

@@ -24,18 +24,36 @@ the catalog does not hold, or with no form it reads, is left to the model."""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from ..errors import ToolError
-from ..reading.words import WEEKDAYS
+from ..reading.words import MONTHS as MONTH_NAMES
+from ..reading.words import STOPWORDS, WEEKDAYS, word_set
+from .coverage import asked_part
 from .question_text import asks, normalize
 from .sql_builder import to_sql
 from .sql_catalog import Catalog, Column
-from .sql_query import COUNT, MONTHS, SqlQuestion, name_words, word_forms
+from .sql_forms import read_form
+from .sql_query import COUNT, MEANINGS, MONTHS, PEOPLE, SqlQuestion, form_of, name_words, stem_of, word_forms
 
 _OPENERS = (r"what|whats|what's|which|who|how|when|list|show|count|give|tell\s+me|can\s+you|could\s+you|"
             r"number|total|avg|average|find")
 _WEEKDAYS = "|".join(WEEKDAYS)
+DATABASE_WORDS = word_set("database_question")
+
+
+# A question written as a noun phrase: "age of oldest user in Krakow", "percentage of users in finance".
+_NOUN_PHRASE = re.compile(r"^\W*(?:the\s+)?(?:(?:percentage|percent|share|proportion|average|mean|avg|max|maximum|min|"
+                          r"minimum|highest|lowest|oldest|youngest|latest|earliest|newest|top\s+\d+)\b|[a-z_]+\s+of\s+"
+                          r"(?:the\s+)?(?:oldest|youngest|latest|earliest|newest|most\s+recent)\b)")
+_STATEMENT = re.compile(r"\b(?:is|are|was|were|am|i|i'm|me|my|we|we're|you|he|she|they)\b")
+
+
+def _asks(text: str) -> bool:
+    """Whether a normalized message asks something of the database: a question, or a noun phrase
+    that names what to compute (no verb of a statement: "the oldest user in Krakow is my aunt")."""
+    return asks(text, _OPENERS) or (_NOUN_PHRASE.search(text) is not None and not _STATEMENT.search(text))
 
 
 class SqlReader:
@@ -46,11 +64,20 @@ class SqlReader:
         self.columns = [column for table in catalog.tables for column in table.columns]
         self.vocabulary = frozenset(word for table in catalog.tables for word in name_words(table.name)) | frozenset(
             word for column in self.columns for name in (column.name, *column.choices) for word in name_words(name))
+        self.values = frozenset(value.lower() for column in self.columns for value in column.choices)
+        self.value_columns = {value.lower(): column.name for column in self.columns for value in column.choices}
+        tables = {word for table in catalog.tables for word in name_words(table.name)}
+        self.named_columns = {word: column.name for column in self.columns for word in name_words(column.name)
+                              if word not in tables | self.values | {"id", "date", "type", "name", "last"}}
+        meanings = (MEANINGS[word] for column in self.columns for word in name_words(column.name) if word in MEANINGS)
+        self.known = (self.vocabulary - self.values) | DATABASE_WORDS | STOPWORDS | frozenset(MONTH_NAMES) | frozenset(
+            word for pattern in meanings for word in re.findall(r"[a-z]+", pattern)) | frozenset(
+            re.findall(r"[a-z]+", PEOPLE))
 
     def read(self, message: str) -> dict[str, Any] | None:
         """The structured query of a question this reads, or None."""
         text = self._text(message)
-        if not asks(text, _OPENERS):
+        if not _asks(text):
             return None  # a statement about one's youngest child or a charity's total is no question
         taken: list[tuple[int, int]] = []
         values = self._values(text, taken)
@@ -58,24 +85,49 @@ class SqlReader:
         if unknown:
             return self._not_held(text, values, unknown)
         try:
-            query = SqlQuestion(self.catalog, self.columns, text, values).build()
+            question = SqlQuestion(self.catalog, self.columns, text, values)
+            query = read_form(question) or question.build()
             if query is not None:
                 to_sql(self.catalog, query)
         except (ToolError, LookupError):
             return None
         return query
 
+    def unread(self, message: str, sql: str, parameters: Sequence[Any]) -> str | None:
+        """A word of the question that the query (`sql` with `parameters`) does not account for,
+        quoted, or None: a word that names a value of the database the query does not use
+        ("have both purchased and uploaded"), or a word neither the database nor a question
+        about it is made of ("premium", "churned")."""
+        text = self._text(asked_part(message))
+        held = (" ".join(str(value) for value in parameters) + " " + sql).lower()
+        for column in self.columns:  # "last login" names the column, not the value login
+            if len(name_words(column.name)) > 1 and column.name in held:
+                text = re.sub(r"\b" + r"[\s_]+".join(map(re.escape, name_words(column.name))) + r"\b", " ", text)
+        for written in re.findall(r"(?<![\w/])[a-z][a-z']*", text):  # not the st of 1st
+            word = written.replace("'", "")
+            named = self.named_columns.get(word)
+            if named is not None and f'"{named}"' not in held:
+                return f'"{word}"'  # "users with a gmail address": the email column, which the query does not use
+            value = next((v for v in self.values if stem_of(word, v)), None)
+            if value is not None and value not in held and (
+                    form_of(word, value) or f'"{self.value_columns[value]}"' not in held):
+                return f'"{word}"'  # "posted" beside a query on "comment" is a verb, not the value post
+            if value is None and written not in self.known and not any(stem_of(word, known) for known in self.known):
+                return f'"{word}"'
+        return None
+
     def asks_for_data(self, message: str) -> bool:
         """Whether a question it cannot read still asks for data the database holds: it names
         a table, column or value, and asks for a count, an aggregate, a superlative or a list."""
         text = self._text(message)
-        if not asks(text, _OPENERS):
+        if not _asks(text):
             return False
         query = SqlQuestion(self.catalog, self.columns, text, self._values(text, []))
         named = bool(query.values or query.mentioned(by_meaning=False)) or any(
             query.table_named(word, strong=True) is not None for word in re.findall(r"[a-z_]+", text))
         wants = re.search(r"\b(?:how\s+many|number\s+of|count|average|mean|total|sum|most|least|fewest|highest|"
-                          r"lowest|oldest|youngest|latest|earliest|list|show|which|who)\b", text)
+                          r"lowest|oldest|youngest|latest|earliest|list|show|which|who|percentage|percent|share|"
+                          r"proportion|ratio|fraction|distinct|different|unique|top|never|without|median)\b|%", text)
         return named and wants is not None
 
     def _text(self, message: str) -> str:

@@ -38,13 +38,13 @@ from ..reading.problems import reply as problem_reply
 from ..reading.values import Value, extract
 from ..tools.actions import capped, instructions
 from ..tools.base import Tool
-from ..tools.coverage import sql_left_out, sql_text, unused_numbers
+from ..tools.coverage import sql_text, unused_numbers
 from ..tools.intent import Intent
 from ..tools.loop import Approve, AskUser, LoopLimits, LoopResult, ToolCall, ToolLoop
 from ..tools.narrowing import grounded
 from ..tools.plain import failure_answer
 from ..tools.router import Route, Router
-from ..tools.sql import written_sql
+from ..tools.sql import TIED, left_out, written_sql
 from ..tools.text import quoted_result
 from ..types import GenerationSettings, Message
 from .answering import Answer
@@ -181,7 +181,7 @@ class ToolTurn:
             tokens[key] += phrased.tokens[key]
         asked = result.asked_user and phrased.check == "asked"
         numbers = reading.numbers if isinstance(reading, Reading) else tuple(extract(message, ("number",)))
-        doubt = (self._doubt(route, message, result.tool_calls) or left_out(route, numbers)
+        doubt = (self._doubt(route, message, result.tool_calls) or numbers_left_out(route, numbers)
                  if phrased.check not in ("failed", "asked") else "")
         unsure = asked or bool(doubt) or phrased.check == "failed" or not phrased.text
         return ToolOutcome(
@@ -198,18 +198,23 @@ class ToolTurn:
         sure this answers your question: ..."), or "": a query read by rule that leaves a part
         of the question out (tools/coverage.py), or any query the model wrote (read by no rule,
         so nothing says it is the one asked). A calculation the model wrote is shown the same way."""
-        worked = [call for call in calls if call.name == "calculator" and not call.error]
-        if route.kind == "model" and worked:
+        worked = [call for call in calls if call.name in ("calculator", "date") and not call.error]
+        if route.kind == "model" and worked and worked[-1].name == "calculator":
             expression = worked[-1].arguments.get("expression", "")
             return ("I'm not sure this answers your question (the model chose the calculation). "
                     f"I worked out: {expression}.")
+        if route.kind == "model" and worked:  # no date rule reads the question: the model's reading is a guess
+            return "I'm not sure this answers your question (the model chose the date reading). It says:"
         ran = [call for call in calls if call.name == "sql_query" and not call.error]
         if not ran or "sql_query" not in self.tools:
             return ""
         written = written_sql(self.tools["sql_query"], ran[-1].arguments)
         if written is None:
             return ""
-        part = sql_left_out(message, *written) if route.kind == "direct" else "the query was written by the model"
+        part = (left_out(self.tools["sql_query"], message, ran[-1].arguments) if route.kind == "direct"
+                else "the query was written by the model")
+        if part is None and TIED in ran[-1].result:
+            part = "a tie: more than one row has that place"
         if part is None:
             return ""
         return f"I'm not sure this answers your question ({part}). I ran: {sql_text(*written)}. It says:"
@@ -269,7 +274,7 @@ class ToolTurn:
         return approve
 
 
-def left_out(route: Route, numbers: Sequence[Value]) -> str:
+def numbers_left_out(route: Route, numbers: Sequence[Value]) -> str:
     """Why a calculation or date read by rule may not answer the question: a number of the
     message it does not use (tools/coverage.py), or ""."""
     if route.kind != "direct" or route.tools[0] not in ("calculator", "date"):

@@ -34,6 +34,9 @@ UNSURE_WORDS = re.compile(
     r"is that what you meant|did you mean|could you (?:tell|give|say|clarify)|can you (?:tell|give|clarify)|"
     r"please (?:tell|provide|clarify)|which one|could(?: not|n't) (?:work|answer|find|tell)", re.IGNORECASE)
 
+_YES_NO = re.compile(r"\s*(?:(yes|yeah|yep|correct)|(no|nope))\b", re.IGNORECASE)
+_NEGATION = re.compile(r"\b(?:not|no|never|neither)\b|n't\b")
+
 
 @dataclass(frozen=True)
 class EverydayOutcome:
@@ -70,7 +73,26 @@ def judge(task: dict[str, Any], answer: str, tools_called: Sequence[str], named:
         return "right" if unsure else "wrong"
     if unsure:
         return "unsure"
+    if task["answer"] in ("yes", "no") and (said := yes_or_no(task["message"], answer)) is not None:
+        return "right" if said == task["answer"] else "wrong"
     return "right" if answer_correct(answer, task) else "wrong"
+
+
+def yes_or_no(question: str, answer: str) -> str | None:
+    """What an answer says to a yes/no question: "yes" or "no" when it opens with one, else the
+    polarity of its first clause that states the question's last two words ("2028 is a leap
+    year" says yes to "is 2028 a leap year", "2027 is not a leap year" says no); None when it
+    states neither."""
+    if opening := _YES_NO.match(answer):
+        return "yes" if opening[1] else "no"
+    asked = re.findall(r"[a-z0-9']+", question.lower())[-2:]
+    if len(asked) < 2:
+        return None
+    phrase = re.compile(r"\b" + r"\W+".join(map(re.escape, asked)) + r"\b")
+    for clause in re.split(r"[.:;!?\n]", answer.lower()):
+        if found := phrase.search(clause):
+            return "no" if _NEGATION.search(clause[:found.start()]) else "yes"
+    return None
 
 
 def run_task(agent: Agent, category: str, task: dict[str, Any]) -> EverydayOutcome:
