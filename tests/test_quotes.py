@@ -53,6 +53,8 @@ def test_the_prompt_shows_a_turn_as_a_plain_dated_line_and_evidence_reads_it_bac
      'On 7 November 2026 you said: "Pip hurt his paw yesterday (6 November 2026), vet says rest for two weeks"'),
     ('You told me "a greyhound called Bolt and a terrier".', 'You told me "a greyhound called Bolt and a terrier".'),
     ("You said: we walk by the river every morning.", "You said: we walk by the river every morning."),
+    ("7 November 2026, you: Pip hurt his paw yesterday (6 November 2026). He rests.",  # the prompt's form
+     'On 7 November 2026 you said: "Pip hurt his paw yesterday (6 November 2026)". He rests.'),
     # no quote at all: a told date after a relative day, a short title in quotes
     (TOLD_DATE, TOLD_DATE),
     ('Your band is "Night Owls".', 'Your band is "Night Owls".'),
@@ -149,3 +151,22 @@ def test_of_two_records_that_answer_the_newest_is_the_evidence():
                     from_memory(shown("I live in Madrid.", "2026-11-09")))
     assert answering("Where do I live?", [older, newer]) == [newer]
     assert answering("Where do I live?", [newer, older]) == [newer]
+
+
+def test_a_question_a_changed_record_answers_is_a_memory_question():
+    from local_agent.turn.replies import plan_reply
+
+    party = [shown("change of plan, the party is at the community hall now", "2026-11-10"),
+             shown("My mum Gloria turns 80 on the 21st and we're throwing her a surprise party at my aunt Bea's house",
+                   "2026-11-03")]
+    now = dt.datetime(2026, 11, 12)
+    assert plan_reply(read("where is mum's party?", now), party).kind == "past"
+    assert plan_reply(read("what is a good party game?", now), party).kind == "open"  # a look-alike: no record answers
+
+
+def test_the_evidence_said_back_is_the_users_words_before_the_assistants():
+    memories = [shown("That's a great story about your dad the carpenter.", "2026-11-06", role="assistant"),
+                shown("My dad Walter was a carpenter.", "2026-11-06")]
+    replier, _ = _replier(["He did things.", "He did things."], memories)
+    reply = replier.reply(ReplyPlan("past"), read("What did my dad do?", dt.datetime(2026, 11, 9)))
+    assert reply.answer.text == 'On 6 November 2026 you said: "My dad Walter was a carpenter."'

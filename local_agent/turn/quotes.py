@@ -17,7 +17,9 @@ Definitions:
   earlier message of the dialogue; not a question, which tells nothing), with or without the
   dates the prompt puts after relative days ("yesterday (7 May 2023)"); a dated quote must be
   of a record of that day;
-- an answer's quotes that are not verbatim are removed with their form (`without_invented`).
+- an answer's quotes that are not verbatim are removed with their form (`without_invented`); a
+  verbatim one in the prompt's own form ("19 November 2026, you: ...") is said as the program
+  says a record back ('On 19 November 2026 you said: "..."').
 A record whose own text holds a quote form (an earlier answer that quoted memory) is never
 quoted again (`quotes_inside`).
 """
@@ -35,8 +37,8 @@ QUOTED_WORDS = 3  # a quoted span this long is a quote, not a title or a name
 _DAY = r"\d{1,2} [A-Z][a-z]+ \d{4}"
 _SAYING = r"(?:you said|you told me|you mentioned|you wrote|i told you)"
 _OPENING = r"(?:^|(?<=[.!?:]\s))"
-_FORM = re.compile(
-    rf"{_OPENING}\s*(?:-\s*)?\(?(?:on\s+)?(?P<day>{_DAY})\)?,?\s*(?:(?:{_SAYING}|you|me|i)\s*)?:?\s*"  # dated opener
+_FORM = re.compile(  # a dated opener, or a saying with a colon or a quotation mark after it
+    rf"{_OPENING}\s*(?:-\s*)?\(?(?:on\s+)?(?P<day>{_DAY})\)?,?\s*(?:(?:{_SAYING}|(?P<who>you|me)|i)\s*)?:?\s*"
     rf"|\b{_SAYING}\s*(?:that\s*)?(?::\s*|(?=[\"“]))",  # "you said: ...", "I told you "..."
     re.IGNORECASE | re.MULTILINE)
 _QUOTED = re.compile(r"[\"“](?P<text>[^\"“”]+)[\"”]")
@@ -53,6 +55,13 @@ class Quote(NamedTuple):
     end: int
     text: str
     day: dt.date | None
+    listed: str = ""  # "you" or "me" when written in the prompt's own form ("- 2 May 2024, you: ...")
+
+    def rendered(self) -> str:
+        """A quote written in the prompt's form, as the program says a record back."""
+        who = "you said" if self.listed == "you" else "I told you"
+        day = f"{self.day.day} {self.day:%B %Y}" if self.day else ""
+        return f'On {day} {who}: "{self.text.strip().rstrip(".")}".'
 
 
 def _plain(text: str) -> str:
@@ -79,7 +88,8 @@ def quotes(answer: str) -> list[Quote]:
         if form.end() == form.start() or not text.strip():
             at = form.end() + 1
             continue
-        found.append(Quote(form.start(), end, text, _day(form["day"])))
+        listed = (form["who"] or "").lower() if form["day"] else ""
+        found.append(Quote(form.start(), end, text, _day(form["day"]), listed))
         at = end
     for quoted in _QUOTED.finditer(answer):
         inside = any(q.start <= quoted.start() < q.end for q in found)
@@ -113,9 +123,12 @@ def without_invented(answer: str, records: Sequence[Candidate]) -> str:
     """`answer` with each quote that is not verbatim removed, form and all (whitespace tidied)."""
     kept, at = [], 0
     for quote in quotes(answer):
-        if quote.start < at or verbatim(quote, records):
+        if quote.start < at:
             continue
-        kept.append(answer[at:quote.start])
+        said = verbatim(quote, records)
+        if said and not (quote.listed and quote.day):
+            continue
+        kept.append(answer[at:quote.start] + (f"{quote.rendered()} " if said else ""))
         at = quote.end
     kept.append(answer[at:])
     return re.sub(r"[ \t]+([.,;:!?])", r"\1", re.sub(r"[ \t]+", " ", "".join(kept))).strip()

@@ -123,8 +123,12 @@ def _problem(reading: Reading, memories: Sequence[str]) -> ReplyPlan | None:
 
 
 def _past(reading: Reading, memories: Sequence[str]) -> ReplyPlan | None:
-    # "whats my name lol" asks too, in any form
-    return ReplyPlan("past") if reading.own_name or asks_about_past(reading.past, memories) else None
+    # "whats my name lol" asks too, in any form; so does a question a changed record answers
+    # ("where is mum's party?" after "change of plan, the party is at the community hall now")
+    if reading.own_name or asks_about_past(reading.past, memories):
+        return ReplyPlan("past")
+    changes = reading.asks and changed(reading.text, [from_memory(m) for m in memories]) is not None
+    return ReplyPlan("past") if changes else None
 
 
 def _statement(reading: Reading, memories: Sequence[str]) -> ReplyPlan | None:
@@ -299,7 +303,8 @@ class Replier:
         asked = _Asked(message, [*told, *(c for c in evidence if c not in told)], candidates, names)
         said_back = " ".join(c.told for c in told)  # each part's record, said back by the program
         if len(told) < 2:
-            said_back = said_back_evidence(asked.evidence, message) if asked.evidence else ""
+            mine = said_by_user(asked.evidence) or asked.evidence  # the user's words before its own
+            said_back = said_back_evidence(mine, message) if mine else ""
         return self.checked(asked, said_back)
 
     def checked(self, asked: _Asked, said_back: str) -> Reply:
