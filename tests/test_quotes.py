@@ -170,3 +170,28 @@ def test_the_evidence_said_back_is_the_users_words_before_the_assistants():
     replier, _ = _replier(["He did things.", "He did things."], memories)
     reply = replier.reply(ReplyPlan("past"), read("What did my dad do?", dt.datetime(2026, 11, 9)))
     assert reply.answer.text == 'On 6 November 2026 you said: "My dad Walter was a carpenter."'
+
+
+def test_a_statement_reply_that_quotes_what_nobody_said_is_replaced(tmp_path):
+    from tests.test_replies import make_agent
+
+    copied = "She loves music. - 3 November 2026, you: My mum is going to celebrate on the 1st."
+    agent, _ = make_agent(tmp_path, [copied, "That's lovely, enjoy the party at the hall."])
+    first = agent.respond("I moved the party to the community hall.")
+    assert first.reply_route == "template:statement" and "3 November" not in first.answer
+    second = agent.respond("We booked the community hall for the party.")  # a look-alike reply that quotes nothing
+    assert second.reply_route == "model:checked"
+
+
+def test_a_passage_of_an_answer_that_quotes_is_not_stored(tmp_path):
+    from local_agent.memory.store import MemoryStore
+    from tests.reliability import HashEmbedder
+    from tests.test_replies import make_agent
+
+    store = MemoryStore.open(tmp_path / "mem", HashEmbedder())
+    answer = 'Try a museum. Or a boat trip. Or a picnic by the river. On 2 May 2024 you said: "I love old maps."'
+    agent, _ = make_agent(tmp_path, [answer], store=store)
+    agent.respond("any idea for a day out?")
+    agent.wait()
+    said = [r.text for r in store.records("turn") if r.provenance.role == "assistant"]
+    assert said == ["Try a museum. Or a boat trip. Or a picnic by the river."]

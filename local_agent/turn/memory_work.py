@@ -17,6 +17,7 @@ from ..reading import Reading
 from ..reading.corrections import is_correction
 from ..types import MemoryDraft, Provenance
 from .evidence import content_words
+from .quotes import quotes_inside
 from .result import FROM_MEMORY_ROUTES, TurnResult, WorkInProgress
 
 if TYPE_CHECKING:  # heavy modules are only needed when memory is on
@@ -52,13 +53,14 @@ def always() -> bool:
 def store_turn(result: TurnResult, store: MemoryStore, work: WorkInProgress, today: str) -> list[str]:
     """The user's message and the answer's passages, as `turn` memories of this exchange
     (both at the user's turn index, so forgetting the message forgets its answer too), the
-    answer left out when it only says back memory (`FROM_MEMORY_ROUTES`, `repeats_memory`);
+    answer left out when it only says back memory (`FROM_MEMORY_ROUTES`, `repeats_memory`), a
+    passage of it left out when it quotes (quotes.py: never quoted inside another quote);
     returns their ids."""
     start = time.perf_counter()
     drafts = [MemoryDraft(result.message, "turn", turn_provenance(result, "user", today))]
     if not result.interrupted and result.reply_route not in FROM_MEMORY_ROUTES and not repeats_memory(result):
         drafts += [MemoryDraft(passage, "turn", turn_provenance(result, "assistant", today))
-                   for passage in passages(result.answer)]
+                   for passage in passages(result.answer) if not quotes_inside(passage)]
     stored = store.add_many(drafts)
     work.timings["store_s"] = time.perf_counter() - start
     return [record.id for record in stored]

@@ -37,9 +37,7 @@ another language, a correction is a statement and is thanked for.
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
-import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -60,7 +58,7 @@ from .evidence import Candidate, content_words, draws_on, from_dialogue, from_me
 from .feelings import REPLIES as FEELING_REPLIES
 from .feelings import misses_feeling
 from .latest import changed, history_reply
-from .memory_answers import DONT_REMEMBER, asks_about_past
+from .memory_answers import after_introduction, asks_about_past, not_remembered, user_names
 from .phrases import answers_courtesy, farewell_reply, phrase
 from .quotes import quotes_inside, without_invented
 from .reply_checks import apologizes_or_refuses, claims_name, speaks_of_the_user, takes_statement, too_long
@@ -369,36 +367,19 @@ class Replier:
 
     def guarded(self, reading: Reading, user_names: Sequence[str], plan: ReplyPlan) -> Reply:
         """The model's reply to a plain statement or a courtesy when it passes
-        `statement_problem`, else the plan's own reply (said back, or a courtesy)."""
+        `statement_problem` and quotes nothing nobody said (quotes.py), else the plan's own reply
+        (said back, or a courtesy)."""
         first = self.held(self.messages)
         problem = None if first.interrupted else statement_problem(first.text, reading, self.sources, user_names)
+        said = [*map(from_memory, self.memories), *map(from_dialogue, [reading.text, *self.dialogue_messages()])]
+        if problem is None and not first.interrupted and without_invented(first.text, said) != first.text:
+            problem = "a quote nobody said"  # "- 3 November 2026, you: ..." copied from the prompt's form
         kind = reading.courtesy if plan.kind == "courtesy" else None
         if problem is None and kind is not None and not answers_courtesy(first.text, kind):
             problem = "not a greeting or thanks back"
         if problem is None:
             return Reply(self.said(first.text, first.tokens, first.interrupted), "model:checked")
         return Reply(self.said(plan.text, first.tokens), f"template:{plan.kind}")
-
-
-_QUESTION_OPENING = re.compile(r"\b(?:what|what's|whats|where|where's|when|who|whose|which|how|do|does|did|is|are)\b",
-                               re.IGNORECASE)
-
-
-def after_introduction(reading: Reading) -> Reading:
-    """The reading with its text from the first question opening after the introduced name
-    ("Hi, I'm Tomás. Where do I live?" -> "Where do I live?"), which a memory answer reads."""
-    name = reading.introduced_name or ""
-    at = reading.text.find(name) + len(name) if name and name in reading.text else 0
-    opening = _QUESTION_OPENING.search(reading.text, at)
-    return dataclasses.replace(reading, text=reading.text[opening.start():]) if opening else reading
-
-
-def not_remembered(memories: Sequence[str]) -> str:
-    """"I don't remember that.", with the closest memory the prompt showed (best first, read
-    without the prompt's markup), which the user may find the answer in."""
-    if not memories:
-        return DONT_REMEMBER
-    return f"{DONT_REMEMBER} The closest note I have: {from_memory(memories[0]).note}"
 
 
 def earlier_answers(recent: Sequence[Turn], message: str) -> list[str]:
@@ -408,14 +389,3 @@ def earlier_answers(recent: Sequence[Turn], message: str) -> list[str]:
     return [answer.content for question, answer in itertools.pairwise(recent)
             if question.role == "user" and answer.role == "assistant"
             and " ".join(question.content.split()).lower() != asked]
-
-
-def user_names(memories: Sequence[str], introduced: str | None = None) -> list[str]:
-    """The user's names the prompt shows: `introduced` in the message, or in a memory ("Your
-    name is Ada", "You prefer to be called Alex")."""
-    names = [name for name in (introduced,) if name]
-    for text in memories:
-        name = introduced_name(text.replace("Your name is", "My name is").replace("You prefer to be called", "Call me"))
-        if name:
-            names.append(name)
-    return names
