@@ -195,3 +195,23 @@ def test_a_passage_of_an_answer_that_quotes_is_not_stored(tmp_path):
     agent.wait()
     said = [r.text for r in store.records("turn") if r.provenance.role == "assistant"]
     assert said == ["Try a museum. Or a boat trip. Or a picnic by the river."]
+
+
+def _hit(text, date):
+    from local_agent.types import RecallHit
+
+    return RecallHit(MemoryRecord(id=text, kind="turn", text=text, provenance=Provenance(role="user", date=date)), 0.5)
+
+
+@pytest.mark.parametrize(("question", "first"), [
+    ("where do I work now?", "Update: I quit Zalando, I'm freelancing now."),
+    ("where do I work?", "Update: I quit Zalando, I'm freelancing now."),  # the present tense asks now too
+    ("where did I use to work?", "I work at Zalando as a designer."),  # look-alike: the past keeps recall's order
+])
+def test_a_change_is_recalled_before_what_it_changes_for_a_question_about_now(question, first):
+    from local_agent.turn.latest import latest_first
+
+    hits = [_hit("I work at Zalando as a designer.", "2026-11-02T10:00"), _hit("I like tea.", "2026-11-03T10:00"),
+            _hit("Update: I quit Zalando, I'm freelancing now.", "2026-11-16T10:00")]
+    assert latest_first(question, hits)[0].record.text == first
+    assert len(latest_first(question, hits)) == 3
