@@ -41,8 +41,8 @@ def test_the_prompt_shows_memories_said_to_the_user_and_the_stored_text_is_kept(
     fact = _record("fact", "The user lives in Lisbon.")
     assert prompt_text(fact) == "You live in Lisbon. (noted 2 May 2024)"
     assert fact.text == "The user lives in Lisbon."
-    assert prompt_text(_record("turn", "I moved.")) == "(2 May 2024) You said: I moved."
-    assert prompt_text(_record("turn", "Read Dune.", "assistant")) == "(2 May 2024) I told you: Read Dune."
+    assert prompt_text(_record("turn", "I moved.")) == "- 2 May 2024, you: I moved."
+    assert prompt_text(_record("turn", "Read Dune.", "assistant")) == "- 2 May 2024, me: Read Dune."
     assert prompt_text(_record("digest", "The user talked about Porto.")) == (
         "Conversation of 2 May 2024, in short: You talked about Porto.")
     spanning = dataclasses.replace(_record("digest", "Porto."), provenance=Provenance(

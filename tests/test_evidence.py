@@ -21,9 +21,9 @@ def test_content_words_drop_stop_words_asking_words_and_plurals_and_read_small_n
 @pytest.mark.parametrize(("rendered", "text", "told"), [
     ("You're allergic to peanuts. (noted 19 May 2024)", "You're allergic to peanuts.",
      "From what you told me: you're allergic to peanuts."),
-    ("(19 May 2024) You said: next one is in Boston", "next one is in Boston",
+    ("- 19 May 2024, you: next one is in Boston", "next one is in Boston",
      'On 19 May 2024 you said: "next one is in Boston"'),
-    ("(2 May 2024) I told you: Try the lentil stew.", "Try the lentil stew.",
+    ("- 2 May 2024, me: Try the lentil stew.", "Try the lentil stew.",
      'On 2 May 2024 I told you: "Try the lentil stew."'),
     ("Conversation of 3 May 2024, in short: You planned a trip to Japan.", "You planned a trip to Japan.",
      "From our conversation of 3 May 2024: You planned a trip to Japan."),
@@ -48,7 +48,7 @@ def test_the_evidence_is_the_candidate_sharing_most_words_with_the_question():
     assert draws_on("It's in Boston.", "where's my next marathon?", found)
     assert not draws_on("Good luck with your next marathon!", "where's my next marathon?", found)
     assert relevant("who is my dentist?", candidates) == []
-    assert relevant("What is my name?", [from_memory("(2 May 2024) You said: What is my name?")]) == []
+    assert relevant("What is my name?", [from_memory("- 2 May 2024, you: What is my name?")]) == []
 
 
 def test_evidence_tied_for_the_most_shared_words_is_said_back_together():

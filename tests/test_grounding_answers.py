@@ -74,9 +74,9 @@ def test_a_name_is_supported_when_each_word_is_in_the_sources():
 def test_a_known_person_with_a_surname_and_an_answer_cut_short():
     assert not unsupported("Their favorite player is LeBron James.", ["And LeBron is the man"])
     assert unsupported("You went to New York.", ["i like new things"]).names == ("New York",)
-    cut = "(12 July 2023) You said: hi\n(12 July 20"
-    assert not unsupported(cut, ["(12 July 2023) You said: hi"], cut=True)
-    assert unsupported(cut, ["(12 July 2023) You said: hi"]).numbers == ("20",)
+    cut = "- 12 July 2023, you: hi\n(12 July 20"
+    assert not unsupported(cut, ["- 12 July 2023, you: hi"], cut=True)
+    assert unsupported(cut, ["- 12 July 2023, you: hi"]).numbers == ("20",)
 
 
 def test_a_one_word_reply_is_no_name():
@@ -177,5 +177,5 @@ def test_the_assistant_taking_the_users_name_or_statement():
     ("I have a job interview tomorrow, any quick tips to calm my nerves?", False),
 ])
 def test_questions_about_the_conversations_past(question, past):
-    memories = ["(8 May 2023) You said: Caroline: I went to a support group yesterday (7 May 2023)"]
+    memories = ["- 8 May 2023, you: Caroline: I went to a support group yesterday (7 May 2023)"]
     assert asks_about_past(read(question, dt.datetime(2026, 3, 11)).past, memories) is past

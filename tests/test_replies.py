@@ -162,6 +162,18 @@ def test_an_introduction_that_also_asks_gets_the_models_answer_after_it(tmp_path
     assert result.reply_route == "template:introduction+model"
 
 
+def test_an_introduction_that_asks_about_the_users_past_gets_a_memory_answer_or_not_told(tmp_path):
+    agent, _ = make_agent(tmp_path, ["Lovely!", "You live in Ghent."])
+    agent.respond("I moved to Ghent last spring.")
+    shown: list[str] = []
+    told = agent.respond("Hi, I'm Tomás. Where do I live?", on_token=shown.append)
+    assert told.answer == "Nice to meet you, Tomás! You live in Ghent." == "".join(shown)
+    assert told.reply_route == "template:introduction+grounded" and told.outcome == "answer"
+    never = agent.respond("Hi, I'm Tomás. What's my cat's name?")  # a look-alike never told: no model call
+    assert never.answer.startswith("Nice to meet you, Tomás! You haven't told me your cat's name.")
+    assert never.reply_route == "template:introduction+template:not-told" and never.outcome == "not_told"
+
+
 def test_a_statement_reply_in_another_language_is_replaced(tmp_path):
     agent, _ = make_agent(tmp_path, ["Eu este amo de Lisbon, este amo de a grilled sardines."])
     result = agent.respond("My favourite food is grilled sardines.")
@@ -260,7 +272,7 @@ def test_a_memory_answer_is_shown_when_its_names_and_numbers_have_sources():
 
 def _past_replier(replies, max_tokens=32):
     backend = ScriptedBackend(replies)
-    notes = "Notes: (12 July 2023) You said: I grew up on a dairy farm."
+    notes = "Notes: - 12 July 2023, you: I grew up on a dairy farm."
     messages = [Message("system", "Be brief."), Message("user", f"{notes}\n\nCows?")]
     return Replier(backend, messages, GenerationSettings(max_tokens=max_tokens), None, {}, 0.0,
                    sources=[m.content for m in messages])
@@ -325,7 +337,7 @@ def test_not_remembered_shows_the_closest_memory():
     assert not_remembered([]) == DONT_REMEMBER
     assert not_remembered(["You keep bees in Lisbon. (noted 1 May 2024)", "other"]) \
         == f"{DONT_REMEMBER} The closest note I have: You keep bees in Lisbon."
-    assert not_remembered(["(1 May 2024) You said: bees are calm in May"]) \
+    assert not_remembered(["- 1 May 2024, you: bees are calm in May"]) \
         == f'{DONT_REMEMBER} The closest note I have: On 1 May 2024 you said: "bees are calm in May"'
 
 

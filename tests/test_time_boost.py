@@ -122,7 +122,7 @@ def test_stored_dates_read_and_shown():
     draft = _turn("x", "2024-05-02T09:31", role="assistant")
     shown = prompt_text(MemoryRecord(id="a", kind="turn", text="Read Dune.", created=0.0, updated=0.0,
                                      provenance=draft.provenance))
-    assert shown == "(2 May 2024) I told you: Read Dune."
+    assert shown == "- 2 May 2024, me: Read Dune."
 
 
 def test_the_date_index_finds_what_a_pass_over_every_record_finds():

@@ -62,7 +62,7 @@ def test_turns_carry_the_set_today_and_both_sides(tmp_path):
         turns = store.records(kind="turn")
         assert [t.provenance.role for t in turns] == ["user", "assistant", "assistant"]
         assert {t.provenance.date for t in turns} == {"2024-04-01T12:00"}
-        assert prompt_text(turns[2]) == "(1 April 2024) I told you: Also read Hyperion."
+        assert prompt_text(turns[2]) == "- 1 April 2024, me: Also read Hyperion."
         assert agent.today() == "2024-05-02"  # the line's date was for that turn only
     finally:
         agent.close()

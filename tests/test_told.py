@@ -36,7 +36,7 @@ def test_words_of_the_same_sense_and_stems_count_as_told():
 
 
 def test_the_assistants_own_earlier_answers_tell_nothing():
-    mine = [from_memory("(3 May 2024) I told you: Jonas likes to cook pasta.")]
+    mine = [from_memory("- 3 May 2024, me: Jonas likes to cook pasta.")]
     assert untold_parts("What does Jonas like to cook?", mine) == ["What does Jonas like to cook?"]
 
 
@@ -117,17 +117,35 @@ def test_an_answer_that_only_says_back_memory_is_not_stored_as_something_said(tm
     from tests.reliability import HashEmbedder
 
     store = MemoryStore.open(tmp_path / "mem", HashEmbedder())
-    agent, _ = make_agent(tmp_path, ["Nice!", "Your cat is called Pixel."], store=store)
+    agent, _ = make_agent(tmp_path, ["Nice! Enjoy quiet evenings.", "Your cat is called Pixel."], store=store)
     agent.respond("My partner Jonas is a nurse and we have a cat called Pixel.")
     agent.wait()
     asked = agent.respond("What's my cat's name?")
     agent.wait()
     said = [r.text for r in store.records("turn") if r.kind == "turn" and r.provenance.role == "assistant"]
-    assert asked.reply_route == "grounded" and "Nice!" in said and asked.answer not in said
+    assert asked.reply_route == "grounded" and "Nice! Enjoy quiet evenings." in said and asked.answer not in said
+
+
+def test_a_model_answer_whose_words_all_come_from_memory_is_not_stored(tmp_path):
+    from local_agent.memory.store import MemoryStore
+    from tests.reliability import HashEmbedder
+
+    store = MemoryStore.open(tmp_path / "mem", HashEmbedder())
+    agent, _ = make_agent(tmp_path, ["Nice! Enjoy quiet evenings.", "Jonas is a nurse with a cat called Pixel.",
+                                     "Try a museum visit."], store=store)
+    agent.respond("My partner Jonas is a nurse and we have a cat called Pixel.")
+    agent.wait()
+    repeated = agent.respond("Tell me something")  # an open request: the model's answer, streamed
+    agent.wait()
+    new = agent.respond("Any idea for Sunday?")
+    agent.wait()
+    said = [r.text for r in store.records("turn") if r.provenance.role == "assistant"]
+    assert repeated.reply_route == new.reply_route == "model"
+    assert repeated.answer not in said and new.answer in said
 
 
 def test_a_line_of_an_imported_conversation_is_someone_s_words_and_a_long_question_may_miss_one_word():
-    imported = [from_memory("(27 June 2023) I told you: Melanie: I just took my fam camping in the mountains "
+    imported = [from_memory("- 27 June 2023, me: Melanie: I just took my fam camping in the mountains "
                             "last week (the week before 27 June 2023).")]
     assert untold_parts("When did Melanie go camping?", imported) == []
     assert untold_parts("When did Melanie go camping with her family in the mountains?", imported) == []  # one missed

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from local_agent.turn.evidence import from_dialogue
+from local_agent.turn.quotes import quotes, verbatim
 from tests.test_integration import cli
 
 pytestmark = pytest.mark.model
@@ -48,7 +50,9 @@ def test_the_tomas_conversation(tmp_path, isolated_dirs):
 
     cook = _ask("What does Jonas like to cook?", isolated_dirs)
     assert "haven't told" in cook["answer"] and cook["outcome"] == "not_told", cook["answer"]
+    said = [from_dialogue(INTRO)]
     for answer in (cat, both, cook):
         assert not UNSAID_JOBS.search(answer["answer"]), answer["answer"]
+        assert all(verbatim(quote, said) for quote in quotes(answer["answer"])), answer["answer"]  # no quote invented
     # Not asserted: "Can you suggest a weekend day trip from where I live?" is an open request,
     # streamed unchecked; one run of two answered "as a piano teacher, I ..." (docs/answers.md).

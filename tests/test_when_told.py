@@ -72,7 +72,7 @@ def test_an_aware_moment_is_read_on_its_own_day() -> None:
 def test_the_prompt_line_of_a_turn_carries_the_told_date() -> None:
     record = MemoryRecord(id="m1", kind="turn", text="Caroline: I went to a support group yesterday.",
                           provenance=Provenance(role="user", date="2023-05-08T13:56", session="s1"))
-    assert prompt_text(record) == "(8 May 2023) You said: Caroline: I went to a support group yesterday (7 May 2023)."
+    assert prompt_text(record) == "- 8 May 2023, you: Caroline: I went to a support group yesterday (7 May 2023)."
 
 
 def test_a_fact_line_carries_it_too() -> None:
@@ -86,4 +86,4 @@ def test_a_record_without_a_readable_date_uses_when_it_was_stored() -> None:
     stored = datetime(2023, 6, 9, 12, 0).timestamp()
     record = MemoryRecord(id="m2", kind="turn", text="I ran yesterday.", created=stored,
                           provenance=Provenance(role="user", date="not a date", session="s1"))
-    assert prompt_text(record) == "(9 June 2023) You said: I ran yesterday (8 June 2023)."
+    assert prompt_text(record) == "- 9 June 2023, you: I ran yesterday (8 June 2023)."

@@ -33,6 +33,7 @@ from ..reading import Reading, read
 from ..reading.dates import DateSpan
 from ..types import GenerationSettings, MemoryRecord, Message, RecallHit
 from .answering import Answer
+from .latest import latest_first
 from .memory_work import MemoryParts, Wanted, always, distill_turn, fold_summary, store_turn, withdraw
 from .recap import live_items, period_items, recap_text
 from .replies import Replier, ReplyPlan, earlier_answers, plan_reply, user_names
@@ -228,7 +229,7 @@ class Agent:
             return []
         start = time.perf_counter()
         hits = self.memory.store.recall(reading.text, k=self.settings.recall_k + 4, today=self.now())
-        hits = [hit for hit in hits if not self._in_window(hit.record)][: self.settings.recall_k]
+        hits = latest_first(reading.text, [h for h in hits if not self._in_window(h.record)])[: self.settings.recall_k]
         timings["recall_s"] = time.perf_counter() - start
         return hits
 

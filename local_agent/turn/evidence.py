@@ -8,7 +8,8 @@ Definitions:
 - content words: a text's words, lower case, without stop words or the words of asking
   ("remember", "tell"), "'s" and a plural "s" dropped, "six" read as "6";
 - the candidates: the memories the prompt showed (best first), then the user's earlier messages
-  in the dialogue (newest first), each read without the prompt's markup (dates, "You said:");
+  in the dialogue (newest first), each read without the prompt's markup (the day, who said it)
+  and with the day it was said or noted;
 - relevant: a candidate, not itself a question, that shares a content word with the question;
   the evidence is the one that shares most (the first of those on a tie);
 - an answer draws on the evidence when it holds a content word of a relevant candidate that the
@@ -19,6 +20,7 @@ me your partner Sam made you a cake to celebrate.", "On 19 May 2024 you said: ".
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -31,7 +33,9 @@ from .answering import NOTED
 
 _ASKING = frozenset("remember recall tell know again please said say told mention mentioned".split())
 _NUMBERS = {word: str(number) for number, word in enumerate(NUMBER_WORDS, 1)}
-_TURN = re.compile(r"^\((?P<day>[^)]+)\) (?P<who>You said|I told you): (?P<text>.*)$", re.DOTALL)
+_TURN = re.compile(r"^- (?P<day>\d{1,2} [A-Z][a-z]+ \d{4}), (?P<who>you|me): (?P<text>.*)$", re.DOTALL)
+_NOTED_DAY = re.compile(r"\(noted (?P<day>\d{1,2} [A-Z][a-z]+ \d{4})\)")
+_LAST_DAY = re.compile(r"(\d{1,2} [A-Z][a-z]+ \d{4})$")
 _DIGEST = re.compile(r"^Conversation of (?P<day>.+?), in short: (?P<text>.*)$", re.DOTALL)
 _ADDRESSED = re.compile(r"^(?:You|Your|You're|You've|You'd|You'll)\b")
 
@@ -44,6 +48,13 @@ class Candidate:
     text: str
     note: str
     told: str
+    day: dt.date | None = None  # when it was said or noted; None: this session's dialogue (the newest)
+
+    def newer_than(self, other: Candidate) -> bool:
+        """Whether this was said after `other` (the dialogue after every memory)."""
+        if self.day is None or other.day is None:
+            return self.day is None and other.day is not None
+        return self.day > other.day
 
 
 def content_words(text: str) -> set[str]:
@@ -61,15 +72,25 @@ def from_memory(rendered: str) -> Candidate:
     """A memory as the prompt showed it, read without its markup."""
     turn, digest = _TURN.match(rendered), _DIGEST.match(rendered)
     if turn:
-        who = "you said" if turn["who"] == "You said" else "I told you"
+        who = "you said" if turn["who"] == "you" else "I told you"
         note = f'On {turn["day"]} {who}: "{turn["text"].strip()}"'
-        return Candidate(turn["text"], note, note)
+        return Candidate(turn["text"], note, note, _day(turn["day"]))
     if digest:
         note = f'From our conversation of {digest["day"]}: {digest["text"].strip()}'
-        return Candidate(digest["text"], note, note)
+        last = _LAST_DAY.search(digest["day"])
+        return Candidate(digest["text"], note, note, _day(last[1]) if last else None)
+    noted = _NOTED_DAY.search(rendered)
     fact = NOTED.sub("", rendered).strip()
     opening = fact[:1].lower() + fact[1:] if _ADDRESSED.match(fact) else fact
-    return Candidate(fact, fact, f"From what you told me: {opening}")
+    return Candidate(fact, fact, f"From what you told me: {opening}", _day(noted["day"]) if noted else None)
+
+
+def _day(spoken: str) -> dt.date | None:
+    """"2 May 2024" as a date (None when it is no date)."""
+    try:
+        return dt.datetime.strptime(spoken, "%d %B %Y").date()
+    except ValueError:
+        return None
 
 
 def from_dialogue(message: str) -> Candidate:

@@ -3,15 +3,22 @@ question; the memories shown decide when it only names someone), and what its an
 
 Such an answer may assert a proper name or a number only when the memories shown, the dialogue
 (with its summary and the system message's date) or the question hold it (`support.unsupported`).
+Also here: the user's names the prompt shows, the question an introduction goes on to ask, and
+"I don't remember that." with the closest memory.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import re
 from collections.abc import Sequence
 
+from ..reading import Reading
+from ..reading.introductions import introduced_name
 from ..reading.names import known_words, proper_names
 from ..reading.past import PastQuestion
 from ..reading.words import words
+from .evidence import from_memory
 
 DONT_REMEMBER = "I don't remember that."
 
@@ -30,3 +37,35 @@ def asks_about_past(past: PastQuestion | None, memories: Sequence[str] = ()) -> 
     known = known_words(memories)
     return any(all(word.lower() in known for word in name.split())
                for clause in past.clauses for name in proper_names(clause + ".", memories))
+
+
+_QUESTION_OPENING = re.compile(r"\b(?:what|what's|whats|where|where's|when|who|whose|which|how|do|does|did|is|are)\b",
+                               re.IGNORECASE)
+
+
+def after_introduction(reading: Reading) -> Reading:
+    """The reading with its text from the first question opening after the introduced name
+    ("Hi, I'm Tomás. Where do I live?" -> "Where do I live?"), which a memory answer reads."""
+    name = reading.introduced_name or ""
+    at = reading.text.find(name) + len(name) if name and name in reading.text else 0
+    opening = _QUESTION_OPENING.search(reading.text, at)
+    return dataclasses.replace(reading, text=reading.text[opening.start():]) if opening else reading
+
+
+def not_remembered(memories: Sequence[str]) -> str:
+    """"I don't remember that.", with the closest memory the prompt showed (best first, read
+    without the prompt's markup), which the user may find the answer in."""
+    if not memories:
+        return DONT_REMEMBER
+    return f"{DONT_REMEMBER} The closest note I have: {from_memory(memories[0]).note}"
+
+
+def user_names(memories: Sequence[str], introduced: str | None = None) -> list[str]:
+    """The user's names the prompt shows: `introduced` in the message, or in a memory ("Your
+    name is Ada", "You prefer to be called Alex")."""
+    names = [name for name in (introduced,) if name]
+    for text in memories:
+        name = introduced_name(text.replace("Your name is", "My name is").replace("You prefer to be called", "Call me"))
+        if name:
+            names.append(name)
+    return names

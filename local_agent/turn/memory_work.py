@@ -16,6 +16,8 @@ from ..memory.sessions import Session
 from ..reading import Reading
 from ..reading.corrections import is_correction
 from ..types import MemoryDraft, Provenance
+from .evidence import content_words
+from .quotes import quotes_inside
 from .result import FROM_MEMORY_ROUTES, TurnResult, WorkInProgress
 
 if TYPE_CHECKING:  # heavy modules are only needed when memory is on
@@ -51,15 +53,27 @@ def always() -> bool:
 def store_turn(result: TurnResult, store: MemoryStore, work: WorkInProgress, today: str) -> list[str]:
     """The user's message and the answer's passages, as `turn` memories of this exchange
     (both at the user's turn index, so forgetting the message forgets its answer too), the
-    answer left out when it only says back memory (`FROM_MEMORY_ROUTES`); returns their ids."""
+    answer left out when it only says back memory (`FROM_MEMORY_ROUTES`, `repeats_memory`), a
+    passage of it left out when it quotes (quotes.py: never quoted inside another quote);
+    returns their ids."""
     start = time.perf_counter()
     drafts = [MemoryDraft(result.message, "turn", turn_provenance(result, "user", today))]
-    if not result.interrupted and result.reply_route not in FROM_MEMORY_ROUTES:
+    if not result.interrupted and result.reply_route not in FROM_MEMORY_ROUTES and not repeats_memory(result):
         drafts += [MemoryDraft(passage, "turn", turn_provenance(result, "assistant", today))
-                   for passage in passages(result.answer)]
+                   for passage in passages(result.answer) if not quotes_inside(passage)]
     stored = store.add_many(drafts)
     work.timings["store_s"] = time.perf_counter() - start
     return [record.id for record in stored]
+
+
+def repeats_memory(result: TurnResult) -> bool:
+    """Whether the answer's content words all come from what the user said in the prompt (the
+    message, the dialogue's earlier messages) and the memories recalled for it: it tells
+    nothing new, and stored it would be recalled as something the assistant said."""
+    shown = [m.content for m in result.prompt.messages if m.role == "user"] if result.prompt else []
+    known = content_words(result.message).union(*map(content_words, shown),
+                                                *(content_words(hit.record.text) for hit in result.recalled))
+    return content_words(result.answer) <= known
 
 
 def withdraw(store: MemoryStore, turn_ids: list[str], work: WorkInProgress) -> None:

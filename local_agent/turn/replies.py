@@ -54,14 +54,16 @@ from ..types import GenerationSettings, Message
 from .about_me import about_me_reply
 from .acknowledge import correction_reply, introduction_reply, said_back
 from .answering import Answer, stream_answer
-from .evidence import Candidate, draws_on, from_dialogue, from_memory, relevant, said_back_evidence
+from .evidence import Candidate, content_words, draws_on, from_dialogue, from_memory, relevant, said_back_evidence
 from .feelings import REPLIES as FEELING_REPLIES
 from .feelings import misses_feeling
-from .memory_answers import DONT_REMEMBER, asks_about_past
+from .latest import changed, history_reply
+from .memory_answers import after_introduction, asks_about_past, not_remembered, user_names
 from .phrases import answers_courtesy, farewell_reply, phrase
+from .quotes import quotes_inside, without_invented
 from .reply_checks import apologizes_or_refuses, claims_name, speaks_of_the_user, takes_statement, too_long
 from .result import TokenCounts
-from .told import answering, draws_on_each_part, not_told_reply, said_by_user, untold_parts
+from .told import answering, draws_on_each_part, not_told_reply, parts, said_by_user, untold_parts
 
 ReplyKind = Literal["introduction", "correction", "about-me", "farewell", "courtesy", "problem", "past", "statement",
                     "open"]
@@ -119,8 +121,12 @@ def _problem(reading: Reading, memories: Sequence[str]) -> ReplyPlan | None:
 
 
 def _past(reading: Reading, memories: Sequence[str]) -> ReplyPlan | None:
-    # "whats my name lol" asks too, in any form
-    return ReplyPlan("past") if reading.own_name or asks_about_past(reading.past, memories) else None
+    # "whats my name lol" asks too, in any form; so does a question a changed record answers
+    # ("where is mum's party?" after "change of plan, the party is at the community hall now")
+    if reading.own_name or asks_about_past(reading.past, memories):
+        return ReplyPlan("past")
+    changes = reading.asks and changed(reading.text, [from_memory(m) for m in memories]) is not None
+    return ReplyPlan("past") if changes else None
 
 
 def _statement(reading: Reading, memories: Sequence[str]) -> ReplyPlan | None:
@@ -217,6 +223,8 @@ class Replier:
             said = self.said(plan.text)
             if not plan.model_after:
                 return Reply(said, f"template:{plan.kind}")
+            if _past(reading, self.memories) is not None:  # "Hi, I'm Sam. Where do I live?": answered from memory
+                return self.after_opening(plan, said, self.grounded)(after_introduction(reading))
             rest = stream_answer(self.backend, self.messages, self.settings, self.on_token_after(), self.timings,
                                  self.start, earlier=self.earlier)
             return Reply(rest._replace(text=f"{plan.text} {rest.text}", first_token_at=said.first_token_at),
@@ -236,6 +244,19 @@ class Replier:
             self.on_token(text)
         self.timings["answer_s"] = time.perf_counter() - self.start
         return Answer(text, interrupted, tokens or TokenCounts(), shown)
+
+    def after_opening(self, plan: ReplyPlan, opening: Answer, make: Callable[[Reading], Reply]
+                      ) -> Callable[[Reading], Reply]:
+        """`make`, its answer shown after the plan's opening (a space between them)."""
+        def made(reading: Reading) -> Reply:
+            shown, self.on_token = self.on_token, self.on_token_after()
+            try:
+                rest = make(reading)
+            finally:
+                self.on_token = shown
+            answer = rest.answer._replace(text=f"{plan.text} {rest.answer.text}", first_token_at=opening.first_token_at)
+            return Reply(answer, f"template:{plan.kind}+{rest.route}")
+        return made
 
     def on_token_after(self) -> OnToken:
         """The callback for the model's answer after the program's opening: a space first."""
@@ -257,47 +278,79 @@ class Replier:
 
     def grounded(self, reading: Reading) -> Reply:
         """A memory answer: a part no record answers gets "You haven't told me ..." (told.py);
-        else the model's answer, shown when no name or number in it lacks a source and it draws
-        on the evidence (evidence.py), part by part, not by the user's own name; a name or number
-        without a source gets one more try, strictly and without the dialogue; else the records
-        that answer said back by the program, or "I don't remember that." and the closest memory."""
+        a record with a later change gets both said back, the newest last (latest.py); else the
+        model's answer, its quotes that are not verbatim removed (quotes.py), shown when no name
+        or number in it lacks a source and it draws on the evidence (evidence.py), part by part,
+        not by the user's own name; a name or number without a source gets one more try,
+        strictly and without the dialogue; else the records that answer said back by the program,
+        or "I don't remember that." and the closest memory."""
         dialogue, message = self.dialogue_messages(), reading.text
         names = [*filter(None, map(introduced_name, dialogue)), *user_names(self.memories)]
         if reading.own_name and names:  # the newest introduction in the dialogue, else the best memory's
             return Reply(self.said(f"Your name is {names[0]}."), "template:name")
-        candidates = [*map(from_memory, self.memories), *map(from_dialogue, dialogue)]
+        candidates = [c for c in [*map(from_memory, self.memories), *map(from_dialogue, dialogue)]
+                      if not quotes_inside(c.text)]  # an earlier answer that quoted memory is never quoted again
         evidence, untold = relevant(message, candidates), untold_parts(message, candidates) if candidates else []
         if untold:  # some part no record answers: said so, with the closest thing told
             known = next(iter(said_by_user(evidence)), None)
             return Reply(self.said(not_told_reply(untold, known)), "template:not-told")
+        update = changed(message, candidates)
+        if update is not None:  # the old value as history, the newest as what holds now
+            return Reply(self.said(history_reply(*update)), "template:evidence")
         told = answering(message, candidates)
         asked = _Asked(message, [*told, *(c for c in evidence if c not in told)], candidates, names)
         said_back = " ".join(c.told for c in told)  # each part's record, said back by the program
         if len(told) < 2:
-            said_back = said_back_evidence(asked.evidence, message) if asked.evidence else ""
+            mine = said_by_user(asked.evidence) or asked.evidence  # the user's words before its own
+            said_back = said_back_evidence(mine, message) if mine else ""
+        return self.checked(asked, said_back)
+
+    def checked(self, asked: _Asked, said_back: str) -> Reply:
+        """The model's memory answer when it passes the checks (`acceptable`), once more strictly
+        when it named something no source holds; else `said_back`, or not told."""
         first = self.held(self.messages)
-        if first.interrupted or (not self.missing(first) and self.answers(first, asked)):
-            return Reply(self.said(first.text, first.tokens, first.interrupted), "grounded")
+        shown = self.acceptable(first, asked)
+        if shown is not None:
+            return Reply(self.said(shown, first.tokens, first.interrupted), "grounded")
+        if not content_words(without_invented(first.text, asked.candidates)):  # only quotes nobody said
+            return self.evidence_or_not_told(asked, said_back, first)
         if said_back and not self.missing(first):  # it named nothing new, and said nothing of what was said
             return Reply(self.said(said_back, first.tokens), "template:evidence")
         retry_start = time.perf_counter()
         system = Message("system", f"{self.messages[0].content}\n\n{STRICT}")
         second = self.held([system, self.messages[-1]])
         self.timings["grounding_retry_s"] = time.perf_counter() - retry_start
-        if second.interrupted or (not self.missing(second) and self.answers(second, asked)):
-            return Reply(self.said(second.text, second.tokens, second.interrupted), "retried")
+        shown = self.acceptable(second, asked)
+        if shown is not None:
+            return Reply(self.said(shown, second.tokens, second.interrupted), "retried")
         if said_back:
             return Reply(self.said(said_back, second.tokens), "template:evidence")
         return Reply(self.said(not_remembered(self.memories), second.tokens), "dont-remember")
 
-    def answers(self, answer: Answer, asked: _Asked) -> bool:
-        """Whether `answer` answers: it neither apologizes nor refuses, draws on the evidence
+    def evidence_or_not_told(self, asked: _Asked, said_back: str, answer: Answer) -> Reply:
+        """The evidence said back by the program, or, with none, that it was not told."""
+        if said_back:
+            return Reply(self.said(said_back, answer.tokens), "template:evidence")
+        return Reply(self.said(not_told_reply(parts(asked.question), None), answer.tokens), "template:not-told")
+
+    def acceptable(self, answer: Answer, asked: _Asked) -> str | None:
+        """The answer's text without the quotes nobody said (quotes.py) when what is left names
+        nothing no source holds and answers (`answers`); an interrupted answer as it is."""
+        if answer.interrupted:
+            return answer.text
+        text = without_invented(answer.text, asked.candidates)
+        if not content_words(text) or self.missing(answer._replace(text=text)) or not self.answers(text, asked):
+            return None
+        return text
+
+    def answers(self, text: str, asked: _Asked) -> bool:
+        """Whether `text` answers: it neither apologizes nor refuses, draws on the evidence
         when there is some, and on a record that answers each part of the question."""
-        if apologizes_or_refuses(answer.text, asked.question):
+        if apologizes_or_refuses(text, asked.question):
             return False
-        if asked.evidence and not draws_on(answer.text, asked.question, asked.evidence):
+        if asked.evidence and not draws_on(text, asked.question, asked.evidence):
             return False
-        return draws_on_each_part(answer.text, asked.question, asked.candidates, asked.names)
+        return draws_on_each_part(text, asked.question, asked.candidates, asked.names)
 
     def dialogue_messages(self) -> list[str]:
         """The user's earlier messages in the prompt's dialogue, newest first."""
@@ -314,23 +367,19 @@ class Replier:
 
     def guarded(self, reading: Reading, user_names: Sequence[str], plan: ReplyPlan) -> Reply:
         """The model's reply to a plain statement or a courtesy when it passes
-        `statement_problem`, else the plan's own reply (said back, or a courtesy)."""
+        `statement_problem` and quotes nothing nobody said (quotes.py), else the plan's own reply
+        (said back, or a courtesy)."""
         first = self.held(self.messages)
         problem = None if first.interrupted else statement_problem(first.text, reading, self.sources, user_names)
+        said = [*map(from_memory, self.memories), *map(from_dialogue, [reading.text, *self.dialogue_messages()])]
+        if problem is None and not first.interrupted and without_invented(first.text, said) != first.text:
+            problem = "a quote nobody said"  # "- 3 November 2026, you: ..." copied from the prompt's form
         kind = reading.courtesy if plan.kind == "courtesy" else None
         if problem is None and kind is not None and not answers_courtesy(first.text, kind):
             problem = "not a greeting or thanks back"
         if problem is None:
             return Reply(self.said(first.text, first.tokens, first.interrupted), "model:checked")
         return Reply(self.said(plan.text, first.tokens), f"template:{plan.kind}")
-
-
-def not_remembered(memories: Sequence[str]) -> str:
-    """"I don't remember that.", with the closest memory the prompt showed (best first, read
-    without the prompt's markup), which the user may find the answer in."""
-    if not memories:
-        return DONT_REMEMBER
-    return f"{DONT_REMEMBER} The closest note I have: {from_memory(memories[0]).note}"
 
 
 def earlier_answers(recent: Sequence[Turn], message: str) -> list[str]:
@@ -340,14 +389,3 @@ def earlier_answers(recent: Sequence[Turn], message: str) -> list[str]:
     return [answer.content for question, answer in itertools.pairwise(recent)
             if question.role == "user" and answer.role == "assistant"
             and " ".join(question.content.split()).lower() != asked]
-
-
-def user_names(memories: Sequence[str], introduced: str | None = None) -> list[str]:
-    """The user's names the prompt shows: `introduced` in the message, or in a memory ("Your
-    name is Ada", "You prefer to be called Alex")."""
-    names = [name for name in (introduced,) if name]
-    for text in memories:
-        name = introduced_name(text.replace("Your name is", "My name is").replace("You prefer to be called", "Call me"))
-        if name:
-            names.append(name)
-    return names

@@ -35,10 +35,10 @@ def outcome_of(asks: bool, reply_route: str, answer: str, decided: str = "") -> 
     (the tool turn, the word-problem reader) already knows it."""
     if decided in ("answer", "unsure", "not_told"):
         return cast(Outcome, decided)
+    reply_route = reply_route.rpartition("+")[2]  # "template:introduction+grounded": what answered
     if reply_route in NOT_TOLD_ROUTES:
         return "not_told"
-    canned = reply_route.startswith("template:") and reply_route not in ANSWERING_TEMPLATES \
-        and not reply_route.endswith("+model")
+    canned = reply_route.startswith("template:") and reply_route not in ANSWERING_TEMPLATES
     if not asks or canned:
         return None
     return "unsure" if _UNSURE.search(answer) else "answer"

@@ -184,13 +184,15 @@ def not_told_reply(untold: Sequence[str], known: Candidate | None) -> str:
 
 
 def answering(question: str, candidates: Sequence[Candidate]) -> list[Candidate]:
-    """For each part of `question`, the first candidate that answers it by the margin (each
-    candidate once): the records an answer must draw on."""
+    """For each part of `question`, the newest candidate that answers it by the margin (the
+    first of those on a tie; each candidate once): the records an answer must draw on."""
     candidates = said_by_user(candidates)
     subjects = subjects_of(candidates, question)
     found: list[Candidate] = []
     for part in parts(question):
-        best = next((c for c in candidates if score(part, c, subjects) >= margin(part, subjects) - 1e-9), None)
+        best = None
+        for candidate in (c for c in candidates if score(part, c, subjects) >= margin(part, subjects) - 1e-9):
+            best = candidate if best is None or candidate.newer_than(best) else best
         if best is not None and best not in found:
             found.append(best)
     return found

@@ -27,11 +27,12 @@ TURN_MEMORY_CHARS = 200  # a recalled past message is quoted up to this length i
 
 
 def prompt_text(record: MemoryRecord) -> str:
-    """How a recalled record reads in the prompt: dated in words and said to the user ("You live
-    in Lisbon", "(2 May 2024) I told you: ..."), which a small model copies into an answer that
-    speaks to them; a relative time in a turn or a fact carries the date it meant when said
-    (`when_told`). The form was chosen by scripts/eval_answers.py (numbers in the README);
-    turn/evidence.py reads it back (tests/test_evidence.py holds the two together)."""
+    """How a recalled record reads in the prompt: a fact said to the user ("You live in Lisbon.
+    (noted 2 May 2024)"), a turn as a plain dated list line ("- 2 May 2024, you: I moved.",
+    "- 2 May 2024, me: Read Dune.") that offers the model no quote form to copy ("(2 May 2024) I
+    told you: ..." was copied into quotes nobody said; docs/answers.md); a relative time in a
+    turn or a fact carries the date it meant when said (`when_told`). turn/evidence.py reads it
+    back (tests/test_evidence.py holds the two together)."""
     said = _said(record)
     day = spoken_date(said.isoformat())
     text = " ".join(record.text.split())
@@ -44,10 +45,13 @@ def prompt_text(record: MemoryRecord) -> str:
         return f"Conversation of {day}, in short: {addressed(text)}"
     if len(text) > TURN_MEMORY_CHARS:
         text = text[:TURN_MEMORY_CHARS].rsplit(" ", 1)[0] + " ..."
-    text = with_told_dates(text, said)
-    if (record.provenance.role or "") == "assistant" and not record.provenance.speaker:
-        return f"({day}) I told you: {text}"
-    return f"({day}) You said: {text}"
+    return f"- {day}, {turn_speaker(record)}: {with_told_dates(text, said)}"
+
+
+def turn_speaker(record: MemoryRecord) -> str:
+    """Who a recalled turn is from, as its prompt line names them: "you" (the user, or a line of
+    an imported conversation, which carries its speaker in its text), "me" (the assistant)."""
+    return "me" if (record.provenance.role or "") == "assistant" and not record.provenance.speaker else "you"
 
 
 def _said(record: MemoryRecord) -> dt.datetime:
