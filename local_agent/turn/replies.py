@@ -41,6 +41,7 @@ import itertools
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Literal, NamedTuple
 
 from ..backends.base import Backend
@@ -62,6 +63,7 @@ from .phrases import answers_courtesy, farewell_reply, phrase
 from .reply_checks import apologizes_or_refuses, claims_name, speaks_of_the_user, takes_statement, too_long
 from .result import TokenCounts
 from .told import answering, draws_on_each_part, not_told_reply, said_by_user, untold_parts
+from .when_answer import Told, answer_when
 
 ReplyKind = Literal["introduction", "correction", "about-me", "farewell", "courtesy", "problem", "past", "statement",
                     "open"]
@@ -205,10 +207,12 @@ class Replier:
 
     def __init__(self, backend: Backend, messages: Sequence[Message], settings: GenerationSettings,
                  on_token: OnToken, timings: dict[str, float], start: float, *,
-                 earlier: Sequence[str] = (), sources: Sequence[str] = (), memories: Sequence[str] = ()) -> None:
+                 earlier: Sequence[str] = (), sources: Sequence[str] = (), memories: Sequence[str] = (),
+                 today: datetime | None = None, told: Sequence[Told] = ()) -> None:
         self.backend, self.messages, self.settings = backend, list(messages), settings
         self.on_token, self.timings, self.start = on_token, timings, start
         self.earlier, self.sources, self.memories = list(earlier), list(sources), list(memories)
+        self.today, self.told = today, list(told)  # the question's day; the records a "when" is answered from
 
     def reply(self, plan: ReplyPlan, reading: Reading, user_names: Sequence[str] = ()) -> Reply:
         if plan.kind in ("about-me", "farewell", "problem"):
@@ -270,6 +274,9 @@ class Replier:
         if untold:  # some part no record answers: said so, with the closest thing told
             known = next(iter(said_by_user(evidence)), None)
             return Reply(self.said(not_told_reply(untold, known)), "template:not-told")
+        when = self.when(message, candidates, dialogue)
+        if when is not None:  # a part asks when: the program's day, from the record that tells it
+            return Reply(self.said(when), "template:when")
         told = answering(message, candidates)
         asked = _Asked(message, [*told, *(c for c in evidence if c not in told)], candidates, names)
         said_back = " ".join(c.told for c in told)  # each part's record, said back by the program
@@ -289,6 +296,14 @@ class Replier:
         if said_back:
             return Reply(self.said(said_back, second.tokens), "template:evidence")
         return Reply(self.said(not_remembered(self.memories), second.tokens), "dont-remember")
+
+    def when(self, question: str, candidates: Sequence[Candidate], dialogue: Sequence[str]) -> str | None:
+        """The program's answer to a question with a when-part (when_answer.py), from the records
+        shown and the dialogue's earlier messages (said today), or None."""
+        if self.today is None:
+            return None
+        told = [*self.told, *(Told(text, self.today) for text in dialogue)]
+        return answer_when(question, told, candidates, self.today)
 
     def answers(self, answer: Answer, asked: _Asked) -> bool:
         """Whether `answer` answers: it neither apologizes nor refuses, draws on the evidence

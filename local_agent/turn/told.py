@@ -98,11 +98,27 @@ def _has_value(candidate: Candidate, value: str, part: str) -> bool:
 def score(part: str, candidate: Candidate, subjects: frozenset[str]) -> float:
     """The share of the part's asked words the candidate holds (1.0 when none are asked), 0.0
     when the value the part asks for is not in it."""
-    asked, value = _asked(part, subjects)
-    if not _has_value(candidate, value, part):
+    if not _has_value(candidate, _asked(part, subjects)[1], part):
         return 0.0
-    held = set().union(*map(_sense, content_words(candidate.note)))  # the note: with its day
+    return held_share(part, candidate.note, subjects)  # the note: with its day
+
+
+def held_share(part: str, text: str, subjects: frozenset[str]) -> float:
+    """The share of the part's asked words `text` holds, by stem or sense, whatever value the
+    part asks for (1.0 when none are asked)."""
+    asked = _asked(part, subjects)[0]
+    held = set().union(*map(_sense, content_words(text)))
     return sum(1 for word in asked if _sense(word) & held) / len(asked) if asked else 1.0
+
+
+def asked_words(part: str, subjects: frozenset[str]) -> set[str]:
+    """The part's asked words (see the module's definitions)."""
+    return _asked(part, subjects)[0]
+
+
+def holds_asked(part: str, word: str, subjects: frozenset[str]) -> bool:
+    """Whether `word` (one word of a record) is one of the part's asked words, by stem or sense."""
+    return any(_sense(asked) & _sense(found) for asked in _asked(part, subjects)[0] for found in content_words(word))
 
 
 def subjects_of(candidates: Sequence[Candidate], question: str = "") -> frozenset[str]:
