@@ -22,14 +22,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from datetime import datetime
 from functools import cache
 
 import Stemmer
 
+from ..dates.event_days import event_days
 from ..reading.names import proper_names
 from ..reading.words import MONTHS, NUMBER_WORDS, WEEKDAYS, word_list, word_set, words
 from .evidence import Candidate, content_words
 
+_SOME_DAY = datetime(2001, 1, 1)  # whether a text names a time at all does not depend on when it was said
 MARGIN = 1.0  # the share of a part's asked words a candidate must hold (chosen on the live dev split)
 _ASKS_NAME = word_set("asks_name")
 _ASKS_NUMBER = word_set("asks_number")
@@ -90,8 +93,9 @@ def _has_value(candidate: Candidate, value: str, part: str) -> bool:
         return any(name.lower() not in asked for name in proper_names(candidate.text))
     if value == "number":
         return any(w.isdigit() or w in _NUMBER for w in said)
-    if value == "day":
-        return any(w.isdigit() or w in _DAYS or w.removesuffix("s") in _DAYS for w in said)
+    if value == "day":  # a day word, or a time phrase ("on the 3rd", "just now": dates/event_days.py)
+        return any(w.isdigit() or w in _DAYS or w.removesuffix("s") in _DAYS for w in said) or bool(
+            event_days(candidate.text, _SOME_DAY))
     return True
 
 
