@@ -120,8 +120,9 @@ def answer_when(question: str, told: Sequence[Told], candidates: Sequence[Candid
     before = [c for part in others for c in answering(part, candidates)[:1]]
     if not before:
         return " ".join(dict.fromkeys(f"{answer.text}. {answer.source}" for answer in answers))
-    quoted = {" ".join(c.text.split()) for c in before}
-    sources = [a.source for a in answers if " ".join(a.record.text.split()) not in quoted]
+    quoted = " ".join(" ".join(c.text.split()) for c in before).lower()
+    sources = [a.source for a in answers if " ".join(a.record.text.split()).lower() not in quoted
+               and not (a.phrase and a.phrase.lower() in quoted)]  # its day is said back already
     when = "; ".join(answer.text[:1].lower() + answer.text[1:] for answer in answers)
     return " ".join(dict.fromkeys([*(c.told for c in before), f"When: {when}.", *sources]))
 
@@ -132,6 +133,7 @@ class _PartAnswer(NamedTuple):
     text: str
     source: str
     record: Told
+    phrase: str = ""  # the time phrase the day was read from
 
 
 def _telling(event: str, question: str, told: Sequence[Told], subjects: frozenset[str]) -> list[Told]:
@@ -160,7 +162,9 @@ def _answer_part(part: str, event: str, telling: Sequence[Told], today: datetime
     dated = kinds or dated  # "when do I ...": the recurring day; "when did I ...": the one day
     days = list({item.key(): item for item in dated}.values())
     if len(days) == 1:
-        return _PartAnswer(spoken_when(days[0].day, today), _source(days[0].record), days[0].record)
+        day = days[0].day
+        return _PartAnswer(spoken_when(day, today), _source(days[0].record), days[0].record,
+                           day.phrase.strip() if day else "")
     told = " ".join(f"{_source(item.record)} ({spoken_when(item.day, today)})" for item in days)
     return _PartAnswer("I'm not sure which day: you told me more than one", told, days[0].record)
 
@@ -228,5 +232,6 @@ def _source(record: Told) -> str:
         text = text[:QUOTED_CHARS].rsplit(" ", 1)[0] + " ..."
     day = spoken_date(record.said.isoformat())
     if record.fact:
-        return f"On {day} you told me: {addressed(text).rstrip('.')}."
+        fact = addressed(text).rstrip(".")
+        return f"On {day} you told me: {fact[:1].lower() + fact[1:] if fact.startswith('You') else fact}."
     return f'On {day} you said: "{text}".'
