@@ -79,6 +79,8 @@ def test_look_alikes_name_no_day(text):
 
 @pytest.mark.parametrize(("text", "past"), [
     ("we went on Saturday", True),
+    ("my laptop died on saturday", True),  # a short -ed form
+    ("two hundred people on Saturday", False),
     ("I adopted a cat on Monday", True),
     ("party on Saturday", False),
     ("I'm so excited for Friday", False),

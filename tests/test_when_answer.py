@@ -8,7 +8,9 @@ import pytest
 
 from local_agent.memory.index import recall
 from local_agent.memory.store import MemoryStore
+from local_agent.reading import read
 from local_agent.turn.evidence import from_dialogue
+from local_agent.turn.replies import plan_reply
 from local_agent.turn.result import outcome_of
 from local_agent.turn.when_answer import Told, answer_when, when_parts
 from tests.reliability import HashEmbedder
@@ -115,3 +117,16 @@ def test_the_agent_answers_when_from_memory_told_on_another_day_without_the_mode
     assert result.reply_route == "template:when" and result.outcome == "answer"
     assert len(backend.prompts) == asked  # the program answered
     store.close()
+
+
+@pytest.mark.parametrize(("question", "kind"), [
+    ("when is the parents' evening?", "past"),  # no "my", but a memory tells it with a day
+    ("when was the concert", "past"),
+    ("when did the wall fall?", "open"),  # a memory tells of a visit, not of the wall
+    ("when is Christmas?", "open"),
+])
+def test_a_when_question_a_memory_tells_is_about_the_users_life(question, kind):
+    memories = ["(18 November 2026) You said: we have the parents' evening on Thursday.",
+                "(19 November 2026) You said: concert tonight at 8",
+                "(19 November 2026) You said: I visited Berlin last year (2025)"]
+    assert plan_reply(read(question, datetime(2026, 11, 23, 20)), memories).kind == kind

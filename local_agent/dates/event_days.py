@@ -41,6 +41,7 @@ _PAST_VERBS = word_set("past_verbs") | {"ago", "yesterday"}
 # "I'm excited for Saturday", "we're booked for friday": an -ed word after these is no past
 _STATE = frozenset("am is are be being been get getting i'm we're you're he's she's it's they're so very really "
                    "all too feel feeling".split())
+_NOT_PAST = frozenset("hundred shed sacred naked wicked wretched rugged beloved".split())  # -ed, no past form
 _SKIPPED = frozenset({"rolling", "offset"})  # "the past few weeks"; "the week before" needs a day after it
 
 
@@ -75,13 +76,13 @@ def event_days(text: str, said: datetime) -> list[EventDay]:
 
 def in_past(text: str, start: int, end: int) -> bool:
     """Whether the clause of `text` around [start, end) speaks in the past: a past form ("went",
-    "adopted", "ago"), an -ed word not after "I'm", "so", "feel" ("I'm excited for Saturday")."""
+    "died", "ago"), an -ed word not after "I'm", "so", "feel" ("I'm excited for Saturday")."""
     clause = _clause(text, start, end)
     said = words(clause)
     for index, word in enumerate(said):
         if word in _PAST_VERBS:
             return True
-        if len(word) > 4 and word.endswith("ed") and not word.endswith("eed") and (
+        if len(word) > 3 and word.endswith("ed") and not word.endswith("eed") and word not in _NOT_PAST and (
                 index == 0 or said[index - 1] not in _STATE):
             return True
     return False

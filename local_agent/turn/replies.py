@@ -63,7 +63,7 @@ from .phrases import answers_courtesy, farewell_reply, phrase
 from .reply_checks import apologizes_or_refuses, claims_name, speaks_of_the_user, takes_statement, too_long
 from .result import TokenCounts
 from .told import answering, draws_on_each_part, not_told_reply, said_by_user, untold_parts
-from .when_answer import Told, answer_when
+from .when_answer import Told, answer_when, asks_when_told
 
 ReplyKind = Literal["introduction", "correction", "about-me", "farewell", "courtesy", "problem", "past", "statement",
                     "open"]
@@ -121,8 +121,9 @@ def _problem(reading: Reading, memories: Sequence[str]) -> ReplyPlan | None:
 
 
 def _past(reading: Reading, memories: Sequence[str]) -> ReplyPlan | None:
-    # "whats my name lol" asks too, in any form
-    return ReplyPlan("past") if reading.own_name or asks_about_past(reading.past, memories) else None
+    # "whats my name lol" asks too, in any form; "when is the parents' evening?" when a memory tells it
+    asks = reading.own_name or asks_about_past(reading.past, memories)
+    return ReplyPlan("past") if asks or (reading.past is not None and asks_when_told(reading.text, memories)) else None
 
 
 def _statement(reading: Reading, memories: Sequence[str]) -> ReplyPlan | None:

@@ -39,8 +39,8 @@ from ..memory.index.time_boost import moment_of
 from ..prompt import ComposedPrompt
 from ..reading.words import compounds
 from ..types import MemoryRecord, RecallHit
-from .evidence import Candidate, content_words
-from .told import answering, asked_words, held_share, holds_asked, margin, parts, subjects_of
+from .evidence import Candidate, content_words, from_memory
+from .told import answering, asked_words, held_share, holds_asked, margin, parts, subjects_of, untold_parts
 
 QUOTED_CHARS = 160  # a record quoted in an answer is cut at a word before this length
 # "when did I ...", "what day is ...", "and when?"; not "When I was in Rome, what did I eat?"
@@ -99,6 +99,13 @@ def told_shown(recalled: Sequence[RecallHit], composed: ComposedPrompt) -> list[
 def when_parts(question: str) -> list[str]:
     """The parts of `question` that ask when."""
     return [part for part in parts(question) if _WHEN.match(part)]
+
+
+def asks_when_told(question: str, memories: Sequence[str]) -> bool:
+    """Whether `question` asks when, and the memories shown (as the prompt renders them) tell
+    each part of it with a day (told.untold_parts): "when is the parents' evening?" after "we
+    have the parents' evening on Thursday" asks about the user's life, with no "my" in it."""
+    return bool(when_parts(question)) and bool(memories) and not untold_parts(question, [*map(from_memory, memories)])
 
 
 def answer_when(question: str, told: Sequence[Told], candidates: Sequence[Candidate], today: datetime) -> str | None:
