@@ -78,6 +78,12 @@ def test_a_record_with_no_day_for_the_event_says_so_and_never_gives_the_day_it_w
     assert outcome_of(True, "template:when", answer) == "unsure"
 
 
+def test_a_day_still_to_come_does_not_answer_a_question_about_the_past():
+    records = told(("the new laptop arrives on saturday", "2026-11-23"))
+    assert ask("when did the new laptop arrive?", records, "2026-11-24").startswith("I'm not sure of the day")
+    assert ask("when does the new laptop arrive?", records, "2026-11-24").startswith("On Saturday 28 November 2026")
+
+
 def test_records_that_disagree_are_both_said_and_the_answer_is_unsure():
     records = told(("my mum's operation is on Friday", "2026-11-02"),
                    ("mum's operation got moved to Monday", "2026-11-04"))

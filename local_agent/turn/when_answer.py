@@ -48,6 +48,7 @@ _WHEN = re.compile(r"^\W*(?:(?:remind me|tell me|do you (?:remember|know)|can yo
                    r"|(?:since\s+)?when(?:'s\b|\s+(?:did|do|does|is|was|are|were|will|has|have|had|am|can|should)\b"
                    r"|\W*$)|(?:what|which)\s+(?:day|date)\b|how long ago\b)", re.IGNORECASE)
 _ASKING = re.compile(r"^\W*(?:remind me|tell me|do you (?:remember|know)|can you (?:tell|remind) me)\s+", re.IGNORECASE)
+_PAST_ASK = re.compile(r"^\W*(?:(?:remind me|tell me)\s+)?when\s+(?:did|was|were)\b", re.IGNORECASE)
 _HABIT = re.compile(r"^\W*when\s+(?:do|does)\b", re.IGNORECASE)  # "when do I play?": a recurring day answers
 _SENTENCE_END = re.compile(r"[.!?\n]")
 _PARTS_OF_DAY = {5: "in the morning", 12: "in the afternoon", 17: "in the evening", 18: "at night"}
@@ -161,7 +162,7 @@ def _answer_part(part: str, event: str, telling: Sequence[Told], today: datetime
     if not telling:
         return None
     found = [_Dated(record, _event_day(event, record, subjects)) for record in telling]
-    dated = [item for item in found if item.day is not None]
+    dated = [item for item in found if item.day is not None and not _after(item.day, part, today)]
     if not dated:
         first = found[0].record
         return _PartAnswer("I'm not sure of the day: you didn't tell me", _source(first), first)
@@ -174,6 +175,12 @@ def _answer_part(part: str, event: str, telling: Sequence[Told], today: datetime
                            day.phrase.strip() if day else "")
     told = " ".join(f"{_source(item.record)} ({spoken_when(item.day, today)})" for item in days)
     return _PartAnswer("I'm not sure which day: you told me more than one", told, days[0].record)
+
+
+def _after(day: EventDay, part: str, today: datetime) -> bool:
+    """Whether a part that asks of the past ("when did my laptop die?") got a day still to come:
+    a reading that cannot be right."""
+    return bool(_PAST_ASK.match(part)) and day.span is not None and day.span.start.date() > today.date()
 
 
 def _event_day(event: str, record: Told, subjects: frozenset[str]) -> EventDay | None:
