@@ -12,7 +12,8 @@ from local_agent.reading import read
 from local_agent.turn.evidence import from_dialogue
 from local_agent.turn.replies import plan_reply
 from local_agent.turn.result import outcome_of
-from local_agent.turn.when_answer import Told, answer_when, when_parts
+from local_agent.turn.when_answer import Told, answer_when, told_records, when_parts
+from local_agent.types import MemoryRecord, Provenance
 from tests.reliability import HashEmbedder
 from tests.test_replies import make_agent
 
@@ -136,3 +137,13 @@ def test_a_when_question_a_memory_tells_is_about_the_users_life(question, kind):
                 "(19 November 2026) You said: concert tonight at 8",
                 "(19 November 2026) You said: I visited Berlin last year (2025)"]
     assert plan_reply(read(question, datetime(2026, 11, 23, 20)), memories).kind == kind
+
+
+def test_the_records_read_are_the_users_words_and_an_imported_conversations_not_the_assistants():
+    def turn(text, role, speaker=None):
+        return MemoryRecord(id=text, text=text, kind="turn", created=0.0,
+                            provenance=Provenance(role=role, speaker=speaker, date="2022-01-21T10:00"))
+    records = [turn("I won my first tournament last week", "user"), turn("Great job!", "assistant"),
+               turn("Nate: I won my first tournament last week", "assistant"),
+               turn("I won again on Friday", "user", speaker="Joanna")]
+    assert [t.text for t in told_records(records)] == [records[0].text, records[2].text, records[3].text]

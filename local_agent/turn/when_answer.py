@@ -50,6 +50,7 @@ _WHEN = re.compile(r"^\W*(?:(?:remind me|tell me|do you (?:remember|know)|can yo
 _ASKING = re.compile(r"^\W*(?:remind me|tell me|do you (?:remember|know)|can you (?:tell|remind) me)\s+", re.IGNORECASE)
 _PAST_ASK = re.compile(r"^\W*(?:(?:remind me|tell me)\s+)?when\s+(?:did|was|were)\b", re.IGNORECASE)
 _HABIT = re.compile(r"^\W*when\s+(?:do|does)\b", re.IGNORECASE)  # "when do I play?": a recurring day answers
+_SPEAKER = re.compile(r"^[A-Z][\w'.-]*(?: [A-Z][\w'.-]*)?: ")  # an imported conversation's line, as told.py reads it
 _SENTENCE_END = re.compile(r"[.!?\n]")
 _PARTS_OF_DAY = {5: "in the morning", 12: "in the afternoon", 17: "in the evening", 18: "at night"}
 
@@ -79,12 +80,14 @@ class _Dated:
 
 
 def told_records(records: Sequence[MemoryRecord]) -> list[Told]:
-    """The user's own words among `records`: the turns they (or a named speaker of an imported
-    conversation) said and the facts about them; not the assistant's answers, nor digests."""
+    """The user's own words among `records`: the turns they (or someone of an imported
+    conversation: a named speaker, or a line "Nate: ...") said and the facts about them; not the
+    assistant's answers, nor digests."""
     told = []
     for record in records:
         origin = record.provenance
-        if record.kind == "digest" or (record.kind == "turn" and origin.role == "assistant" and not origin.speaker):
+        mine = record.kind == "turn" and origin.role == "assistant" and not origin.speaker
+        if record.kind == "digest" or (mine and not _SPEAKER.match(record.text)):
             continue
         said = moment_of(origin.date or "") or datetime.fromtimestamp(record.created)
         told.append(Told(record.text, said, fact=record.kind == "fact"))
