@@ -72,6 +72,12 @@ def test_a_month_and_a_week_are_said_as_such():
     assert answer.startswith("In the week of Monday 2 November 2026; you didn't tell me which day")
 
 
+def test_a_year_or_years_ago_are_said_as_a_year():
+    records = told(("I got my dog Max ten years ago", "2023-08-11"), ("we moved to Porto last year", "2023-08-11"))
+    assert ask("when did I get my dog Max?", records, "2023-08-12").startswith("Around 2013.")
+    assert ask("when did we move to Porto?", records, "2023-08-12").startswith("In 2022.")
+
+
 def test_a_record_with_no_day_for_the_event_says_so_and_never_gives_the_day_it_was_sent():
     answer = ask("When did I run the half marathon?", told(("I ran the half marathon!", "2026-11-01")), "2026-11-05")
     assert answer == ("I'm not sure of the day: you didn't tell me. "

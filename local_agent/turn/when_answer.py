@@ -225,8 +225,9 @@ def spoken_when(day: EventDay | None, today: datetime) -> str:
     last = span.end.replace(hour=0) if span.end.hour else span.end
     if (last - span.start).days == 2 and span.start.weekday() == 5:
         return f"On the weekend of {spoken_date(span.start.isoformat())}; you didn't tell me which day"
-    if span.start.month == 1 and span.start.day == 1 and (last - span.start).days in (365, 366):
-        return f"In {span.start:%Y}"
+    if (last - span.start).days in (365, 366):  # "last year"; "ten years ago": that year, give or take
+        middle = span.start + (last - span.start) / 2
+        return f"In {span.start:%Y}" if (span.start.month, span.start.day) == (1, 1) else f"Around {middle:%Y}"
     return f"Between {spoken_date(span.start.isoformat())} and {spoken_date(last.isoformat())}"
 
 
