@@ -33,6 +33,7 @@ from typing import NamedTuple
 
 from ..dates.clock import spoken_date
 from ..dates.event_days import EventDay, event_days, same_clause
+from ..dates.when_told import week_before
 from ..memory.index.person import addressed
 from ..memory.index.render import prompt_text
 from ..memory.index.time_boost import moment_of
@@ -174,9 +175,9 @@ def _answer_part(part: str, event: str, telling: Sequence[Told], today: datetime
     days = list({item.key(): item for item in dated}.values())
     if len(days) == 1:
         day = days[0].day
-        return _PartAnswer(spoken_when(day, today), _source(days[0].record), days[0].record,
+        return _PartAnswer(spoken_when(day, today, days[0].record.said), _source(days[0].record), days[0].record,
                            day.phrase.strip() if day else "")
-    told = " ".join(f"{_source(item.record)} ({spoken_when(item.day, today)})" for item in days)
+    told = " ".join(f"{_source(item.record)} ({spoken_when(item.day, today, item.record.said)})" for item in days)
     return _PartAnswer("I'm not sure which day: you told me more than one", told, days[0].record)
 
 
@@ -208,8 +209,9 @@ def _same_sentence(text: str, first: int, second: int) -> bool:
     return _SENTENCE_END.search(text, low, high) is None
 
 
-def spoken_when(day: EventDay | None, today: datetime) -> str:
-    """"On Thursday 12 November 2026 (4 days ago)", "Every Wednesday", "In January 2027"."""
+def spoken_when(day: EventDay | None, today: datetime, said: datetime) -> str:
+    """"On Thursday 12 November 2026 (4 days ago)", "Every Wednesday", "In January 2027", "In the
+    week of Monday 2 November 2026 (the week before 11 November 2026)" (for a day `said`)."""
     if day is None or day.span is None:
         return f"Every {day.weekday}" if day is not None else ""
     span = day.span
@@ -221,7 +223,9 @@ def spoken_when(day: EventDay | None, today: datetime) -> str:
     if span.kind == "month":
         return f"In {span.start:%B %Y}"
     if span.kind == "week":
-        return f"In the week of Monday {spoken_date(span.start.isoformat())}; you didn't tell me which day"
+        against = week_before(span, said)
+        return f"In the week of Monday {spoken_date(span.start.isoformat())}" + (
+            f" ({against})" if against else "") + "; you didn't tell me which day"
     last = span.end.replace(hour=0) if span.end.hour else span.end
     if (last - span.start).days == 2 and span.start.weekday() == 5:
         return f"On the weekend of {spoken_date(span.start.isoformat())}; you didn't tell me which day"
