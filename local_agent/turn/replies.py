@@ -18,7 +18,9 @@ who says what, the first entry of `PRECEDENCE` that applies winning:
   reading said back and asked about, at once; never a question about the past;
 - a question about the conversation's past (memory_answers.py): "what's my name?" is the
   program's when an introduction in the dialogue or a memory shown gives it ("Your name is
-  Dana."); else the model's answer, held until checked: a name or number no source holds gets
+  Dana."); a question that asks when is the program's, the day the event happened read from
+  the record that tells it (when_answer.py: "On Thursday 12 November 2026 (4 days ago). ...");
+  else the model's answer, held until checked: a name or number no source holds gets
   one retry, strict and without the dialogue; an answer that apologizes, refuses or says nothing
   of the evidence (evidence.py) is replaced by the evidence said back ("You told me your partner
   Sam made you a cake."); with no evidence, "I don't remember that." with the closest memory;

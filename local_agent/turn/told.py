@@ -9,7 +9,8 @@ A transparent scorer, its margin chosen on the live set's dev split (docs/answer
   or one of the same sense (words.toml `same_sense`: "mum" for "mother", "work" for "job");
 - a candidate answers when it holds every asked word and, when a name is asked for, a proper
   name the question does not hold, when a number is asked for, a number; "when" asks for a
-  day, a date or a number, "who" for a name;
+  day, a date, a number or a time phrase ("on the 3rd", "just now": dates/event_days.py), "who"
+  for a name;
 - the question was told when some candidate answers (the score is the share of asked words
   held, the margin 1.0: all of them); else it was not, and the reply says so, with the
   candidate that shares most with the question as what the program does know.
