@@ -179,3 +179,13 @@ def test_the_assistant_taking_the_users_name_or_statement():
 def test_questions_about_the_conversations_past(question, past):
     memories = ["- 8 May 2023, you: Caroline: I went to a support group yesterday (7 May 2023)"]
     assert asks_about_past(read(question, dt.datetime(2026, 3, 11)).past, memories) is past
+
+
+@pytest.mark.parametrize(("question", "past"), [
+    ("when is yaw's birthday", True),  # a name memory holds, with "'s"
+    ("how old is yaw", True),
+    ("when is the bus's next stop", False),  # "bus" is a word memory holds, not a name
+])
+def test_a_lower_case_name_memory_holds_asks_about_the_past(question, past):
+    memories = ["(3 November 2026) You said: 2 kids, Ama and Yaw", "(3 November 2026) You said: bus driver"]
+    assert asks_about_past(read(question, dt.datetime(2026, 11, 12)).past, memories) is past

@@ -35,6 +35,18 @@ def test_words_of_the_same_sense_and_stems_count_as_told():
     assert untold_parts("what's my father's name?", told) == ["what's my father's name?"]
 
 
+@pytest.mark.parametrize(("question", "said", "told"), [
+    ("when did i pay rent", "paid rent on the 3rd", True),  # a past form of the same sense; an ordinal day
+    ("when did I see the dentist", "saw the dentist on Monday", True),
+    ("when did I call Marco?", "Called my brother Marco just now, he's engaged!", True),  # "just now" is a day
+    ("when did I pay the plumber", "paid rent on the 3rd", False),  # not the same event
+    ("when did I call Marco?", "Called my brother Marco, he's engaged!", False),  # no day told
+    ("when did we move?", "we live on the 3rd floor", False),  # a floor is no day
+])
+def test_a_when_question_is_told_by_a_record_of_the_event_with_a_day(question, said, told):
+    assert (untold_parts(question, [from_dialogue(said)]) == []) is told
+
+
 def test_the_assistants_own_earlier_answers_tell_nothing():
     mine = [from_memory("- 3 May 2024, me: Jonas likes to cook pasta.")]
     assert untold_parts("What does Jonas like to cook?", mine) == ["What does Jonas like to cook?"]

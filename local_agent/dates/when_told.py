@@ -69,6 +69,13 @@ def _meant(span: DateSpan, family: str, said: datetime) -> str | None:
     return _against(span, unit, said_day)
 
 
+def week_before(span: DateSpan, said: datetime) -> str:
+    """A week said against the day it was told: "the week before 9 June 2023", "two weeks
+    before ..."; "" for the week of that day itself."""
+    said_day = datetime.combine(said.date(), datetime.min.time())
+    return "" if span.start <= said_day < span.end else _against(span, "week", said_day)
+
+
 def _against(span: DateSpan, unit: str, said_day: datetime) -> str:
     """"the week before 9 June 2023", "two weeks before ...", "the weekend after ..."."""
     before = span.end <= said_day

@@ -38,6 +38,7 @@ from .memory_work import MemoryParts, Wanted, always, distill_turn, fold_summary
 from .recap import live_items, period_items, recap_text
 from .replies import Replier, ReplyPlan, earlier_answers, plan_reply, user_names
 from .result import MemoryWork, ToolTrace, TurnResult, TurnTimings, WorkInProgress, outcome_of
+from .when_answer import told_shown
 
 if TYPE_CHECKING:  # heavy modules are only needed when memory (or tools) are on
     from ..tools.loop import AskUser
@@ -63,12 +64,7 @@ class Agent:
     visible dialogue (WindowRule)."""
 
     def __init__(
-        self,
-        backend: Backend,
-        sessions: SessionStore,
-        session: Session,
-        settings: Settings,
-        *,
+        self, backend: Backend, sessions: SessionStore, session: Session, settings: Settings, *,
         memory: MemoryParts | None = None,
         directive: str = DEFAULT_SYSTEM,
         clock: Callable[[], dt.datetime] | None = None,
@@ -138,7 +134,7 @@ class Agent:
         prompt_text = self.backend.format_prompt(composed.messages)
         timings["compose_s"] = time.perf_counter() - start - timings.get("recall_s", 0.0)
         answer, reply_route = self._answer(reading, span, route, plan, composed, settings,
-                                           (on_token, ask, on_call), timings, start)
+                                           (on_token, ask, on_call), timings, start, recalled)
         tools = answer.tools
         notices += tools.notices if tools else ()
         turn_index = self._record_dialogue(message, answer.text, notices, tools)
@@ -155,13 +151,13 @@ class Agent:
 
     def _answer(self, reading: Reading, span: DateSpan | None, route: Route | None, plan: ReplyPlan,
                 composed: ComposedPrompt, settings: GenerationSettings, callbacks: Callbacks,
-                timings: dict[str, float], start: float) -> tuple[Answer, str]:
+                timings: dict[str, float], start: float, recalled: Sequence[RecallHit]) -> tuple[Answer, str]:
         """The answer, and how it was made: a recap, a reply by plan (replies.py), or tools."""
         if self.tool_turn is not None and route is not None and route.kind != "none" and span is None:
             return self.tool_turn.answer(route, composed.messages, reading, callbacks, timings, start), ""
         replier = Replier(self.backend, composed.messages, settings, callbacks[0], timings, start,
                           earlier=earlier_answers(self.session.recent, reading.text), sources=self._sources(composed),
-                          memories=composed.memories_used)
+                          memories=composed.memories_used, today=self.now(), told=told_shown(recalled, composed))
         if span is not None:
             return replier.said(self._recap(span)), "recap"
         return replier.reply(plan, reading, user_names(composed.memories_used, reading.introduced_name))

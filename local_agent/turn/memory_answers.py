@@ -31,9 +31,9 @@ def asks_about_past(past: PastQuestion | None, memories: Sequence[str] = ()) -> 
         return False
     if past.certain:
         return True
-    if not past.named:  # no name read on its own: a word the memories hold as a name ("how old is yaw")
+    if not past.named:  # no name read on its own: a word the memories hold as a name ("how old is yaw", "yaw's")
         named = {word.lower() for text in memories for name in proper_names(text) for word in name.split()}
-        return any(word in named for clause in past.clauses for word in words(clause))
+        return any(word.removesuffix("'s") in named for clause in past.clauses for word in words(clause))
     known = known_words(memories)
     return any(all(word.lower() in known for word in name.split())
                for clause in past.clauses for name in proper_names(clause + ".", memories))

@@ -18,7 +18,9 @@ who says what, the first entry of `PRECEDENCE` that applies winning:
   reading said back and asked about, at once; never a question about the past;
 - a question about the conversation's past (memory_answers.py): "what's my name?" is the
   program's when an introduction in the dialogue or a memory shown gives it ("Your name is
-  Dana."); else the model's answer, held until checked: a name or number no source holds gets
+  Dana."); a question that asks when is the program's, the day the event happened read from
+  the record that tells it (when_answer.py: "On Thursday 12 November 2026 (4 days ago). ...");
+  else the model's answer, held until checked: a name or number no source holds gets
   one retry, strict and without the dialogue; an answer that apologizes, refuses or says nothing
   of the evidence (evidence.py) is replaced by the evidence said back ("You told me your partner
   Sam made you a cake."); with no evidence, "I don't remember that." with the closest memory;
@@ -41,6 +43,7 @@ import itertools
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Literal, NamedTuple
 
 from ..backends.base import Backend
@@ -48,29 +51,27 @@ from ..grounding.support import unsupported
 from ..memory.sessions import Turn
 from ..reading import Reading
 from ..reading.introductions import introduced_name
-from ..reading.language import same_language
 from ..reading.problems import reply as problem_reply
 from ..types import GenerationSettings, Message
 from .about_me import about_me_reply
-from .acknowledge import correction_reply, introduction_reply, said_back
+from .acknowledge import correction_reply, introduction_reply
 from .answering import Answer, stream_answer
 from .evidence import Candidate, content_words, draws_on, from_dialogue, from_memory, relevant, said_back_evidence
-from .feelings import REPLIES as FEELING_REPLIES
-from .feelings import misses_feeling
 from .latest import changed, history_reply
 from .memory_answers import after_introduction, asks_about_past, not_remembered, user_names
 from .phrases import answers_courtesy, farewell_reply, phrase
 from .quotes import quotes_inside, without_invented
-from .reply_checks import apologizes_or_refuses, claims_name, speaks_of_the_user, takes_statement, too_long
+from .reply_checks import apologizes_or_refuses
 from .result import TokenCounts
+from .statements import statement_problem, statement_reply
 from .told import answering, draws_on_each_part, not_told_reply, parts, said_by_user, untold_parts
+from .when_answer import Told, answer_when, asks_when_told
 
 ReplyKind = Literal["introduction", "correction", "about-me", "farewell", "courtesy", "problem", "past", "statement",
                     "open"]
 # Added to the system message when a memory answer is asked again: the first named or counted
 # something no memory holds.
 STRICT = "Answer only with what the notes from memory say. If they do not say it, answer: I don't remember."
-SAID_BACK_WORDS = 25  # a statement said back longer than this gets the plain thanks instead
 OnToken = Callable[[str], None] | None
 
 
@@ -121,9 +122,12 @@ def _problem(reading: Reading, memories: Sequence[str]) -> ReplyPlan | None:
 
 
 def _past(reading: Reading, memories: Sequence[str]) -> ReplyPlan | None:
-    # "whats my name lol" asks too, in any form; so does a question a changed record answers
-    # ("where is mum's party?" after "change of plan, the party is at the community hall now")
+    # "whats my name lol" asks too, in any form; "when is the parents' evening?" when a memory tells it;
+    # so does a question a changed record answers ("where is mum's party?" after "change of plan, the
+    # party is at the community hall now")
     if reading.own_name or asks_about_past(reading.past, memories):
+        return ReplyPlan("past")
+    if reading.past is not None and asks_when_told(reading.text, memories):
         return ReplyPlan("past")
     changes = reading.asks and changed(reading.text, [from_memory(m) for m in memories]) is not None
     return ReplyPlan("past") if changes else None
@@ -158,36 +162,6 @@ def plan_reply(reading: Reading, memories: Sequence[str]) -> ReplyPlan:
     return ReplyPlan("open")
 
 
-def statement_reply(reading: Reading) -> str:
-    """What the program says to a plain statement: to a feeling shared (in English)
-    "That sounds hard. ..." or "That's wonderful to hear!"; else the statement said back, when
-    short (in English), else thanks for telling, in the message's language."""
-    shared = reading.feeling if reading.english else None
-    if shared:
-        return FEELING_REPLIES[shared]
-    said = said_back(reading.clauses) if any(c.first_person_statement for c in reading.clauses) else ""
-    if said and len(said.split()) <= SAID_BACK_WORDS and reading.english:
-        return f"Got it: {said}."
-    return phrase("told", reading.language)
-
-
-def statement_problem(reply: str, reading: Reading, sources: Sequence[str], user_names: Sequence[str]) -> str | None:
-    """Why the model's reply to a plain statement may not be shown, or None."""
-    missing = unsupported(reply, sources)
-    problems = (
-        (not reply.strip(), "empty"),
-        (not same_language(reply, reading.language), "another language"),
-        (apologizes_or_refuses(reply, reading.text), "an apology or refusal"),
-        (speaks_of_the_user(reply), 'speaks of "the user"'),
-        (bool(claims_name(reply, user_names)), "takes the user's name"),
-        (takes_statement(reply, reading.clauses) is not None, "takes the user's statement as its own"),
-        (bool(missing), f"unsupported {missing.describe()}"),
-        (too_long(reply, reading.text), "too long"),
-        (misses_feeling(reply, reading.feeling), "cheers at something hard, or condoles at good news"),
-    )
-    return next((reason for failed, reason in problems if failed), None)
-
-
 class _Asked(NamedTuple):
     """A question about the user's past, with what it may be answered from: the evidence (the
     records that answer first), every candidate, and the user's own names."""
@@ -211,10 +185,12 @@ class Replier:
 
     def __init__(self, backend: Backend, messages: Sequence[Message], settings: GenerationSettings,
                  on_token: OnToken, timings: dict[str, float], start: float, *,
-                 earlier: Sequence[str] = (), sources: Sequence[str] = (), memories: Sequence[str] = ()) -> None:
+                 earlier: Sequence[str] = (), sources: Sequence[str] = (), memories: Sequence[str] = (),
+                 today: datetime | None = None, told: Sequence[Told] = ()) -> None:
         self.backend, self.messages, self.settings = backend, list(messages), settings
         self.on_token, self.timings, self.start = on_token, timings, start
         self.earlier, self.sources, self.memories = list(earlier), list(sources), list(memories)
+        self.today, self.told = today, list(told)  # the question's day; the records a "when" is answered from
 
     def reply(self, plan: ReplyPlan, reading: Reading, user_names: Sequence[str] = ()) -> Reply:
         if plan.kind in ("about-me", "farewell", "problem"):
@@ -294,6 +270,9 @@ class Replier:
         if untold:  # some part no record answers: said so, with the closest thing told
             known = next(iter(said_by_user(evidence)), None)
             return Reply(self.said(not_told_reply(untold, known)), "template:not-told")
+        when = self.when(message, candidates, dialogue)
+        if when is not None:  # a part asks when: the program's day, from the record that tells it
+            return Reply(self.said(when), "template:when")
         update = changed(message, candidates)
         if update is not None:  # the old value as history, the newest as what holds now
             return Reply(self.said(history_reply(*update)), "template:evidence")
@@ -326,6 +305,14 @@ class Replier:
         if said_back:
             return Reply(self.said(said_back, second.tokens), "template:evidence")
         return Reply(self.said(not_remembered(self.memories), second.tokens), "dont-remember")
+
+    def when(self, question: str, candidates: Sequence[Candidate], dialogue: Sequence[str]) -> str | None:
+        """The program's answer to a question with a when-part (when_answer.py), from the records
+        shown and the dialogue's earlier messages (said today), or None."""
+        if self.today is None:
+            return None
+        told = [*self.told, *(Told(text, self.today) for text in dialogue)]
+        return answer_when(question, told, candidates, self.today)
 
     def evidence_or_not_told(self, asked: _Asked, said_back: str, answer: Answer) -> Reply:
         """The evidence said back by the program, or, with none, that it was not told."""

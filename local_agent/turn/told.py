@@ -9,7 +9,8 @@ A transparent scorer, its margin chosen on the live set's dev split (docs/answer
   or one of the same sense (words.toml `same_sense`: "mum" for "mother", "work" for "job");
 - a candidate answers when it holds every asked word and, when a name is asked for, a proper
   name the question does not hold, when a number is asked for, a number; "when" asks for a
-  day, a date or a number, "who" for a name;
+  day, a date, a number or a time phrase ("on the 3rd", "just now": dates/event_days.py), "who"
+  for a name;
 - the question was told when some candidate answers (the score is the share of asked words
   held, the margin 1.0: all of them); else it was not, and the reply says so, with the
   candidate that shares most with the question as what the program does know.
@@ -22,14 +23,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from datetime import datetime
 from functools import cache
 
 import Stemmer
 
+from ..dates.event_days import event_days
 from ..reading.names import proper_names
 from ..reading.words import MONTHS, NUMBER_WORDS, WEEKDAYS, word_list, word_set, words
 from .evidence import Candidate, content_words
 
+_SOME_DAY = datetime(2001, 1, 1)  # whether a text names a time at all does not depend on when it was said
 MARGIN = 1.0  # the share of a part's asked words a candidate must hold (chosen on the live dev split)
 _ASKS_NAME = word_set("asks_name")
 _ASKS_NUMBER = word_set("asks_number")
@@ -90,19 +94,36 @@ def _has_value(candidate: Candidate, value: str, part: str) -> bool:
         return any(name.lower() not in asked for name in proper_names(candidate.text))
     if value == "number":
         return any(w.isdigit() or w in _NUMBER for w in said)
-    if value == "day":
-        return any(w.isdigit() or w in _DAYS or w.removesuffix("s") in _DAYS for w in said)
+    if value == "day":  # a day word, or a time phrase ("on the 3rd", "just now": dates/event_days.py)
+        return any(w.isdigit() or w in _DAYS or w.removesuffix("s") in _DAYS for w in said) or bool(
+            event_days(candidate.text, _SOME_DAY))
     return True
 
 
 def score(part: str, candidate: Candidate, subjects: frozenset[str]) -> float:
     """The share of the part's asked words the candidate holds (1.0 when none are asked), 0.0
     when the value the part asks for is not in it."""
-    asked, value = _asked(part, subjects)
-    if not _has_value(candidate, value, part):
+    if not _has_value(candidate, _asked(part, subjects)[1], part):
         return 0.0
-    held = set().union(*map(_sense, content_words(candidate.note)))  # the note: with its day
+    return held_share(part, candidate.note, subjects)  # the note: with its day
+
+
+def held_share(part: str, text: str, subjects: frozenset[str]) -> float:
+    """The share of the part's asked words `text` holds, by stem or sense, whatever value the
+    part asks for (1.0 when none are asked)."""
+    asked = _asked(part, subjects)[0]
+    held = set().union(*map(_sense, content_words(text)))
     return sum(1 for word in asked if _sense(word) & held) / len(asked) if asked else 1.0
+
+
+def asked_words(part: str, subjects: frozenset[str]) -> set[str]:
+    """The part's asked words (see the module's definitions)."""
+    return _asked(part, subjects)[0]
+
+
+def holds_asked(part: str, word: str, subjects: frozenset[str]) -> bool:
+    """Whether `word` (one word of a record) is one of the part's asked words, by stem or sense."""
+    return any(_sense(asked) & _sense(found) for asked in _asked(part, subjects)[0] for found in content_words(word))
 
 
 def subjects_of(candidates: Sequence[Candidate], question: str = "") -> frozenset[str]:
