@@ -57,3 +57,39 @@ def test_an_exact_calculation_is_answered_by_the_calculator_with_its_outcome(scr
 def test_a_turn_that_answers_no_question_names_no_outcome(scripted):
     data = ask_json("--tools", "Hello there, I had a lovely weekend.", backend=scripted)
     assert data["outcome"] is None
+
+
+PLANT = "The sunflower grew 4 cm this week. How tall is it now?"
+
+
+@pytest.mark.parametrize("tools", [("--tools",), ()])
+def test_a_number_the_model_invents_for_a_calculation_is_not_shown(scripted, tools):
+    """A question for an amount that states a number of its own and that nothing reads: the
+    model's answer is held, and a number no source holds turns it into "I'm not sure"."""
+    scripted.queue("Your plant is 12 cm tall now.")  # 12 is in no source the answer may draw on
+    data = ask_json(*tools, PLANT, backend=scripted)
+    assert data["answer"] == "I'm not sure: I can't work that out from what you gave me."
+    assert data["outcome"] == "unsure"
+
+
+def test_a_missing_quantity_is_said_when_the_model_invents_one(scripted):
+    scripted.queue("He is 41 years old.")
+    data = ask_json("Tom's dad is 30 years older than Tom, and Tom likes chess. How old is the dad?", backend=scripted)
+    assert data["answer"] == "I'm not sure: I can't work that out from what you gave me; I'd need Tom's age."
+    assert data["outcome"] == "unsure" and scripted.prompts == []  # read as lacking a quantity: no model call
+
+
+def test_a_calculation_answer_with_only_numbers_it_was_given_is_shown(scripted):
+    scripted.queue("It grew 4 cm this week.")
+    data = ask_json(PLANT, backend=scripted)
+    assert data["answer"].startswith("It grew 4 cm") and data["outcome"] == "answer"
+
+
+@pytest.mark.parametrize(("message", "reply"), [
+    ("How many legs does a spider have?", "A spider has 8 legs."),  # no number of its own
+    ("I ran 5 km today and it felt great.", "That's wonderful, well done!"),  # a statement
+])
+def test_other_questions_and_statements_are_not_gated(scripted, message, reply):
+    scripted.queue(reply)
+    data = ask_json("--tools", message, backend=scripted)
+    assert data["answer"] == reply

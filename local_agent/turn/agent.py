@@ -131,7 +131,7 @@ class Agent:
         plan = (plan_reply(reading, [render_memory(hit.record) for hit in recalled])
                 if self.replies_by_program and span is None else ReplyPlan("open"))
         composed = self._compose(message, recalled, settings, route,
-                                 examples=plan.kind in ("statement", "courtesy", "open"))
+                                 examples=plan.kind in ("statement", "courtesy", "open", "calculation"))
         notices = [*self._notices, *composed.notices]
         self._notices.clear()
         prompt_text = self.backend.format_prompt(composed.messages)
