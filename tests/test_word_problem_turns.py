@@ -5,6 +5,8 @@ problem never reaches."""
 
 from __future__ import annotations
 
+import importlib
+
 import pytest
 
 from tests.test_tools_agent import ask_json
@@ -28,8 +30,22 @@ def test_the_tool_turn_says_its_route_and_makes_no_call(scripted):
     assert data["tools"]["route"] == "problem" and data["tool_calls"] == []
 
 
+@pytest.fixture
+def no_margin_enough(monkeypatch):
+    """The shipped ranker with margins no answer reaches: every reading is unsure."""
+    from local_agent.reading.problems import reply
+    from local_agent.reading.problems.ranker import shipped
+
+    weights = shipped()
+    solver = importlib.import_module("local_agent.reading.problems.solve")
+    monkeypatch.setattr(solver, "shipped", lambda: type(weights)(weights.weights, 1.01, 1.01, weights.meta))
+    reply.cache_clear()
+    yield
+    reply.cache_clear()
+
+
 @pytest.mark.parametrize("tools", [("--tools",), ()])
-def test_an_unclear_reading_is_said_back_and_asked(scripted, tools):
+def test_an_unclear_reading_is_said_back_and_asked(scripted, tools, no_margin_enough):
     data = ask_json(*tools, STICKERS, backend=scripted)
     assert data["answer"] == "I'm not sure. I read this as 12 - 5 = 7, is that what you meant?"
     assert data["outcome"] == "unsure"
