@@ -339,14 +339,14 @@ class Replier:
             return Reply(self.said(first.text, first.tokens, first.interrupted), "model:checked")
         return Reply(self.said(plan.text, first.tokens), f"template:{plan.kind}")
 
-
     def calculated(self, reading: Reading) -> Reply:
         """The model's answer to a calculation, shown when every number, time and date in it
         has a source: the dialogue, the memories shown, the message (not the system message,
-        whose date would hold any day or month); else "I'm not sure", with what the message
-        lacks when that is read."""
+        whose date would hold any day or month, nor the worked examples); else "I'm not sure",
+        with what the message lacks when that is read."""
         first = self.held(self.messages)
-        sources = [*self.memories, *(m.content for m in self.messages[1:]), reading.text]
+        system = self.messages[0].content
+        sources = [*self.memories, *(text for text in self.sources if text != system), reading.text]
         if first.interrupted or check(first.text, sources, CALCULATED).ok:
             return Reply(self.said(first.text, first.tokens, first.interrupted), "model:calculation")
         return Reply(self.said(cannot_work_out(missing_quantity(reading.text)), first.tokens), "template:calculation")
