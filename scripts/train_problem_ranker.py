@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout
 from evals import problems as data
 
 from local_agent.reading.problems import solve
-from local_agent.reading.problems.candidates import candidates
+from local_agent.reading.problems.candidates import asks_for_both, candidates
 from local_agent.reading.problems.features import features
 from local_agent.reading.problems.quantities import read
 from local_agent.reading.problems.ranker import RankerWeights
@@ -54,7 +54,7 @@ class Example:
 
 def example(problem: data.Problem) -> Example:
     reading = read(problem.text)
-    proposed = candidates(reading.quantities)
+    proposed = candidates(reading.quantities, both=asks_for_both(reading.question_words))
     count = min(len(reading.quantities), 6)
     return Example(problem, [features(reading, c) for c in proposed],
                    np.array([c.value for c in proposed]),

@@ -196,7 +196,7 @@ def test_exact_readings_use_every_quantity(message: str, value: float):
 
 
 @pytest.mark.parametrize("message", [
-    "Convert 5 feet 10 inches to centimetres.",  # a conversion would leave the 5 feet out
+    "Convert 5 feet and 3 friends to centimetres.",  # a conversion would leave the 3 out
     "We have 57 people and each van takes 8. How many vans do we need?",  # no split: a word problem
 ])
 def test_a_reading_that_would_leave_a_quantity_out_is_no_rule(message: str):
@@ -206,3 +206,27 @@ def test_a_reading_that_would_leave_a_quantity_out_is_no_rule(message: str):
 def test_a_percentage_decrease_is_the_fall():
     assert_reads("The price dropped from 250 to 200. What's the percentage decrease?", 20)
     assert_reads("My rent went from 950 to 1020 a month. By what percent did it go up?", 70 / 950 * 100)
+
+
+@pytest.mark.parametrize(("message", "value"), [
+    ("minutes in 3.5 hours", 210), ("hw many secnds in a day", 86_400), ("2 km in miles", 1.2427423845),
+    ("ounces in a pound?", 16), ("how many cm is 5 feet 10 inches", 177.8),
+    ("Convert 5 feet 10 inches to centimetres.", 177.8), ("convert 2 hours and 20 minutes to minutes", 140),
+    ("what's 1 kg 200 g in pounds", 2.6455471462),
+])
+def test_terse_and_compound_conversions(message: str, value: float):
+    """A conversion with no question word around it, an implied one ("in a day"), and an amount
+    in two units of one measure ("5 feet 10 inches")."""
+    assert_reads(message, value)
+
+
+@pytest.mark.parametrize("message", [
+    "I spent hours in a day",  # a statement, not a conversion
+    "there are 24 hours in a day",
+    "We drove 300 miles in 5 hours",  # a speed, not a conversion
+    "convert 10 inches 5 feet to cm",  # the smaller unit first is no compound amount
+    "convert 5 feet 10 kg to cm",  # two measures
+    "my 2 kids in school",
+])
+def test_not_terse_or_compound_conversions(message: str):
+    assert arithmetic(message) is None

@@ -59,3 +59,27 @@ def test_leaves_and_sides() -> None:
 
 def test_fewer_than_two_quantities_have_no_candidate() -> None:
     assert candidates(read("I have 5 apples.").quantities) == []
+
+
+def both_texts(problem: str) -> dict[str, float]:
+    from local_agent.reading.problems.candidates import asks_for_both
+
+    reading = read(problem)
+    made = candidates(reading.quantities, both=asks_for_both(reading.question_words))
+    return {c.text(reading.quantities): round(c.value, 4) for c in made}
+
+
+def test_a_question_for_both_sides_uses_the_compared_quantity_again() -> None:
+    """"Kim has 4 more than Jo" makes Kim's 7 + 4; the two together use Jo's 7 again, and "14,
+    6 more than Kai" makes Kai's 14 - 6 with Rosa's 14 again."""
+    assert both_texts("Jo has 7 pens and Kim has 4 more than Jo. How many pens do they have together?")[
+        "(7 + 4) + 7"] == 18
+    assert both_texts("Rosa has 14 shells, 6 more than Kai. How many shells do they have altogether?")[
+        "(14 - 6) + 14"] == 22
+
+
+def test_no_quantity_is_used_twice_otherwise() -> None:
+    asked_one = both_texts("Jo has 7 pens and Kim has 4 more than Jo. How many pens does Kim have?")
+    assert "(7 + 4) + 7" not in asked_one  # a question about one side
+    no_comparison = both_texts("Jo has 7 pens and Kim has 4 pens. How many pens do they have together?")
+    assert "(7 + 4) + 7" not in no_comparison and "(7 + 4) + 4" not in no_comparison

@@ -3,6 +3,8 @@ the outcomes' shapes, and problems it must not answer."""
 
 from __future__ import annotations
 
+import importlib
+
 import pytest
 
 from local_agent.reading.problems import Solved, Unsure, asks_about_its_quantities, rank, reply, solve
@@ -78,11 +80,16 @@ def test_asks_about_its_quantities(text: str, expected: bool) -> None:
     assert asks_about_its_quantities(text) is expected
 
 
-def test_reply_outcomes() -> None:
+def test_reply_outcomes(monkeypatch: pytest.MonkeyPatch) -> None:
     answered = reply("I paid 36 euros for 4 tickets. How much was each ticket?")
     assert answered is not None and answered.outcome == "answer"
     assert answered.text == "9. I read this as 36 ÷ 4 = 9."
+    solve_module = importlib.import_module("local_agent.reading.problems.solve")
+    weights = shipped()  # margins no answer reaches: the reading is said back and asked
+    monkeypatch.setattr(solve_module, "shipped", lambda: type(weights)(weights.weights, 1.01, 1.01, weights.meta))
+    reply.cache_clear()
     unsure = reply(FIVE[0][0])
     assert unsure is not None and unsure.outcome == "unsure"
     assert unsure.text == "I'm not sure. I read this as 12 - 5 = 7, is that what you meant?"
     assert reply("How many boxes do I need for my books?") is None
+    reply.cache_clear()

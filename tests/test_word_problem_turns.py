@@ -5,6 +5,8 @@ problem never reaches."""
 
 from __future__ import annotations
 
+import importlib
+
 import pytest
 
 from tests.test_tools_agent import ask_json
@@ -28,8 +30,22 @@ def test_the_tool_turn_says_its_route_and_makes_no_call(scripted):
     assert data["tools"]["route"] == "problem" and data["tool_calls"] == []
 
 
+@pytest.fixture
+def no_margin_enough(monkeypatch):
+    """The shipped ranker with margins no answer reaches: every reading is unsure."""
+    from local_agent.reading.problems import reply
+    from local_agent.reading.problems.ranker import shipped
+
+    weights = shipped()
+    solver = importlib.import_module("local_agent.reading.problems.solve")
+    monkeypatch.setattr(solver, "shipped", lambda: type(weights)(weights.weights, 1.01, 1.01, weights.meta))
+    reply.cache_clear()
+    yield
+    reply.cache_clear()
+
+
 @pytest.mark.parametrize("tools", [("--tools",), ()])
-def test_an_unclear_reading_is_said_back_and_asked(scripted, tools):
+def test_an_unclear_reading_is_said_back_and_asked(scripted, tools, no_margin_enough):
     data = ask_json(*tools, STICKERS, backend=scripted)
     assert data["answer"] == "I'm not sure. I read this as 12 - 5 = 7, is that what you meant?"
     assert data["outcome"] == "unsure"
@@ -57,3 +73,39 @@ def test_an_exact_calculation_is_answered_by_the_calculator_with_its_outcome(scr
 def test_a_turn_that_answers_no_question_names_no_outcome(scripted):
     data = ask_json("--tools", "Hello there, I had a lovely weekend.", backend=scripted)
     assert data["outcome"] is None
+
+
+PLANT = "The sunflower grew 4 cm this week. How tall is it now?"
+
+
+@pytest.mark.parametrize("tools", [("--tools",), ()])
+def test_a_number_the_model_invents_for_a_calculation_is_not_shown(scripted, tools):
+    """A question for an amount that states a number of its own and that nothing reads: the
+    model's answer is held, and a number no source holds turns it into "I'm not sure"."""
+    scripted.queue("Your plant is 12 cm tall now.")  # 12 is in no source the answer may draw on
+    data = ask_json(*tools, PLANT, backend=scripted)
+    assert data["answer"] == "I'm not sure: I can't work that out from what you gave me."
+    assert data["outcome"] == "unsure"
+
+
+def test_a_missing_quantity_is_said_when_the_model_invents_one(scripted):
+    scripted.queue("He is 41 years old.")
+    data = ask_json("Tom's dad is 30 years older than Tom, and Tom likes chess. How old is the dad?", backend=scripted)
+    assert data["answer"] == "I'm not sure: I can't work that out from what you gave me; I'd need Tom's age."
+    assert data["outcome"] == "unsure" and scripted.prompts == []  # read as lacking a quantity: no model call
+
+
+def test_a_calculation_answer_with_only_numbers_it_was_given_is_shown(scripted):
+    scripted.queue("It grew 4 cm this week.")
+    data = ask_json(PLANT, backend=scripted)
+    assert data["answer"].startswith("It grew 4 cm") and data["outcome"] == "answer"
+
+
+@pytest.mark.parametrize(("message", "reply"), [
+    ("How many legs does a spider have?", "A spider has 8 legs."),  # no number of its own
+    ("I ran 5 km today and it felt great.", "That's wonderful, well done!"),  # a statement
+])
+def test_other_questions_and_statements_are_not_gated(scripted, message, reply):
+    scripted.queue(reply)
+    data = ask_json("--tools", message, backend=scripted)
+    assert data["answer"] == reply

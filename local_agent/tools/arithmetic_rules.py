@@ -61,6 +61,8 @@ def arithmetic(message: str) -> str | None:
     text = re.sub(r"\s+(?:equals?|equal\s+to|is\s+equal\s+to)\s*\??$", "", text)
     text = re.sub(r"(?<![\w.])\d+(?:\.\d+)?e[+-]?\d{1,4}\b", _plain_number, text)  # 1e5 is 100000, not 5
     asking = asks(text, _OPENERS, terse_words=0)  # a bare calculation is read by _written
+    if (terse := quantity_rules.terse_conversion(text)) is not None:
+        return terse  # "minutes in 3.5 hours", "2 km in miles": nothing but a conversion
     if not re.search(r"\d", text):
         return quantity_rules.unit_conversion(text) if asking else None  # "how many hours in a week"
     for rule in RULES:

@@ -20,34 +20,59 @@ N = r"(\d+(?:\.\d+)?)"
 _UNIT = r"(second|minute|hour|day|week|month|year)s?"
 _ONE = r"(?:a|an|one|per|each|every|1)"
 _MULTIPLES = {"double": "2", "twice": "2", "triple": "3", "quadruple": "4"}
-_MEASURE = rf"({units.UNIT})"
-_SIGNED = r"(?<![\w.])(-?\d+(?:\.\d+)?)"  # an amount to convert: -40 F; not the 5 of 1e5
 
 
-# Forms of a conversion, each with the order its groups come in: amount, source unit, target unit.
-_CONVERSIONS = (
-    (re.compile(rf"\bhow\s+many\s+{_MEASURE}\s+(?:are\s+|is\s+)?(?:there\s+)?(?:in|is|are|make|equals?)\s+"
-                rf"(?:{_SIGNED}\s*|(?:a|an|one)\s+){_MEASURE}"), (2, 3, 1)),  # how many ounces in 2 pounds
-    (re.compile(rf"(?:{_SIGNED}\s*|\b(?:a|an|one)\s+){_MEASURE}\s+(?:in|to|into|as)\s+{_MEASURE}"),
-     (1, 2, 3)),  # convert 5 miles to km
-    (re.compile(rf"{_SIGNED}\s*{_MEASURE}.*?\b(?:what(?:'s|\s+is)|how\s+much\s+is)\s+(?:that|it|this)\s+in\s+{_MEASURE}"),
-     (1, 2, 3)),  # I weigh 70 kg, what's that in pounds?
-    (re.compile(rf"{_SIGNED}\s*{_MEASURE}.*?\bhow\s+many\s+{_MEASURE}\s+(?:is|are)\s+(?:that|it|this)\b"), (1, 2, 3)),
-)
+# An amount to convert: one number and unit, or two of one measure ("5 feet 10 inches",
+# "2 hours and 20 minutes"), or a unit alone ("in a day": one).
+_AMOUNT_NAMED = (rf"(?:(?<![\w.])(?P<amount>-?\d+(?:\.\d+)?)\s*|\b(?:a|an|one)\s+)(?P<unit>{units.UNIT})"
+                 rf"(?:\s+(?:and\s+)?(?P<more>\d+(?:\.\d+)?)\s*(?P<more_unit>{units.UNIT}))?")
+_TARGET = rf"(?P<target>{units.UNIT})"
+# Forms of a conversion: how many ounces in 2 pounds; convert 5 miles to km; I weigh 70 kg,
+# what's that in pounds?; 750 ml ... how many liters is that?
+_CONVERSIONS = tuple(re.compile(form) for form in (
+    rf"\bhow\s+many\s+{_TARGET}\s+(?:are\s+|is\s+)?(?:there\s+)?(?:in|is|are|make|equals?)\s+{_AMOUNT_NAMED}",
+    rf"{_AMOUNT_NAMED}\s+(?:in|to|into|as)\s+{_TARGET}",
+    rf"{_AMOUNT_NAMED}.*?\b(?:what(?:'s|\s+is)|how\s+much\s+is)\s+(?:that|it|this)\s+in\s+{_TARGET}",
+    rf"{_AMOUNT_NAMED}.*?\bhow\s+many\s+{_TARGET}\s+(?:is|are)\s+(?:that|it|this)\b",
+))
+# A terse conversion, nothing around it but a word or two ("minutes in 3.5 hours", "hw many
+# seconds in a day", "2 km in miles").
+_LEAD = r"(?:(?:how|many|much|what|what's|whats|is|are|convert|the|number|of|\w{1,3}(?=\s+(?:many|much)\b))\s+)"
+_TERSE = (re.compile(rf"^{_LEAD}{{0,3}}{_TARGET}\s+(?:are\s+|is\s+)?(?:there\s+)?in\s+{_AMOUNT_NAMED}\s*\??$"),
+          re.compile(rf"^{_LEAD}{{0,2}}{_AMOUNT_NAMED}\s+(?:in|to|into)\s+{_TARGET}\s*\??$"))
 
 
 def unit_conversion(text: str) -> str | None:
     """"convert 5 miles to km", "how many ounces in 2 pounds", "how many hours in a week",
-    "I weigh 70 kg, what's that in pounds?", "750 ml ... how many liters is that?"."""
-    for pattern, (amount, source, target) in _CONVERSIONS:
-        if match := pattern.search(text):
-            source_name, target_name = units.unit_name(match[source]), units.unit_name(match[target])
-            if source_name is None or target_name is None:
-                return None
-            if len(re.findall(r"\d+(?:\.\d+)?", text)) > (1 if match[amount] else 0):
-                return None  # "5 feet 10 inches": a number it would leave out
-            return units.conversion(match[amount] or "1", source_name, target_name)
-    return None
+    "I weigh 70 kg, what's that in pounds?", "750 ml ... how many liters is that?", "convert
+    5 feet 10 inches to cm"."""
+    return next((_converted(match, text) for form in _CONVERSIONS if (match := form.search(text))), None)
+
+
+def terse_conversion(text: str) -> str | None:
+    """A conversion asked with no question word: the message is the conversion and at most a
+    word or two ("minutes in 3.5 hours", "2 km in miles")."""
+    return next((_converted(match, text) for form in _TERSE if (match := form.search(text))), None)
+
+
+def _converted(match: re.Match[str], text: str) -> str | None:
+    """The expression of a conversion match: each amount's part in the target unit, summed;
+    None when a unit is not one of ours, the parts measure different things, the second part is
+    not the smaller unit, or the message holds a number the conversion would leave out."""
+    names = [units.unit_name(match[group]) if match[group] else None for group in ("unit", "more_unit", "target")]
+    source, smaller, target = names
+    if source is None or target is None or (match["more_unit"] and smaller is None):
+        return None
+    parts = [(match["amount"] or "1", source)] + ([(match["more"], smaller)] if smaller else [])
+    if len(re.findall(r"\d+(?:\.\d+)?", text)) > sum(1 for group in ("amount", "more") if match[group]):
+        return None  # "5 feet and 3 friends": a number it would leave out
+    if smaller and not units.smaller(smaller, source):
+        return None  # "10 inches 5 feet" is no compound amount
+    converted = [units.conversion(amount, unit, target) or (amount if unit == target else None)
+                 for amount, unit in parts]
+    if any(part is None for part in converted):
+        return None
+    return " + ".join(f"({part})" if len(converted) > 1 and " " in str(part) else str(part) for part in converted)
 
 
 def rate_over_span(text: str) -> str | None:

@@ -24,7 +24,8 @@ what whats how much many calculate compute evaluate work out solve tell average 
 times multiplied multiply divided divide over percent percentage square root cube squared cubed power split
 between among each tip discount off per cost costs price left remaining quarter third half together altogether
 people persons friends ways sqrt equals bill owe pay paid spend spent each everybody everyone person
-day days week weeks month months year years today tomorrow yesterday ago from after before until till since
+second seconds minute minutes hour hours day days week weeks month months year years
+today tomorrow yesterday ago from after before until till since
 weekday date old born someone somebody birthday the of is was will
 users user activities activity database table count number average oldest youngest signed signup
 """.split()) | frozenset(MONTHS) | frozenset(WEEKDAYS)

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ..reading import Reading
-from ..reading.problems import asks_about_its_quantities
+from ..reading.problems import asks_about_its_quantities, lacks_a_quantity, reads_times
 from ..reading.requests import Subject, asks_tool, tool_subjects
 from .arithmetic_rules import arithmetic
 from .base import Tool
@@ -81,10 +81,10 @@ class Router:
             message, request, subjects = reading.text, reading.tool_request, reading.tool_subjects
         else:
             message, request, subjects = reading, asks_tool(reading), tool_subjects(reading)
-        direct = self._read(message) or self._direct(message)  # the data first: "users in the first half of 2022"
+        direct = self._read(message) or self._times(message) or self._direct(message)  # the data first
         if direct is not None:
             return direct
-        if "calculator" in self.enabled and asks_about_its_quantities(message):
+        if "calculator" in self.enabled and (asks_about_its_quantities(message) or lacks_a_quantity(message)):
             return Route("problem", ("calculator",), reason="word problem")
         if not request:
             return Route("none", reason="not a question or request")
@@ -109,6 +109,13 @@ class Router:
         for name, tool in self.tools.items():
             if tool.reader is not None and (arguments := tool.reader(message)) is not None:
                 return Route("direct", (name,), arguments, f"{name} rule")
+        return None
+
+    def _times(self, message: str) -> Route | None:
+        """Durations and clock times, read exactly before any date rule ("3 hours 40 minutes on
+        Monday and 2 hours 35 minutes on Tuesday" is no span of days)."""
+        if "calculator" in self.enabled and reads_times(message):
+            return Route("problem", ("calculator",), reason="durations and clock times")
         return None
 
     def _direct(self, message: str) -> Route | None:

@@ -62,6 +62,13 @@ def ratio(unit: str, per: str) -> float | None:
     return _SIZES[per][1] / _SIZES[unit][1]
 
 
+def smaller(unit: str, than: str) -> bool:
+    """Whether `unit` is a smaller unit of the same measure as `than` (inches than feet)."""
+    if unit not in _SIZES or than not in _SIZES:
+        return False
+    return _SIZES[unit][0] == _SIZES[than][0] and _SIZES[unit][1] < _SIZES[than][1]
+
+
 def conversion(amount: str, source: str, target: str) -> str | None:
     """The calculator expression converting `amount` `source`s to `target`s, or None when they
     measure different things."""

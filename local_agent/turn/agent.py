@@ -34,9 +34,10 @@ from ..reading.dates import DateSpan
 from ..types import GenerationSettings, MemoryRecord, Message, RecallHit
 from .answering import Answer
 from .latest import latest_first
+from .memory_answers import earlier_answers
 from .memory_work import MemoryParts, Wanted, always, distill_turn, fold_summary, store_turn, withdraw
 from .recap import live_items, period_items, recap_text
-from .replies import Replier, ReplyPlan, earlier_answers, plan_reply, user_names
+from .replies import Replier, ReplyPlan, plan_reply, user_names
 from .result import MemoryWork, ToolTrace, TurnResult, TurnTimings, WorkInProgress, outcome_of
 from .when_answer import told_shown
 
@@ -128,7 +129,7 @@ class Agent:
         plan = (plan_reply(reading, [render_memory(hit.record) for hit in recalled])
                 if self.replies_by_program and span is None else ReplyPlan("open"))
         composed = self._compose(message, recalled, settings, route,
-                                 examples=plan.kind in ("statement", "courtesy", "open"))
+                                 examples=plan.kind in ("statement", "courtesy", "open", "calculation"))
         notices = [*self._notices, *composed.notices]
         self._notices.clear()
         prompt_text = self.backend.format_prompt(composed.messages)

@@ -10,9 +10,11 @@ Also here: the user's names the prompt shows, the question an introduction goes 
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import re
 from collections.abc import Sequence
 
+from ..memory.sessions import Turn
 from ..reading import Reading
 from ..reading.introductions import introduced_name
 from ..reading.names import known_words, proper_names
@@ -69,3 +71,12 @@ def user_names(memories: Sequence[str], introduced: str | None = None) -> list[s
         if name:
             names.append(name)
     return names
+
+
+def earlier_answers(recent: Sequence[Turn], message: str) -> list[str]:
+    """The dialogue's answers (`recent`) to other messages than this one (the same question
+    asked again may get the same answer)."""
+    asked = " ".join(message.split()).lower()
+    return [answer.content for question, answer in itertools.pairwise(recent)
+            if question.role == "user" and answer.role == "assistant"
+            and " ".join(question.content.split()).lower() != asked]

@@ -24,6 +24,11 @@ who says what, the first entry of `PRECEDENCE` that applies winning:
   one retry, strict and without the dialogue; an answer that apologizes, refuses or says nothing
   of the evidence (evidence.py) is replaced by the evidence said back ("You told me your partner
   Sam made you a cake."); with no evidence, "I don't remember that." with the closest memory;
+- a question for an amount that states a number of its own and no rule, reading or tool
+  worked out ("Eva is 3 years older than her brother. How old is Eva?"; reading/problems):
+  the model's answer, held until checked: a number, time or date in it that no source holds
+  (the message, the dialogue, memories) is not shown; the reply says it is not sure, with what
+  the message lacks when that is read ("I'd need her brother's age");
 - a plain statement about oneself, or one that shares a feeling ("rough day at work",
   feelings.py): the model's reply, held until checked (`statement_problem`: the user's
   language, no apology, no "the user", not taking the user's words or name as its own, no
@@ -39,7 +44,6 @@ another language, a correction is a statement and is thanked for.
 
 from __future__ import annotations
 
-import itertools
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -47,10 +51,11 @@ from datetime import datetime
 from typing import Literal, NamedTuple
 
 from ..backends.base import Backend
+from ..grounding import Kind, check
 from ..grounding.support import unsupported
-from ..memory.sessions import Turn
 from ..reading import Reading
 from ..reading.introductions import introduced_name
+from ..reading.problems import calculation_shaped, cannot_work_out, missing_quantity
 from ..reading.problems import reply as problem_reply
 from ..types import GenerationSettings, Message
 from .about_me import about_me_reply
@@ -67,11 +72,12 @@ from .statements import statement_problem, statement_reply
 from .told import answering, draws_on_each_part, not_told_reply, parts, said_by_user, untold_parts
 from .when_answer import Told, answer_when, asks_when_told
 
-ReplyKind = Literal["introduction", "correction", "about-me", "farewell", "courtesy", "problem", "past", "statement",
-                    "open"]
+ReplyKind = Literal["introduction", "correction", "about-me", "farewell", "courtesy", "problem", "past", "calculation",
+                    "statement", "open"]
 # Added to the system message when a memory answer is asked again: the first named or counted
 # something no memory holds.
 STRICT = "Answer only with what the notes from memory say. If they do not say it, answer: I don't remember."
+CALCULATED: tuple[Kind, ...] = ("number", "time", "date")  # what a calculation's answer may not invent
 OnToken = Callable[[str], None] | None
 
 
@@ -133,6 +139,10 @@ def _past(reading: Reading, memories: Sequence[str]) -> ReplyPlan | None:
     return ReplyPlan("past") if changes else None
 
 
+def _calculation(reading: Reading, memories: Sequence[str]) -> ReplyPlan | None:
+    return ReplyPlan("calculation") if reading.english and reading.asks and calculation_shaped(reading.text) else None
+
+
 def _statement(reading: Reading, memories: Sequence[str]) -> ReplyPlan | None:
     if reading.asks or not (not reading.english or reading.feeling or reading.intent("statement")):
         return None
@@ -149,6 +159,7 @@ PRECEDENCE: tuple[tuple[ReplyKind, PlanStep], ...] = (
     ("courtesy", _courtesy),
     ("problem", _problem),  # states its own quantities and asks about them: never the past
     ("past", _past),
+    ("calculation", _calculation),  # asks for an amount, states a number: no invented number
     ("statement", _statement),  # not asking: a feeling, a first-person statement, another language
 )
 
@@ -209,6 +220,8 @@ class Replier:
             return self.grounded(reading)
         if plan.kind in ("statement", "courtesy"):
             return self.guarded(reading, user_names, plan)
+        if plan.kind == "calculation":
+            return self.calculated(reading)
         return Reply(stream_answer(self.backend, self.messages, self.settings, self.on_token, self.timings,
                                    self.start, earlier=self.earlier), "model")
 
@@ -368,11 +381,14 @@ class Replier:
             return Reply(self.said(first.text, first.tokens, first.interrupted), "model:checked")
         return Reply(self.said(plan.text, first.tokens), f"template:{plan.kind}")
 
-
-def earlier_answers(recent: Sequence[Turn], message: str) -> list[str]:
-    """The dialogue's answers (`recent`) to other messages than this one (the same question
-    asked again may get the same answer)."""
-    asked = " ".join(message.split()).lower()
-    return [answer.content for question, answer in itertools.pairwise(recent)
-            if question.role == "user" and answer.role == "assistant"
-            and " ".join(question.content.split()).lower() != asked]
+    def calculated(self, reading: Reading) -> Reply:
+        """The model's answer to a calculation, shown when every number, time and date in it
+        has a source: the dialogue, the memories shown, the message (not the system message,
+        whose date would hold any day or month, nor the worked examples); else "I'm not sure",
+        with what the message lacks when that is read."""
+        first = self.held(self.messages)
+        system = self.messages[0].content
+        sources = [*self.memories, *(text for text in self.sources if text != system), reading.text]
+        if first.interrupted or check(first.text, sources, CALCULATED).ok:
+            return Reply(self.said(first.text, first.tokens, first.interrupted), "model:calculation")
+        return Reply(self.said(cannot_work_out(missing_quantity(reading.text)), first.tokens), "template:calculation")

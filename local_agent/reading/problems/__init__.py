@@ -5,7 +5,9 @@
     reply("I paid 36 euros for 4 tickets. How much was each ticket?")   # ProblemReply("answer", "9. I read ...")
 """
 
-from .reply import ProblemReply, asks_about_its_quantities, reply
+from .asking import asks_about_its_quantities, calculation_shaped
+from .reply import ProblemReply, cannot_work_out, lacks_a_quantity, missing_quantity, reads_times, reply
 from .solve import Ranked, Solved, Unsure, rank, solve
 
-__all__ = ["ProblemReply", "Ranked", "Solved", "Unsure", "asks_about_its_quantities", "rank", "reply", "solve"]
+__all__ = ["ProblemReply", "Ranked", "Solved", "Unsure", "asks_about_its_quantities", "calculation_shaped",
+           "cannot_work_out", "lacks_a_quantity", "missing_quantity", "rank", "reads_times", "reply", "solve"]

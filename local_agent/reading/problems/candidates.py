@@ -5,7 +5,11 @@ share of an amount, the amount less it and the amount plus it.
 A candidate keeps its shape (the top operation, the inner one, which quantities sit on which
 side), so that the ranker can read each quantity's role. Candidates with no value (a division
 by zero), a negative or zero one are left out: an everyday question does not ask for them; so
-are floor and ceiling of a whole quotient, which is the division itself."""
+are floor and ceiling of a whole quotient, which is the division itself.
+
+A quantity is used once, except that a question for two sides together may use again the
+quantity a comparison is made with ("Jo has 7 pens and Kim has 4 more than Jo. How many pens do
+they have together?": 7 + (7 + 4))."""
 
 from __future__ import annotations
 
@@ -27,6 +31,7 @@ COMMUTATIVE = frozenset({"+", "*"})
 INNER_OPS = ("+", "-", "*", "/", "pct_off", "pct_up")
 OUTER_OPS = ("+", "-", "*", "/", "floor", "ceil", "mod", "pct_off", "pct_up")
 MAX_QUANTITIES = 6
+BOTH = frozenset({"together", "altogether", "total", "all", "both", "combined", "sum"})
 
 
 @dataclass(frozen=True)
@@ -122,8 +127,39 @@ def _pairs(sides: list[Candidate | int], ops: tuple[str, ...], quantities: tuple
                     yield made
 
 
-def candidates(quantities: tuple[Quantity, ...]) -> list[Candidate]:
-    """Every one- and two-operation candidate over `quantities` (at most MAX_QUANTITIES are read)."""
+def _reused(inner: Candidate, quantities: tuple[Quantity, ...]) -> list[Candidate | int]:
+    """The quantity an inner sum or difference may use again: the one a compared quantity is
+    compared with ("Jo has 7 pens and Kim has 4 more than Jo": Kim's 7 + 4, then Jo's 7 again
+    for both together), or the compared one's owner's ("Rosa has 14, 6 more than Kai": Kai's
+    14 - 6, then Rosa's 14 again). Only when the inner operation is the comparison's own
+    reading: more than Jo adds to Jo's, more than Kai takes from Rosa's."""
+    if inner.top not in ("+", "-") or not all(isinstance(side, int) for side in (inner.left, inner.right)):
+        return []
+    left, right = quantities[inner.left], quantities[inner.right]  # type: ignore[index]
+    for base, compared in ((left, right), (right, left)):
+        if not compared.compared or not compared.than or base.compared or not base.owner:
+            continue
+        if base.owner == compared.than:  # the other side is base ± the difference
+            adds = compared.compared == "more"
+        elif base.owner == compared.owner:  # base is the compared one's: the other side is base ∓ it
+            adds = compared.compared != "more"
+        else:
+            continue
+        if (inner.top == "+") == adds and (adds or inner.left == base.index):
+            return [base.index]
+    return []
+
+
+def asks_for_both(question_words: tuple[str, ...]) -> bool:
+    """Whether the question asks for two sides together ("how many do they have together",
+    "in all", "altogether"): only then may a quantity be used twice."""
+    return bool(BOTH & set(question_words))
+
+
+def candidates(quantities: tuple[Quantity, ...], *, both: bool = False) -> list[Candidate]:
+    """Every one- and two-operation candidate over `quantities` (at most MAX_QUANTITIES are
+    read); with `both` (the question asks for two sides together), a quantity another is
+    compared with may be used twice (`_reused`)."""
     used = quantities[:MAX_QUANTITIES]
     one = [made for i, j in itertools.combinations(range(len(used)), 2)
            for made in _pairs([j], OUTER_OPS, used, i)]
@@ -132,5 +168,5 @@ def candidates(quantities: tuple[Quantity, ...]) -> list[Candidate]:
         if inner.top not in INNER_OPS:
             continue
         rest: list[Candidate | int] = [k for k in range(len(used)) if k not in inner.leaves_set()]
-        two.extend(_pairs(rest, OUTER_OPS, used, inner))
+        two.extend(_pairs(rest + (_reused(inner, used) if both else []), OUTER_OPS, used, inner))
     return one + two

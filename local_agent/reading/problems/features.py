@@ -94,6 +94,20 @@ def _value_features(reading: Reading, candidate: Candidate) -> dict[str, float]:
     return found
 
 
+def _reuse_features(reading: Reading, candidate: Candidate, shape: str) -> dict[str, float]:
+    """A quantity used twice, by whose it is: the one compared with ("4 more than Jo", then Jo's
+    7 again: `than`) or the compared one's owner's ("Rosa has 14, 6 more than Kai", then
+    Rosa's 14 again: `owner`), beside the comparison's direction and the expression's shape."""
+    indices = [index for index, _ in candidate.leaves()]
+    twice = [index for index in set(indices) if indices.count(index) > 1]
+    compared = [reading.quantities[i] for i in indices if reading.quantities[i].compared]
+    if not twice or not compared:
+        return {}
+    again, other = reading.quantities[twice[0]], compared[0]
+    role = "than" if again.owner == other.than else "owner"
+    return {f"reused-{role}-{other.compared}|{shape}": 1.0}
+
+
 def features(reading: Reading, candidate: Candidate) -> dict[str, float]:
     """The named features of one candidate for its problem."""
     top, inner = candidate.top, candidate.inner
@@ -113,6 +127,7 @@ def features(reading: Reading, candidate: Candidate) -> dict[str, float]:
         inner_side = candidate.left if isinstance(candidate.left, Candidate) else candidate.right
         pair = [reading.quantities[i] for i, _ in inner_side.leaves()]  # type: ignore[union-attr]
         found.update({f"in|{name}": 1.0 for name in _pair_features(pair[0], pair[1], inner)})
+    found.update(_reuse_features(reading, candidate, shape))
     found.update(_coverage(reading, candidate.leaves_set()))
     found.update(_value_features(reading, candidate))
     return found

@@ -10,26 +10,15 @@ and 3 dogs?", "What movie did Nate watch on 1 May, 2022?") asks for no amount.""
 from __future__ import annotations
 
 import functools
-import itertools
 from dataclasses import dataclass
 from typing import Literal
 
-from ..date_phrases import PHRASES
-from .quantities import read
+from .asking import asks_about_its_quantities, without_named_days
+from .missing import missing
 from .solve import Solved, Unsure, number_text, solve
+from .times import read_times
 
 Outcome = Literal["answer", "unsure"]
-_ASKING = frozenset({"how", "what", "what's", "whats", "calculate", "find", "compute", "work"})
-# The question asks for an amount: "how many/much/long/...", or a word that names one.
-_HOW = frozenset({"many", "much", "long", "far", "old", "often", "big", "tall", "heavy", "fast"})
-_AMOUNT = frozenset({"total", "sum", "altogether", "together", "combined", "left", "remain", "remaining", "remains",
-                     "each", "per", "average", "difference", "cost", "costs", "price", "pay", "paid", "spend",
-                     "spent", "owe", "change", "calculate", "compute", "work", "product", "number"})
-_NAMED_DAYS = frozenset({"iso", "slashed", "ordinal_of", "day_month", "month_day", "month_year", "year"})
-# A question about what was said, or a name asked for, is no calculation: "What did I say
-# about 2 cats and 3 dogs?", "I have 2 kids and 3 dogs, what should I name my cat?"
-_NOT_AN_AMOUNT = frozenset({"say", "said", "tell", "told", "mention", "mentioned", "remember", "recall", "name",
-                            "call", "called", "recommend", "suggest", "think", "who", "why", "where"})
 
 
 @dataclass(frozen=True)
@@ -39,28 +28,38 @@ class ProblemReply:
     result: Solved | Unsure
 
 
-def without_named_days(text: str) -> str:
-    """`text` with each named day ("7 July, 2023", "in 2022", "2024-03-01") made "a day"."""
-    return PHRASES.sub(lambda m: "a day" if m.lastgroup in _NAMED_DAYS else m.group(), text)
+def cannot_work_out(needed: str | None = None) -> str:
+    """What a turn says for a calculation it cannot work out from the message, with what it
+    would need when that is known."""
+    said = "I'm not sure: I can't work that out from what you gave me"
+    return f"{said}; I'd need {needed}." if needed else f"{said}."
 
 
-def asks_about_its_quantities(text: str) -> bool:
-    """Whether `text` states at least two quantities (a named day is none) and asks (a
-    question mark or a question word) for an amount."""
-    reading = read(without_named_days(text))
-    words = reading.question_words
-    if len(reading.quantities) < 2 or _NOT_AN_AMOUNT & set(words):
-        return False
-    if "?" not in text and not _ASKING & set(words):
-        return False
-    how = any(word == "how" and after in _HOW for word, after in itertools.pairwise(words))
-    return how or bool(_AMOUNT & set(words))
+def reads_times(text: str) -> bool:
+    """Whether `text` is a question about durations or clock times read exactly (times.py)."""
+    return read_times(text) is not None
+
+
+def missing_quantity(text: str) -> str | None:
+    """What `text`, a calculation, lacks ("her brother's age", "the distance"), or None (missing.py)."""
+    return missing(text)
+
+
+def lacks_a_quantity(text: str) -> bool:
+    """Whether `text` is a calculation that lacks a quantity (missing.py)."""
+    return missing(text) is not None
 
 
 @functools.lru_cache(maxsize=64)  # the router and the reply plan both ask of one message
 def reply(text: str) -> ProblemReply | None:
     """The reply to a word problem, or None when `text` is none (fewer than two quantities,
-    or nothing asked)."""
+    or nothing asked): durations and clock times read exactly, a quantity the calculation lacks
+    asked for, else the solver's answer or its reading said back."""
+    if (timed := read_times(text)) is not None:
+        reading = f"I read this as {timed.reading}."
+        return ProblemReply("answer", f"{timed.answer}. {reading}", Solved(timed.reading, timed.seconds, reading, 1.0))
+    if (needed := missing(text)) is not None:
+        return ProblemReply("unsure", cannot_work_out(needed), Unsure("", None, "", 0.0, f"needs {needed}"))
     if not asks_about_its_quantities(text):
         return None
     result = solve(without_named_days(text))

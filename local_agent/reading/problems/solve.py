@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .candidates import Candidate, candidates
+from .candidates import Candidate, asks_for_both, candidates
 from .features import features
 from .quantities import Reading, read
 from .ranker import RankerWeights, shipped, softmax
@@ -60,7 +60,7 @@ def rank(text: str, weights: RankerWeights | None = None) -> Ranked:
     """Every candidate value of the problem in `text`, best first."""
     weights = weights or shipped()
     reading = read(text)
-    proposed = candidates(reading.quantities)
+    proposed = candidates(reading.quantities, both=asks_for_both(reading.question_words))
     if not proposed:
         return Ranked(reading, ())
     probabilities = softmax([weights.score(features(reading, c)) for c in proposed])

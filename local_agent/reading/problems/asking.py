@@ -1,0 +1,73 @@
+"""Whether a message asks for an amount, and whether it states its own quantities: the shapes
+of a calculation.
+
+- asking for an amount: the question asks how many, how much, how long, how old ..., when
+  something ends or arrives, what time, a total, what is left, an average, a percentage, or to
+  convert; not what was said or a name ("What did I say about 2 cats?", "what should I name my
+  3 kittens?").
+- `asks_about_its_quantities`: a word problem: at least two quantities of its own (a named
+  day is none) and a question for an amount ("we scored 18 and 27, how many in all?").
+- `calculation_shaped`: a question for an amount that states at least one number or clock time
+  of its own ("Eva is 3 years older than her brother. How old is Eva?", "A train leaves at 9,
+  when does it arrive?"); a question with no number ("How many legs does a spider have?") is
+  none: the model may answer it from what it knows.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+
+from ..date_phrases import PHRASES
+from .quantities import Reading, read
+
+_ASKING = frozenset({"how", "what", "what's", "whats", "calculate", "find", "compute", "work"})
+# The question asks for an amount: "how many/much/long/...", or a word that names one.
+_HOW = frozenset({"many", "much", "long", "far", "old", "often", "big", "tall", "heavy", "fast"})
+_AMOUNT = frozenset({"total", "sum", "altogether", "together", "combined", "left", "remain", "remaining", "remains",
+                     "each", "per", "average", "difference", "cost", "costs", "price", "pay", "paid", "spend",
+                     "spent", "owe", "change", "calculate", "compute", "work", "product", "number"})
+# "when does it end", "when will we arrive", "what time do we land": a time to work out.
+_WHEN = frozenset({"end", "ends", "finish", "finishes", "finished", "arrive", "arrives", "land", "lands", "start",
+                   "starts", "begin", "begins", "leave", "leaves", "done", "over", "ready", "back", "reach"})
+_NAMED_DAYS = frozenset({"iso", "slashed", "ordinal_of", "day_month", "month_day", "month_year", "year"})
+# A question about what was said, or a name asked for, is no calculation: "What did I say
+# about 2 cats and 3 dogs?", "I have 2 kids and 3 dogs, what should I name my cat?"
+_NOT_AN_AMOUNT = frozenset({"say", "said", "tell", "told", "mention", "mentioned", "remember", "recall", "name",
+                            "call", "called", "recommend", "suggest", "think", "who", "why", "where"})
+_CLOCK = re.compile(r"\b\d{1,2}:\d{2}\b|\b\d{1,2}\s*[ap]\.?m\b", re.IGNORECASE)
+_CONVERT = re.compile(r"\bconvert\b", re.IGNORECASE)
+_PERCENT = re.compile(r"%|\bper\s*cent|\bpercent", re.IGNORECASE)
+
+
+def without_named_days(text: str) -> str:
+    """`text` with each named day ("7 July, 2023", "in 2022", "2024-03-01") made "a day"."""
+    return PHRASES.sub(lambda m: "a day" if m.lastgroup in _NAMED_DAYS else m.group(), text)
+
+
+def _asks_for_an_amount(text: str, reading: Reading, *, times: bool = False) -> bool:
+    """Whether the question asks for an amount; with `times`, also for a time to work out
+    ("when does it end?"), a conversion or a percentage."""
+    words = list(reading.question_words)  # lower case, a name as NAME
+    found = set(words)
+    converts = times and _CONVERT.search(text) is not None  # "Convert" opening a sentence reads as a NAME
+    asking = _ASKING | {"when"} if times else _ASKING
+    if _NOT_AN_AMOUNT & found or not ("?" in text or asking & found or converts):
+        return False
+    how = any(word == "how" and after in _HOW for word, after in itertools.pairwise(words))
+    when = ("when" in found or "what time" in " ".join(words)) and bool(_WHEN & found)
+    return bool(how or _AMOUNT & found) or (times and (when or converts or _PERCENT.search(text) is not None))
+
+
+def asks_about_its_quantities(text: str) -> bool:
+    """Whether `text` states at least two quantities (a named day is none) and asks (a
+    question mark or a question word) for an amount."""
+    reading = read(without_named_days(text))
+    return len(reading.quantities) >= 2 and _asks_for_an_amount(text, reading)
+
+
+def calculation_shaped(text: str) -> bool:
+    """Whether `text` asks for an amount and states a number or a clock time of its own."""
+    reading = read(without_named_days(text))
+    states = bool(reading.quantities) or _CLOCK.search(text) is not None
+    return states and _asks_for_an_amount(text, reading, times=True)

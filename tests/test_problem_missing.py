@@ -1,0 +1,61 @@
+"""What a calculation lacks (reading/problems/missing.py) and the shape of a calculation
+(asking.py): each form, with look-alikes that must not match."""
+
+from __future__ import annotations
+
+import pytest
+
+from local_agent.reading.problems import calculation_shaped, reply
+from local_agent.reading.problems.missing import missing
+
+
+@pytest.mark.parametrize(("message", "needed"), [
+    ("Eva is 3 years older than her brother. How old is Eva?", "her brother's age"),
+    ("i got 3 more then Sara. how many did i get", "the number for Sara"),
+    ("Jo is 4 cm taller than me. How tall is Jo?", "your height"),
+    ("My bag weighs 2 kg less than Tom's bag. How heavy is my bag?", "the number for Tom's bag"),
+    ("A train leaves at 9 and travels at 80 km/h. When does it arrive?", "the distance"),
+    ("How long will it take me to drive to Lyon at 90 km/h?", "the distance"),
+    ("A recipe needs 3 eggs per cake. How many eggs do I need?", "the number of cakes"),
+])
+def test_a_missing_quantity_is_asked_for_never_invented(message: str, needed: str) -> None:
+    assert missing(message) == needed
+    said = reply(message)
+    assert said is not None and said.outcome == "unsure"
+    assert said.text == f"I'm not sure: I can't work that out from what you gave me; I'd need {needed}."
+
+
+@pytest.mark.parametrize("message", [
+    "Sam has 23 marbles. That is 8 more than Lee has. How many marbles does Lee have?",  # both sides given
+    "what is 5 more than 3?",  # a number on the other side
+    "The trip is 240 km and I drive at 80 km/h. How long will it take?",  # the distance is given
+    "A train travels at 80 km/h for 3 hours. How far does it go?",  # the time is given
+    "I have 3 more cats than my sister.",  # nothing asked
+    "How many legs does a spider have?",  # no quantity of its own
+])
+def test_look_alikes_lack_nothing(message: str) -> None:
+    assert missing(message) is None
+
+
+@pytest.mark.parametrize("message", [
+    "Eva is 3 years older than her brother. How old is Eva?",
+    "A train leaves at 9 and travels at 80 km/h. When does it arrive?",
+    "The movie starts at 7:45 pm. When does it end?",
+    "Convert 5 feet to centimetres.",
+    "what is 15% of the 240 I paid?",
+    "I have 3 boxes. How many do I have left?",
+])
+def test_a_question_for_an_amount_with_a_number_of_its_own_is_a_calculation(message: str) -> None:
+    assert calculation_shaped(message)
+
+
+@pytest.mark.parametrize("message", [
+    "How many legs does a spider have?",  # no number of its own: the model may know it
+    "What did I say about 2 cats and 3 dogs?",  # what was said
+    "I have 2 kids and 3 dogs, what should I name my cat?",  # a name
+    "I ran 5 km today.",  # a statement
+    "When did we talk about the 3 dogs?",  # a time no calculation gives
+    "Who won the 2010 world cup?",
+])
+def test_look_alikes_are_no_calculation(message: str) -> None:
+    assert not calculation_shaped(message)
