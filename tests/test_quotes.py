@@ -60,6 +60,7 @@ def test_the_prompt_shows_a_turn_as_a_plain_dated_line_and_evidence_reads_it_bac
     (TOLD_DATE, TOLD_DATE),
     ('Your band is "Night Owls".', 'Your band is "Night Owls".'),
     ('The visit is on "20 November 2026".', 'The visit is on "20 November 2026".'),  # a date, not a quote
+    ("17 November 2026 is when you adopted Mochi.", "17 November 2026 is when you adopted Mochi."),  # no speaker
     ("You said: My dad left two years ago (around 2024). It was hard.",  # the date the prompt adds, in the quote
      "You said: My dad left two years ago (around 2024). It was hard."),
 ])

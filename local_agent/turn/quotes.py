@@ -6,8 +6,9 @@ November 2026) Bolt is a greyhound named Pip." Such an answer dresses an inventi
 
 Definitions:
 - a quote form: "you said", "you told me", "you mentioned", "you wrote", "I told you" followed by
-  a colon or a quotation mark; a dated opener at the start of a line or sentence ("(2 May 2024)
-  ...", "- 2 May 2024, you: ...", "On 2 May 2024 you said: ..."); or a quoted span of
+  a colon or a quotation mark; at the start of a line or sentence, a date in parentheses ("(2
+  May 2024) ...") or a date with who said it ("- 2 May 2024, you: ...", "On 2 May 2024 you
+  said: ..."), not a date alone ("17 November 2026 is the day"); or a quoted span of
   QUOTED_WORDS words or more that is not a date ("... "I moved to Madrid" ...");
 - the quote's text: the quoted span when a quotation mark opens it (the quote ending after its
   closing mark and the punctuation right after it), else the rest of its sentence (to a full
@@ -38,9 +39,12 @@ QUOTED_WORDS = 3  # a quoted span this long is a quote, not a title or a name
 _DAY = r"\d{1,2} [A-Z][a-z]+ \d{4}"
 _SAYING = r"(?:you said|you told me|you mentioned|you wrote|i told you)"
 _OPENING = r"(?:^|(?<=[.!?:]\s))"
-_FORM = re.compile(  # a dated opener, or a saying with a colon or a quotation mark after it
-    rf"{_OPENING}\s*(?:-\s*)?\(?(?:on\s+)?(?P<day>{_DAY})\)?,?\s*(?:(?:{_SAYING}|(?P<who>you|me)|i)\s*)?:?\s*"
-    rf"|\b{_SAYING}\s*(?:that\s*)?(?::\s*|(?=[\"“]))",  # "you said: ...", "I told you "..."
+_SAID = r"(?::\s*|(?=[\"“]))"  # a colon or a quotation mark after a saying
+_FORM = re.compile(
+    rf"{_OPENING}\s*\((?P<day>{_DAY})\)\s*(?:(?:{_SAYING}|you|me|i)\s*)?:?\s*"  # "(2 May 2024) ..."
+    # "- 2 May 2024, you: ...", "On 2 May 2024 you said: ..."
+    rf"|{_OPENING}\s*(?:-\s*)?(?:on\s+)?(?P<listed_day>{_DAY}),?\s*(?:{_SAYING}|(?P<who>you|me))\s*{_SAID}"
+    rf"|\b{_SAYING}\s*(?:that\s*)?{_SAID}",  # "you said: ...", "I told you "..."
     re.IGNORECASE | re.MULTILINE)
 _QUOTED = re.compile(r"[\"“](?P<text>[^\"“”]+)[\"”]")
 _CLOSING = re.compile(r"[.!?;,](?=\s|$)")
@@ -89,8 +93,8 @@ def quotes(answer: str) -> list[Quote]:
         if form.end() == form.start() or not text.strip():
             at = form.end() + 1
             continue
-        listed = (form["who"] or "").lower() if form["day"] else ""
-        found.append(Quote(form.start(), end, text, _day(form["day"]), listed))
+        day = form["day"] or form["listed_day"]
+        found.append(Quote(form.start(), end, text, _day(day), (form["who"] or "").lower()))
         at = end
     for quoted in _QUOTED.finditer(answer):
         inside = any(q.start <= quoted.start() < q.end for q in found)
