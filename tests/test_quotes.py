@@ -27,7 +27,8 @@ INGRID = [shown("Pip hurt his paw yesterday, vet says rest for two weeks", "2026
                 "2026-11-03"),
           shown("what languages do I speak?", "2026-11-01")]
 TOLD_DATE = "It happened yesterday (6 November 2026). Pip hurt his paw."
-RECORDS = [*map(from_memory, INGRID), from_dialogue("we walk by the river every morning")]
+RECORDS = [*map(from_memory, INGRID), from_dialogue("we walk by the river every morning"),
+           from_dialogue("My dad left two years ago.")]
 
 
 def test_the_prompt_shows_a_turn_as_a_plain_dated_line_and_evidence_reads_it_back():
@@ -58,6 +59,10 @@ def test_the_prompt_shows_a_turn_as_a_plain_dated_line_and_evidence_reads_it_bac
     # no quote at all: a told date after a relative day, a short title in quotes
     (TOLD_DATE, TOLD_DATE),
     ('Your band is "Night Owls".', 'Your band is "Night Owls".'),
+    ('The visit is on "20 November 2026".', 'The visit is on "20 November 2026".'),  # a date, not a quote
+    ("17 November 2026 is when you adopted Mochi.", "17 November 2026 is when you adopted Mochi."),  # no speaker
+    ("You said: My dad left two years ago (around 2024). It was hard.",  # the date the prompt adds, in the quote
+     "You said: My dad left two years ago (around 2024). It was hard."),
 ])
 def test_only_verbatim_quotes_are_kept(answer, kept):
     assert without_invented(answer, RECORDS) == kept

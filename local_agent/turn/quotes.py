@@ -6,16 +6,18 @@ November 2026) Bolt is a greyhound named Pip." Such an answer dresses an inventi
 
 Definitions:
 - a quote form: "you said", "you told me", "you mentioned", "you wrote", "I told you" followed by
-  a colon or a quotation mark; a dated opener at the start of a line or sentence ("(2 May 2024)
-  ...", "- 2 May 2024, you: ...", "On 2 May 2024 you said: ..."); or a quoted span of
-  QUOTED_WORDS words or more ("... "I moved to Madrid" ...");
+  a colon or a quotation mark; at the start of a line or sentence, a date in parentheses ("(2
+  May 2024) ...") or a date with who said it ("- 2 May 2024, you: ...", "On 2 May 2024 you
+  said: ..."), not a date alone ("17 November 2026 is the day"); or a quoted span of
+  QUOTED_WORDS words or more that is not a date ("... "I moved to Madrid" ...");
 - the quote's text: the quoted span when a quotation mark opens it (the quote ending after its
   closing mark and the punctuation right after it), else the rest of its sentence (to a full
   stop, question or exclamation mark followed by a space, or the line's end);
 - a quote is verbatim when its text, in lower case with whitespace collapsed and the quotation
   marks and final punctuation dropped, is a piece of a record's text (a memory shown or an
-  earlier message of the dialogue; not a question, which tells nothing), with or without the
-  dates the prompt puts after relative days ("yesterday (7 May 2023)"); a dated quote must be
+  earlier message of the dialogue; not a question, which tells nothing), the quote and the record
+  each with or without the dates the prompt puts after relative days ("yesterday (7 May
+  2023)"); a dated quote must be
   of a record of that day;
 - an answer's quotes that are not verbatim are removed with their form (`without_invented`); a
   verbatim one in the prompt's own form ("19 November 2026, you: ...") is said as the program
@@ -37,14 +39,17 @@ QUOTED_WORDS = 3  # a quoted span this long is a quote, not a title or a name
 _DAY = r"\d{1,2} [A-Z][a-z]+ \d{4}"
 _SAYING = r"(?:you said|you told me|you mentioned|you wrote|i told you)"
 _OPENING = r"(?:^|(?<=[.!?:]\s))"
-_FORM = re.compile(  # a dated opener, or a saying with a colon or a quotation mark after it
-    rf"{_OPENING}\s*(?:-\s*)?\(?(?:on\s+)?(?P<day>{_DAY})\)?,?\s*(?:(?:{_SAYING}|(?P<who>you|me)|i)\s*)?:?\s*"
-    rf"|\b{_SAYING}\s*(?:that\s*)?(?::\s*|(?=[\"“]))",  # "you said: ...", "I told you "..."
+_SAID = r"(?::\s*|(?=[\"“]))"  # a colon or a quotation mark after a saying
+_FORM = re.compile(
+    rf"{_OPENING}\s*\((?P<day>{_DAY})\)\s*(?:(?:{_SAYING}|you|me|i)\s*)?:?\s*"  # "(2 May 2024) ..."
+    # "- 2 May 2024, you: ...", "On 2 May 2024 you said: ..."
+    rf"|{_OPENING}\s*(?:-\s*)?(?:on\s+)?(?P<listed_day>{_DAY}),?\s*(?:{_SAYING}|(?P<who>you|me))\s*{_SAID}"
+    rf"|\b{_SAYING}\s*(?:that\s*)?{_SAID}",  # "you said: ...", "I told you "..."
     re.IGNORECASE | re.MULTILINE)
 _QUOTED = re.compile(r"[\"“](?P<text>[^\"“”]+)[\"”]")
 _CLOSING = re.compile(r"[.!?;,](?=\s|$)")
 _SENTENCE_END = re.compile(r"[.!?](?=\s|$)|\n")
-_TOLD_DATE = re.compile(r"\s*\((?:the \w+ (?:before|after) )?" + _DAY + r"\)")
+_TOLD_DATE = re.compile(r"\s*\([^()]*\b\d{4}\)")  # "yesterday (7 May 2023)", "ago (around 2024)"
 _EDGES = "\"“”'‘’ .,;:!?-"
 
 
@@ -88,12 +93,13 @@ def quotes(answer: str) -> list[Quote]:
         if form.end() == form.start() or not text.strip():
             at = form.end() + 1
             continue
-        listed = (form["who"] or "").lower() if form["day"] else ""
-        found.append(Quote(form.start(), end, text, _day(form["day"]), listed))
+        day = form["day"] or form["listed_day"]
+        found.append(Quote(form.start(), end, text, _day(day), (form["who"] or "").lower()))
         at = end
     for quoted in _QUOTED.finditer(answer):
         inside = any(q.start <= quoted.start() < q.end for q in found)
-        if not inside and len(quoted["text"].split()) >= QUOTED_WORDS:
+        dated = re.fullmatch(_DAY, quoted["text"].strip())
+        if not inside and not dated and len(quoted["text"].split()) >= QUOTED_WORDS:
             closing = _CLOSING.match(answer, quoted.end())
             found.append(Quote(quoted.start(), closing.end() if closing else quoted.end(), quoted["text"], None))
     return sorted(found)
@@ -108,13 +114,11 @@ def _day(spoken: str | None) -> dt.date | None:
 
 def verbatim(quote: Quote, records: Sequence[Candidate]) -> bool:
     """Whether the quote is a piece of a record's text (see the module's definitions)."""
-    said = _plain(quote.text)
-    if not said:
-        return False
+    said = {_plain(quote.text), _plain(_TOLD_DATE.sub("", quote.text))} - {""}
     for record in records:
         if record.text.rstrip().endswith("?") or (quote.day and record.day and record.day != quote.day):
             continue
-        if any(said in _plain(form) for form in (record.text, _TOLD_DATE.sub("", record.text))):
+        if any(piece in _plain(form) for piece in said for form in (record.text, _TOLD_DATE.sub("", record.text))):
             return True
     return False
 
