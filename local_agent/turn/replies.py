@@ -54,6 +54,8 @@ from ..types import GenerationSettings, Message
 from .about_me import about_me_reply
 from .acknowledge import correction_reply, introduction_reply, said_back
 from .answering import Answer, stream_answer
+from .choose import Choice, composed, winning
+from .content import unheld_claims
 from .evidence import Candidate, draws_on, from_dialogue, from_memory, relevant, said_back_evidence
 from .feelings import REPLIES as FEELING_REPLIES
 from .feelings import misses_feeling
@@ -275,9 +277,12 @@ class Replier:
         said_back = " ".join(c.told for c in told)  # each part's record, said back by the program
         if len(told) < 2:
             said_back = said_back_evidence(asked.evidence, message) if asked.evidence else ""
+        chosen = winning(message, candidates, self.backend)
         first = self.held(self.messages)
         if first.interrupted or (not self.missing(first) and self.answers(first, asked)):
-            return Reply(self.said(first.text, first.tokens, first.interrupted), "grounded")
+            return self.shown_or_chosen(first, asked, chosen, "grounded")
+        if chosen:
+            return Reply(self.said(composed(chosen), first.tokens), "template:chosen")
         if said_back and not self.missing(first):  # it named nothing new, and said nothing of what was said
             return Reply(self.said(said_back, first.tokens), "template:evidence")
         retry_start = time.perf_counter()
@@ -285,10 +290,24 @@ class Replier:
         second = self.held([system, self.messages[-1]])
         self.timings["grounding_retry_s"] = time.perf_counter() - retry_start
         if second.interrupted or (not self.missing(second) and self.answers(second, asked)):
-            return Reply(self.said(second.text, second.tokens, second.interrupted), "retried")
+            return self.shown_or_chosen(second, asked, chosen, "retried")
         if said_back:
             return Reply(self.said(said_back, second.tokens), "template:evidence")
         return Reply(self.said(not_remembered(self.memories), second.tokens), "dont-remember")
+
+    def shown_or_chosen(self, answer: Answer, asked: _Asked, chosen: Sequence[Choice], route: str) -> Reply:
+        """A checked answer as the program stands behind it: shown when it holds each part's
+        chosen value (when the chooser chose) and claims nothing of a person the records and
+        the question do not hold (content.py); else the chosen answer, or what was not told."""
+        text = answer.text
+        if answer.interrupted:
+            return Reply(self.said(text, answer.tokens, True), route)
+        if chosen and not all(c.best is not None and c.best.text.lower() in text.lower() for c in chosen):
+            return Reply(self.said(composed(chosen), answer.tokens), "template:chosen")
+        if unheld_claims(text, [asked.question, *(c.text for c in asked.candidates)]):
+            known = next(iter(said_by_user(asked.evidence)), None)
+            return Reply(self.said(not_told_reply([asked.question], known), answer.tokens), "template:not-held")
+        return Reply(self.said(text, answer.tokens), route)
 
     def answers(self, answer: Answer, asked: _Asked) -> bool:
         """Whether `answer` answers: it neither apologizes nor refuses, draws on the evidence
