@@ -7,7 +7,9 @@ For each part of the question (told.py `parts`):
 - the candidates: every name, number, day and phrase of those records (candidates.py);
 - the features of a candidate (`features`): the kind of value the part asks for and its question
   word against the candidate's kind; the share of asked words among the record's words around
-  it; how much of it the question already says; the record's told.py score, rank and recency;
+  it; what stands right before it in the record ("is a", "called", "in"; the user's own name
+  after "I'm"); how much of it the question already says; the record's told.py score, rank and
+  recency;
   its length; and the model's mean log-probability of the candidate as the answer (Backend.score,
   from the logits: greedy, no repeat penalty), against the best of the part's candidates;
 - a linear score over them, one softmax over the part's candidates (a conditional logit),
@@ -44,6 +46,11 @@ MOST_CANDIDATES = 24  # candidates scored by the model, per part
 WH_WORDS = ("what", "where", "who", "when", "how", "which")
 _WH = re.compile(r"^\W*(what|whats|what's|where|when|who|whose|which|how)\b", re.IGNORECASE)
 _DAY = re.compile(r"^On (\d{1,2} [A-Z][a-z]+ \d{4}) ")
+# what a record says a candidate is ("Jonas is a nurse", "as a cardiologist"), what it calls it
+# ("a cat called Pixel"), where ("in Ghent")
+_AFTER = {"after_is": r"(?:is|am|are|'m|'s|was|as|became|become)\s+(?:a|an|the|my|our)?\s*",
+          "after_called": r"(?:called|named|name's|name is)\s+(?:the\s+)?",
+          "after_in": r"(?:in|at|to|from)\s+(?:the\s+)?"}
 
 
 @dataclass(frozen=True)
@@ -128,6 +135,12 @@ def _wh(part: str) -> str:
     return {"whose": "who", "what": "what"}.get(word, word) if word in (*WH_WORDS, "whose") else "other"
 
 
+def _follows(before: str, candidate: AnswerCandidate) -> float:
+    """1.0 when the record has `before` right before the candidate."""
+    found = re.search(rf"\b{before}{re.escape(candidate.text)}\b", candidate.record.text, re.IGNORECASE)
+    return float(found is not None)
+
+
 def _base_features(part: str, candidate: AnswerCandidate, words: set[str], value: str) -> dict[str, float]:
     said = content_words(candidate.text)
     near = content_words(" ".join(candidate.near))
@@ -136,8 +149,8 @@ def _base_features(part: str, candidate: AnswerCandidate, words: set[str], value
     return {f"kind:{value or 'any'}>{candidate.kind}": 1.0, f"wh:{wh}>{candidate.kind}": 1.0,
             "near": len(words & near) / max(len(words), 1), "near_any": float(bool(words & near)),
             "near_question": len(question & near) / max(len(question), 1),
-            "own_name": float(bool(re.search(rf"\b(?:i'm|i am|name's|name is|call me)\s+{re.escape(candidate.text)}\b",
-                                             candidate.record.text, re.IGNORECASE))),
+            "own_name": _follows(r"(?:i'm|i am|name's|name is|call me)\s+", candidate),
+            **{name: _follows(before, candidate) for name, before in _AFTER.items()},
             "record_question": len(question & content_words(candidate.record.text)) / max(len(question), 1),
             "in_question": len(said & content_words(part)) / max(len(said), 1),
             "words": min(len(candidate.text.split()), 4) / 4}
@@ -214,7 +227,7 @@ def feature_names() -> list[str]:
     """Every feature a candidate can have (the training script's columns)."""
     kinds = [f"kind:{value}>{kind}" for value in ("any", "name", "number", "day") for kind in KINDS]
     whs = [f"wh:{wh}>{kind}" for wh in (*WH_WORDS, "other") for kind in KINDS]
-    return [*kinds, *whs, "near", "near_any", "near_question", "own_name", "record_question", "in_question",
+    return [*kinds, *whs, "near", "near_any", "near_question", "own_name", *_AFTER, "record_question", "in_question",
             "words", "told", "record_rank", "newest", "model", "model_raw"]
 
 
