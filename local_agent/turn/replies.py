@@ -192,6 +192,7 @@ class _Asked(NamedTuple):
     evidence: list[Candidate]
     candidates: list[Candidate]
     names: list[str]
+    said_back: str = ""  # the records that answer, said back by the program
 
 
 class Reply(NamedTuple):
@@ -273,10 +274,11 @@ class Replier:
             known = next(iter(said_by_user(evidence)), None)
             return Reply(self.said(not_told_reply(untold, known)), "template:not-told")
         told = answering(message, candidates)
-        asked = _Asked(message, [*told, *(c for c in evidence if c not in told)], candidates, names)
+        ordered = [*told, *(c for c in evidence if c not in told)]
         said_back = " ".join(c.told for c in told)  # each part's record, said back by the program
         if len(told) < 2:
-            said_back = said_back_evidence(asked.evidence, message) if asked.evidence else ""
+            said_back = said_back_evidence(ordered, message) if ordered else ""
+        asked = _Asked(message, ordered, candidates, names, said_back)
         chosen = winning(message, candidates, self.backend)
         first = self.held(self.messages)
         if first.interrupted or (not self.missing(first) and self.answers(first, asked)):
@@ -298,7 +300,8 @@ class Replier:
     def shown_or_chosen(self, answer: Answer, asked: _Asked, chosen: Sequence[Choice], route: str) -> Reply:
         """A checked answer as the program stands behind it: shown when it holds each part's
         chosen value (when the chooser chose) and claims nothing of a person the records and
-        the question do not hold (content.py); else the chosen answer, or what was not told."""
+        the question do not hold (content.py); else the chosen answer, or "I'm not sure." with
+        the records that answer said back (what was not told, without them)."""
         text = answer.text
         if answer.interrupted:
             return Reply(self.said(text, answer.tokens, True), route)
@@ -306,7 +309,8 @@ class Replier:
             return Reply(self.said(composed(chosen), answer.tokens), "template:chosen")
         if unheld_claims(text, [asked.question, *(c.text for c in asked.candidates)]):
             known = next(iter(said_by_user(asked.evidence)), None)
-            return Reply(self.said(not_told_reply([asked.question], known), answer.tokens), "template:not-held")
+            said = f"I'm not sure. {asked.said_back}" if asked.said_back else not_told_reply([asked.question], known)
+            return Reply(self.said(said, answer.tokens), "template:not-held")
         return Reply(self.said(text, answer.tokens), route)
 
     def answers(self, answer: Answer, asked: _Asked) -> bool:
