@@ -15,7 +15,8 @@ from local_agent.reading.introductions import introduced_name
 from local_agent.turn.acknowledge import correction_reply, said_back
 from local_agent.turn.agent import Agent, MemoryParts
 from local_agent.turn.memory_answers import DONT_REMEMBER
-from local_agent.turn.replies import STRICT, Replier, ReplyPlan, plan_reply, statement_reply
+from local_agent.turn.replies import STRICT, Replier, ReplyPlan, plan_reply
+from local_agent.turn.statements import statement_reply
 from local_agent.types import GenerationSettings, Message, Provenance
 from tests.fakes import ScriptedBackend
 from tests.reliability import HashEmbedder

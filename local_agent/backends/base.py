@@ -7,7 +7,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
-from ..errors import ContextOverflowError
+from ..errors import BackendError, ContextOverflowError
 from ..types import Completion, GenerationSettings, Message
 from .generation import Generation, Usage
 
@@ -66,6 +66,13 @@ class Backend(ABC):
 
     def close(self) -> None:
         """Free the runtime's memory. Safe to call twice."""
+
+    def score(self, messages: Sequence[Message], continuations: Sequence[str]) -> list[float]:
+        """For each continuation, the mean log-probability per token the model gives it as the
+        start of the assistant's answer to `messages` (the templated prompt with the assistant
+        turn opened), from the model's own logits: no sampling, no repeat penalty. Higher means
+        likelier. A backend without logits raises BackendError."""
+        raise BackendError(f"the {self.name} backend cannot score continuations")
 
     def prepare(self, dialogue: Sequence[Message], cancelled: Callable[[], bool] = lambda: False) -> None:
         """Read ahead the prompt that `dialogue` (system message and turns so far) opens, so that

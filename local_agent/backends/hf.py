@@ -169,6 +169,22 @@ class _TransformersBackend(Backend):
             self._special = sorted(text for text in found if text)
         return sorted({*self._special, *TEMPLATE_MARKER.findall(self._chat.source)})
 
+    def score(self, messages: Sequence[Message], continuations: Sequence[str]) -> list[float]:
+        """Backend.score: one forward pass over the prompt and each continuation."""
+        prompt = self._prompt_ids(self.format_prompt(messages))
+        return [self._mean_log_probability(prompt, text) for text in continuations]
+
+    def _mean_log_probability(self, prompt: Any, text: str) -> float:
+        torch = self._torch
+        ids = self.tokenizer(text, add_special_tokens=False, return_tensors="pt")["input_ids"].to(self.model.device)
+        if ids.shape[1] == 0:
+            raise BackendError("cannot score an empty continuation")
+        check_context(prompt.shape[1], ids.shape[1], self.context_size)
+        with torch.inference_mode():
+            logits = self.model(input_ids=torch.cat([prompt, ids], dim=1)).logits[0, prompt.shape[1] - 1: -1]
+            chosen = torch.log_softmax(logits.float(), dim=-1).gather(1, ids[0].unsqueeze(1))
+        return float(chosen.mean())
+
     # -- generation ---------------------------------------------------------------------------
     def _stream(
         self,

@@ -53,6 +53,9 @@ class LazyBackend(Backend):
     def special_tokens(self) -> list[str]:
         return self.get().special_tokens
 
+    def score(self, messages: Sequence[Message], continuations: Sequence[str]) -> list[float]:
+        return self.get().score(messages, continuations)
+
     def prepare(self, dialogue: Sequence[Message], cancelled: Callable[[], bool] = lambda: False) -> None:
         self.get().prepare(dialogue, cancelled)
 

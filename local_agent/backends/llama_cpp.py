@@ -9,23 +9,23 @@ from __future__ import annotations
 
 import codecs
 import ctypes
-import json
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from ..errors import BackendError, ModelError
+from ..errors import ModelError
 from ..types import GenerationSettings, Message
 from .base import TEMPLATE_MARKER, Backend, check_context
 from .chat_template import ChatTemplate
 from .cpu_share import CoreShare, available_cores, fitting_threads
 from .generation import Usage
 from .gguf_check import checked_overrides
-from .json_grammar import schema_gbnf
-from .llama_grammar import GrammarGreedy, canonical_spacing
+from .grammar_cache import GrammarCache
+from .llama_grammar import GrammarGreedy
 from .llama_import import FORMATTER_EXTRAS, import_llama_cpp
+from .llama_score import mean_log_probability
 from .llama_state import MIN_TOKENS, PrefixStates, model_identity
 from .probe import physical_cores
 
@@ -74,7 +74,7 @@ class LlamaCppBackend(Backend):
         # Threads left to the backend (threads=0) follow the cores other programs leave free.
         self._share = CoreShare() if not threads and device == "cpu" else None
         self._threads_now = self.threads
-        self._grammars: dict[str, Any] = {}
+        self._grammars = GrammarCache(llama_cpp)
         batch = batch_size_for(llama_cpp, device)
         self._llm = self._load(model_path, batch, seed)
         self._vocab = llama_cpp.llama_model_get_vocab(self._llm.model)
@@ -295,15 +295,24 @@ class LlamaCppBackend(Backend):
         return np.ctypeslib.as_array(pointer, shape=(self._llm.n_vocab(),))
 
     def _grammar(self, schema: dict[str, Any]) -> Any:
-        """The GBNF grammar for a JSON schema, compiled once per schema."""
-        key = json.dumps(schema, sort_keys=True)
-        if key not in self._grammars:
-            gbnf = schema_gbnf(schema)  # the schema's own key order is the order the model writes the fields in
-            try:
-                self._grammars[key] = self._lib.LlamaGrammar.from_string(canonical_spacing(gbnf), verbose=False)
-            except (ValueError, KeyError, NotImplementedError) as exc:
-                raise BackendError(f"llama.cpp cannot turn this JSON schema into a grammar: {exc}") from None
-        return self._grammars[key]
+        """The GBNF grammar for a JSON schema (grammar_cache.py: the few most recent kept)."""
+        return self._grammars.get(schema)
+
+    def score(self, messages: Sequence[Message], continuations: Sequence[str]) -> list[float]:
+        """Backend.score (llama_score.py): the prompt's KV cache is reused by every continuation."""
+        prompt = self._prompt_tokens(self.format_prompt(messages))
+        self._fit_threads()
+        self._restore_system_prompt(messages, prompt)
+        scores = []
+        for text in continuations:
+            tokens = self._llm.tokenize(text.encode("utf-8"), add_bos=False, special=False)
+            check_context(len(prompt), len(tokens), self.context_size)
+            scores.append(mean_log_probability(self._logits_after, prompt, tokens))
+        return scores
+
+    def _logits_after(self, context: list[int]) -> np.ndarray:
+        self._evaluate(context)
+        return self._last_logits()
 
     def _restore_system_prompt(self, messages: Sequence[Message], tokens: list[int]) -> None:
         """On a fresh context, load the saved state of the prompt's system message, or

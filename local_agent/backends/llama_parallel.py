@@ -105,6 +105,11 @@ class ParallelLlamaBackend(Backend):
             ended_on_eog = usage.finish_reason == "stop" and not settings.stop
             usage.completion_tokens = self.count_tokens("".join(parts)) + int(ended_on_eog)
 
+    def score(self, messages: Sequence[Message], continuations: Sequence[str]) -> list[float]:
+        """The wrapped backend's scores (its own context), computed on the model's thread
+        between two decode steps."""
+        return self.engine.call(lambda: self.base.score(messages, continuations))
+
     def call(self, job: Callable[[], T]) -> T:
         """Run `job` on the model's thread between two decode steps (other llama.cpp work, such
         as the memory's embedder: one OpenMP thread team then runs every model)."""

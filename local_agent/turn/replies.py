@@ -46,131 +46,37 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from datetime import datetime
-from typing import Literal, NamedTuple
+from typing import NamedTuple
 
 from ..backends.base import Backend
 from ..grounding import Kind, check
 from ..grounding.support import unsupported
 from ..reading import Reading
 from ..reading.introductions import introduced_name
-from ..reading.problems import calculation_shaped, cannot_work_out, missing_quantity
-from ..reading.problems import reply as problem_reply
+from ..reading.problems import cannot_work_out, missing_quantity
 from ..types import GenerationSettings, Message
-from .about_me import about_me_reply
-from .acknowledge import correction_reply, introduction_reply
 from .answering import Answer, stream_answer
+from .choose import Choice, composed, winning
+from .content import unheld_claims
 from .evidence import Candidate, content_words, draws_on, from_dialogue, from_memory, relevant, said_back_evidence
 from .latest import changed, history_reply
-from .memory_answers import after_introduction, asks_about_past, not_remembered, user_names
-from .phrases import answers_courtesy, farewell_reply, phrase
+from .memory_answers import after_introduction, not_remembered, user_names
+from .phrases import answers_courtesy
+from .plans import ReplyPlan, past_plan
+from .plans import plan_reply as plan_reply  # re-exported: the agent's and the tests' one place for replies
 from .quotes import quotes_inside, without_invented
 from .reply_checks import apologizes_or_refuses
 from .result import TokenCounts
-from .statements import statement_problem, statement_reply
+from .statements import statement_problem
 from .told import answering, draws_on_each_part, not_told_reply, parts, said_by_user, untold_parts
-from .when_answer import Told, answer_when, asks_when_told
+from .when_answer import Told, answer_when
 
-ReplyKind = Literal["introduction", "correction", "about-me", "farewell", "courtesy", "problem", "past", "calculation",
-                    "statement", "open"]
 # Added to the system message when a memory answer is asked again: the first named or counted
 # something no memory holds.
 STRICT = "Answer only with what the notes from memory say. If they do not say it, answer: I don't remember."
 CALCULATED: tuple[Kind, ...] = ("number", "time", "date")  # what a calculation's answer may not invent
 OnToken = Callable[[str], None] | None
-
-
-@dataclass(frozen=True)
-class ReplyPlan:
-    """Who says what: `text` is the program's reply, or its opening when the model answers
-    after it (`model_after`)."""
-
-    kind: ReplyKind
-    text: str = ""
-    model_after: bool = False
-    outcome: str = ""  # TurnResult.outcome, when the program's reply answers a question
-
-
-PlanStep = Callable[[Reading, Sequence[str]], "ReplyPlan | None"]
-
-
-def _correction(reading: Reading, memories: Sequence[str]) -> ReplyPlan | None:
-    said = correction_reply(reading) if reading.english and not reading.asks else None
-    return ReplyPlan("correction", said) if said else None
-
-
-def _introduction(reading: Reading, memories: Sequence[str]) -> ReplyPlan | None:
-    introduction, about = introduction_reply(reading), about_me_reply(reading.about)
-    if not introduction:  # "Hi, I'm Sam. What's your name?": both the program's
-        return None
-    return ReplyPlan("introduction", f"{introduction} {about}" if about else introduction,
-                     model_after=reading.asks and not about)
-
-
-def _about_me(reading: Reading, memories: Sequence[str]) -> ReplyPlan | None:
-    about = about_me_reply(reading.about)
-    return ReplyPlan("about-me", about) if about else None
-
-
-def _farewell(reading: Reading, memories: Sequence[str]) -> ReplyPlan | None:
-    goodbye = reading.goodbye  # a message that also asks gets its answer, never only the goodbye
-    return ReplyPlan("farewell", farewell_reply(goodbye, reading.language)) if goodbye and not reading.asks else None
-
-
-def _courtesy(reading: Reading, memories: Sequence[str]) -> ReplyPlan | None:
-    return ReplyPlan("courtesy", phrase(reading.courtesy, reading.language)) if reading.courtesy else None
-
-
-def _problem(reading: Reading, memories: Sequence[str]) -> ReplyPlan | None:
-    said = problem_reply(reading.text) if reading.english else None
-    return ReplyPlan("problem", said.text, outcome=said.outcome) if said else None
-
-
-def _past(reading: Reading, memories: Sequence[str]) -> ReplyPlan | None:
-    # "whats my name lol" asks too, in any form; "when is the parents' evening?" when a memory tells it;
-    # so does a question a changed record answers ("where is mum's party?" after "change of plan, the
-    # party is at the community hall now")
-    if reading.own_name or asks_about_past(reading.past, memories):
-        return ReplyPlan("past")
-    if reading.past is not None and asks_when_told(reading.text, memories):
-        return ReplyPlan("past")
-    changes = reading.asks and changed(reading.text, [from_memory(m) for m in memories]) is not None
-    return ReplyPlan("past") if changes else None
-
-
-def _calculation(reading: Reading, memories: Sequence[str]) -> ReplyPlan | None:
-    return ReplyPlan("calculation") if reading.english and reading.asks and calculation_shaped(reading.text) else None
-
-
-def _statement(reading: Reading, memories: Sequence[str]) -> ReplyPlan | None:
-    if reading.asks or not (not reading.english or reading.feeling or reading.intent("statement")):
-        return None
-    return ReplyPlan("statement", statement_reply(reading))
-
-
-# Which reply a message gets when it does several things: the first step of this table that
-# makes a plan (recap questions are the agent's, before recall; anything else is "open").
-PRECEDENCE: tuple[tuple[ReplyKind, PlanStep], ...] = (
-    ("correction", _correction),  # English and not asking: "No, my name is Alexa." before the name
-    ("introduction", _introduction),  # with the answer about the assistant when both
-    ("about-me", _about_me),
-    ("farewell", _farewell),  # a goodbye at the end wins over the thanks before it, not over a question
-    ("courtesy", _courtesy),
-    ("problem", _problem),  # states its own quantities and asks about them: never the past
-    ("past", _past),
-    ("calculation", _calculation),  # asks for an amount, states a number: no invented number
-    ("statement", _statement),  # not asking: a feeling, a first-person statement, another language
-)
-
-
-def plan_reply(reading: Reading, memories: Sequence[str]) -> ReplyPlan:
-    """The kind of reply the message read as `reading` gets (`PRECEDENCE`)."""
-    for _, step in PRECEDENCE:
-        plan = step(reading, memories)
-        if plan is not None:
-            return plan
-    return ReplyPlan("open")
 
 
 class _Asked(NamedTuple):
@@ -181,6 +87,7 @@ class _Asked(NamedTuple):
     evidence: list[Candidate]
     candidates: list[Candidate]
     names: list[str]
+    said_back: str = ""  # the records that answer, said back by the program
 
 
 class Reply(NamedTuple):
@@ -210,7 +117,7 @@ class Replier:
             said = self.said(plan.text)
             if not plan.model_after:
                 return Reply(said, f"template:{plan.kind}")
-            if _past(reading, self.memories) is not None:  # "Hi, I'm Sam. Where do I live?": answered from memory
+            if past_plan(reading, self.memories) is not None:  # "Hi, I'm Sam. Where do I live?": answered from memory
                 return self.after_opening(plan, said, self.grounded)(after_introduction(reading))
             rest = stream_answer(self.backend, self.messages, self.settings, self.on_token_after(), self.timings,
                                  self.start, earlier=self.earlier)
@@ -290,20 +197,24 @@ class Replier:
         if update is not None:  # the old value as history, the newest as what holds now
             return Reply(self.said(history_reply(*update)), "template:evidence")
         told = answering(message, candidates)
-        asked = _Asked(message, [*told, *(c for c in evidence if c not in told)], candidates, names)
+        ordered = [*told, *(c for c in evidence if c not in told)]
         said_back = " ".join(c.told for c in told)  # each part's record, said back by the program
         if len(told) < 2:
-            mine = said_by_user(asked.evidence) or asked.evidence  # the user's words before its own
+            mine = said_by_user(ordered) or ordered  # the user's words before its own
             said_back = said_back_evidence(mine, message) if mine else ""
-        return self.checked(asked, said_back)
+        return self.checked(_Asked(message, ordered, candidates, names, said_back), said_back)
 
     def checked(self, asked: _Asked, said_back: str) -> Reply:
-        """The model's memory answer when it passes the checks (`acceptable`), once more strictly
-        when it named something no source holds; else `said_back`, or not told."""
+        """The model's memory answer when it passes the checks (`acceptable`) and the chooser and
+        the content check (`shown_or_chosen`), once more strictly when it named something no
+        source holds; else the chosen answer, `said_back`, or not told."""
+        chosen = winning(asked.question, asked.candidates, self.backend)
         first = self.held(self.messages)
         shown = self.acceptable(first, asked)
         if shown is not None:
-            return Reply(self.said(shown, first.tokens, first.interrupted), "grounded")
+            return self.shown_or_chosen(first._replace(text=shown), asked, chosen, "grounded")
+        if chosen:
+            return Reply(self.said(composed(chosen), first.tokens), "template:chosen")
         if not content_words(without_invented(first.text, asked.candidates)):  # only quotes nobody said
             return self.evidence_or_not_told(asked, said_back, first)
         if said_back and not self.missing(first):  # it named nothing new, and said nothing of what was said
@@ -314,7 +225,7 @@ class Replier:
         self.timings["grounding_retry_s"] = time.perf_counter() - retry_start
         shown = self.acceptable(second, asked)
         if shown is not None:
-            return Reply(self.said(shown, second.tokens, second.interrupted), "retried")
+            return self.shown_or_chosen(second._replace(text=shown), asked, chosen, "retried")
         if said_back:
             return Reply(self.said(said_back, second.tokens), "template:evidence")
         return Reply(self.said(not_remembered(self.memories), second.tokens), "dont-remember")
@@ -342,6 +253,22 @@ class Replier:
         if not content_words(text) or self.missing(answer._replace(text=text)) or not self.answers(text, asked):
             return None
         return text
+
+    def shown_or_chosen(self, answer: Answer, asked: _Asked, chosen: Sequence[Choice], route: str) -> Reply:
+        """A checked answer as the program stands behind it: shown when it holds each part's
+        chosen value (when the chooser chose) and claims nothing of a person the records and
+        the question do not hold (content.py); else the chosen answer, or "I'm not sure." with
+        the records that answer said back (what was not told, without them)."""
+        text = answer.text
+        if answer.interrupted:
+            return Reply(self.said(text, answer.tokens, True), route)
+        if chosen and not all(c.best is not None and c.best.text.lower() in text.lower() for c in chosen):
+            return Reply(self.said(composed(chosen), answer.tokens), "template:chosen")
+        if unheld_claims(text, [asked.question, *(c.text for c in asked.candidates)]):
+            known = next(iter(said_by_user(asked.evidence)), None)
+            said = f"I'm not sure. {asked.said_back}" if asked.said_back else not_told_reply([asked.question], known)
+            return Reply(self.said(said, answer.tokens), "template:not-held")
+        return Reply(self.said(text, answer.tokens), route)
 
     def answers(self, text: str, asked: _Asked) -> bool:
         """Whether `text` answers: it neither apologizes nor refuses, draws on the evidence

@@ -25,9 +25,10 @@ Outcome = Literal["answer", "unsure", "not_told"]
 NOT_TOLD_ROUTES = frozenset({"template:not-told", "dont-remember"})
 # Replies that only say back what memory holds: not stored as new things the assistant said
 # (turn/memory_work.py), so that a stored passage is never quoted inside another quote.
-FROM_MEMORY_ROUTES = NOT_TOLD_ROUTES | {"grounded", "retried", "template:evidence", "template:name", "template:when"}
+FROM_MEMORY_ROUTES = NOT_TOLD_ROUTES | {"grounded", "retried", "template:evidence", "template:name", "template:when",
+                                       "template:chosen", "template:not-held"}
 ANSWERING_TEMPLATES = frozenset({"template:evidence", "template:name", "template:about-me", "template:when",
-                                 "template:calculation"})
+                                 "template:calculation", "template:chosen", "template:not-held"})
 
 
 def outcome_of(asks: bool, reply_route: str, answer: str, decided: str = "") -> Outcome | None:

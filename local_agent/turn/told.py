@@ -87,6 +87,11 @@ def _asked(part: str, subjects: frozenset[str]) -> tuple[set[str], str]:
     return {w for w in found - dropped if w not in subjects}, value
 
 
+def asked(part: str, subjects: frozenset[str]) -> tuple[set[str], str]:
+    """The part's asked words and the kind of value it asks for (see the module's definitions)."""
+    return _asked(part, subjects)
+
+
 def _has_value(candidate: Candidate, value: str, part: str) -> bool:
     said = set(words(candidate.text))
     if value == "name":

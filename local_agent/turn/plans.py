@@ -1,0 +1,116 @@
+"""Which reply a message gets: `plan_reply` walks `PRECEDENCE` over the message's reading and
+the memories shown, the first step that makes a plan winning (turn/replies.py says who says
+what for each kind, and makes the reply)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from ..reading import Reading
+from ..reading.problems import calculation_shaped
+from ..reading.problems import reply as problem_reply
+from .about_me import about_me_reply
+from .acknowledge import correction_reply, introduction_reply
+from .evidence import from_memory
+from .latest import changed
+from .memory_answers import asks_about_past
+from .phrases import farewell_reply, phrase
+from .statements import statement_reply
+from .when_answer import asks_when_told
+
+ReplyKind = Literal["introduction", "correction", "about-me", "farewell", "courtesy", "problem", "past", "calculation",
+                    "statement", "open"]
+
+
+@dataclass(frozen=True)
+class ReplyPlan:
+    """Who says what: `text` is the program's reply, or its opening when the model answers
+    after it (`model_after`)."""
+
+    kind: ReplyKind
+    text: str = ""
+    model_after: bool = False
+    outcome: str = ""  # TurnResult.outcome, when the program's reply answers a question
+
+
+PlanStep = Callable[[Reading, Sequence[str]], "ReplyPlan | None"]
+
+
+def _correction(reading: Reading, memories: Sequence[str]) -> ReplyPlan | None:
+    said = correction_reply(reading) if reading.english and not reading.asks else None
+    return ReplyPlan("correction", said) if said else None
+
+
+def _introduction(reading: Reading, memories: Sequence[str]) -> ReplyPlan | None:
+    introduction, about = introduction_reply(reading), about_me_reply(reading.about)
+    if not introduction:  # "Hi, I'm Sam. What's your name?": both the program's
+        return None
+    return ReplyPlan("introduction", f"{introduction} {about}" if about else introduction,
+                     model_after=reading.asks and not about)
+
+
+def _about_me(reading: Reading, memories: Sequence[str]) -> ReplyPlan | None:
+    about = about_me_reply(reading.about)
+    return ReplyPlan("about-me", about) if about else None
+
+
+def _farewell(reading: Reading, memories: Sequence[str]) -> ReplyPlan | None:
+    goodbye = reading.goodbye  # a message that also asks gets its answer, never only the goodbye
+    return ReplyPlan("farewell", farewell_reply(goodbye, reading.language)) if goodbye and not reading.asks else None
+
+
+def _courtesy(reading: Reading, memories: Sequence[str]) -> ReplyPlan | None:
+    return ReplyPlan("courtesy", phrase(reading.courtesy, reading.language)) if reading.courtesy else None
+
+
+def _problem(reading: Reading, memories: Sequence[str]) -> ReplyPlan | None:
+    said = problem_reply(reading.text) if reading.english else None
+    return ReplyPlan("problem", said.text, outcome=said.outcome) if said else None
+
+
+def past_plan(reading: Reading, memories: Sequence[str]) -> ReplyPlan | None:
+    # "whats my name lol" asks too, in any form; "when is the parents' evening?" when a memory tells it;
+    # so does a question a changed record answers ("where is mum's party?" after "change of plan, the
+    # party is at the community hall now")
+    if reading.own_name or asks_about_past(reading.past, memories):
+        return ReplyPlan("past")
+    if reading.past is not None and asks_when_told(reading.text, memories):
+        return ReplyPlan("past")
+    changes = reading.asks and changed(reading.text, [from_memory(m) for m in memories]) is not None
+    return ReplyPlan("past") if changes else None
+
+
+def _calculation(reading: Reading, memories: Sequence[str]) -> ReplyPlan | None:
+    return ReplyPlan("calculation") if reading.english and reading.asks and calculation_shaped(reading.text) else None
+
+
+def _statement(reading: Reading, memories: Sequence[str]) -> ReplyPlan | None:
+    if reading.asks or not (not reading.english or reading.feeling or reading.intent("statement")):
+        return None
+    return ReplyPlan("statement", statement_reply(reading))
+
+
+# Which reply a message gets when it does several things: the first step of this table that
+# makes a plan (recap questions are the agent's, before recall; anything else is "open").
+PRECEDENCE: tuple[tuple[ReplyKind, PlanStep], ...] = (
+    ("correction", _correction),  # English and not asking: "No, my name is Alexa." before the name
+    ("introduction", _introduction),  # with the answer about the assistant when both
+    ("about-me", _about_me),
+    ("farewell", _farewell),  # a goodbye at the end wins over the thanks before it, not over a question
+    ("courtesy", _courtesy),
+    ("problem", _problem),  # states its own quantities and asks about them: never the past
+    ("past", past_plan),
+    ("calculation", _calculation),  # asks for an amount, states a number: no invented number
+    ("statement", _statement),  # not asking: a feeling, a first-person statement, another language
+)
+
+
+def plan_reply(reading: Reading, memories: Sequence[str]) -> ReplyPlan:
+    """The kind of reply the message read as `reading` gets (`PRECEDENCE`)."""
+    for _, step in PRECEDENCE:
+        plan = step(reading, memories)
+        if plan is not None:
+            return plan
+    return ReplyPlan("open")
