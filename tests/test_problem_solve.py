@@ -93,3 +93,15 @@ def test_reply_outcomes(monkeypatch: pytest.MonkeyPatch) -> None:
     assert unsure.text == "I'm not sure. I read this as 12 - 5 = 7, is that what you meant?"
     assert reply("How many boxes do I need for my books?") is None
     reply.cache_clear()
+
+
+@pytest.mark.parametrize(("text", "gold"), [
+    ("Jo has 7 pens and Kim has 4 more than Jo. How many pens do they have together?", 18),
+    ("Jo has 7 pens and Kim has 4 more than Jo. How many pens does Kim have?", 11),  # one side: no reuse
+    ("Rosa has 14 shells, 6 more than Kai. How many shells do they have together?", 22),
+    ("Max has 9 fewer coins than Ana. Ana has 30 coins. How many coins do they have in all?", 51),
+    ("Lea has 20 cards, 5 fewer than Max. How many cards do they have altogether?", 45),
+])
+def test_a_quantity_used_twice_is_never_confidently_wrong(text: str, gold: float) -> None:
+    result = solve(text)
+    assert isinstance(result, Unsure) or result.value == gold, result
