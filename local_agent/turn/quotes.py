@@ -9,7 +9,8 @@ Definitions:
   a colon or a quotation mark; at the start of a line or sentence, a date in parentheses ("(2
   May 2024) ...") or a date with who said it ("- 2 May 2024, you: ...", "On 2 May 2024 you
   said: ..."), not a date alone ("17 November 2026 is the day"); a line opened by the name of
-  a record's speaker ("Jon: ...", a line of an imported conversation); or a quoted span of
+  a speaker of a record or of someone such a record names ("Jon: ...", "Gina: ...", lines of an
+  imported conversation); or a quoted span of
   QUOTED_WORDS words or more that is not a date ("... "I moved to Madrid" ...");
 - the quote's text: the quoted span when a quotation mark opens it (the quote ending after its
   closing mark and the punctuation right after it), else the rest of its sentence (to a full
@@ -34,6 +35,7 @@ import re
 from collections.abc import Sequence
 from typing import NamedTuple
 
+from ..reading.names import proper_names
 from .evidence import Candidate
 
 QUOTED_WORDS = 3  # a quoted span this long is a quote, not a title or a name
@@ -88,8 +90,10 @@ def _quoted_from(answer: str, at: int) -> tuple[str, int]:
 
 def speakers(records: Sequence[Candidate]) -> frozenset[str]:
     """The names that open the records' lines as their speakers ("Jon: ..." of an imported
-    conversation)."""
-    return frozenset(line["name"] for record in records if (line := _SPEAKER.match(record.text)))
+    conversation), and the people those lines name ("Hey Gina!")."""
+    lines = [record.text for record in records if _SPEAKER.match(record.text)]
+    named = {name for line in lines for name in proper_names(line)}
+    return frozenset({line.split(":", 1)[0] for line in lines} | named)
 
 
 def _speaker_lines(answer: str, names: frozenset[str]) -> list[Quote]:
