@@ -220,3 +220,15 @@ def test_a_change_is_recalled_before_what_it_changes_for_a_question_about_now(qu
             _hit("Update: I quit Zalando, I'm freelancing now.", "2026-11-16T10:00")]
     assert latest_first(question, hits)[0].record.text == first
     assert len(latest_first(question, hits)) == 3
+
+
+def test_a_line_given_to_a_speaker_of_an_imported_conversation_is_a_quote():
+    imported = [from_memory(shown("Jon: Hey Gina! Lost my job as a banker yesterday, so I'm starting a business.",
+                                  "2023-01-20")),
+                from_memory(shown("Gina: Sorry to hear that, Jon! Want to meet up?", "2023-01-20"))]
+    invented = "Jon: Hey Gina, I'm glad you're starting a dance studio.\nGina: Oh, great! I'll help you."
+    assert without_invented(invented, imported) == ""
+    assert without_invented("Gina: Oh, great!", imported[:1]) == ""  # Gina only named in Jon's line
+    copied = "Gina: Sorry to hear that, Jon! Want to meet up?\nJon lost his job."  # verbatim, a question included
+    assert without_invented(copied, imported) == copied
+    assert without_invented("Note: Jon lost his job.", imported) == "Note: Jon lost his job."  # no speaker's name

@@ -170,3 +170,15 @@ def test_an_earlier_question_tells_nothing(tmp_path):
     again = agent.respond("what do I do?")
     assert again.answer == "You haven't told me what you do." and again.outcome == "not_told"
     assert len(backend.prompts) == 1
+
+
+@pytest.mark.parametrize(("answer", "draws"), [
+    ('You can find Jonas at the "Ghent" residence.', False),  # a word of the record, not of the clause on Jonas
+    ("You live in Ghent and Jonas is a nurse.", True),
+])
+def test_a_part_that_names_its_subject_is_answered_from_the_records_clause_about_it(answer, draws):
+    from local_agent.turn.told import draws_on_each_part
+
+    said = [from_dialogue("Hi, I'm Tomás. I moved to Ghent last spring and I teach chemistry at a secondary "
+                          "school. My partner Jonas is a nurse and we have a cat called Pixel.")]
+    assert draws_on_each_part(answer, "Where do I live and what does Jonas do?", said, ["Tomás"]) is draws

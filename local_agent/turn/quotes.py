@@ -8,14 +8,16 @@ Definitions:
 - a quote form: "you said", "you told me", "you mentioned", "you wrote", "I told you" followed by
   a colon or a quotation mark; at the start of a line or sentence, a date in parentheses ("(2
   May 2024) ...") or a date with who said it ("- 2 May 2024, you: ...", "On 2 May 2024 you
-  said: ..."), not a date alone ("17 November 2026 is the day"); or a quoted span of
+  said: ..."), not a date alone ("17 November 2026 is the day"); a line opened by the name of
+  a speaker of a record or of someone such a record names ("Jon: ...", "Gina: ...", lines of an
+  imported conversation); or a quoted span of
   QUOTED_WORDS words or more that is not a date ("... "I moved to Madrid" ...");
 - the quote's text: the quoted span when a quotation mark opens it (the quote ending after its
   closing mark and the punctuation right after it), else the rest of its sentence (to a full
   stop, question or exclamation mark followed by a space, or the line's end);
 - a quote is verbatim when its text, in lower case with whitespace collapsed and the quotation
   marks and final punctuation dropped, is a piece of a record's text (a memory shown or an
-  earlier message of the dialogue; not a question, which tells nothing), the quote and the record
+  earlier message of the dialogue; not the user's question, which tells nothing), the quote and the record
   each with or without the dates the prompt puts after relative days ("yesterday (7 May
   2023)"); a dated quote must be
   of a record of that day;
@@ -33,6 +35,7 @@ import re
 from collections.abc import Sequence
 from typing import NamedTuple
 
+from ..reading.names import proper_names
 from .evidence import Candidate
 
 QUOTED_WORDS = 3  # a quoted span this long is a quote, not a title or a name
@@ -50,6 +53,7 @@ _QUOTED = re.compile(r"[\"“](?P<text>[^\"“”]+)[\"”]")
 _CLOSING = re.compile(r"[.!?;,](?=\s|$)")
 _SENTENCE_END = re.compile(r"[.!?](?=\s|$)|\n")
 _TOLD_DATE = re.compile(r"\s*\([^()]*\b\d{4}\)")  # "yesterday (7 May 2023)", "ago (around 2024)"
+_SPEAKER = re.compile(r"^(?P<name>[A-Z][\w'.-]*(?: [A-Z][\w'.-]*)?): ")  # "Jon: ..." (told.py)
 _EDGES = "\"“”'‘’ .,;:!?-"
 
 
@@ -84,13 +88,31 @@ def _quoted_from(answer: str, at: int) -> tuple[str, int]:
     return answer[at:end], end
 
 
-def quotes(answer: str) -> list[Quote]:
-    """The quotes in `answer`, in order, each once (see the module's definitions)."""
-    found: list[Quote] = []
+def speakers(records: Sequence[Candidate]) -> frozenset[str]:
+    """The names that open the records' lines as their speakers ("Jon: ..." of an imported
+    conversation), and the people those lines name ("Hey Gina!")."""
+    lines = [record.text for record in records if _SPEAKER.match(record.text)]
+    named = {name for line in lines for name in proper_names(line)}
+    return frozenset({line.split(":", 1)[0] for line in lines} | named)
+
+
+def _speaker_lines(answer: str, names: frozenset[str]) -> list[Quote]:
+    """The answer's lines opened by a speaker's name ("Jon: Hey Gina!"), each to its line's end,
+    the name included."""
+    if not names:
+        return []
+    opening = re.compile(rf"{_OPENING}\s*(?:{'|'.join(map(re.escape, sorted(names)))}):[^\n]*", re.MULTILINE)
+    return [Quote(line.start(), line.end(), line[0].strip(), None) for line in opening.finditer(answer)]
+
+
+def quotes(answer: str, names: frozenset[str] = frozenset()) -> list[Quote]:
+    """The quotes in `answer`, in order, each once (see the module's definitions); `names`: the
+    speakers whose lines are quotes too."""
+    found = _speaker_lines(answer, names)
     at = 0
     while (form := _FORM.search(answer, at)) is not None:
         text, end = _quoted_from(answer, form.end())
-        if form.end() == form.start() or not text.strip():
+        if form.end() == form.start() or not text.strip() or any(q.start <= form.start() < q.end for q in found):
             at = form.end() + 1
             continue
         day = form["day"] or form["listed_day"]
@@ -116,7 +138,8 @@ def verbatim(quote: Quote, records: Sequence[Candidate]) -> bool:
     """Whether the quote is a piece of a record's text (see the module's definitions)."""
     said = {_plain(quote.text), _plain(_TOLD_DATE.sub("", quote.text))} - {""}
     for record in records:
-        if record.text.rstrip().endswith("?") or (quote.day and record.day and record.day != quote.day):
+        asks = record.text.rstrip().endswith("?") and not _SPEAKER.match(record.text)  # the user's question
+        if asks or (quote.day and record.day and record.day != quote.day):
             continue
         if any(piece in _plain(form) for piece in said for form in (record.text, _TOLD_DATE.sub("", record.text))):
             return True
@@ -126,7 +149,7 @@ def verbatim(quote: Quote, records: Sequence[Candidate]) -> bool:
 def without_invented(answer: str, records: Sequence[Candidate]) -> str:
     """`answer` with each quote that is not verbatim removed, form and all (whitespace tidied)."""
     kept, at = [], 0
-    for quote in quotes(answer):
+    for quote in quotes(answer, speakers(records)):
         if quote.start < at:
             continue
         said = verbatim(quote, records)

@@ -29,6 +29,7 @@ from functools import cache
 import Stemmer
 
 from ..dates.event_days import event_days
+from ..reading.clauses import split_clauses
 from ..reading.names import proper_names
 from ..reading.words import MONTHS, NUMBER_WORDS, WEEKDAYS, word_list, word_set, words
 from .evidence import Candidate, content_words
@@ -227,12 +228,23 @@ def answering(question: str, candidates: Sequence[Candidate]) -> list[Candidate]
 def draws_on_each_part(answer: str, question: str, candidates: Sequence[Candidate], names: Sequence[str]) -> bool:
     """Whether `answer` holds, for each part of `question`, a content word of a record that
     answers the part which the question does not hold and which is none of `names` (the user's
-    own: "Tomás is a doctor" says nothing of what Jonas does)."""
+    own: "Tomás is a doctor" says nothing of what Jonas does); of a part that names its subject,
+    a word of the record's clause about the subject ("Jonas at the Ghent residence" says
+    nothing of what Jonas does either)."""
     said = content_words(answer) - content_words(question) - {w for name in names for w in content_words(name)}
     candidates = said_by_user(candidates)
     subjects = subjects_of(candidates, question)
     for part in parts(question):
         told = [c for c in candidates if score(part, c, subjects) >= margin(part, subjects) - 1e-9]
-        if told and not any(said & content_words(c.text) for c in told):
+        named = {word for name in proper_names(part + ".") for word in content_words(name)} & subjects
+        if told and not any(said & _near(c.text, named) for c in told):
             return False
     return True
+
+
+def _near(text: str, named: set[str]) -> set[str]:
+    """The content words of the clauses of `text` that name one of `named` (the part's subject:
+    "Jonas" in "what does Jonas do?"), all of its words when none does or none is asked."""
+    clauses = [content_words(clause.text) for clause in split_clauses(text)] if named else []
+    near = [found for found in clauses if found & named]
+    return set().union(*near) if near else content_words(text)
