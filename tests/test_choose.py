@@ -140,3 +140,10 @@ def test_a_claim_cut_by_the_token_limit_is_checked_without_its_cut_word() -> Non
     cut = "Jonas is a nurse at the hosp"  # 7 words: the scripted model's tokens
     reply = _tomas_replier(cut, max_tokens=7).reply(ReplyPlan("past"), question)
     assert reply.answer.text == cut and reply.route == "grounded"
+
+
+def test_a_claim_ends_where_another_clause_begins() -> None:
+    sources = ["I am a retired civil engineer.", "I live in Leeds and I volunteer at the botanical garden."]
+    answer = "You are a retired civil engineer. You live in Leeds and work as a volunteer at the garden."
+    assert unheld_claims(answer, sources) == []
+    assert unheld_claims("You live in Leeds and you work as a surgeon.", sources) == ["surgeon"]
