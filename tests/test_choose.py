@@ -110,12 +110,13 @@ def test_the_score_prompt_holds_the_records_and_the_question() -> None:
     assert prompt[-1] == Message("user", "what does Jonas do?") and TOMAS[1] in prompt[0].content
 
 
-def _tomas_replier(answer: str):
+def _tomas_replier(answer: str, max_tokens: int = 32):
     from local_agent.turn.replies import Replier
 
     notes = "Notes:\n- 2 November 2026, you: " + TOMAS[1]
     messages = [Message("system", "Be brief."), Message("user", f"{notes}\n\nWhat does Jonas do?")]
-    return Replier(ScriptedBackend([answer, answer]), messages, GenerationSettings(max_tokens=32), None, {}, 0.0,
+    settings = GenerationSettings(max_tokens=max_tokens)
+    return Replier(ScriptedBackend([answer, answer]), messages, settings, None, {}, 0.0,
                    sources=[m.content for m in messages], memories=["- 2 November 2026, you: " + TOMAS[1]])
 
 
@@ -129,3 +130,20 @@ def test_a_memory_answer_claiming_a_job_nobody_said_is_not_shown() -> None:
     assert reply.answer.text.startswith("I'm not sure.") and "Jonas is a nurse" in reply.answer.text
     held = _tomas_replier("Jonas is a nurse.").reply(ReplyPlan("past"), question)
     assert held.answer.text == "Jonas is a nurse."
+
+
+def test_a_claim_cut_by_the_token_limit_is_checked_without_its_cut_word() -> None:
+    from local_agent.reading import read
+    from local_agent.turn.replies import ReplyPlan
+
+    question = read("What does Jonas do?", datetime(2026, 11, 9, 20, 0))
+    cut = "Jonas is a nurse at the hosp"  # 7 words: the scripted model's tokens
+    reply = _tomas_replier(cut, max_tokens=7).reply(ReplyPlan("past"), question)
+    assert reply.answer.text == cut and reply.route == "grounded"
+
+
+def test_a_claim_ends_where_another_clause_begins() -> None:
+    sources = ["I am a retired civil engineer.", "I live in Leeds and I volunteer at the botanical garden."]
+    answer = "You are a retired civil engineer. You live in Leeds and work as a volunteer at the garden."
+    assert unheld_claims(answer, sources) == []
+    assert unheld_claims("You live in Leeds and you work as a surgeon.", sources) == ["surgeon"]

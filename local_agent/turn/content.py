@@ -5,7 +5,8 @@ Definitions:
 - a property claim: a person ("you", "your partner", a capitalized name, "he", "she") then a
   verb that states a property (`_VERBS`: "is", "works as", "lives in", "moved to", "teaches",
   "plays", ...) and what follows it up to the clause's end;
-- its claimed words: the content words (evidence.py) of what follows, at most FIRST_WORDS;
+- its claimed words: the content words (evidence.py) of what follows, up to a conjunction that
+  opens another clause ("and", "but", "who", ...), at most FIRST_WORDS;
 - a claimed word is held when a record or the question has it, or a word of the same stem
   ("driving" for "driver" is not: "drive" and "driver" are two stems);
 - an answer states an unheld property when some claim has a claimed word no source holds.
@@ -26,7 +27,8 @@ _VERBS = (r"is|are|am|was|were|'re|'s|works?(?:\s+(?:as|at|in|for))?|worked(?:\s
           r"lives?(?:\s+in)?|lived(?:\s+in)?|moved\s+to|teach(?:es)?|taught|plays?|played|studies|study|"
           r"studied|drives?|runs?|owns?|coach(?:es)?|planted|plants?|built|builds?")
 _CLAIM = re.compile(
-    rf"\b(?:you|your\s+\w+|he|she|they|[A-Z][\w'-]+)\s*(?:{_VERBS})\s+(?P<what>[^.,;:!?\n()]+)")
+    rf"\b(?:you|your\s+\w+|he|she|they|[A-Z][\w'-]+)\s*(?:{_VERBS})\s+"
+    r"(?P<what>(?:(?!\b(?:and|but|who|which|where|while|because|so)\b)[^.,;:!?\n()])+)")
 
 
 def _stems(words: Iterable[str]) -> set[str]:

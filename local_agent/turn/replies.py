@@ -264,10 +264,13 @@ class Replier:
             return Reply(self.said(text, answer.tokens, True), route)
         if chosen and not all(c.best is not None and c.best.text.lower() in text.lower() for c in chosen):
             return Reply(self.said(composed(chosen), answer.tokens), "template:chosen")
-        if unheld_claims(text, [asked.question, *(c.text for c in asked.candidates)]):
+        cut = answer.tokens.completion >= self.settings.max_tokens  # its last word may be cut: not checked
+        checked = text.rsplit(None, 1)[0] if cut and " " in text.strip() else text
+        if unheld_claims(checked, [asked.question, *(c.text for c in asked.candidates)]):
+            if asked.said_back:
+                return Reply(self.said(f"I'm not sure. {asked.said_back}", answer.tokens), "template:not-held")
             known = next(iter(said_by_user(asked.evidence)), None)
-            said = f"I'm not sure. {asked.said_back}" if asked.said_back else not_told_reply([asked.question], known)
-            return Reply(self.said(said, answer.tokens), "template:not-held")
+            return Reply(self.said(not_told_reply([asked.question], known), answer.tokens), "template:not-told")
         return Reply(self.said(text, answer.tokens), route)
 
     def answers(self, text: str, asked: _Asked) -> bool:
