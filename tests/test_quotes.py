@@ -82,10 +82,9 @@ def test_an_earlier_answer_that_quoted_memory_is_recognized():
     assert not quotes_inside("I ran yesterday (8 June 2023).")
 
 
-def _replier(replies, memories, dialogue=()):
+def _replier(replies, memories):
     backend = ScriptedBackend(list(replies))
-    turns = [Message(role, text) for said in dialogue for role, text in (("user", said), ("assistant", "Ok."))]
-    messages = [Message("system", "Be brief."), *turns, Message("user", "\n".join(memories) + "\n\nQuestion")]
+    messages = [Message("system", "Be brief."), Message("user", "\n".join(memories) + "\n\nQuestion")]
     replier = Replier(backend, messages, GenerationSettings(max_tokens=64), None, {}, 0.0,
                       sources=[m.content for m in messages], memories=memories)
     return replier, backend
@@ -136,7 +135,8 @@ def test_a_change_of_one_thing_does_not_answer_a_question_about_another():
     party = [from_memory(shown("My mum Gloria turns 80 on the 21st and we're throwing her a surprise party at my "
                                "aunt Bea's house", "2026-11-03")),
              from_memory(shown("change of plan, the party is at the community hall now", "2026-11-10"))]
-    assert changed("where is mum's party?", party)[1] is party[1]
+    found = changed("where is mum's party?", party)
+    assert found is not None and found[1] is party[1]
     assert changed("how old is my mum turning?", party) is None
     assert is_change("Sorry, I got that wrong: Sam lives in Boulder, not Denver.")
     assert not is_change("Jonas got a new job at the children's hospital, he starts in January.")

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from local_agent.memory.index.person import addressed
 from local_agent.turn.evidence import from_dialogue
 from local_agent.turn.quotes import quotes, verbatim
 from tests.test_integration import cli
@@ -50,8 +51,8 @@ def test_the_tomas_conversation(tmp_path, isolated_dirs):
 
     cook = _ask("What does Jonas like to cook?", isolated_dirs)
     assert "haven't told" in cook["answer"] and cook["outcome"] == "not_told", cook["answer"]
-    said = [from_dialogue(INTRO)]
     for answer in (cat, both, cook):
+        said = [from_dialogue(INTRO), *(from_dialogue(addressed(m["text"])) for m in answer["memories_recalled"])]
         assert not UNSAID_JOBS.search(answer["answer"]), answer["answer"]
         assert all(verbatim(quote, said) for quote in quotes(answer["answer"])), answer["answer"]  # no quote invented
     # Not asserted: "Can you suggest a weekend day trip from where I live?" is an open request,
