@@ -66,7 +66,7 @@ def _session_day(text: str) -> str:
 def locomo_examples(path: Path, limit: int) -> list[tuple[str, list[Candidate], list[str] | None]]:
     """LoCoMo single- and multi-hop questions with an answer of at most four words: the
     evidence turns and the turns either side of each, as records."""
-    found = []
+    found: list[tuple[str, list[Candidate], list[str] | None]] = []
     for sample in json.loads(path.read_text(encoding="utf-8")):
         talk = sample["conversation"]
         turns = {}
@@ -100,7 +100,7 @@ def matrix(found: Scored, names: list[str]) -> np.ndarray:
 
 def train(examples: list[Example], names: list[str], l2: float = 0.1) -> np.ndarray:
     """A conditional logit (one softmax over each part's candidates), fitted by L-BFGS."""
-    from scipy.optimize import minimize
+    from scipy.optimize import minimize  # type: ignore[import-untyped]
 
     groups = [(matrix(found, names), np.array([holds(c.text, gold) for c in found.candidates], float))
               for found, gold, _ in examples if gold is not None and found.candidates]

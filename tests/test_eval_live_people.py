@@ -3,6 +3,8 @@ or is wrong unless it says it was not told; the outcomes the turns named are cou
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from evals.live_people import FRESH, judge, load, named_outcomes, summarize
 
@@ -20,9 +22,10 @@ def test_an_answer_is_judged_by_what_a_person_holds_against_it(gold, answer, jud
 
 
 def test_the_outcomes_the_turns_named_are_counted_with_their_judgement():
-    rows = [{"split": "dev", "kind": "direct", "gold": ["a"], "outcome": "answer", "judged": "wrong"},
-            {"split": "dev", "kind": "never", "gold": None, "outcome": "not_told", "judged": "right"},
-            {"split": "dev", "kind": "direct", "gold": ["a"], "outcome": "answer", "judged": "right"}]
+    rows: list[dict[str, Any]] = [
+        {"split": "dev", "kind": "direct", "gold": ["a"], "outcome": "answer", "judged": "wrong"},
+        {"split": "dev", "kind": "never", "gold": None, "outcome": "not_told", "judged": "right"},
+        {"split": "dev", "kind": "direct", "gold": ["a"], "outcome": "answer", "judged": "right"}]
     assert named_outcomes(rows) == {"answer": {"right": 1, "unsure": 0, "wrong": 1},
                                     "not_told": {"right": 1, "unsure": 0, "wrong": 0}}
     assert summarize(rows)["dev"]["all"] == {"questions": 3, "right": 0.667, "unsure": 0.0, "wrong": 0.333}

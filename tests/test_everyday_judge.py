@@ -3,6 +3,8 @@ when the turn names none (issue 42)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from evals.everyday import judge, said_unsure, yes_or_no
 
@@ -27,7 +29,7 @@ def test_a_definite_wrong_answer_is_confidently_wrong_and_an_unsure_one_is_not()
     assert judge({"answer": "unsure"}, "I'm not sure.", (), "unsure") == "right"
 
 
-LEAP = {"answer": "yes", "kind": "leap", "message": "is 2028 a leap year", "accept": []}
+LEAP: dict[str, Any] = {"answer": "yes", "kind": "leap", "message": "is 2028 a leap year", "accept": []}
 
 
 @pytest.mark.parametrize(("answer", "said"), [
