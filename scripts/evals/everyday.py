@@ -24,6 +24,7 @@ from .tool_eval import answer_correct
 
 FOLDER = Path(__file__).parent / "tool_everyday"
 FRESH = Path(__file__).parent / "fresh" / "tool_everyday"  # written later by strangers to the code: all held out
+FRESH2 = Path(__file__).parent / "fresh2" / "tool_everyday"  # strangers again: dev, and every third row held out
 CATEGORIES = ("arithmetic", "dates", "sql")
 SPLITS = ("dev", "heldout")
 OUTCOMES = ("right", "unsure", "wrong")
@@ -107,7 +108,7 @@ def run_task(agent: Agent, category: str, task: dict[str, Any]) -> EverydayOutco
 
 def rejudged(rows: Iterable[dict[str, Any]]) -> list[EverydayOutcome]:
     """Outcome rows of an earlier report judged again (the judge's words changed, not the answers)."""
-    tasks = {task["id"]: task for folder in (FOLDER, FRESH) for category in CATEGORIES
+    tasks = {task["id"]: task for folder in (FOLDER, FRESH, FRESH2) for category in CATEGORIES
              for task in load(category, folder=folder)}
     done = []
     for row in rows:
