@@ -9,6 +9,7 @@ and print per category and split the share of right, unsure and confidently wron
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import random
 import sys
@@ -18,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from evals import everyday
-from evals.tool_eval import write_report
+from evals.tool_eval import run_each, write_report
 from evals.tool_tasks.sql import build_database
 
 from local_agent.app import build_runtime
@@ -66,12 +67,8 @@ def evaluate(args: argparse.Namespace) -> dict[str, Any]:
         outcomes = []
         with build_runtime(settings, memory=False) as runtime:
             for category in categories:
-                done = []
                 tasks = everyday.load(category, splits, args.folder)
-                for number, task in enumerate(tasks, 1):
-                    done.append(everyday.run_task(runtime.agent, category, task))
-                    print(f"\r{category} {number}/{len(tasks)}", end="", file=sys.stderr, flush=True)
-                print(file=sys.stderr)
+                done = run_each(category, tasks, functools.partial(everyday.run_task, runtime.agent, category))
                 report[category] = everyday.category_report(done)
                 outcomes += done
             report["model"] = runtime.backend.model_name

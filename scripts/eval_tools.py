@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import functools
 import json
 import random
 import sys
@@ -29,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from evals import tool_dev
-from evals.tool_eval import chat_rate, load_tasks, outcome_rows, run_task, task_report, write_report
+from evals.tool_eval import chat_rate, load_tasks, outcome_rows, run_each, run_task, task_report, write_report
 from evals.tool_router import locomo_turns
 from evals.tool_tasks.build import build_task_set
 from evals.tool_tasks.sql import build_database
@@ -106,12 +107,9 @@ def evaluate_hand_written(args: argparse.Namespace) -> dict[str, Any]:
         with build_runtime(settings, memory=False) as runtime:
             for category in categories:
                 tasks = tool_dev.load(category, splits, args.limit)
-                done = []
-                for number, task in enumerate(tasks, 1):
-                    done.append(tool_dev.route_task(runtime.agent, task) if category == "chat"
-                                else tool_dev.run_task(runtime.agent, category, task))
-                    print(f"\r{category} {number}/{len(tasks)}", end="", file=sys.stderr, flush=True)
-                print(file=sys.stderr)
+                run = (functools.partial(tool_dev.route_task, runtime.agent) if category == "chat"
+                       else functools.partial(tool_dev.run_task, runtime.agent, category))
+                done = run_each(category, tasks, run)
                 report[category] = tool_dev.category_report(done, {task["id"]: task for task in tasks})
                 outcomes += done
             report["model"] = runtime.backend.model_name

@@ -14,7 +14,8 @@ import functools
 import json
 import re
 import statistics
-from collections.abc import Iterable, Sequence
+import sys
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -187,6 +188,16 @@ def chat_rate(tool_turn: ToolTurn, messages: Iterable[str], examples: int = 10) 
 
 def outcome_rows(outcomes: Sequence[TaskOutcome]) -> list[dict[str, Any]]:
     return [asdict(outcome) for outcome in outcomes]
+
+
+def run_each(category: str, tasks: Sequence[dict[str, Any]], run: Callable[[dict[str, Any]], Any]) -> list[Any]:
+    """`run` over the tasks of one category, with its progress on stderr ("dates 3/14")."""
+    done = []
+    for number, task in enumerate(tasks, 1):
+        done.append(run(task))
+        print(f"\r{category} {number}/{len(tasks)}", end="", file=sys.stderr, flush=True)
+    print(file=sys.stderr)
+    return done
 
 
 def write_report(report: dict[str, Any], out: Path | None) -> None:
