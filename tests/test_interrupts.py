@@ -70,3 +70,36 @@ def test_an_ignored_or_foreign_handler_is_left_alone() -> None:
             assert signal.getsignal(signal.SIGINT) is handler
     finally:
         signal.signal(signal.SIGINT, before)
+
+
+class _Freed:
+    """An object whose finaliser is where the Ctrl-C lands, as when llama-cpp-python frees a batch."""
+
+    def __init__(self) -> None:
+        self.seen_inside: list[bool] = []
+
+    def __del__(self) -> None:
+        frame = sys._getframe()
+        self.seen_inside.append(interrupts.inside_finaliser(frame))
+        _seen.extend(self.seen_inside)
+        interrupts.on_interrupt(signal.SIGINT, frame)  # raised here, Python would print and drop it
+
+
+_seen: list[bool] = []
+
+
+def test_a_ctrl_c_inside_a_finaliser_is_delivered_after_it(latch: None) -> None:
+    _seen.clear()
+    freed = _Freed()
+    del freed  # the finaliser runs now (reference counting)
+    assert _seen == [True]
+    with pytest.raises(KeyboardInterrupt):
+        time.sleep(2)  # delivered again once the finaliser has returned
+
+
+def test_a_function_that_only_looks_like_cleanup_is_not_a_finaliser() -> None:
+    def close() -> bool:
+        return interrupts.inside_finaliser(sys._getframe())
+
+    assert not close()
+    assert not interrupts.inside_finaliser(None)
