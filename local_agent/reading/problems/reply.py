@@ -10,15 +10,18 @@ and 3 dogs?", "What movie did Nate watch on 1 May, 2022?") asks for no amount.""
 from __future__ import annotations
 
 import functools
+import re
 from dataclasses import dataclass
 from typing import Literal
 
 from .asking import asks_about_its_quantities, without_named_days
 from .missing import missing
+from .quantities import read
 from .solve import Solved, Unsure, number_text, solve
 from .times import read_times
 
 Outcome = Literal["answer", "unsure"]
+_CLOCK = re.compile(r"\b\d{1,2}:\d{2}(?:\s*[ap]\.?m\b\.?)?", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -33,6 +36,20 @@ def cannot_work_out(needed: str | None = None) -> str:
     would need when that is known."""
     said = "I'm not sure: I can't work that out from what you gave me"
     return f"{said}; I'd need {needed}." if needed else f"{said}."
+
+
+def not_worked_out(text: str) -> str:
+    """What a turn says for a calculation nothing reads exactly: "I'm not sure", with what it
+    would need when that is read, else the numbers it did read ("I read 80 and 60")."""
+    if (needed := missing(text)) is not None:
+        return cannot_work_out(needed)
+    found = [quantity.text for quantity in read(without_named_days(text)).quantities]
+    found += _CLOCK.findall(text)
+    if not found:
+        return cannot_work_out()
+    listed = f"the number {found[0]}" if len(found) == 1 else f"the numbers {', '.join(found[:-1])} and {found[-1]}"
+    return (f"I'm not sure: I can't work that out exactly from what you wrote. I read {listed}; could you "
+            "write the calculation you want (for example with + - × ÷)?")
 
 
 def reads_times(text: str) -> bool:
