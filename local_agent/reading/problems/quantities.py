@@ -60,6 +60,7 @@ class Quantity:
     near_names: tuple[str, ...] = ()  # names and pronouns in the words around it, lower case
     compared: str = ""  # "more" or "less" for "5 more than", "3 years younger than"
     than: str = ""  # the name or pronoun after "than" ("5 more than Ben" -> ben)
+    after: tuple[str, ...] = ()  # the words right after it, lower case ("miles", "per", "gallon")
 
 
 @dataclass(frozen=True)
@@ -193,7 +194,8 @@ def _quantity(tokens: list[str], at: int, sentence_of: list[int], question: int,
     unit = ("money", *_unit(tokens, at + 1)) if money else _unit(tokens, at + 1)
     compared, than = _comparison(tokens[at + 1:at + 7])
     return Quantity(value / 100 if percent else value, written, index, unit, _owner(tokens, at, sentence_of),
-                    context, sentence_of[at], sentence_of[at] == question, percent, money, names, compared, than)
+                    context, sentence_of[at], sentence_of[at] == question, percent, money, names, compared, than,
+                    tuple(token.lower() for token in tokens[at + 1:at + 5]))
 
 
 def _comparison(following: list[str]) -> tuple[str, str]:
