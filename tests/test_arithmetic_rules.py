@@ -230,3 +230,27 @@ def test_terse_and_compound_conversions(message: str, value: float):
 ])
 def test_not_terse_or_compound_conversions(message: str):
     assert arithmetic(message) is None
+
+
+@pytest.mark.parametrize(("message", "value"), [
+    ("rent went 1450 -> 1595, % increase?", 10),  # an arrow, a few words after it
+    ("price was 80 now 60, % decrease", 25),  # "was A now B", no question mark
+    ("my rent was 900 and now it is 950, what percent is that?", 50 / 900 * 100),
+    ("3 cups of flour how many ml is that roughly", 3 * 236.5882365),  # the conversion's own words ask
+    ("how many minuts is 2.75 hrs", 165),  # "minuts": minutes (minute or minutes, and not minus)
+])
+def test_changes_and_conversions_asked_tersely_or_with_typos(message: str, value: float):
+    assert_reads(message, value)
+
+
+@pytest.mark.parametrize("message", [
+    "scored 3 to 2, what % of goals were ours?",  # "3 to 2" is a score, not a change
+    "I went from 3 to 5 kids, 20% more chaos",  # a percentage of its own, nothing asked
+    "I know how many ml is in 3 cups",  # a question word after a verb of knowing
+])
+def test_not_changes_or_conversions(message: str):
+    assert arithmetic(message) is None
+
+
+def test_a_percentage_of_its_own_after_a_change_asks_for_no_change():
+    assert arithmetic("the bus was 2 now 3, what is 10% of 50?") == "(10/100) * 50"

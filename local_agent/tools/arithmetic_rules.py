@@ -20,7 +20,8 @@ import re
 from collections.abc import Callable
 from decimal import Decimal
 
-from ..reading.words import letter_words
+from ..reading.problems.asking import terse_ask
+from ..reading.words import letter_words, word_set
 from . import quantity_rules
 from .question_text import asks, decimal_text, normalize
 
@@ -60,15 +61,22 @@ def arithmetic(message: str) -> str | None:
     text = _DATE.sub(" a date ", normalize(message)).rstrip(" .!=")  # 2024-02-29 is no subtraction
     text = re.sub(r"\s+(?:equals?|equal\s+to|is\s+equal\s+to)\s*\??$", "", text)
     text = re.sub(r"(?<![\w.])\d+(?:\.\d+)?e[+-]?\d{1,4}\b", _plain_number, text)  # 1e5 is 100000, not 5
-    asking = asks(text, _OPENERS, terse_words=0)  # a bare calculation is read by _written
+    # a bare calculation is read by _written; "..., % decrease" asks in a few words (reading/problems)
+    asking = asks(text, _OPENERS, terse_words=0) or terse_ask(text)
     if (terse := quantity_rules.terse_conversion(text)) is not None:
         return terse  # "minutes in 3.5 hours", "2 km in miles": nothing but a conversion
+    if not asking and not _KNOWN.search(text) and (asked := quantity_rules.asked_conversion(text)) is not None:
+        return asked  # "3 cups of flour how many ml is that": the conversion's own words ask
     if not re.search(r"\d", text):
         return quantity_rules.unit_conversion(text) if asking else None  # "how many hours in a week"
     for rule in RULES:
         if asking and (expression := rule(text)) is not None:
             return expression
     return _written(text, asking)
+
+
+# A question word after a verb of knowing asks nothing ("I know how many ml are in a cup").
+_KNOWN = re.compile(rf"\b(?:{'|'.join(sorted(word_set('knowing_verbs')))})\s+(?:how|what|when)\b")
 
 
 def _plain_number(match: re.Match[str]) -> str:
@@ -148,12 +156,25 @@ def _what_percent(text: str) -> str | None:
     return f"{part} / {whole} * 100"
 
 
+# One amount changed into another: "from 50 to 65", "1450 -> 1595", "was 80 now 60".
+_CHANGE = re.compile(rf"\bfrom\s+{N}\s+to\s+{N}\b|(?<![\d.]){N}\s*(?:->|=>|→)\s*{N}(?![\d.])|"
+                     rf"\bwas\s+{N}\s*,?\s+(?:and\s+)?now\s+(?:it's\s+|it\s+is\s+|is\s+)?{N}\b")
+
+
 def _percent_change(text: str) -> str | None:
-    """The change from one amount to another in percent ("went from 50 to 65: by what percent?"),
-    a fall as a positive decrease when the question asks for one."""
-    change = re.search(rf"\bfrom\s+{N}\s+to\s+{N}\b", text)
-    if change is None or not re.search(r"\b(?:percent(?:age)?|%)", text) or float(change[1]) == 0:
+    """The change from one amount to another in percent ("went from 50 to 65: by what percent?",
+    "rent went 1450 -> 1595, % increase?", "price was 80 now 60, % decrease"), a fall as a
+    positive decrease when the question asks for one."""
+    change = _CHANGE.search(text)
+    asked = change and any(m[1] is None for m in re.finditer(r"(\d\s*)?(?:\bpercent(?:age)?\b|%)", text[change.end():]))
+    if change is None or not asked:  # "10% of 50" after it asks for no change in percent
         return None
+    old, new = (value for value in change.groups() if value is not None)
+    if float(old) == 0:
+        return None
+    if re.search(rf"\b(?:{_OFF})\b", text[change.end():]):  # "what's the percentage decrease?": the fall
+        return f"({old} - {new}) / {old} * 100"
+    return f"({new} - {old}) / {old} * 100"
     if re.search(rf"\b(?:{_OFF})\b", text[change.end():]):  # "what's the percentage decrease?": the fall
         return f"({change[1]} - {change[2]}) / {change[1]} * 100"
     return f"({change[2]} - {change[1]}) / {change[1]} * 100"

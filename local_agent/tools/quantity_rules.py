@@ -49,6 +49,12 @@ def unit_conversion(text: str) -> str | None:
     return next((_converted(match, text) for form in _CONVERSIONS if (match := form.search(text))), None)
 
 
+def asked_conversion(text: str) -> str | None:
+    """A conversion whose own words ask it, with no question mark or opening question word
+    ("3 cups of flour how many ml is that", "how many minuts is 2.75 hrs")."""
+    return next((_converted(match, text) for at in (0, 2, 3) if (match := _CONVERSIONS[at].search(text))), None)
+
+
 def terse_conversion(text: str) -> str | None:
     """A conversion asked with no question word: the message is the conversion and at most a
     word or two ("minutes in 3.5 hours", "2 km in miles")."""

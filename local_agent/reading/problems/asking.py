@@ -98,7 +98,7 @@ def calculation_request(text: str) -> bool:
         return False
     if _written_calculation(text):
         return True
-    if _terse_ask(text):
+    if terse_ask(text):
         return True
     return _asked_in_words(text) and _asks_for_an_amount(text, reading, times=True)
 
@@ -109,7 +109,7 @@ def _written_calculation(text: str) -> bool:
     return found is not None and sum(not word.isdigit() for word in words_of(_WRITTEN.sub(" ", text))) <= _WRITTEN_WORDS
 
 
-def _terse_ask(text: str) -> bool:
+def terse_ask(text: str) -> bool:
     """The message's last part opens with a word that asks for an amount, or "%", holds no
     number and is asked ("..., % increase", "... pace per km?"; not "..., total chaos")."""
     last = _LAST_PART.search(text)
