@@ -254,3 +254,24 @@ def test_not_changes_or_conversions(message: str):
 
 def test_a_percentage_of_its_own_after_a_change_asks_for_no_change():
     assert arithmetic("the bus was 2 now 3, what is 10% of 50?") == "(10/100) * 50"
+
+
+@pytest.mark.parametrize(("message", "value"), [
+    ("A savings account has $2,000 at 4% interest compounded yearly. How much is in it after 3 years?", 2249.728),
+    ("$5,000 invested at 6% a year compounded monthly. What is it worth after 2 years?", 5635.798881),
+    ("I put 1000 in at 5% compound interest, what do I have after 18 months?", 1000 * 1.05 ** 1.5),
+    ("I spent three quarters of my eighty dollar budget. How much is left?", 20),
+    ("I ate a third of the 12 cookies, how many are left?", 8),
+    ("what is 20% of the 50 dollar bill?", 10),
+])
+def test_compound_interest_and_a_share_of_an_amount(message: str, value: float):
+    assert_reads(message, value)
+
+
+@pytest.mark.parametrize(("message", "expression"), [
+    ("1000 at 5% interest, how much after 3 years?", "1000 * (1 + 5 / 100)"),  # not said compounded: no powers
+    ("I spent a third of my 90 dollars and 5 more on lunch, how much is left?", "(1/3)"),  # a number besides
+])
+def test_interest_not_said_compounded_and_a_share_with_another_number_are_not_read_whole(message: str,
+                                                                                         expression: str):
+    assert arithmetic(message) == expression

@@ -180,6 +180,48 @@ def _percent_change(text: str) -> str | None:
     return f"({change[2]} - {change[1]}) / {change[1]} * 100"
 
 
+# Interest compounded n times a year: the times a year of each word.
+_COMPOUNDING = {"yearly": 1, "annually": 1, "semi-annually": 2, "semiannually": 2, "quarterly": 4, "monthly": 12,
+                "weekly": 52, "daily": 365}
+_COMPOUNDED = re.compile(rf"\bcompounded\s+(?P<every>{'|'.join(_COMPOUNDING)})\b|\bcompound\s+interest\b")
+_YEARS = re.compile(rf"\b(?:after|for|in|over)\s+{N}\s+(?P<unit>years?|months?)\b")
+
+
+def _compound_interest(text: str) -> str | None:
+    """An amount at a yearly rate compounded yearly, monthly ... ("compound interest": yearly),
+    after a number of years or months: amount * (1 + rate / n) ** (n * years). Only when the
+    amount, the rate and the span are the message's only numbers."""
+    compounded, percents, span = _COMPOUNDED.search(text), _PERCENT.findall(text), _YEARS.search(text)
+    if compounded is None or len(percents) != 1 or span is None:
+        return None
+    rest = _YEARS.sub(" ", _PERCENT.sub(" ", text))
+    if len(amounts := numbers(rest)) != 1:
+        return None
+    every = _COMPOUNDING[compounded["every"]] if compounded["every"] else 1
+    years = span[1] if span["unit"].startswith("year") else f"{span[1]} / 12"
+    return f"{amounts[0]} * (1 + {percents[0]} / 100 / {every}) ** ({every} * {years})"
+
+
+# A share of an amount with words between ("(3/4) of my 80 dollar budget", "25% of the 12
+# cookies"), and a question for the share or for what is left of the amount.
+_SHARE = re.compile(r"(?:\(?(?P<fraction>\d+/\d+)\)?|(?P<percent>\d+(?:\.\d+)?)\s*(?:%|percent\b|per\s*cent\b))"
+                    r"\s+of\s+(?:my|the|a|an|his|her|our|their|your|this|that|its)\s+(?:[a-z]+\s+)?"
+                    r"(?P<amount>\d+(?:\.\d+)?)\b")
+_LEFT = re.compile(r"\b(?:left|remain(?:s|ing)?|rest|still\s+have)\b")
+
+
+def _share_of(text: str) -> str | None:
+    """A share of an amount written with words between them, or what is left of the amount
+    ("I spent three quarters of my eighty dollar budget. How much is left?": 80 * (1 - 3/4)),
+    when those are the message's only numbers."""
+    share = _SHARE.search(text)
+    if share is None or len(numbers(_SHARE.sub(" ", text))) > 0:
+        return None
+    fraction = share["fraction"] or f"{share['percent']} / 100"
+    amount = share["amount"]
+    return f"{amount} * (1 - {fraction})" if _LEFT.search(text[share.end():]) else f"{amount} * {fraction}"
+
+
 _VERB_FORMS: tuple[quantity_rules.Form, ...] = (
     (re.compile(rf"\b(?:subtract|deduct|take(?:\s+away)?)\s+{N}\s+(?:away\s+)?from\s+{N}"),
      lambda m: f"{m[2]} - {m[1]}"),
@@ -280,6 +322,7 @@ def _written(text: str, asks: bool) -> str | None:
 # price for a count are word
 # problems, read whole by reading/problems (the router's `problem` route): a phrase rule read
 # "I paid 36 euros for 4 tickets" as 4 / 36.
-RULES: tuple[Callable[[str], str | None], ...] = (_what_percent, _percent_change, _chained_percents, _percent_forms,
+RULES: tuple[Callable[[str], str | None], ...] = (_what_percent, _percent_change, _compound_interest, _share_of,
+                                                  _chained_percents, _percent_forms,
                                                   _verb_forms, _named_operations,
                                                   *quantity_rules.RULES, _average, _sum, _split, _each_price)
