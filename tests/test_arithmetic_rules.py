@@ -275,3 +275,18 @@ def test_compound_interest_and_a_share_of_an_amount(message: str, value: float):
 def test_interest_not_said_compounded_and_a_share_with_another_number_are_not_read_whole(message: str,
                                                                                          expression: str):
     assert arithmetic(message) == expression
+
+
+@pytest.mark.parametrize(("message", "value"), [
+    ("I earn eighteen dollars an hour and worked thirty-two and a half hours this week. What's my pay before tax?",
+     585),  # "thirty-two and a half" is 32.5; "worked 32.5 hours" is the span
+    ("I make 15 an hour and worked 40 hours, how much did I earn?", 600),
+    ("how many minutes is 2 and a quarter hours?", 135),
+])
+def test_pay_for_hours_worked_and_mixed_numbers(message: str, value: float):
+    assert_reads(message, value)
+
+
+def test_a_half_of_something_is_no_mixed_number():
+    assert normalize("two and a half of the cakes") == "2 and (1/2) of the cakes"
+    assert arithmetic("I earn 18 dollars an hour and spent 3 hours cooking, what did it cost?") is None

@@ -16,6 +16,7 @@ from decimal import Decimal
 from functools import lru_cache
 from typing import Any
 
+from ..reading.problems.quantities import mixed_numbers
 from ..reading.values import words_to_digits
 from ..reading.words import MONTHS, WEEKDAYS, WORD, letter_words
 
@@ -56,7 +57,7 @@ def normalize(message: str, extra: frozenset[str] = frozenset()) -> str:
     text = WORD.sub(lambda match: _corrected(match.group(), extra), text)
     for pattern, fraction in _FRACTIONS:
         text = re.sub(pattern, fraction, text)
-    text = words_to_digits(text, threshold=0)
+    text = mixed_numbers(words_to_digits(text, threshold=0))  # "thirty-two and a half": 32.5
     text = _THOUSANDS.sub("", text)
     text = _SCALED.sub(lambda match: _scaled(match[1], match[2]), text)  # "1 million" reads "1 1000000"
     return " ".join(_CURRENCY.sub("", text).split())

@@ -97,9 +97,20 @@ def _as_digits(text: str) -> str:
     kept = re.sub(r"\b(a|one)\s+dozen\b", "12", kept, flags=re.IGNORECASE)
     kept = _FRACTION.sub(lambda m: f"{_NUMERATORS[m.group(1).lower()]}/{_DENOMINATORS[m.group(2).lower()]}", kept)
     try:
-        return alpha2digit(kept, "en", threshold=0).replace("\u2060", "one")
+        digits = alpha2digit(kept, "en", threshold=0).replace("\u2060", "one")
     except (ValueError, IndexError):  # the library refuses some odd runs of number words
-        return kept.replace("\u2060", "one")
+        digits = kept.replace("\u2060", "one")
+    return mixed_numbers(digits)
+
+
+_MIXED = re.compile(r"(?<![\d.,/])(\d+)\s+and\s+(?:a\s+|an\s+|one\s+)?(1/2|1/4|3/4|half|quarter)\b(?!\s+of\b)")
+_PARTS = {"1/2": 0.5, "half": 0.5, "1/4": 0.25, "quarter": 0.25, "3/4": 0.75}
+
+
+def mixed_numbers(text: str) -> str:
+    """A whole number and a fraction as one number: "32 and 1/2" (as "thirty-two and a half" is
+    written in digits) is 32.5, "2 and a quarter" 2.25; not "2 and a half of the cake"."""
+    return _MIXED.sub(lambda m: f"{int(m[1]) + _PARTS[m[2]]:g}", text)
 
 
 def _sentences(tokens: list[str]) -> list[int]:
