@@ -14,8 +14,10 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from ..values import words_to_digits
 from .asking import asks_about_its_quantities, without_named_days
 from .missing import missing
+from .packing import read_packing
 from .quantities import read
 from .solve import Solved, Unsure, number_text, solve
 from .times import read_times
@@ -70,11 +72,16 @@ def lacks_a_quantity(text: str) -> bool:
 @functools.lru_cache(maxsize=64)  # the router and the reply plan both ask of one message
 def reply(text: str) -> ProblemReply | None:
     """The reply to a word problem, or None when `text` is none (fewer than two quantities,
-    or nothing asked): durations and clock times read exactly, a quantity the calculation lacks
-    asked for, else the solver's answer or its reading said back."""
+    or nothing asked): durations and clock times read exactly, packing into containers read
+    exactly (packing.py), a quantity the calculation lacks asked for, else the solver's answer
+    or its reading said back."""
     if (timed := read_times(text)) is not None:
         reading = f"I read this as {timed.reading}."
         return ProblemReply("answer", f"{timed.answer}. {reading}", Solved(timed.reading, timed.seconds, reading, 1.0))
+    if (packed := read_packing(words_to_digits(without_named_days(text)))) is not None:
+        reading = f"I read this as {packed.reading}."
+        return ProblemReply("answer", f"{number_text(packed.answer)}. {reading}",
+                            Solved(packed.reading, packed.answer, reading, 1.0))
     if (needed := missing(text)) is not None:
         return ProblemReply("unsure", cannot_work_out(needed), Unsure("", None, "", 0.0, f"needs {needed}"))
     if not asks_about_its_quantities(text):
