@@ -22,7 +22,7 @@ from decimal import Decimal
 
 from ..reading.problems.asking import terse_ask
 from ..reading.words import letter_words, word_set
-from . import quantity_rules
+from . import price_rules, quantity_rules
 from .question_text import asks, decimal_text, normalize
 
 N = r"(\d+(?:\.\d+)?)"
@@ -325,4 +325,5 @@ def _written(text: str, asks: bool) -> str | None:
 RULES: tuple[Callable[[str], str | None], ...] = (_what_percent, _percent_change, _compound_interest, _share_of,
                                                   _chained_percents, _percent_forms,
                                                   _verb_forms, _named_operations,
-                                                  *quantity_rules.RULES, _average, _sum, _split, _each_price)
+                                                  *quantity_rules.RULES, *price_rules.RULES, _average, _sum, _split,
+                                                  _each_price)
