@@ -290,3 +290,8 @@ def test_pay_for_hours_worked_and_mixed_numbers(message: str, value: float):
 def test_a_half_of_something_is_no_mixed_number():
     assert normalize("two and a half of the cakes") == "2 and (1/2) of the cakes"
     assert arithmetic("I earn 18 dollars an hour and spent 3 hours cooking, what did it cost?") is None
+
+
+def test_a_calculation_written_out_with_a_few_words_beside_it_is_read():
+    assert_reads("1/3 + 1/4 as decimal", 7 / 12)
+    assert arithmetic("2 + 2 = 4 is what my kid learned today and she was so proud") is None  # many words

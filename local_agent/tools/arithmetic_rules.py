@@ -20,7 +20,7 @@ import re
 from collections.abc import Callable
 from decimal import Decimal
 
-from ..reading.problems.asking import terse_ask
+from ..reading.problems.asking import terse_ask, written_calculation
 from ..reading.words import letter_words, word_set
 from . import price_rules, quantity_rules
 from .question_text import asks, decimal_text, normalize
@@ -61,8 +61,9 @@ def arithmetic(message: str) -> str | None:
     text = _DATE.sub(" a date ", normalize(message)).rstrip(" .!=")  # 2024-02-29 is no subtraction
     text = re.sub(r"\s+(?:equals?|equal\s+to|is\s+equal\s+to)\s*\??$", "", text)
     text = re.sub(r"(?<![\w.])\d+(?:\.\d+)?e[+-]?\d{1,4}\b", _plain_number, text)  # 1e5 is 100000, not 5
-    # a bare calculation is read by _written; "..., % decrease" asks in a few words (reading/problems)
-    asking = asks(text, _OPENERS, terse_words=0) or terse_ask(text)
+    # a bare calculation is read by _written; "..., % decrease" asks in a few words, "1/3 + 1/4 as
+    # decimal" is a calculation written out with a few words beside it (reading/problems)
+    asking = asks(text, _OPENERS, terse_words=0) or terse_ask(text) or written_calculation(text)
     if (terse := quantity_rules.terse_conversion(text)) is not None:
         return terse  # "minutes in 3.5 hours", "2 km in miles": nothing but a conversion
     if not asking and not _KNOWN.search(text) and (asked := quantity_rules.asked_conversion(text)) is not None:

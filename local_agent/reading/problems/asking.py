@@ -96,14 +96,14 @@ def calculation_request(text: str) -> bool:
     states = bool(reading.quantities) or _CLOCK.search(text) is not None
     if not states:
         return False
-    if _written_calculation(text):
+    if written_calculation(text):
         return True
     if terse_ask(text):
         return True
     return _asked_in_words(text) and _asks_for_an_amount(text, reading, times=True)
 
 
-def _written_calculation(text: str) -> bool:
+def written_calculation(text: str) -> bool:
     """A calculation written out with at most a few words beside it ("1/3 + 1/4 as decimal")."""
     found = _WRITTEN.search(text)
     return found is not None and sum(not word.isdigit() for word in words_of(_WRITTEN.sub(" ", text))) <= _WRITTEN_WORDS
