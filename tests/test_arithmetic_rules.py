@@ -13,13 +13,14 @@ from local_agent.tools.question_text import edit_distance, normalize
 @pytest.mark.parametrize("message", [
     "I had 500 and spent 120 and 80, how much is left?",
     "The coffee was 3.5 and the cake 4.5. What is that together?",
-    "3 shirts for 45, how much is one shirt?",
     "I paid 36 euros for 4 tickets. How much was each ticket?",  # read by phrase as 4 / 36
     "There were 40 chairs in the hall. 13 were taken to the garden. How many chairs are left in the hall?",
 ])
 def test_word_problems_are_left_to_the_solver_not_read_by_phrase(message: str):
-    """What is left, things together and a price for a count are word problems: no phrase
-    rule reads them (the router sends them to reading/problems)."""
+    """What is left, things together and money paid for a count are word problems: no phrase
+    rule reads them (the router sends them to reading/problems). A count of things for a price
+    asked per one is read exactly (tools/price_rules.py: "3 shirts for 45, how much is one
+    shirt?")."""
     assert arithmetic(message) is None
 
 
@@ -295,3 +296,8 @@ def test_a_half_of_something_is_no_mixed_number():
 def test_a_calculation_written_out_with_a_few_words_beside_it_is_read():
     assert_reads("1/3 + 1/4 as decimal", 7 / 12)
     assert arithmetic("2 + 2 = 4 is what my kid learned today and she was so proud") is None  # many words
+
+
+def test_a_share_of_a_whole_cut_into_parts():
+    assert_reads("I ate 3/8 of a pizza cut into 8 slices. How many slices did I eat?", 3)
+    assert arithmetic("I ate 1/4 of the cake with 3 friends, how much did I eat?") == "1/4"  # "with 3 friends"

@@ -28,3 +28,14 @@ def test_prices_are_read_exactly(message: str, value: float) -> None:
 def test_price_look_alikes_are_not_read_as_the_price_of_one(message: str) -> None:
     expression = arithmetic(message)
     assert expression is None or "/" not in expression
+
+
+@pytest.mark.parametrize(("message", "value"), [
+    ("If 5 notebooks cost $12.50, how much does one cost?", 2.5),
+    ("3 shirts for 45, how much is one shirt?", 15),  # "one" read as 1 is no number of the problem
+    ("A pack of 6 yogurts is $4.20, what is that per yogurt?", 0.7),  # per the thing counted
+    ("How much more do 4 tickets at $12 each cost than 6 at $7 each?", 6),  # the second group names no thing
+])
+def test_the_price_of_one_in_other_words(message: str, value: float) -> None:
+    expression = arithmetic(message)
+    assert expression is not None and evaluate(expression) == pytest.approx(value)

@@ -66,3 +66,12 @@ def test_a_winner_in_the_wrong_units_is_said_back_and_asked(text: str) -> None:
 def test_look_alikes_whose_units_fit_are_answered(text: str, value: float) -> None:
     result = solve(text)
     assert isinstance(result, Solved) and result.value == pytest.approx(value)
+
+
+@pytest.mark.parametrize("text", [
+    "If 5 notebooks cost $12.50, how much does one notebook cost?",  # "one notebook": one item's money
+    "A pack of 6 yogurts is $4.20, what is that per yogurt?",  # "per yogurt", money in the problem
+])
+def test_one_items_money_asked_in_other_words_is_checked(text: str) -> None:
+    result = solve(text)
+    assert not (isinstance(result, Solved) and result.value > 5)  # never the count times the price

@@ -77,3 +77,12 @@ def test_clock_times_in_words_paces_and_a_start_said_before_the_question(message
 ])
 def test_clock_and_pace_look_alikes_are_not_read(message: str) -> None:
     assert read_times(message) is None
+
+
+@pytest.mark.parametrize(("message", "answer"), [
+    ("The meeting starts at ten thirty in the morning and runs for an hour and a half. When does it end?", "12:00 pm"),
+    ("The film starts at 8 pm and lasts two and a half hours. When does it end?", "10:30 pm"),
+])
+def test_a_half_hour_more_is_read(message: str, answer: str) -> None:
+    found = read_times(message)
+    assert found is not None and found.answer == answer

@@ -204,10 +204,11 @@ def _compound_interest(text: str) -> str | None:
 
 
 # A share of an amount with words between ("(3/4) of my 80 dollar budget", "25% of the 12
-# cookies"), and a question for the share or for what is left of the amount.
+# cookies", "3/8 of a pizza cut into 8 slices"), and a question for the share or for what is
+# left of the amount.
 _SHARE = re.compile(r"(?:\(?(?P<fraction>\d+/\d+)\)?|(?P<percent>\d+(?:\.\d+)?)\s*(?:%|percent\b|per\s*cent\b))"
                     r"\s+of\s+(?:my|the|a|an|his|her|our|their|your|this|that|its)\s+(?:[a-z]+\s+)?"
-                    r"(?P<amount>\d+(?:\.\d+)?)\b")
+                    r"(?:(?:cut|divided|split|sliced)\s+into\s+)?(?P<amount>\d+(?:\.\d+)?)\b")
 _LEFT = re.compile(r"\b(?:left|remain(?:s|ing)?|rest|still\s+have)\b")
 
 

@@ -24,15 +24,15 @@ _EACH_AFTER = re.compile(r"^\s*(?:[a-z]+\s+)?(?:each|apiece|a\s+piece|per\s+\w+)
 # "12 pens for 7.80": a count of things and the price of them all.
 _MONEY_WORDS = frozenset({"dollar", "dollars", "euro", "euros", "pound", "pounds", "buck", "bucks", "usd", "eur", "gbp",
                           "cent", "cents", "quid"})
-_FOR = re.compile(rf"(?<![\d.])(?P<count>\d+)\s+(?P<things>[a-z]+(?:\s+[a-z]+)?)\s+(?:for|cost|costs|at|was|were)\s+"
-                  rf"(?:a\s+total\s+of\s+)?(?P<price>\d+(?:\.\d+)?){_MONEY}")
-_ONE_ASKED = re.compile(r"\b(?:per|each|a|one)\s+(?:item|piece|unit|one)\b|\bapiece\b|\bunit\s+price\b|"
-                        r"\bhow\s+much\s+(?:is|was|does|did|do|are|were)\s+(?:each|one)\b|\b(?:price|cost)\s+(?:of\s+)?"
-                        r"(?:per|each|one)\b")
+_FOR = re.compile(rf"(?<![\d.])(?P<count>\d+)\s+(?P<things>[a-z]+(?:\s+[a-z]+)?)\s+"
+                  rf"(?:for|cost|costs|at|was|were|is|are)\s+(?:a\s+total\s+of\s+)?(?P<price>\d+(?:\.\d+)?){_MONEY}")
+_ONE_ASKED = (r"\b(?:per|each|a|one|1)\s+(?:item|piece|unit|one|{thing})\b|\bapiece\b|\bunit\s+price\b|"
+              r"\bhow\s+much\s+(?:is|was|does|did|do|are|were)\s+(?:each|one|1)\b|\b(?:price|cost)\s+(?:of\s+)?"
+              r"(?:per|each|one|1)\b")
 _AMOUNT_PRICE = re.compile(rf"(?<![\d.])(?P<q1>\d+(?:\.\d+)?)\s*(?P<u1>{units.UNIT})\s+(?:of\s+(?:[a-z]+\s+){{1,3}})?"
                            rf"(?:is|are|costs?|for|=|at|was)\s+(?P<price>\d+(?:\.\d+)?){_MONEY}")
 _AMOUNT_ASKED = re.compile(rf"\bhow\s+much\s+(?:\w+\s+){{0,3}}?(?P<q2>\d+(?:\.\d+)?)\s*(?P<u2>{units.UNIT})")
-_GROUP = re.compile(rf"(?<![\d.])(?P<count>\d+)\s+(?:[a-z-]+\s+){{1,3}}?(?:at|for)\s+(?P<price>\d+(?:\.\d+)?)"
+_GROUP = re.compile(rf"(?<![\d.])(?P<count>\d+)\s+(?:[a-z-]+\s+){{0,3}}?(?:at|for)\s+(?P<price>\d+(?:\.\d+)?)"
                     rf"{_MONEY}\s+(?:each|apiece|a\s+piece)\b")
 _MORE = re.compile(r"\bhow\s+much\s+more\b")
 _TOTAL = re.compile(r"\b(?:total|altogether|in\s+all|all\s+together|how\s+much\s+(?:do|did|does|will|would)\s+"
@@ -44,13 +44,17 @@ def _numbers(text: str) -> list[str]:
 
 
 def price_of_one(text: str) -> str | None:
-    """"12 pens for 7.80, price per item?": 7.80 / 12."""
+    """"12 pens for 7.80, price per item?", "if 5 notebooks cost 12.50, how much does one cost?",
+    "a pack of 6 yogurts is 4.20, what is that per yogurt?": the price over the count."""
     found = _FOR.search(text)
-    if found is None or _EACH_AFTER.search(text[found.end():]) or not _ONE_ASKED.search(text[found.end():] + " "
-                                                                                          + text[:found.start()]):
+    if found is None or _EACH_AFTER.search(text[found.end():]):
         return None
-    if len(_numbers(text)) != 2 or float(found["count"]) == 0 or _MONEY_WORDS & set(found["things"].split()):
+    thing = re.escape(found["things"].split()[-1].rstrip("s"))
+    asked = re.search(_ONE_ASKED.format(thing=rf"{thing}s?"), text[found.end():] + " . " + text[:found.start()])
+    if asked is None or float(found["count"]) == 0 or _MONEY_WORDS & set(found["things"].split()):
         return None  # "36 euros for 4 tickets" is a price for a count, the other way round
+    if len(_numbers(text)) != 2 + bool(re.search(r"\d", asked.group())):  # "how much does 1 cost": no number of its own
+        return None
     return f"{found['price']} / {found['count']}"
 
 

@@ -118,10 +118,10 @@ def asked_measure(reading: Reading) -> Measure | None:
     if any(word == "how" and after == "many" for word, after in itertools.pairwise(reading.question_words)):
         return None  # "how many pencils can she buy with the money"
     has_money = any(quantity.money for quantity in reading.quantities)
-    money = bool(words & _MONEY_ASKED) or (has_money and reading.asked_unit[:1] == ("money",))
+    each = _asked_per(reading.question_words)  # "what is that per yogurt", money in the problem: a price
+    money = bool(words & _MONEY_ASKED) or (has_money and (reading.asked_unit[:1] == ("money",) or bool(each)))
     if not money:
         return None
-    each = _asked_per(reading.question_words)
     if each:
         named = {per for _, per in map(rate_of, reading.quantities)}
         return Counter({MONEY: 1, (each if each in named else ITEM): -1})
@@ -134,7 +134,7 @@ def _asked_per(words: Sequence[str]) -> str:
     three?" asks for no one ball), or ""."""
     start = max((at for at, word in enumerate(words) if word in ("how", "what", "what's", "whats")), default=0)
     for at in range(start, len(words) - 1):
-        if words[at] in _EACH_BEFORE and words[at + 1].isalpha():
+        if words[at] in _EACH_BEFORE | {"one", "1"} and words[at + 1].isalpha() and words[at + 1] not in ("of", "more"):
             return singular(words[at + 1])
     return ""
 

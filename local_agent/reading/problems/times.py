@@ -25,6 +25,7 @@ import re
 from dataclasses import dataclass
 
 from ..values import words_to_digits
+from .quantities import mixed_numbers
 
 _PART = re.compile(r"(?<![\w.:])(?P<n>\d+(?:\.\d+)?|an?|one)\s*(?P<unit>hours?|hrs?|minutes?|mins?|seconds?|secs?)\b|"
                    r"(?<![\w.:])(?P<cn>\d+(?:\.\d+)?)(?P<cunit>h|m|min|s)\b|\b(?P<half>half\s+an?\s+hour)\b",
@@ -191,7 +192,7 @@ def _between(first: Clock, second: Clock, question: str) -> TimeAnswer | None:
 def read_times(message: str) -> TimeAnswer | None:
     """The exact answer of a question about durations and clock times, or None when the
     message is not one of the module's forms."""
-    text = words_to_digits(message)  # a lone "one" stays a word: "the second one"
+    text = _halves(mixed_numbers(words_to_digits(message)))  # a lone "one" stays a word: "the second one"
     if (pace := _pace(text)) is not None:
         return pace
     question = _question(text)
@@ -207,6 +208,18 @@ def read_times(message: str) -> TimeAnswer | None:
     if len(times) == 2 and not found:
         return _between(times[0], times[1], question)
     return None
+
+
+_AND_A_HALF = re.compile(r"\b(an?|one|\d+)\s+(hours?|hrs?|minutes?|mins?)\s+and\s+a\s+half\b", re.IGNORECASE)
+
+
+def _halves(text: str) -> str:
+    """"an hour and a half" as 1.5 hours ("2 and a half hours" is 2.5 already: mixed_numbers)."""
+    def half_more(match: re.Match[str]) -> str:
+        count = 1.0 if match[1].lower() in ("a", "an", "one") else float(match[1])
+        unit = match[2] if match[2].lower().endswith("s") else match[2] + "s"
+        return f"{count + 0.5:g} {unit}"
+    return _AND_A_HALF.sub(half_more, text)
 
 
 def _pace(text: str) -> TimeAnswer | None:
