@@ -175,3 +175,8 @@ def test_a_number_written_twice_and_used_once_is_left_out(scripted):
                     backend=scripted)
     assert data["tools"]["route"] == "direct" and data["outcome"] == "unsure"
     assert "it leaves out the 3 you gave" in data["answer"]
+
+
+def test_a_mixed_number_in_words_is_one_number_used():
+    message = "I earn eighteen dollars an hour and worked thirty-two and a half hours this week. What's my pay?"
+    assert unused_numbers(extract(message, ("number",)), {"expression": "18 * 32.5"}) == []

@@ -16,8 +16,7 @@ from decimal import Decimal
 from functools import lru_cache
 from typing import Any
 
-from ..reading.problems.quantities import mixed_numbers
-from ..reading.values import words_to_digits
+from ..reading.values import mixed_numbers, words_to_digits
 from ..reading.words import MONTHS, WEEKDAYS, WORD, letter_words
 
 VOCABULARY = frozenset("""

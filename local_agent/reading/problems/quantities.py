@@ -18,6 +18,8 @@ import re
 from dataclasses import dataclass, replace
 from fractions import Fraction
 
+from ..values import mixed_numbers
+
 _WORD = re.compile(r"\$?\d+(?:,\d{3})*(?:\.\d+)?(?:/\d+)?%?|[A-Za-z][A-Za-z'-]*|[.?!;,]")
 _CLOCK = re.compile(r"\b\d{1,2}:\d{2}\b(?:\s*[ap]\.?m\.?)?", re.IGNORECASE)
 _ONE = re.compile(r"(?<![\w-])(?:no|any|every|some|each)\s+one\b|(?<![\w-])(?<!ty )one\s+(?=of\b|another\b|by one\b)",
@@ -103,14 +105,6 @@ def _as_digits(text: str) -> str:
     return mixed_numbers(digits)
 
 
-_MIXED = re.compile(r"(?<![\d.,/])(\d+)\s+and\s+(?:a\s+|an\s+|one\s+)?(1/2|1/4|3/4|half|quarter)\b(?!\s+of\b)")
-_PARTS = {"1/2": 0.5, "half": 0.5, "1/4": 0.25, "quarter": 0.25, "3/4": 0.75}
-
-
-def mixed_numbers(text: str) -> str:
-    """A whole number and a fraction as one number: "32 and 1/2" (as "thirty-two and a half" is
-    written in digits) is 32.5, "2 and a quarter" 2.25; not "2 and a half of the cake"."""
-    return _MIXED.sub(lambda m: f"{int(m[1]) + _PARTS[m[2]]:g}", text)
 
 
 def _sentences(tokens: list[str]) -> list[int]:

@@ -24,8 +24,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..values import words_to_digits
-from .quantities import mixed_numbers
+from ..values import mixed_numbers, words_to_digits
 
 _PART = re.compile(r"(?<![\w.:])(?P<n>\d+(?:\.\d+)?|an?|one)\s*(?P<unit>hours?|hrs?|minutes?|mins?|seconds?|secs?)\b|"
                    r"(?<![\w.:])(?P<cn>\d+(?:\.\d+)?)(?P<cunit>h|m|min|s)\b|\b(?P<half>half\s+an?\s+hour)\b",
