@@ -81,6 +81,8 @@ def test_a_calculation_asked_in_any_form_is_a_calculation_request(message: str) 
     "We had 3 kids over, total chaos",  # asked by nobody: no question mark, no "%"
     "2 + 2 = 4 is what my kid learned today and she was so proud of herself",  # many words around it
     "avg of the numbers?",  # no number of its own
+    "It really shows how much love's in our 2 families",  # a question word with no question after it
+    "Nice one with the 3 kids! How did you find that balance?",  # asks how, not for an amount
 ])
 def test_look_alikes_are_no_calculation_request(message: str) -> None:
     assert not calculation_request(message)

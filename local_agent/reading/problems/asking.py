@@ -34,7 +34,7 @@ _HOW = frozenset({"many", "much", "long", "far", "old", "often", "big", "tall", 
 _AMOUNT = frozenset({"total", "sum", "altogether", "together", "combined", "left", "remain", "remaining", "remains",
                      "each", "per", "average", "difference", "cost", "costs", "price", "pay", "paid", "spend",
                      "spent", "owe", "change", "calculate", "compute", "work", "product", "number", "bill", "worth",
-                     "profit", "balance", "earnings", "wage", "salary"})
+                     "profit", "earnings", "wage", "salary"})
 # "when does it end", "when will we arrive", "what time do we land": a time to work out.
 _WHEN = frozenset({"end", "ends", "finish", "finishes", "finished", "arrive", "arrives", "land", "lands", "start",
                    "starts", "begin", "begins", "leave", "leaves", "done", "over", "ready", "back", "reach"})
@@ -49,6 +49,10 @@ _PERCENT = re.compile(r"%|\bper\s*cent|\bpercent", re.IGNORECASE)
 _TERSE_ASKS = word_set("terse_asks")
 _KNOWING = word_set("knowing_verbs")
 _QUESTION_WORDS = frozenset({"how", "what", "what's", "whats", "when"})
+# What follows a question word in a question, within a few words: a verb that asks or the
+# pronoun after it ("how many ml is that", "when dose it end": a typo of "does" still has "it").
+_QUESTION_FOLLOWS = frozenset({"is", "are", "was", "were", "do", "does", "did", "will", "would", "should", "can",
+                               "could", "it", "that", "this", "there", "i", "we", "you", "they"})
 # The last part of a message, after its last full stop, comma, colon, arrow or question mark.
 _LAST_PART = re.compile(r"(?:^|[.,;:!?]\s|->|=>|→)\s*([^.,;:!?]*?)[\s?!.]*$")
 # A calculation written out: numbers joined by an operator ("1/3 + 1/4", "17*23", "12 x 4").
@@ -121,10 +125,11 @@ def terse_ask(text: str) -> bool:
 
 
 def _asked_in_words(text: str) -> bool:
-    """A question mark, or a question word that follows no verb of knowing ("3 cups of flour
-    how many ml is that"; not "I know how much it costs")."""
+    """A question mark, or a question word that follows no verb of knowing and is followed by
+    a question's verb or pronoun ("3 cups of flour how many ml is that", "when dose it end";
+    not "I know how much it costs", "it brings home how much love's in families")."""
     if "?" in text:
         return True
     found = words_of(text)
     return any(word in _QUESTION_WORDS and (at == 0 or found[at - 1] not in _KNOWING)
-               for at, word in enumerate(found))
+               and _QUESTION_FOLLOWS & set(found[at + 1:at + 5]) for at, word in enumerate(found))
