@@ -301,3 +301,8 @@ def test_a_calculation_written_out_with_a_few_words_beside_it_is_read():
 def test_a_share_of_a_whole_cut_into_parts():
     assert_reads("I ate 3/8 of a pizza cut into 8 slices. How many slices did I eat?", 3)
     assert arithmetic("I ate 1/4 of the cake with 3 friends, how much did I eat?") == "1/4"  # "with 3 friends"
+
+
+def test_a_count_at_a_price_each_asked_per_one_is_not_multiplied():
+    assert arithmetic("I bought 5 apples for 2 dollars each, how much per apple?") is None
+    assert arithmetic("6 apples at 0.5 each, how much did I pay?") == "6 * 0.5"

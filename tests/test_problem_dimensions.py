@@ -75,3 +75,17 @@ def test_look_alikes_whose_units_fit_are_answered(text: str, value: float) -> No
 def test_one_items_money_asked_in_other_words_is_checked(text: str) -> None:
     result = solve(text)
     assert not (isinstance(result, Solved) and result.value > 5)  # never the count times the price
+
+
+@pytest.mark.parametrize("text", [
+    "5 apples at 2 dollars each, how much each?",  # "each" asked at the end
+    "I bought 5 apples for 2 dollars each, how much per apple?",
+])
+def test_a_price_each_times_the_count_is_no_price_of_one(text: str) -> None:
+    result = solve(text)
+    assert isinstance(result, Unsure) and result.reason == "units"
+
+
+def test_each_in_the_statement_is_not_asked() -> None:
+    result = solve("tickets 12 euros each, we are 7, total?")
+    assert isinstance(result, Solved) and result.value == 84

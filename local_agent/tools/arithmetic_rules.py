@@ -53,6 +53,7 @@ _PRICE_QUESTION = re.compile(r"\b(?:how\s+much|how\s+many|what\s+(?:did|do|does|
 _RATE = re.compile(r"(?<=\d)\s+(?:a|an|per|each)\s+(?:day|week|month|year|hour|night|person|piece|item)\b")
 _EACH = re.compile(r"\b(?:each|everybody|everyone|per\s+(?:person|head)|apiece|owe|split|share)\b")
 _CHIPPED_IN = re.compile(rf"{N}\s+(?:[a-z]+\s+)?(?:each|apiece|a\s+head|per\s+(?:person|head))\b")
+_ONE_ASKED = re.compile(r"\b(?:per|each|one|1)\s+[a-z]+\s*\??\s*$|\b(?:each|apiece)\s*\??\s*$")
 _TOTAL = re.compile(r"\b(?:in\s+total|total|altogether|all\s+together|in\s+all|including|with\s+(?:the\s+)?tip)\b")
 
 
@@ -292,6 +293,8 @@ def _each_price(text: str) -> str | None:
         return None
     if match := re.search(rf"{N}\s+(?:[a-z-]+\s+){{1,3}}(?:at|for|of)\s+{N}\s*(?:[a-z]+\s+)?"
                           r"(?:each|apiece|a\s+piece|per\s+\w+)\b", text):
+        if _ONE_ASKED.search(text[match.end():]):
+            return None  # "5 apples for 2 dollars each, how much per apple?" asks the price of one
         return f"{match[1]} * {match[2]}"
     if match := re.search(rf"{N}\s+(?:[a-z-]+\s+){{1,3}}(?:with|of|holding|containing)\s+{N}\s+(?:[a-z-]+\s+)?each\b",
                           text):

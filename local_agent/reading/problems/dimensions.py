@@ -132,10 +132,14 @@ def _asked_per(words: Sequence[str]) -> str:
     """What the question asks the money of one of ("how much was each ticket": ticket, "price
     per item": item), after its last question word ("If each ball costs $1.54, how much for
     three?" asks for no one ball), or ""."""
-    start = max((at for at, word in enumerate(words) if word in ("how", "what", "what's", "whats")), default=0)
-    for at in range(start, len(words) - 1):
-        if words[at] in _EACH_BEFORE | {"one", "1"} and words[at + 1].isalpha() and words[at + 1] not in ("of", "more"):
-            return singular(words[at + 1])
+    start = max((at for at, word in enumerate(words) if word in ("how", "what", "what's", "whats")), default=-1)
+    asked, start = start >= 0, max(start, 0)
+    for at in range(start, len(words)):
+        following = words[at + 1] if at + 1 < len(words) else ""
+        if words[at] in _EACH_BEFORE | {"one", "1"} and following.isalpha() and following not in ("of", "more"):
+            return singular(following)
+        if asked and words[at] in _EACH and not following.isalpha():  # "how much each?", not "12 euros each, total?"
+            return "item"
     return ""
 
 
