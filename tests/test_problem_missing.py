@@ -69,6 +69,7 @@ def test_look_alikes_are_no_calculation(message: str) -> None:
     "movie starts 7:50pm and its 2h 25m long, when dose it end",
     "1/3 + 1/4 as decimal, 3 dp",  # written out
     "She used 420 kWh at $0.15 per kWh. What's this month's bill?",
+    "how many kg in 5 tons, need it exact for the shiping form",  # the question word opens the message
 ])
 def test_a_calculation_asked_in_any_form_is_a_calculation_request(message: str) -> None:
     assert calculation_request(message)

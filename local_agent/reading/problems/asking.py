@@ -49,6 +49,7 @@ _PERCENT = re.compile(r"%|\bper\s*cent|\bpercent", re.IGNORECASE)
 _TERSE_ASKS = word_set("terse_asks")
 _KNOWING = word_set("knowing_verbs")
 _QUESTION_WORDS = frozenset({"how", "what", "what's", "whats", "when"})
+_OPENING_QUESTION = re.compile(r"(?:^|[,.;:!?]\s*)(?:how|what|what's|whats|when)\b", re.IGNORECASE)
 # What follows a question word in a question, within a few words: a verb that asks or the
 # pronoun after it ("how many ml is that", "when dose it end": a typo of "does" still has "it").
 _QUESTION_FOLLOWS = frozenset({"is", "are", "was", "were", "do", "does", "did", "will", "would", "should", "can",
@@ -125,10 +126,11 @@ def terse_ask(text: str) -> bool:
 
 
 def _asked_in_words(text: str) -> bool:
-    """A question mark, or a question word that follows no verb of knowing and is followed by
-    a question's verb or pronoun ("3 cups of flour how many ml is that", "when dose it end";
-    not "I know how much it costs", "it brings home how much love's in families")."""
-    if "?" in text:
+    """A question mark, a question word opening the message or a clause ("how many kg in 5
+    tons, need it exact"), or one that follows no verb of knowing and is followed by a
+    question's verb or pronoun ("3 cups of flour how many ml is that", "when dose it end"; not
+    "I know how much it costs", "it brings home how much love's in families")."""
+    if "?" in text or _OPENING_QUESTION.search(text):
         return True
     found = words_of(text)
     return any(word in _QUESTION_WORDS and (at == 0 or found[at - 1] not in _KNOWING)
