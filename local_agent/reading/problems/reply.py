@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ..values import words_to_digits
-from .asking import asks_about_its_quantities, without_named_days
+from .asking import asks_about_its_quantities, without_named_days, written_calculation
 from .missing import missing
 from .packing import read_packing
 from .quantities import read
@@ -50,8 +50,10 @@ def not_worked_out(text: str) -> str:
     if not found:
         return cannot_work_out()
     listed = f"the number {found[0]}" if len(found) == 1 else f"the numbers {', '.join(found[:-1])} and {found[-1]}"
-    return (f"I'm not sure: I can't work that out exactly from what you wrote. I read {listed}; could you "
-            "write the calculation you want (for example with + - × ÷)?")
+    said = f"I'm not sure: I can't work that out exactly from what you wrote. I read {listed}"
+    if written_calculation(text):  # "What is 17 * 23?" with no calculator: it is written already
+        return f"{said}."
+    return f"{said}; could you write the calculation you want (for example with + - × ÷)?"
 
 
 def reads_times(text: str) -> bool:
