@@ -237,6 +237,7 @@ def test_not_terse_or_compound_conversions(message: str):
     ("rent went 1450 -> 1595, % increase?", 10),  # an arrow, a few words after it
     ("price was 80 now 60, % decrease", 25),  # "was A now B", no question mark
     ("my rent was 900 and now it is 950, what percent is that?", 50 / 900 * 100),
+    ("a shirt was $40 and is now $30, what's the discount percent?", 25),
     ("3 cups of flour how many ml is that roughly", 3 * 236.5882365),  # the conversion's own words ask
     ("how many minuts is 2.75 hrs", 165),  # "minuts": minutes (minute or minutes, and not minus)
 ])
@@ -306,3 +307,8 @@ def test_a_share_of_a_whole_cut_into_parts():
 def test_a_count_at_a_price_each_asked_per_one_is_not_multiplied():
     assert arithmetic("I bought 5 apples for 2 dollars each, how much per apple?") is None
     assert arithmetic("6 apples at 0.5 each, how much did I pay?") == "6 * 0.5"
+
+
+def test_a_rate_removed_from_a_calculation_is_not_another_span_asked():
+    assert arithmetic("A phone plan is $35 a month plus $10 setup. What does a year cost?") is None
+    assert arithmetic("what is 1250 a month * 12") == "1250 * 12"

@@ -50,7 +50,7 @@ _PEOPLE = re.compile(r"(?:split|shared?|divided?)\s+(?:it\s+|that\s+|this\s+)?(?
 _DATE = re.compile(r"\b\d{4}-\d{1,2}-\d{1,2}\b|\b\d{1,2}[/.]\d{1,2}[/.]\d{2,4}\b")
 _PRICE_QUESTION = re.compile(r"\b(?:how\s+much|how\s+many|what\s+(?:did|do|does|will|would|is|was)|what's|whats|"
                              r"pay|cost|spend|prices?)\b")
-_RATE = re.compile(r"(?<=\d)\s+(?:a|an|per|each)\s+(?:day|week|month|year|hour|night|person|piece|item)\b")
+_RATE = re.compile(r"(?<=\d)\s+(?:a|an|per|each)\s+(day|week|month|year|hour|night|person|piece|item)\b")
 _EACH = re.compile(r"\b(?:each|everybody|everyone|per\s+(?:person|head)|apiece|owe|split|share)\b")
 _CHIPPED_IN = re.compile(rf"{N}\s+(?:[a-z]+\s+)?(?:each|apiece|a\s+head|per\s+(?:person|head))\b")
 _ONE_ASKED = re.compile(r"\b(?:per|each|one|1)\s+[a-z]+\s*\??\s*$|\b(?:each|apiece)\s*\??\s*$")
@@ -160,7 +160,7 @@ def _what_percent(text: str) -> str | None:
 
 # One amount changed into another: "from 50 to 65", "1450 -> 1595", "was 80 now 60".
 _CHANGE = re.compile(rf"\bfrom\s+{N}\s+to\s+{N}\b|(?<![\d.]){N}\s*(?:->|=>|→)\s*{N}(?![\d.])|"
-                     rf"\bwas\s+{N}\s*,?\s+(?:and\s+)?now\s+(?:it's\s+|it\s+is\s+|is\s+)?{N}\b")
+                     rf"\bwas\s+{N}\s*,?\s+(?:and\s+)?(?:is\s+|it's\s+)?now\s+(?:it's\s+|it\s+is\s+|is\s+)?{N}\b")
 
 
 def _percent_change(text: str) -> str | None:
@@ -309,7 +309,11 @@ def _written(text: str, asks: bool) -> str | None:
         text = re.sub(pattern, replace, text)
     # "15 + 27, then * 2": what came before "then" is computed first
     text = re.sub(r"([\d(][\d\s.+\-*/()]*[\d)])\s*,?\s*(?:and\s+)?then\s+(?=[*/+\-])", r"(\1) ", text)
+    rates = {match[1] for match in _RATE.finditer(text)}
     text = _RATE.sub(" ", text)  # 1250 a month * 12
+    if rates and set(re.findall(r"\b(day|week|month|year|hour|night)s?\b", text)) - rates:
+        return None  # "35 a month plus 10 setup, what does a year cost?": the span asked is another
+
     text = " ".join(text.split())
     spans = [match.group().strip() for match in _SPAN.finditer(text)]
     spans = [span for span in spans if _OPERATION.search(span) and span.count("(") == span.count(")")]
