@@ -29,6 +29,7 @@ def test_packing_is_read_exactly(message: str, answer: float) -> None:
     "A box holds 12 eggs. How many eggs do I need for 3 boxes?",  # the other number counts boxes
     "The bakery sells cupcakes in boxes of 6 and I need 40; 3 adults come too. How many boxes should I buy?",  # 3
     "I have 250 cookies. How many are left over?",  # no container size
+    "27 students in groups of 4, how many groups, how many left over?",  # two questions: not one answer
 ])
 def test_packing_look_alikes_are_not_read(message: str) -> None:
     assert read_packing(message) is None

@@ -49,8 +49,8 @@ class Packed:
 def read_packing(text: str) -> Packed | None:
     """The exact answer of a packing question in `text` (digits), or None (the module's forms)."""
     sizes = [match for form in _SIZES for match in form.finditer(text)]
-    if len({match[1] for match in sizes}) != 1 or not _ASKS_COUNT.search(text):
-        return None
+    if len({match[1] for match in sizes}) != 1 or len(_ASKS_COUNT.findall(text)) != 1:
+        return None  # no size, two sizes, or two questions ("how many groups, how many left over?")
     size_text = sizes[0][1]
     others = [m for m in re.finditer(r"(?<![\w.])(\d+(?:\.\d+)?)(?![\w.])\s*(\w*)", text) if m[1] != size_text]
     if len(others) != 1 or float(size_text) == 0 or _CONTAINER.fullmatch(others[0][2]):

@@ -21,7 +21,7 @@ from fractions import Fraction
 from ..values import mixed_numbers
 
 _WORD = re.compile(r"\$?\d+(?:,\d{3})*(?:\.\d+)?(?:/\d+)?%?|[A-Za-z][A-Za-z'-]*|[.?!;,]")
-_CLOCK = re.compile(r"\b\d{1,2}:\d{2}\b(?:\s*[ap]\.?m\.?)?", re.IGNORECASE)
+_CLOCK = re.compile(r"\b\d{1,2}:\d{2}(?::\d{2})?(?:\s*[ap]\.?m\b\.?)?", re.IGNORECASE)
 _ONE = re.compile(r"(?<![\w-])(?:no|any|every|some|each)\s+one\b|(?<![\w-])(?<!ty )one\s+(?=of\b|another\b|by one\b)",
                   re.IGNORECASE)
 _DENOMINATORS = {"half": 2, "halves": 2, "third": 3, "thirds": 3, "quarter": 4, "quarters": 4,
