@@ -13,13 +13,14 @@ from local_agent.tools.question_text import edit_distance, normalize
 @pytest.mark.parametrize("message", [
     "I had 500 and spent 120 and 80, how much is left?",
     "The coffee was 3.5 and the cake 4.5. What is that together?",
-    "3 shirts for 45, how much is one shirt?",
     "I paid 36 euros for 4 tickets. How much was each ticket?",  # read by phrase as 4 / 36
     "There were 40 chairs in the hall. 13 were taken to the garden. How many chairs are left in the hall?",
 ])
 def test_word_problems_are_left_to_the_solver_not_read_by_phrase(message: str):
-    """What is left, things together and a price for a count are word problems: no phrase
-    rule reads them (the router sends them to reading/problems)."""
+    """What is left, things together and money paid for a count are word problems: no phrase
+    rule reads them (the router sends them to reading/problems). A count of things for a price
+    asked per one is read exactly (tools/price_rules.py: "3 shirts for 45, how much is one
+    shirt?")."""
     assert arithmetic(message) is None
 
 
@@ -230,3 +231,84 @@ def test_terse_and_compound_conversions(message: str, value: float):
 ])
 def test_not_terse_or_compound_conversions(message: str):
     assert arithmetic(message) is None
+
+
+@pytest.mark.parametrize(("message", "value"), [
+    ("rent went 1450 -> 1595, % increase?", 10),  # an arrow, a few words after it
+    ("price was 80 now 60, % decrease", 25),  # "was A now B", no question mark
+    ("my rent was 900 and now it is 950, what percent is that?", 50 / 900 * 100),
+    ("a shirt was $40 and is now $30, what's the discount percent?", 25),
+    ("3 cups of flour how many ml is that roughly", 3 * 236.5882365),  # the conversion's own words ask
+    ("how many minuts is 2.75 hrs", 165),  # "minuts": minutes (minute or minutes, and not minus)
+])
+def test_changes_and_conversions_asked_tersely_or_with_typos(message: str, value: float):
+    assert_reads(message, value)
+
+
+@pytest.mark.parametrize("message", [
+    "scored 3 to 2, what % of goals were ours?",  # "3 to 2" is a score, not a change
+    "I went from 3 to 5 kids, 20% more chaos",  # a percentage of its own, nothing asked
+    "I know how many ml is in 3 cups",  # a question word after a verb of knowing
+])
+def test_not_changes_or_conversions(message: str):
+    assert arithmetic(message) is None
+
+
+def test_a_percentage_of_its_own_after_a_change_asks_for_no_change():
+    assert arithmetic("the bus was 2 now 3, what is 10% of 50?") == "(10/100) * 50"
+
+
+@pytest.mark.parametrize(("message", "value"), [
+    ("A savings account has $2,000 at 4% interest compounded yearly. How much is in it after 3 years?", 2249.728),
+    ("$5,000 invested at 6% a year compounded monthly. What is it worth after 2 years?", 5635.798881),
+    ("I put 1000 in at 5% compound interest, what do I have after 18 months?", 1000 * 1.05 ** 1.5),
+    ("I spent three quarters of my eighty dollar budget. How much is left?", 20),
+    ("I ate a third of the 12 cookies, how many are left?", 8),
+    ("what is 20% of the 50 dollar bill?", 10),
+])
+def test_compound_interest_and_a_share_of_an_amount(message: str, value: float):
+    assert_reads(message, value)
+
+
+@pytest.mark.parametrize(("message", "expression"), [
+    ("1000 at 5% interest, how much after 3 years?", "1000 * (1 + 5 / 100)"),  # not said compounded: no powers
+    ("I spent a third of my 90 dollars and 5 more on lunch, how much is left?", "(1/3)"),  # a number besides
+])
+def test_interest_not_said_compounded_and_a_share_with_another_number_are_not_read_whole(message: str,
+                                                                                         expression: str):
+    assert arithmetic(message) == expression
+
+
+@pytest.mark.parametrize(("message", "value"), [
+    ("I earn eighteen dollars an hour and worked thirty-two and a half hours this week. What's my pay before tax?",
+     585),  # "thirty-two and a half" is 32.5; "worked 32.5 hours" is the span
+    ("I make 15 an hour and worked 40 hours, how much did I earn?", 600),
+    ("how many minutes is 2 and a quarter hours?", 135),
+])
+def test_pay_for_hours_worked_and_mixed_numbers(message: str, value: float):
+    assert_reads(message, value)
+
+
+def test_a_half_of_something_is_no_mixed_number():
+    assert normalize("two and a half of the cakes") == "2 and (1/2) of the cakes"
+    assert arithmetic("I earn 18 dollars an hour and spent 3 hours cooking, what did it cost?") is None
+
+
+def test_a_calculation_written_out_with_a_few_words_beside_it_is_read():
+    assert_reads("1/3 + 1/4 as decimal", 7 / 12)
+    assert arithmetic("2 + 2 = 4 is what my kid learned today and she was so proud") is None  # many words
+
+
+def test_a_share_of_a_whole_cut_into_parts():
+    assert_reads("I ate 3/8 of a pizza cut into 8 slices. How many slices did I eat?", 3)
+    assert arithmetic("I ate 1/4 of the cake with 3 friends, how much did I eat?") == "1/4"  # "with 3 friends"
+
+
+def test_a_count_at_a_price_each_asked_per_one_is_not_multiplied():
+    assert arithmetic("I bought 5 apples for 2 dollars each, how much per apple?") is None
+    assert arithmetic("6 apples at 0.5 each, how much did I pay?") == "6 * 0.5"
+
+
+def test_a_rate_removed_from_a_calculation_is_not_another_span_asked():
+    assert arithmetic("A phone plan is $35 a month plus $10 setup. What does a year cost?") is None
+    assert arithmetic("what is 1250 a month * 12") == "1250 * 12"

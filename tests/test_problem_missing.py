@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from local_agent.reading.problems import calculation_shaped, reply
+from local_agent.reading.problems import calculation_request, calculation_shaped, reply
 from local_agent.reading.problems.missing import missing
 
 
@@ -59,3 +59,31 @@ def test_a_question_for_an_amount_with_a_number_of_its_own_is_a_calculation(mess
 ])
 def test_look_alikes_are_no_calculation(message: str) -> None:
     assert not calculation_shaped(message)
+
+
+@pytest.mark.parametrize("message", [
+    "rent went 1450 -> 1595, % increase?",
+    "price was 80 now 60, % decrease",  # a few words after the numbers, no question mark
+    "5k run in 27:30. pace per km?",
+    "3 cups of flour how many ml is that roughy",  # a question word with no question mark
+    "movie starts 7:50pm and its 2h 25m long, when dose it end",
+    "1/3 + 1/4 as decimal, 3 dp",  # written out
+    "She used 420 kWh at $0.15 per kWh. What's this month's bill?",
+    "how many kg in 5 tons, need it exact for the shiping form",  # the question word opens the message
+])
+def test_a_calculation_asked_in_any_form_is_a_calculation_request(message: str) -> None:
+    assert calculation_request(message)
+
+
+@pytest.mark.parametrize("message", [
+    "I ran 5k in 27:30 today!",  # a statement with a time and a distance
+    "I know how much 3 apples cost.",  # a question word after a verb of knowing
+    "I got a raise of 5%, a nice increase",  # the last part opens with no word that asks
+    "We had 3 kids over, total chaos",  # asked by nobody: no question mark, no "%"
+    "2 + 2 = 4 is what my kid learned today and she was so proud of herself",  # many words around it
+    "avg of the numbers?",  # no number of its own
+    "It really shows how much love's in our 2 families",  # a question word with no question after it
+    "Nice one with the 3 kids! How did you find that balance?",  # asks how, not for an amount
+])
+def test_look_alikes_are_no_calculation_request(message: str) -> None:
+    assert not calculation_request(message)

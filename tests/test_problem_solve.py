@@ -105,3 +105,8 @@ def test_reply_outcomes(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_a_quantity_used_twice_is_never_confidently_wrong(text: str, gold: float) -> None:
     result = solve(text)
     assert isinstance(result, Unsure) or result.value == gold, result
+
+
+def test_a_clock_time_with_seconds_holds_no_quantity() -> None:
+    """"1:45:00" is one time, not 1:45 and a 0 ("a half marathon in 1:45:00" read as 0.5 + 0)."""
+    assert not isinstance(solve("I ran a half marathon in 1:45:00, pace per mile?"), Solved)

@@ -55,3 +55,34 @@ def test_the_parts_of_a_duration_fall_in_size() -> None:
 def test_the_answers_are_written_as_people_write_them() -> None:
     assert duration_text(22500) == "6 hours 15 minutes" and duration_text(3600) == "1 hour"
     assert clock_text(79500, "12") == "10:05 pm" and clock_text(-900, "24") == "23:45 the day before"
+
+
+@pytest.mark.parametrize(("message", "answer"), [
+    ("movie starts 7:50pm and its 2h 25m long, when dose it end", "10:15 pm"),  # the start said before the ask
+    (("A train leaves at nine forty-five in the morning and the trip takes two hours and thirty-five minutes. "
+      "What time does it arrive?"), "12:20 pm"),  # a clock time in words, "in the morning"
+    ("The show starts at 7 in the evening and lasts 90 minutes. When does it end?", "8:30 pm"),
+    ("5k run in 27:30. pace per km?", "5:30 per km"),
+    ("I ran 10 miles in 1:32:30, what was my pace?", "9:15 per mile"),
+])
+def test_clock_times_in_words_paces_and_a_start_said_before_the_question(message: str, answer: str) -> None:
+    found = read_times(message)
+    assert found is not None and found.answer == answer
+
+
+@pytest.mark.parametrize("message", [
+    "We met at 9 45 people in the hall and talked for 2 hours. When did it end?",  # "9 45 people" is no clock time
+    "I ran 5k in 27:30 today!",  # no pace asked
+    "ran 5k in 27:30 with 3 friends, pace per km?",  # a number neither the distance nor the time
+])
+def test_clock_and_pace_look_alikes_are_not_read(message: str) -> None:
+    assert read_times(message) is None
+
+
+@pytest.mark.parametrize(("message", "answer"), [
+    ("The meeting starts at ten thirty in the morning and runs for an hour and a half. When does it end?", "12:00 pm"),
+    ("The film starts at 8 pm and lasts two and a half hours. When does it end?", "10:30 pm"),
+])
+def test_a_half_hour_more_is_read(message: str, answer: str) -> None:
+    found = read_times(message)
+    assert found is not None and found.answer == answer

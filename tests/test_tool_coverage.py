@@ -167,3 +167,16 @@ def test_a_date_reading_the_model_chose_is_not_stood_behind(scripted):
     data = ask_json("--tools", "--today", "2026-03-11", "How many days until my birthday?", backend=scripted)
     assert data["tools"]["route"] == "model" and data["outcome"] == "unsure"
     assert data["answer"].startswith("I'm not sure this answers your question (the model chose the date reading).")
+
+
+def test_a_number_written_twice_and_used_once_is_left_out(scripted):
+    """Each use of a number counts for one of the message's: "3/4 cup ... 3 batches" read as 3/4."""
+    data = ask_json("--tools", "A recipe calls for 3/4 cup of sugar. I want to make 3 batches. How much sugar?",
+                    backend=scripted)
+    assert data["tools"]["route"] == "direct" and data["outcome"] == "unsure"
+    assert "it leaves out the 3 you gave" in data["answer"]
+
+
+def test_a_mixed_number_in_words_is_one_number_used():
+    message = "I earn eighteen dollars an hour and worked thirty-two and a half hours this week. What's my pay?"
+    assert unused_numbers(extract(message, ("number",)), {"expression": "18 * 32.5"}) == []

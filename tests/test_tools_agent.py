@@ -190,13 +190,15 @@ def test_config_and_environment_enable_tools_and_choose_them(scripted, tmp_path,
     config = tmp_path / "config.toml"
     config.write_text('tools = true\nenabled_tools = ["date"]\n')
     monkeypatch.setenv("LOCAL_AGENT_CONFIG", str(config))
-    assert ask_json("What is 17 * 23?", backend=scripted)["tool_calls"] == []  # no calculator
+    calculated = ask_json("What is 17 * 23?", backend=scripted)  # no calculator: no free model arithmetic
+    assert calculated["tool_calls"] == [] and calculated["outcome"] == "unsure"
     today = ask_json("What is today's date?", backend=scripted)
     assert today["tool_calls"][0]["name"] == "date" and today["answer"].startswith("Today is ")
+    asked = len(scripted.prompts)
     monkeypatch.setenv("LOCAL_AGENT_ENABLED_TOOLS", "calculator, nonsense")
     with pytest.raises(ConfigError, match="unknown tool 'nonsense'"):
         run("ask", "--no-memory", "hi", backend=scripted)
-    assert scripted.prompts[-1][-1].content == "What is 17 * 23?"  # failed before the model was asked
+    assert len(scripted.prompts) == asked  # failed before the model was asked
 
 
 def test_chat_shows_calls_traces_and_toggles_approval(scripted):

@@ -89,11 +89,17 @@ def test_other_word_problems_are_not_read_by_rule(message: str):
     "I paid 36 euros for 4 tickets. How much was each ticket?",
     "Our team scored 18 points in the first half and 27 in the second. How many points did we score in the game?",
     "we scored 18 and 27, how many in all?",
-    "I bought 7 tickets at 3.56 dollars each and 2 programmes at 5 dollars each. How much did I pay in total?",
 ])
 def test_a_message_that_states_its_quantities_and_asks_goes_to_the_solver(message: str):
     route = ROUTER.route(message)
     assert (route.kind, route.tools, route.reason) == ("problem", ("calculator",), "word problem")
+
+
+def test_groups_at_a_price_each_summed_are_read_exactly():
+    """Every number in a group at a price each, and a total asked: exact (tools/price_rules.py)."""
+    route = ROUTER.route("I bought 7 tickets at 3.56 dollars each and 2 programmes at 5 dollars each. "
+                         "How much did I pay in total?")
+    assert (route.kind, route.arguments) == ("direct", {"expression": "7 * 3.56 + 2 * 5"})
 
 
 @pytest.mark.parametrize("message", [

@@ -79,13 +79,28 @@ PLANT = "The sunflower grew 4 cm this week. How tall is it now?"
 
 
 @pytest.mark.parametrize("tools", [("--tools",), ()])
-def test_a_number_the_model_invents_for_a_calculation_is_not_shown(scripted, tools):
-    """A question for an amount that states a number of its own and that nothing reads: the
-    model's answer is held, and a number no source holds turns it into "I'm not sure"."""
-    scripted.queue("Your plant is 12 cm tall now.")  # 12 is in no source the answer may draw on
+def test_a_calculation_nothing_reads_is_never_the_models_text(scripted, tools):
+    """A question for an amount that states a number of its own and that nothing reads
+    exactly: "I'm not sure" with the numbers read, and no model call (its sum is a guess)."""
+    scripted.queue("Your plant is 12 cm tall now.")
     data = ask_json(*tools, PLANT, backend=scripted)
-    assert data["answer"] == "I'm not sure: I can't work that out from what you gave me."
-    assert data["outcome"] == "unsure"
+    assert data["answer"].startswith("I'm not sure: I can't work that out exactly from what you wrote. "
+                                     "I read the number 4;")
+    assert data["outcome"] == "unsure" and scripted.prompts == []
+
+
+@pytest.mark.parametrize("message", [
+    "rent went 1450 -> 1595, % increase?",  # terse, with an arrow
+    "price was 80 now 55, % decrease",  # no question mark
+    "5k run in 27:40. pace per km?",
+    "movie starts 7:50pm and its 2h 25 long, when dose it end",  # a typo, no question mark
+    "3 cups of flour how many teacups is that roughy",  # no question mark, no unit of ours
+    "1/3 + 1/7 as decimal, 3 dp",  # a calculation written out, read as no language
+])
+def test_a_calculation_in_any_form_gets_no_free_model_text(scripted, message):
+    scripted.queue("Yes, that's correct.")
+    data = ask_json(message, backend=scripted)
+    assert data["answer"].startswith("I'm not sure") and data["outcome"] == "unsure" and scripted.prompts == []
 
 
 def test_a_missing_quantity_is_said_when_the_model_invents_one(scripted):
@@ -95,15 +110,12 @@ def test_a_missing_quantity_is_said_when_the_model_invents_one(scripted):
     assert data["outcome"] == "unsure" and scripted.prompts == []  # read as lacking a quantity: no model call
 
 
-def test_a_calculation_answer_with_only_numbers_it_was_given_is_shown(scripted):
-    scripted.queue("It grew 4 cm this week.")
-    data = ask_json(PLANT, backend=scripted)
-    assert data["answer"].startswith("It grew 4 cm") and data["outcome"] == "answer"
-
-
 @pytest.mark.parametrize(("message", "reply"), [
     ("How many legs does a spider have?", "A spider has 8 legs."),  # no number of its own
     ("I ran 5 km today and it felt great.", "That's wonderful, well done!"),  # a statement
+    ("I ran 5k in 27:30 today!", "That's wonderful, well done!"),  # a time and a distance, not asked
+    ("I got a raise of 5%, a nice increase", "Congratulations!"),  # the last part asks nothing
+    ("We had 3 kids over, total chaos", "That sounds like a busy day!"),
 ])
 def test_other_questions_and_statements_are_not_gated(scripted, message, reply):
     scripted.queue(reply)

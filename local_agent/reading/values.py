@@ -137,11 +137,21 @@ def _date_match(match: re.Match[str]) -> list[str]:
     return [key] if key else []
 
 
+_MIXED_NUMBER = re.compile(r"(?<![\d.,/])(\d+)\s+and\s+(?:a\s+|an\s+|one\s+)?(1/2|1/4|3/4|half|quarter)\b(?!\s+of\b)")
+_MIXED_PARTS = {"1/2": 0.5, "half": 0.5, "1/4": 0.25, "quarter": 0.25, "3/4": 0.75}
+
+
+def mixed_numbers(text: str) -> str:
+    """A whole number and a fraction as one number: "32 and 1/2" (as "thirty-two and a half" is
+    written in digits) is 32.5, "2 and a quarter" 2.25; not "2 and a half of the cake"."""
+    return _MIXED_NUMBER.sub(lambda m: f"{int(m[1]) + _MIXED_PARTS[m[2]]:g}", text)
+
+
 def extract(text: str, kinds: tuple[Kind, ...] = KINDS) -> list[Value]:
     """Every value of `kinds` in `text`, in the order: dates, times, weekdays, names, numbers
     (each found in what the ones before it left)."""
     found: list[Value] = []
-    rest = words_to_digits(text)
+    rest = mixed_numbers(words_to_digits(text))
     for form in _DATE_FORMS:
         for match in form.finditer(rest):
             keys = _date_match(match)

@@ -20,8 +20,9 @@ import re
 from collections.abc import Callable
 from decimal import Decimal
 
-from ..reading.words import letter_words
-from . import quantity_rules
+from ..reading.problems.asking import terse_ask, written_calculation
+from ..reading.words import letter_words, word_set
+from . import price_rules, quantity_rules
 from .question_text import asks, decimal_text, normalize
 
 N = r"(\d+(?:\.\d+)?)"
@@ -49,9 +50,10 @@ _PEOPLE = re.compile(r"(?:split|shared?|divided?)\s+(?:it\s+|that\s+|this\s+)?(?
 _DATE = re.compile(r"\b\d{4}-\d{1,2}-\d{1,2}\b|\b\d{1,2}[/.]\d{1,2}[/.]\d{2,4}\b")
 _PRICE_QUESTION = re.compile(r"\b(?:how\s+much|how\s+many|what\s+(?:did|do|does|will|would|is|was)|what's|whats|"
                              r"pay|cost|spend|prices?)\b")
-_RATE = re.compile(r"(?<=\d)\s+(?:a|an|per|each)\s+(?:day|week|month|year|hour|night|person|piece|item)\b")
+_RATE = re.compile(r"(?<=\d)\s+(?:a|an|per|each)\s+(day|week|month|year|hour|night|person|piece|item)\b")
 _EACH = re.compile(r"\b(?:each|everybody|everyone|per\s+(?:person|head)|apiece|owe|split|share)\b")
 _CHIPPED_IN = re.compile(rf"{N}\s+(?:[a-z]+\s+)?(?:each|apiece|a\s+head|per\s+(?:person|head))\b")
+_ONE_ASKED = re.compile(r"\b(?:per|each|one|1)\s+[a-z]+\s*\??\s*$|\b(?:each|apiece)\s*\??\s*$")
 _TOTAL = re.compile(r"\b(?:in\s+total|total|altogether|all\s+together|in\s+all|including|with\s+(?:the\s+)?tip)\b")
 
 
@@ -60,15 +62,23 @@ def arithmetic(message: str) -> str | None:
     text = _DATE.sub(" a date ", normalize(message)).rstrip(" .!=")  # 2024-02-29 is no subtraction
     text = re.sub(r"\s+(?:equals?|equal\s+to|is\s+equal\s+to)\s*\??$", "", text)
     text = re.sub(r"(?<![\w.])\d+(?:\.\d+)?e[+-]?\d{1,4}\b", _plain_number, text)  # 1e5 is 100000, not 5
-    asking = asks(text, _OPENERS, terse_words=0)  # a bare calculation is read by _written
+    # a bare calculation is read by _written; "..., % decrease" asks in a few words, "1/3 + 1/4 as
+    # decimal" is a calculation written out with a few words beside it (reading/problems)
+    asking = asks(text, _OPENERS, terse_words=0) or terse_ask(text) or written_calculation(text)
     if (terse := quantity_rules.terse_conversion(text)) is not None:
         return terse  # "minutes in 3.5 hours", "2 km in miles": nothing but a conversion
+    if not asking and not _KNOWN.search(text) and (asked := quantity_rules.asked_conversion(text)) is not None:
+        return asked  # "3 cups of flour how many ml is that": the conversion's own words ask
     if not re.search(r"\d", text):
         return quantity_rules.unit_conversion(text) if asking else None  # "how many hours in a week"
     for rule in RULES:
         if asking and (expression := rule(text)) is not None:
             return expression
     return _written(text, asking)
+
+
+# A question word after a verb of knowing asks nothing ("I know how many ml are in a cup").
+_KNOWN = re.compile(rf"\b(?:{'|'.join(sorted(word_set('knowing_verbs')))})\s+(?:how|what|when)\b")
 
 
 def _plain_number(match: re.Match[str]) -> str:
@@ -148,15 +158,71 @@ def _what_percent(text: str) -> str | None:
     return f"{part} / {whole} * 100"
 
 
+# One amount changed into another: "from 50 to 65", "1450 -> 1595", "was 80 now 60".
+_CHANGE = re.compile(rf"\bfrom\s+{N}\s+to\s+{N}\b|(?<![\d.]){N}\s*(?:->|=>|→)\s*{N}(?![\d.])|"
+                     rf"\bwas\s+{N}\s*,?\s+(?:and\s+)?(?:is\s+|it's\s+)?now\s+(?:it's\s+|it\s+is\s+|is\s+)?{N}\b")
+
+
 def _percent_change(text: str) -> str | None:
-    """The change from one amount to another in percent ("went from 50 to 65: by what percent?"),
-    a fall as a positive decrease when the question asks for one."""
-    change = re.search(rf"\bfrom\s+{N}\s+to\s+{N}\b", text)
-    if change is None or not re.search(r"\b(?:percent(?:age)?|%)", text) or float(change[1]) == 0:
+    """The change from one amount to another in percent ("went from 50 to 65: by what percent?",
+    "rent went 1450 -> 1595, % increase?", "price was 80 now 60, % decrease"), a fall as a
+    positive decrease when the question asks for one."""
+    change = _CHANGE.search(text)
+    asked = change and any(m[1] is None for m in re.finditer(r"(\d\s*)?(?:\bpercent(?:age)?\b|%)", text[change.end():]))
+    if change is None or not asked:  # "10% of 50" after it asks for no change in percent
         return None
+    old, new = (value for value in change.groups() if value is not None)
+    if float(old) == 0:
+        return None
+    if re.search(rf"\b(?:{_OFF})\b", text[change.end():]):  # "what's the percentage decrease?": the fall
+        return f"({old} - {new}) / {old} * 100"
+    return f"({new} - {old}) / {old} * 100"
     if re.search(rf"\b(?:{_OFF})\b", text[change.end():]):  # "what's the percentage decrease?": the fall
         return f"({change[1]} - {change[2]}) / {change[1]} * 100"
     return f"({change[2]} - {change[1]}) / {change[1]} * 100"
+
+
+# Interest compounded n times a year: the times a year of each word.
+_COMPOUNDING = {"yearly": 1, "annually": 1, "semi-annually": 2, "semiannually": 2, "quarterly": 4, "monthly": 12,
+                "weekly": 52, "daily": 365}
+_COMPOUNDED = re.compile(rf"\bcompounded\s+(?P<every>{'|'.join(_COMPOUNDING)})\b|\bcompound\s+interest\b")
+_YEARS = re.compile(rf"\b(?:after|for|in|over)\s+{N}\s+(?P<unit>years?|months?)\b")
+
+
+def _compound_interest(text: str) -> str | None:
+    """An amount at a yearly rate compounded yearly, monthly ... ("compound interest": yearly),
+    after a number of years or months: amount * (1 + rate / n) ** (n * years). Only when the
+    amount, the rate and the span are the message's only numbers."""
+    compounded, percents, span = _COMPOUNDED.search(text), _PERCENT.findall(text), _YEARS.search(text)
+    if compounded is None or len(percents) != 1 or span is None:
+        return None
+    rest = _YEARS.sub(" ", _PERCENT.sub(" ", text))
+    if len(amounts := numbers(rest)) != 1:
+        return None
+    every = _COMPOUNDING[compounded["every"]] if compounded["every"] else 1
+    years = span[1] if span["unit"].startswith("year") else f"{span[1]} / 12"
+    return f"{amounts[0]} * (1 + {percents[0]} / 100 / {every}) ** ({every} * {years})"
+
+
+# A share of an amount with words between ("(3/4) of my 80 dollar budget", "25% of the 12
+# cookies", "3/8 of a pizza cut into 8 slices"), and a question for the share or for what is
+# left of the amount.
+_SHARE = re.compile(r"(?:\(?(?P<fraction>\d+/\d+)\)?|(?P<percent>\d+(?:\.\d+)?)\s*(?:%|percent\b|per\s*cent\b))"
+                    r"\s+of\s+(?:my|the|a|an|his|her|our|their|your|this|that|its)\s+(?:[a-z]+\s+)?"
+                    r"(?:(?:cut|divided|split|sliced)\s+into\s+)?(?P<amount>\d+(?:\.\d+)?)\b")
+_LEFT = re.compile(r"\b(?:left|remain(?:s|ing)?|rest|still\s+have)\b")
+
+
+def _share_of(text: str) -> str | None:
+    """A share of an amount written with words between them, or what is left of the amount
+    ("I spent three quarters of my eighty dollar budget. How much is left?": 80 * (1 - 3/4)),
+    when those are the message's only numbers."""
+    share = _SHARE.search(text)
+    if share is None or len(numbers(_SHARE.sub(" ", text))) > 0:
+        return None
+    fraction = share["fraction"] or f"{share['percent']} / 100"
+    amount = share["amount"]
+    return f"{amount} * (1 - {fraction})" if _LEFT.search(text[share.end():]) else f"{amount} * {fraction}"
 
 
 _VERB_FORMS: tuple[quantity_rules.Form, ...] = (
@@ -227,6 +293,8 @@ def _each_price(text: str) -> str | None:
         return None
     if match := re.search(rf"{N}\s+(?:[a-z-]+\s+){{1,3}}(?:at|for|of)\s+{N}\s*(?:[a-z]+\s+)?"
                           r"(?:each|apiece|a\s+piece|per\s+\w+)\b", text):
+        if _ONE_ASKED.search(text[match.end():]):
+            return None  # "5 apples for 2 dollars each, how much per apple?" asks the price of one
         return f"{match[1]} * {match[2]}"
     if match := re.search(rf"{N}\s+(?:[a-z-]+\s+){{1,3}}(?:with|of|holding|containing)\s+{N}\s+(?:[a-z-]+\s+)?each\b",
                           text):
@@ -241,7 +309,11 @@ def _written(text: str, asks: bool) -> str | None:
         text = re.sub(pattern, replace, text)
     # "15 + 27, then * 2": what came before "then" is computed first
     text = re.sub(r"([\d(][\d\s.+\-*/()]*[\d)])\s*,?\s*(?:and\s+)?then\s+(?=[*/+\-])", r"(\1) ", text)
+    rates = {match[1] for match in _RATE.finditer(text)}
     text = _RATE.sub(" ", text)  # 1250 a month * 12
+    if rates and set(re.findall(r"\b(day|week|month|year|hour|night)s?\b", text)) - rates:
+        return None  # "35 a month plus 10 setup, what does a year cost?": the span asked is another
+
     text = " ".join(text.split())
     spans = [match.group().strip() for match in _SPAN.finditer(text)]
     spans = [span for span in spans if _OPERATION.search(span) and span.count("(") == span.count(")")]
@@ -259,6 +331,8 @@ def _written(text: str, asks: bool) -> str | None:
 # price for a count are word
 # problems, read whole by reading/problems (the router's `problem` route): a phrase rule read
 # "I paid 36 euros for 4 tickets" as 4 / 36.
-RULES: tuple[Callable[[str], str | None], ...] = (_what_percent, _percent_change, _chained_percents, _percent_forms,
+RULES: tuple[Callable[[str], str | None], ...] = (_what_percent, _percent_change, _compound_interest, _share_of,
+                                                  _chained_percents, _percent_forms,
                                                   _verb_forms, _named_operations,
-                                                  *quantity_rules.RULES, _average, _sum, _split, _each_price)
+                                                  *quantity_rules.RULES, *price_rules.RULES, _average, _sum, _split,
+                                                  _each_price)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from decimal import Decimal, InvalidOperation
 from typing import Any
@@ -121,12 +122,18 @@ def asking_sentence(message: str) -> str:
 
 def unused_numbers(numbers: Sequence[Value], arguments: Mapping[str, Any]) -> list[str]:
     """The message's `numbers` (the reading's, dates apart) that a rule's call with `arguments`
-    does not use, as written; a percentage counts as used as a fraction too ("25%" as 0.25),
+    does not use, as written, each use of a number counting for one of the message's ("3/4 cup
+    ... 3 batches" read as 3/4 leaves a 3 out); a percentage counts as used as a fraction too ("25%" as 0.25),
     and "1 million" (read as 1 and 1000000) as one number."""
-    held = {_decimal(found) for found in re.findall(r"\d+(?:\.\d+)?", json.dumps(dict(arguments)))}
+    held = Counter(_decimal(found) for found in re.findall(r"\d+(?:\.\d+)?", json.dumps(dict(arguments))))
     unused = []
-    for text, number in _scaled(numbers):
-        if number is not None and number not in held and (number / 100).normalize() not in held:
+    for text, number in _scaled(numbers):  # each use holds one number: "3/4 cup ... 3 batches" leaves one 3 out
+        if number is None:
+            continue
+        used = number if held[number] > 0 else (number / 100).normalize()
+        if held[used] > 0:
+            held[used] -= 1
+        else:
             unused.append(text)
     return list(dict.fromkeys(unused))
 

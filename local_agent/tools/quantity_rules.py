@@ -49,6 +49,12 @@ def unit_conversion(text: str) -> str | None:
     return next((_converted(match, text) for form in _CONVERSIONS if (match := form.search(text))), None)
 
 
+def asked_conversion(text: str) -> str | None:
+    """A conversion whose own words ask it, with no question mark or opening question word
+    ("3 cups of flour how many ml is that", "how many minuts is 2.75 hrs")."""
+    return next((_converted(match, text) for at in (0, 2, 3) if (match := _CONVERSIONS[at].search(text))), None)
+
+
 def terse_conversion(text: str) -> str | None:
     """A conversion asked with no question word: the message is the conversion and at most a
     word or two ("minutes in 3.5 hours", "2 km in miles")."""
@@ -77,13 +83,15 @@ def _converted(match: re.Match[str], text: str) -> str | None:
 
 def rate_over_span(text: str) -> str | None:
     """A rate ("20 pages a day", "35 bucks a month", "60 miles per hour") over the span the
-    question names ("in 30 days", "for 3 hours", "after 8 weeks", "in a year", "per year")."""
+    question names ("in 30 days", "for 3 hours", "after 8 weeks", "in a year", "per year",
+    "worked 32.5 hours")."""
     rates = list(re.finditer(rf"{N}\s+(?:[a-z$]+\s+){{0,2}}?(?:a|an|per|each|every)\s+{_UNIT}\b", text))
     if len(rates) != 1:
         return None  # two rates ("20 pages a day for a week, then 10 a day") is a word problem for the model
     rate = rates[0]
     rest = text[rate.end():]
-    spans = list(re.finditer(rf"\b(?:for|in|after|over|within|during)\s+(?:the\s+next\s+|a\s+total\s+of\s+)?"
+    spans = list(re.finditer(rf"\b(?:for|in|after|over|within|during|worked|work)\s+"
+                             rf"(?:the\s+next\s+|a\s+total\s+of\s+)?"
                              rf"(?:{N}|(half\s+(?:a|an))|{_ONE})\s+{_UNIT}\b|"
                              rf"(?<!half\s)(?<![\d)]\s)\b(?:per|a|each|every)\s+{_UNIT}\b", rest))
     if len(spans) != 1 or len(re.findall(r"\d+(?:\.\d+)?", text)) != 1 + (spans[0][1] is not None):

@@ -16,7 +16,7 @@ from decimal import Decimal
 from functools import lru_cache
 from typing import Any
 
-from ..reading.values import words_to_digits
+from ..reading.values import mixed_numbers, words_to_digits
 from ..reading.words import MONTHS, WEEKDAYS, WORD, letter_words
 
 VOCABULARY = frozenset("""
@@ -56,7 +56,7 @@ def normalize(message: str, extra: frozenset[str] = frozenset()) -> str:
     text = WORD.sub(lambda match: _corrected(match.group(), extra), text)
     for pattern, fraction in _FRACTIONS:
         text = re.sub(pattern, fraction, text)
-    text = words_to_digits(text, threshold=0)
+    text = mixed_numbers(words_to_digits(text, threshold=0))  # "thirty-two and a half": 32.5
     text = _THOUSANDS.sub("", text)
     text = _SCALED.sub(lambda match: _scaled(match[1], match[2]), text)  # "1 million" reads "1 1000000"
     return " ".join(_CURRENCY.sub("", text).split())
@@ -96,9 +96,25 @@ def correct(word: str, extra: frozenset[str] = frozenset()) -> str:
     if len(word) < 3 or word in vocabulary or word.isdigit():
         return word
     near = sorted((edit_distance(word, term), term) for term in vocabulary if _close(word, term))
-    if not near or (len(near) > 1 and near[0][0] == near[1][0]) or _known(word):
+    tied = _nearest([term for distance, term in near if distance == near[0][0]] if near else [], word)
+    if len(tied) != 1 or _known(word):
         return word  # no vocabulary word near, two equally near, or an English word already
-    return near[0][1]
+    return tied[0]
+
+
+def _nearest(tied: list[str], word: str) -> list[str]:
+    """Of vocabulary words equally near `word`, the one it stands for: a word and its plural
+    are one ("minuts": minutes, "minut": minute), and the longest shared opening wins ("minuts":
+    minute(s) over minus, a typo being likelier at a word's end); more than one left is a tie."""
+    tied = [term for term in tied if not (term.endswith("s") and term[:-1] in tied)
+            or word.endswith("s")]
+    tied = [term for term in tied if not (word.endswith("s") and term + "s" in tied)]
+    if len(tied) < 2:
+        return tied
+    shared = {term: next((at for at, (a, b) in enumerate(zip(term, word)) if a != b), min(len(term), len(word)))
+              for term in tied}
+    best = max(shared.values())
+    return [term for term in tied if shared[term] == best]
 
 
 def _close(word: str, term: str) -> bool:

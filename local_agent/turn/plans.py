@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ..reading import Reading
-from ..reading.problems import calculation_shaped
+from ..reading.problems import calculation_request
 from ..reading.problems import reply as problem_reply
 from .about_me import about_me_reply
 from .acknowledge import correction_reply, introduction_reply
@@ -83,7 +83,8 @@ def past_plan(reading: Reading, memories: Sequence[str]) -> ReplyPlan | None:
 
 
 def _calculation(reading: Reading, memories: Sequence[str]) -> ReplyPlan | None:
-    return ReplyPlan("calculation") if reading.english and reading.asks and calculation_shaped(reading.text) else None
+    # in any form a person types it: "price was 80 now 60, % decrease", "1/3 + 1/4 as decimal"
+    return ReplyPlan("calculation", outcome="unsure") if calculation_request(reading.text) else None
 
 
 def _statement(reading: Reading, memories: Sequence[str]) -> ReplyPlan | None:
@@ -102,7 +103,7 @@ PRECEDENCE: tuple[tuple[ReplyKind, PlanStep], ...] = (
     ("courtesy", _courtesy),
     ("problem", _problem),  # states its own quantities and asks about them: never the past
     ("past", past_plan),
-    ("calculation", _calculation),  # asks for an amount, states a number: no invented number
+    ("calculation", _calculation),  # asks for an amount, states a number: no free model text
     ("statement", _statement),  # not asking: a feeling, a first-person statement, another language
 )
 

@@ -50,11 +50,10 @@ from datetime import datetime
 from typing import NamedTuple
 
 from ..backends.base import Backend
-from ..grounding import Kind, check
 from ..grounding.support import unsupported
 from ..reading import Reading
 from ..reading.introductions import introduced_name
-from ..reading.problems import cannot_work_out, missing_quantity
+from ..reading.problems import not_worked_out
 from ..types import GenerationSettings, Message
 from .answering import Answer, stream_answer
 from .choose import Choice, composed, winning
@@ -75,7 +74,6 @@ from .when_answer import Told, answer_when
 # Added to the system message when a memory answer is asked again: the first named or counted
 # something no memory holds.
 STRICT = "Answer only with what the notes from memory say. If they do not say it, answer: I don't remember."
-CALCULATED: tuple[Kind, ...] = ("number", "time", "date")  # what a calculation's answer may not invent
 OnToken = Callable[[str], None] | None
 
 
@@ -312,13 +310,7 @@ class Replier:
         return Reply(self.said(plan.text, first.tokens), f"template:{plan.kind}")
 
     def calculated(self, reading: Reading) -> Reply:
-        """The model's answer to a calculation, shown when every number, time and date in it
-        has a source: the dialogue, the memories shown, the message (not the system message,
-        whose date would hold any day or month, nor the worked examples); else "I'm not sure",
-        with what the message lacks when that is read."""
-        first = self.held(self.messages)
-        system = self.messages[0].content
-        sources = [*self.memories, *(text for text in self.sources if text != system), reading.text]
-        if first.interrupted or check(first.text, sources, CALCULATED).ok:
-            return Reply(self.said(first.text, first.tokens, first.interrupted), "model:calculation")
-        return Reply(self.said(cannot_work_out(missing_quantity(reading.text)), first.tokens), "template:calculation")
+        """A calculation that no exact reading and no tool answered: never the model's free
+        text (a small model's sum is a guess, and "Yes, that's correct" passes any check of its
+        numbers), but "I'm not sure" with what the message lacks or the numbers it read."""
+        return Reply(self.said(not_worked_out(reading.text)), "template:calculation")

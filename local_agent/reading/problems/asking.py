@@ -11,6 +11,11 @@ of a calculation.
   of its own ("Eva is 3 years older than her brother. How old is Eva?", "A train leaves at 9,
   when does it arrive?"); a question with no number ("How many legs does a spider have?") is
   none: the model may answer it from what it knows.
+- `calculation_request`: the same asked in any form a person types: with no question mark
+  ("3 cups of flour how many ml is that", "movie starts 7:50pm, when dose it end"), in a few
+  words after the numbers ("price was 80 now 60, % decrease", `terse_asks` in words.toml), or a
+  calculation written out ("1/3 + 1/4 as decimal"). A question word after a verb of knowing is
+  none ("I know how much 3 apples cost"), nor is a statement ("I ran 5k in 27:30 today!").
 """
 
 from __future__ import annotations
@@ -19,6 +24,8 @@ import itertools
 import re
 
 from ..date_phrases import PHRASES
+from ..words import word_set
+from ..words import words as words_of
 from .quantities import Reading, read
 
 _ASKING = frozenset({"how", "what", "what's", "whats", "calculate", "find", "compute", "work"})
@@ -26,7 +33,8 @@ _ASKING = frozenset({"how", "what", "what's", "whats", "calculate", "find", "com
 _HOW = frozenset({"many", "much", "long", "far", "old", "often", "big", "tall", "heavy", "fast"})
 _AMOUNT = frozenset({"total", "sum", "altogether", "together", "combined", "left", "remain", "remaining", "remains",
                      "each", "per", "average", "difference", "cost", "costs", "price", "pay", "paid", "spend",
-                     "spent", "owe", "change", "calculate", "compute", "work", "product", "number"})
+                     "spent", "owe", "change", "calculate", "compute", "work", "product", "number", "bill", "worth",
+                     "profit", "earnings", "wage", "salary"})
 # "when does it end", "when will we arrive", "what time do we land": a time to work out.
 _WHEN = frozenset({"end", "ends", "finish", "finishes", "finished", "arrive", "arrives", "land", "lands", "start",
                    "starts", "begin", "begins", "leave", "leaves", "done", "over", "ready", "back", "reach"})
@@ -38,6 +46,19 @@ _NOT_AN_AMOUNT = frozenset({"say", "said", "tell", "told", "mention", "mentioned
 _CLOCK = re.compile(r"\b\d{1,2}:\d{2}\b|\b\d{1,2}\s*[ap]\.?m\b", re.IGNORECASE)
 _CONVERT = re.compile(r"\bconvert\b", re.IGNORECASE)
 _PERCENT = re.compile(r"%|\bper\s*cent|\bpercent", re.IGNORECASE)
+_TERSE_ASKS = word_set("terse_asks")
+_KNOWING = word_set("knowing_verbs")
+_QUESTION_WORDS = frozenset({"how", "what", "what's", "whats", "when"})
+_OPENING_QUESTION = re.compile(r"(?:^|[,.;:!?]\s*)(?:how|what|what's|whats|when)\b", re.IGNORECASE)
+# What follows a question word in a question, within a few words: a verb that asks or the
+# pronoun after it ("how many ml is that", "when dose it end": a typo of "does" still has "it").
+_QUESTION_FOLLOWS = frozenset({"is", "are", "was", "were", "do", "does", "did", "will", "would", "should", "can",
+                               "could", "it", "that", "this", "there", "i", "we", "you", "they"})
+# The last part of a message, after its last full stop, comma, colon, arrow or question mark.
+_LAST_PART = re.compile(r"(?:^|[.,;:!?]\s|->|=>|→)\s*([^.,;:!?]*?)[\s?!.]*$")
+# A calculation written out: numbers joined by an operator ("1/3 + 1/4", "17*23", "12 x 4").
+_WRITTEN = re.compile(r"\d\s*[+*×÷^]\s*\(?\d|\d\s+[-/x]\s+\(?\d|\d\s*/\s*\d+\s*[-+]\s*\d")
+_WRITTEN_WORDS = 4  # at most this many words beside a written calculation ("as decimal, 3 dp")
 
 
 def without_named_days(text: str) -> str:
@@ -71,3 +92,46 @@ def calculation_shaped(text: str) -> bool:
     reading = read(without_named_days(text))
     states = bool(reading.quantities) or _CLOCK.search(text) is not None
     return states and _asks_for_an_amount(text, reading, times=True)
+
+
+def calculation_request(text: str) -> bool:
+    """Whether `text` asks for an amount worked out from numbers of its own, in any form a
+    person types (the module's `calculation_request`)."""
+    reading = read(without_named_days(text))
+    states = bool(reading.quantities) or _CLOCK.search(text) is not None
+    if not states:
+        return False
+    if written_calculation(text):
+        return True
+    if terse_ask(text):
+        return True
+    return _asked_in_words(text) and _asks_for_an_amount(text, reading, times=True)
+
+
+def written_calculation(text: str) -> bool:
+    """A calculation written out with at most a few words beside it ("1/3 + 1/4 as decimal")."""
+    found = _WRITTEN.search(text)
+    return found is not None and sum(not word.isdigit() for word in words_of(_WRITTEN.sub(" ", text))) <= _WRITTEN_WORDS
+
+
+def terse_ask(text: str) -> bool:
+    """The message's last part opens with a word that asks for an amount, or "%", holds no
+    number and is asked ("..., % increase", "... pace per km?"; not "..., total chaos")."""
+    last = _LAST_PART.search(text)
+    part = last[1].strip() if last else ""
+    if not part or re.search(r"\d", part) or len(part.split()) > 4 or not ("?" in text or part.startswith("%")):
+        return False
+    opening = part.lstrip("%").split()
+    return part.startswith("%") or bool(opening and opening[0].lower() in _TERSE_ASKS)
+
+
+def _asked_in_words(text: str) -> bool:
+    """A question mark, a question word opening the message or a clause ("how many kg in 5
+    tons, need it exact"), or one that follows no verb of knowing and is followed by a
+    question's verb or pronoun ("3 cups of flour how many ml is that", "when dose it end"; not
+    "I know how much it costs", "it brings home how much love's in families")."""
+    if "?" in text or _OPENING_QUESTION.search(text):
+        return True
+    found = words_of(text)
+    return any(word in _QUESTION_WORDS and (at == 0 or found[at - 1] not in _KNOWING)
+               and _QUESTION_FOLLOWS & set(found[at + 1:at + 5]) for at, word in enumerate(found))

@@ -18,8 +18,10 @@ import re
 from dataclasses import dataclass, replace
 from fractions import Fraction
 
+from ..values import mixed_numbers
+
 _WORD = re.compile(r"\$?\d+(?:,\d{3})*(?:\.\d+)?(?:/\d+)?%?|[A-Za-z][A-Za-z'-]*|[.?!;,]")
-_CLOCK = re.compile(r"\b\d{1,2}:\d{2}\b(?:\s*[ap]\.?m\.?)?", re.IGNORECASE)
+_CLOCK = re.compile(r"\b\d{1,2}:\d{2}(?::\d{2})?(?:\s*[ap]\.?m\b\.?)?", re.IGNORECASE)
 _ONE = re.compile(r"(?<![\w-])(?:no|any|every|some|each)\s+one\b|(?<![\w-])(?<!ty )one\s+(?=of\b|another\b|by one\b)",
                   re.IGNORECASE)
 _DENOMINATORS = {"half": 2, "halves": 2, "third": 3, "thirds": 3, "quarter": 4, "quarters": 4,
@@ -60,6 +62,7 @@ class Quantity:
     near_names: tuple[str, ...] = ()  # names and pronouns in the words around it, lower case
     compared: str = ""  # "more" or "less" for "5 more than", "3 years younger than"
     than: str = ""  # the name or pronoun after "than" ("5 more than Ben" -> ben)
+    after: tuple[str, ...] = ()  # the words right after it, lower case ("miles", "per", "gallon")
 
 
 @dataclass(frozen=True)
@@ -96,9 +99,12 @@ def _as_digits(text: str) -> str:
     kept = re.sub(r"\b(a|one)\s+dozen\b", "12", kept, flags=re.IGNORECASE)
     kept = _FRACTION.sub(lambda m: f"{_NUMERATORS[m.group(1).lower()]}/{_DENOMINATORS[m.group(2).lower()]}", kept)
     try:
-        return alpha2digit(kept, "en", threshold=0).replace("\u2060", "one")
+        digits = alpha2digit(kept, "en", threshold=0).replace("\u2060", "one")
     except (ValueError, IndexError):  # the library refuses some odd runs of number words
-        return kept.replace("\u2060", "one")
+        digits = kept.replace("\u2060", "one")
+    return mixed_numbers(digits)
+
+
 
 
 def _sentences(tokens: list[str]) -> list[int]:
@@ -193,7 +199,8 @@ def _quantity(tokens: list[str], at: int, sentence_of: list[int], question: int,
     unit = ("money", *_unit(tokens, at + 1)) if money else _unit(tokens, at + 1)
     compared, than = _comparison(tokens[at + 1:at + 7])
     return Quantity(value / 100 if percent else value, written, index, unit, _owner(tokens, at, sentence_of),
-                    context, sentence_of[at], sentence_of[at] == question, percent, money, names, compared, than)
+                    context, sentence_of[at], sentence_of[at] == question, percent, money, names, compared, than,
+                    tuple(token.lower() for token in tokens[at + 1:at + 5]))
 
 
 def _comparison(following: list[str]) -> tuple[str, str]:

@@ -10,15 +10,20 @@ and 3 dogs?", "What movie did Nate watch on 1 May, 2022?") asks for no amount.""
 from __future__ import annotations
 
 import functools
+import re
 from dataclasses import dataclass
 from typing import Literal
 
-from .asking import asks_about_its_quantities, without_named_days
+from ..values import words_to_digits
+from .asking import asks_about_its_quantities, without_named_days, written_calculation
 from .missing import missing
+from .packing import read_packing
+from .quantities import read
 from .solve import Solved, Unsure, number_text, solve
 from .times import read_times
 
 Outcome = Literal["answer", "unsure"]
+_CLOCK = re.compile(r"\b\d{1,2}:\d{2}(?:\s*[ap]\.?m\b\.?)?", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -33,6 +38,22 @@ def cannot_work_out(needed: str | None = None) -> str:
     would need when that is known."""
     said = "I'm not sure: I can't work that out from what you gave me"
     return f"{said}; I'd need {needed}." if needed else f"{said}."
+
+
+def not_worked_out(text: str) -> str:
+    """What a turn says for a calculation nothing reads exactly: "I'm not sure", with what it
+    would need when that is read, else the numbers it did read ("I read 80 and 60")."""
+    if (needed := missing(text)) is not None:
+        return cannot_work_out(needed)
+    found = [quantity.text for quantity in read(without_named_days(text)).quantities]
+    found += _CLOCK.findall(text)
+    if not found:
+        return cannot_work_out()
+    listed = f"the number {found[0]}" if len(found) == 1 else f"the numbers {', '.join(found[:-1])} and {found[-1]}"
+    said = f"I'm not sure: I can't work that out exactly from what you wrote. I read {listed}"
+    if written_calculation(text):  # "What is 17 * 23?" with no calculator: it is written already
+        return f"{said}."
+    return f"{said}; could you write the calculation you want (for example with + - × ÷)?"
 
 
 def reads_times(text: str) -> bool:
@@ -53,11 +74,16 @@ def lacks_a_quantity(text: str) -> bool:
 @functools.lru_cache(maxsize=64)  # the router and the reply plan both ask of one message
 def reply(text: str) -> ProblemReply | None:
     """The reply to a word problem, or None when `text` is none (fewer than two quantities,
-    or nothing asked): durations and clock times read exactly, a quantity the calculation lacks
-    asked for, else the solver's answer or its reading said back."""
+    or nothing asked): durations and clock times read exactly, packing into containers read
+    exactly (packing.py), a quantity the calculation lacks asked for, else the solver's answer
+    or its reading said back."""
     if (timed := read_times(text)) is not None:
         reading = f"I read this as {timed.reading}."
         return ProblemReply("answer", f"{timed.answer}. {reading}", Solved(timed.reading, timed.seconds, reading, 1.0))
+    if (packed := read_packing(words_to_digits(without_named_days(text)))) is not None:
+        reading = f"I read this as {packed.reading}."
+        return ProblemReply("answer", f"{number_text(packed.answer)}. {reading}",
+                            Solved(packed.reading, packed.answer, reading, 1.0))
     if (needed := missing(text)) is not None:
         return ProblemReply("unsure", cannot_work_out(needed), Unsure("", None, "", 0.0, f"needs {needed}"))
     if not asks_about_its_quantities(text):

@@ -5,13 +5,16 @@ two-operation expression over the quantities is proposed, and the trained ranker
 Candidates with the same value pool their probability; the best value is the answer only when
 it wins over the next value by the shipped margin, a larger one when the best expression
 leaves a quantity of the problem unused (a reason to doubt it). Otherwise the result is
-`Unsure`, with the reading to say back: "I read this as 36 ÷ 4 = 9, is that what you meant?"."""
+`Unsure`, with the reading to say back: "I read this as 36 ÷ 4 = 9, is that what you meant?"; so
+is a winner whose units are not the ones the question asks for (dimensions.py: 12 pens × $7.80
+is no price per item)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from .candidates import Candidate, asks_for_both, candidates
+from .dimensions import unit_check
 from .features import features
 from .quantities import Reading, read
 from .ranker import RankerWeights, shipped, softmax
@@ -86,6 +89,10 @@ def solve(text: str, weights: RankerWeights | None = None) -> Solved | Unsure:
     expression = best.text(ranked.reading.quantities)
     unused = len(ranked.reading.quantities[:6]) > len(best.leaves_set())
     needed = weights.margin_unused if unused else weights.margin
+    fits = unit_check(ranked.reading)
+    if margin >= needed and fits is not None and not fits(best):  # 12 pens × $7.80 is no price per item
+        return Unsure(expression, value, f"I read this as {expression} = {number_text(value)}, but that does not "
+                      "give what you asked for; could you say how you would work it out?", margin, "units")
     if margin >= needed:
         return Solved(expression, value, f"I read this as {expression} = {number_text(value)}.", margin)
     return Unsure(expression, value, f"I read this as {expression} = {number_text(value)}, is that what you meant?",

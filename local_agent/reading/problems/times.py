@@ -3,14 +3,18 @@ the time between two clock times.
 
 - A duration is one or more parts in falling units: "2 hours 20 minutes", "3h 40m",
   "1 hour and 5 minutes", "90 minutes", "half an hour".
-- A clock time is "7:45 pm", "19:45", "9 am", or "at 9" / "at 9 o'clock".
+- A clock time is "7:45 pm", "19:45", "9 am", "at 9" / "at 9 o'clock", or "at nine forty-five
+  in the morning".
 - Sums: two or more durations and a question for the total ("altogether", "in total", "in
   all", "combined"): "3 hours 40 minutes on Monday and 2 hours 35 minutes on Tuesday, how long
   is that altogether?" is 6 hours 15 minutes. A question for one of them ("how long did I work
   on Tuesday?") is no sum.
 - A clock time and one duration, asked when or at what time: forward when the question asks
-  for an end ("when does it end / arrive / finish") and the clock time is not one, back when it
-  asks for a start ("when should I leave") and the clock time is an end ("be there at 9:00").
+  for an end ("when does it end / arrive / finish", read after the question word: "starts
+  7:50pm ..., when dose it end") and the clock time is not one, back when it asks for a start
+  ("when should I leave") and the clock time is an end ("be there at 9:00").
+- A pace: a distance run in a time and a question for the pace ("5k run in 27:30. pace per km?":
+  27:30 ÷ 5 = 5:30 per km); any other number in the message is some other problem.
 - Two clock times and a question for how long: the time from the first to the second (past
   midnight when the second is earlier).
 """
@@ -20,15 +24,22 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..values import words_to_digits
+from ..values import mixed_numbers, words_to_digits
 
 _PART = re.compile(r"(?<![\w.:])(?P<n>\d+(?:\.\d+)?|an?|one)\s*(?P<unit>hours?|hrs?|minutes?|mins?|seconds?|secs?)\b|"
                    r"(?<![\w.:])(?P<cn>\d+(?:\.\d+)?)(?P<cunit>h|m|min|s)\b|\b(?P<half>half\s+an?\s+hour)\b",
                    re.IGNORECASE)
 _SECONDS = {"h": 3600, "hour": 3600, "hr": 3600, "m": 60, "min": 60, "minute": 60, "s": 1, "sec": 1, "second": 1}
+# "in the morning" is am, "in the afternoon/evening", "at night" pm: "at 9 45 in the morning" (as
+# "nine forty-five in the morning" is written in digits), "at 7 in the evening".
+_PART_OF_DAY = r"(?:\s+(?:in\s+the\s+|at\s+)(?P<{name}>morning|afternoon|evening|night))"
 _CLOCK = re.compile(r"\b(?P<h>\d{1,2}):(?P<m>\d{2})(?:\s*(?P<ap>[ap])(?:m\b|\.m\.))?|"
                     r"\b(?P<h2>\d{1,2})\s*(?P<ap2>[ap])(?:m\b|\.m\.)|"
-                    r"\bat\s+(?P<h3>\d{1,2})(?:\s*o'?clock)?(?=\s*(?:[,.;!?]|and\b|$))", re.IGNORECASE)
+                    r"\bat\s+(?P<h4>\d{1,2})\s+(?P<m4>[0-5]\d)(?:" + _PART_OF_DAY.format(name="day4")
+                    + r"|(?=\s*(?:[,.;!?]|and\b|$)))|"
+                    r"\bat\s+(?P<h3>\d{1,2})(?:\s*o'?clock)?" + _PART_OF_DAY.format(name="day3") + "?"
+                    r"(?=\s*(?:[,.;!?]|and\b|$))", re.IGNORECASE)
+_PM_PARTS = frozenset({"afternoon", "evening", "night"})
 _TOTAL = re.compile(r"\b(?:altogether|all\s+together|in\s+total|total|in\s+all|combined|together|overall|sum)\b",
                     re.IGNORECASE)
 _ASKS_TIME = re.compile(r"\b(?:when|what\s+time)\b", re.IGNORECASE)
@@ -37,6 +48,12 @@ _END = re.compile(r"\b(?:ends?|ending|finish(?:es|ed)?|over|done|arrives?|arriva
                   r"be\s+(?:there|back|home|ready)|due|ready|out)\b", re.IGNORECASE)
 _START = re.compile(r"\b(?:starts?|begins?|leaves?|leave|depart(?:s|ure)?|set\s+off|take\s+off|opens?|kick\s+off|"
                     r"put\s+(?:it\s+)?in|go|get\s+up|wake\s+up)\b", re.IGNORECASE)
+# A pace: a distance run in a time ("5k run in 27:30", "10 km in 52:10", "a half marathon ...
+# in 1:55:00" is no distance written) and a question for the pace ("pace per km?", "what's my pace").
+_RUN = re.compile(r"(?<![\w.])(?P<d>\d+(?:\.\d+)?)\s*(?P<unit>k|km|kms|kilomet(?:er|re)s?|mi|miles?)\b"
+                  r"[^.?!\d]{0,30}?\bin\s+(?P<t>(?:\d{1,2}:)?\d{1,3}:[0-5]\d)\b", re.IGNORECASE)
+_ASKS_PACE = re.compile(r"\bpace\b|\b(?:how\s+long|time|minutes)\s+(?:per|a|each|for\s+each)\s+(?:k|km|mile)\b",
+                        re.IGNORECASE)
 _SENTENCE = re.compile(r"[^.?!]*[.?!]?")
 DAY = 24 * 3600
 
@@ -95,14 +112,15 @@ def _part_seconds(match: re.Match[str]) -> tuple[float, int]:
 def clocks(text: str) -> list[Clock]:
     found = []
     for match in _CLOCK.finditer(text):
-        hour = int(match["h"] or match["h2"] or match["h3"])
-        minute = int(match["m"] or 0)
-        half = (match["ap"] or match["ap2"] or "").lower()
+        hour = int(match["h"] or match["h2"] or match["h3"] or match["h4"])
+        minute = int(match["m"] or match["m4"] or 0)
+        part = (match["day3"] or match["day4"] or "").lower()
+        half = (match["ap"] or match["ap2"] or "").lower() or ("p" if part in _PM_PARTS else "a" if part else "")
         if hour > 23 or minute > 59 or (half and not 1 <= hour <= 12):
             continue
         if half:
             hour = hour % 12 + (12 if half == "p" else 0)
-        style = "12" if half else "24" if match["h"] else "bare"
+        style = "12" if half else "24" if match["h"] or match["h4"] else "bare"
         found.append(Clock((hour * 60 + minute) * 60, match.group().strip(), style, match.start()))
     return found
 
@@ -146,8 +164,9 @@ def _sum(text: str, found: list[Duration], question: str) -> TimeAnswer | None:
 
 def _shifted(text: str, clock: Clock, duration: Duration, question: str) -> TimeAnswer | None:
     """A clock time moved by a duration, forward to an end or back to a start."""
-    if not _ASKS_TIME.search(question):
+    if (asked := _ASKS_TIME.search(question)) is None:
         return None
+    question = question[asked.start():]  # "movie starts 7:50pm ..., when dose it end": the end is asked
     before = text[max(0, clock.start - 30):clock.start]
     before = re.split(r"[.?!,;]|\band\b", before)[-1]
     asks_end, asks_start = _END.search(question) is not None, _START.search(question) is not None
@@ -172,7 +191,9 @@ def _between(first: Clock, second: Clock, question: str) -> TimeAnswer | None:
 def read_times(message: str) -> TimeAnswer | None:
     """The exact answer of a question about durations and clock times, or None when the
     message is not one of the module's forms."""
-    text = words_to_digits(message)  # a lone "one" stays a word: "the second one"
+    text = _halves(mixed_numbers(words_to_digits(message)))  # a lone "one" stays a word: "the second one"
+    if (pace := _pace(text)) is not None:
+        return pace
     question = _question(text)
     if not (_ASKS_TIME.search(question) or _ASKS_LENGTH.search(question) or _TOTAL.search(question)):
         return None
@@ -186,6 +207,35 @@ def read_times(message: str) -> TimeAnswer | None:
     if len(times) == 2 and not found:
         return _between(times[0], times[1], question)
     return None
+
+
+_AND_A_HALF = re.compile(r"\b(an?|one|\d+)\s+(hours?|hrs?|minutes?|mins?)\s+and\s+a\s+half\b", re.IGNORECASE)
+
+
+def _halves(text: str) -> str:
+    """"an hour and a half" as 1.5 hours ("2 and a half hours" is 2.5 already: mixed_numbers)."""
+    def half_more(match: re.Match[str]) -> str:
+        count = 1.0 if match[1].lower() in ("a", "an", "one") else float(match[1])
+        unit = match[2] if match[2].lower().endswith("s") else match[2] + "s"
+        return f"{count + 0.5:g} {unit}"
+    return _AND_A_HALF.sub(half_more, text)
+
+
+def _pace(text: str) -> TimeAnswer | None:
+    """A distance run in a time, asked for the pace: the time per unit of distance, as minutes
+    and seconds ("5k run in 27:30. pace per km?": 5:30 per km)."""
+    runs = list(_RUN.finditer(text))
+    if len(runs) != 1 or not _ASKS_PACE.search(text[runs[0].end():]) or float(runs[0]["d"]) == 0:
+        return None
+    run = runs[0]
+    if len(re.findall(r"\d+(?:\.\d+)?", _RUN.sub(" ", text))) > 0:
+        return None  # a number besides the distance and the time: some other problem
+    parts = [int(part) for part in run["t"].split(":")]
+    seconds = sum(part * 60 ** at for at, part in enumerate(reversed(parts)))
+    per = seconds / float(run["d"])
+    unit = "mile" if run["unit"].lower().startswith("mi") else "km"
+    minutes, rest = divmod(round(per), 60)
+    return TimeAnswer(f"{minutes}:{rest:02d} per {unit}", f"{run['t']} ÷ {run['d']} {unit}", per)
 
 
 def _without(text: str, found: list[Duration], times: list[Clock]) -> str:
