@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ToolError
+from ..reading.rounding import read_rounding
 from .base import Tool, object_schema
 from .coverage import sql_left_out
 from .sql_builder import explain, query_schema, to_sql
@@ -188,9 +189,13 @@ def make_sql_query(file: Path, time_limit: float = 5.0, max_rows: int = MAX_ROWS
 
 def left_out(tool: Tool, message: str, query: dict[str, Any]) -> str | None:
     """What of `message` the structured query `query` of the tool `tool` leaves out (coverage.py's
-    parts, then the words its reader cannot place), or None."""
+    parts, then the words its reader cannot place), or None; a rounding instruction the query
+    follows is covered."""
     if not isinstance(tool.function, StructuredQuery) or (written := written_sql(tool, query)) is None:
         return None
+    rounding = read_rounding(message)
+    if rounding is not None and ("round" in query or query.get("select") in ("count", "count_distinct")):
+        message = rounding.masked(message)  # the places asked for are the query's, or a count has none
     part = sql_left_out(message, *written)
     if part is None and (word := tool.function.reader.unread(message, *written)):
         part = f"the word {word}"

@@ -18,6 +18,7 @@ well-formed, names only what exists, and passes its literals as parameters.
 - order (asc, desc) sorts by order_by, or by the selected column; limit keeps the first rows;
 - select share: the percentage of the rows (those the filters keep) for which all of `part`
   holds (filters of the same form);
+- round: the decimal places of an avg, sum or share (avg and share: 2 when not given);
 - without: the rows with no row in a table that refers to this one (`{"table": ..., "filters":
   [...]}`, filters on that table's own columns), written as NOT EXISTS: "users with no
   activity in 2024".
@@ -34,6 +35,7 @@ from .sql_catalog import Catalog, Column, Table
 AGGREGATES = ("count", "count_distinct", "avg", "sum", "min", "max", "value", "share")
 MAX_FILTERS = 3
 MAX_LIMIT = 50
+MAX_PLACES = 6  # the most decimal places `round` asks for
 DATE_PATTERN = r"^[0-9]{4}(-[0-9]{2}(-[0-9]{2})?)?$"
 TEXT_PATTERN = r"^[^\"\\\x00-\x1f%_]{1,60}$"
 _COMPARE = ["=", "!=", ">", ">=", "<", "<="]
@@ -91,6 +93,7 @@ def table_schema(catalog: Catalog, table: Table) -> dict[str, Any]:
         "order": _enum(["asc", "desc"]),
         "order_by": _enum(reachable),
         "limit": {"type": "integer", "minimum": 1, "maximum": MAX_LIMIT},
+        "round": {"type": "integer", "minimum": 0, "maximum": MAX_PLACES},
     }
     if others := referring(catalog, table):
         properties["without"] = {"anyOf": [_without_schema(other) for other in others]}
@@ -159,8 +162,8 @@ class _Writer:
         if select == "share":
             raise ToolError("share counts rows: its column is *")
         expression = {"count": f"count({column})", "count_distinct": f"count(DISTINCT {column})",
-                      "avg": f"round(avg({column}), 2)", "sum": f"sum({column})", "min": f"min({column})",
-                      "max": f"max({column})"}[select]
+                      "avg": self.rounded(f"avg({column})", 2), "sum": self.rounded(f"sum({column})", None),
+                      "min": f"min({column})", "max": f"max({column})"}[select]
         return f"{expression} AS {_quoted(f'{select}({name})')}"
 
     def condition(self, item: dict[str, Any]) -> str:
@@ -186,7 +189,18 @@ class _Writer:
         part = [self.condition(item) for item in self.query.get("part", [])]
         if not part:
             raise ToolError("share needs part: the conditions of the rows it is the share of")
-        return f"round(100.0 * sum(CASE WHEN {' AND '.join(part)} THEN 1 ELSE 0 END) / count(*), 2) AS \"share(%)\""
+        share = f"100.0 * sum(CASE WHEN {' AND '.join(part)} THEN 1 ELSE 0 END) / count(*)"
+        return f"{self.rounded(share, 2)} AS \"share(%)\""
+
+    def rounded(self, expression: str, default: int | None) -> str:
+        """`expression` rounded to the query's `round` places (else `default`, None: as it is);
+        no places at all is a whole number (SQLite's round gives 47.0)."""
+        places = self.query.get("round", default)
+        if places is None:
+            return expression
+        if not isinstance(places, int) or not 0 <= places <= MAX_PLACES:
+            raise ToolError(f"round takes 0 to {MAX_PLACES} decimal places")
+        return f"CAST(round({expression}) AS INTEGER)" if places == 0 else f"round({expression}, {places})"
 
     def without(self) -> str:
         """NOT EXISTS over the rows of a referring table that point to this row (and pass its filters)."""

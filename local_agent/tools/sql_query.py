@@ -48,6 +48,15 @@ def stem_of(word: str, known: str) -> bool:
     return form_of(word, known) or (len(known) >= 4 and word.startswith(known) and len(word) - len(known) <= 3)
 
 
+def verb_forms(word: str) -> str:
+    """A pattern for a one-word value's past and -ing forms, when it has them ("commented",
+    "purchased", "posting"); a short word ("log") has none (a pattern that matches nothing)."""
+    if len(word) < 4 or not word.isalpha():
+        return "(?!)"
+    stem = re.escape(word[:-1] if word.endswith("e") else word)
+    return rf"{stem}(?:ed|ing)"
+
+
 def word_forms(word: str) -> str:
     """A pattern for a word and its plural (activity, activities; user, users)."""
     stem = re.escape(word)

@@ -35,7 +35,18 @@ from .question_text import asks, normalize
 from .sql_builder import to_sql
 from .sql_catalog import Catalog, Column
 from .sql_forms import read_form
-from .sql_query import COUNT, MEANINGS, MONTHS, PEOPLE, SqlQuestion, form_of, name_words, stem_of, word_forms
+from .sql_query import (
+    COUNT,
+    MEANINGS,
+    MONTHS,
+    PEOPLE,
+    SqlQuestion,
+    form_of,
+    name_words,
+    stem_of,
+    verb_forms,
+    word_forms,
+)
 
 _OPENERS = (r"what|whats|what's|which|who|how|when|list|show|count|give|tell\s+me|can\s+you|could\s+you|"
             r"number|total|avg|average|find")
@@ -45,6 +56,7 @@ DATABASE_WORDS = word_set("database_question")
 
 # A question written as a noun phrase: "age of oldest user in Krakow", "percentage of users in finance".
 _NOUN_PHRASE = re.compile(r"^\W*(?:the\s+)?(?:(?:percentage|percent|share|proportion|average|mean|avg|max|maximum|min|"
+                          r"distinct|unique|different|"
                           r"minimum|highest|lowest|oldest|youngest|latest|earliest|newest|top\s+\d+)\b|[a-z_]+\s+of\s+"
                           r"(?:the\s+)?(?:oldest|youngest|latest|earliest|newest|most\s+recent)\b)")
 _STATEMENT = re.compile(r"\b(?:is|are|was|were|am|i|i'm|me|my|we|we're|you|he|she|they)\b")
@@ -125,7 +137,7 @@ class SqlReader:
         query = SqlQuestion(self.catalog, self.columns, text, self._values(text, []))
         named = bool(query.values or query.mentioned(by_meaning=False)) or any(
             query.table_named(word, strong=True) is not None for word in re.findall(r"[a-z_]+", text))
-        wants = re.search(r"\b(?:how\s+many|number\s+of|count|average|mean|total|sum|most|least|fewest|highest|"
+        wants = re.search(r"\b(?:how\s+many|number\s+of|count|average|avg|mean|total|sum|most|least|fewest|highest|"
                           r"lowest|oldest|youngest|latest|earliest|list|show|which|who|percentage|percent|share|"
                           r"proportion|ratio|fraction|distinct|different|unique|top|never|without|median)\b|%", text)
         return named and wants is not None
@@ -147,7 +159,7 @@ class SqlReader:
         found: list[tuple[Column, str]] = []
         choices = sorted(((c, v) for c in self.columns for v in c.choices), key=lambda item: -len(item[1]))
         for column, value in choices:
-            for match in re.finditer(rf"\b(?:{word_forms(value.lower())})\b", text):
+            for match in re.finditer(rf"\b(?:{word_forms(value.lower())}|{verb_forms(value.lower())})\b", text):
                 if not any(start <= match.start() < end for start, end in taken):
                     taken.append(match.span())
                     if (column, value) not in found:

@@ -1,0 +1,85 @@
+"""Forms of database questions written by strangers to the code (issue 42): a rounding
+instruction applied to the number shown and counted as covered, value verbs ("commented"),
+a terse noun phrase ("distinct users who ..."), and their look-alikes. Rules only, on a real
+SQLite file."""
+
+from __future__ import annotations
+
+import datetime as dt
+import sqlite3
+
+import pytest
+
+from local_agent.reading import read
+from local_agent.tools.calculator import make_calculator
+from local_agent.tools.router import Router
+from local_agent.tools.sql import left_out, make_sql_query
+
+NOW = dt.datetime(2026, 3, 11, 12, 0)
+USERS = [(1, "a@x.org", 31, "Oslo", "retail", "2022-02-01"), (2, "b@x.org", 30, "Lima", "retail", "2023-05-01"),
+         (3, "c@x.org", 45, "Oslo", "finance", "2023-07-09"), (4, "d@x.org", 30, "Lima", "finance", "2024-01-03"),
+         (5, "e@x.org", 52, "Kyiv", "retail", "2024-03-03"), (6, "f@x.org", 28, "Kyiv", "finance", "2022-09-09")]
+ACTIVITY = [(1, 1, "comment", "2023-01-02"), (2, 1, "purchase", "2023-02-02"), (3, 2, "comment", "2023-03-02"),
+            (4, 3, "purchase", "2024-04-02"), (5, 2, "comment", "2024-01-02"), (6, 4, "post", "2023-06-06")]
+
+
+@pytest.fixture(scope="module")
+def tools(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    path = tmp_path_factory.mktemp("db") / "sample.db"
+    with sqlite3.connect(path) as connection:
+        connection.execute("CREATE TABLE users (id INTEGER PRIMARY KEY, email TEXT, age INTEGER, location TEXT, "
+                           "job_industry TEXT, signup_date TEXT)")
+        connection.execute("CREATE TABLE user_activity (id INTEGER PRIMARY KEY, user_id INTEGER REFERENCES users(id), "
+                           "activity_type TEXT, activity_date TEXT)")
+        connection.executemany("INSERT INTO users VALUES (?, ?, ?, ?, ?, ?)", USERS)
+        connection.executemany("INSERT INTO user_activity VALUES (?, ?, ?, ?)", ACTIVITY)
+    connection.close()
+    return {"sql_query": make_sql_query(path), "calculator": make_calculator()}
+
+
+def run(tools: dict, message: str) -> tuple[str, str | None]:
+    """The result of the route's direct call and what its query leaves out."""
+    route = Router(tools).route(read(message, NOW))
+    assert route.kind == "direct", route
+    tool = tools[route.tools[0]]
+    result = tool.function(**route.arguments)
+    return result, left_out(tool, message, route.arguments) if route.tools[0] == "sql_query" else None
+
+
+@pytest.mark.parametrize(("message", "shown"), [
+    ("What's the average age of users in Oslo? One decimal is fine.", "38.0"),
+    ("average age of our users, round to one decimal", "36.0"),
+    ("What share of users live in Kyiv, as a percentage rounded to one decimal?", "33.3"),
+    ("What percentage of all activities are purchases? 3 dp", "33.333"),
+    ("average age of users in Oslo to the nearest whole number", "38"),
+])
+def test_a_rounding_instruction_is_the_places_of_the_answer_and_covered(tools: dict, message: str, shown: str):
+    result, part = run(tools, message)
+    assert result.splitlines()[1] == shown and part is None
+
+
+def test_without_an_instruction_an_average_keeps_two_places(tools: dict):
+    assert run(tools, "average age of users in Kyiv")[0].splitlines()[1] == "40.0"
+    assert run(tools, "What percentage of users live in Oslo?")[0].splitlines()[1] == "33.33"
+
+
+def test_a_calculation_is_rounded_as_asked(tools: dict):
+    assert run(tools, "what is 17/3 to 2 decimal places?")[0] == "round(17/3, 2) = 5.67"
+    assert run(tools, "what is 17/3?")[0].endswith("= 5.66666666667")
+
+
+@pytest.mark.parametrize("message", ["How much is a round trip for 2 people at 45 each?",
+                                     "We sat at a round table, what is 12 times 3?"])
+def test_round_in_other_senses_is_no_instruction(tools: dict, message: str):
+    assert "round(" not in str(Router(tools).route(read(message, NOW)).arguments)
+
+
+def test_a_value_verb_is_the_value(tools: dict):
+    result, part = run(tools, "how many users commented in 2023?")
+    assert result.splitlines()[1] == "2" and part is None
+    assert run(tools, "how many users have never purchased anything?")[0].splitlines()[1] == "4"
+
+
+def test_a_terse_database_noun_phrase_is_never_chat(tools: dict):
+    assert Router(tools).route(read("distinct users who commented in 2023", NOW)).kind in ("direct", "model")
+    assert Router(tools).route(read("distinct memories of my childhood", NOW)).kind == "none"
