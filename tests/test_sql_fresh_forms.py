@@ -83,3 +83,36 @@ def test_a_value_verb_is_the_value(tools: dict):
 def test_a_terse_database_noun_phrase_is_never_chat(tools: dict):
     assert Router(tools).route(read("distinct users who commented in 2023", NOW)).kind in ("direct", "model")
     assert Router(tools).route(read("distinct memories of my childhood", NOW)).kind == "none"
+
+
+@pytest.mark.parametrize(("message", "shown"), [
+    ("Which location has the fewest users? If there's a tie, the alphabetically first.", "Kyiv | 2"),
+    ("whats the email of the oldest user in Lima, highest id if tie", "d@x.org"),
+    ("whats the email of the oldest user in Lima, lowest id if tie", "b@x.org"),
+])
+def test_a_tie_break_is_a_second_sort_key_and_settles_the_tie(tools: dict, message: str, shown: str):
+    result, part = run(tools, message)
+    assert result.splitlines()[1] == shown and "tied" not in result and part is None
+
+
+def test_without_a_tie_break_a_tie_is_still_said(tools: dict):
+    result, _ = run(tools, "Which location has the fewest users?")
+    assert "tied" in result
+
+
+@pytest.mark.parametrize(("message", "shown", "part"), [
+    ("How many users are between 30 and 45 years old, inclusive?", "4", None),
+    ("How many users in Oslo, inclusive?", "2", 'the word "inclusive"'),  # no range to include the ends of
+    ("How many users have never made a single purchase?", "4", None),
+    ("How many single users live in Oslo?", "2", 'the word "single"'),  # a qualifier no column holds
+    ("how many users have a post activity logged?", "1", None),
+    ("how many premium users live in Oslo?", "2", 'the word "premium"'),
+])
+def test_words_a_query_covers_and_words_it_does_not(tools: dict, message: str, shown: str, part: str | None):
+    result, left = run(tools, message)
+    assert result.splitlines()[1] == shown and left == part
+
+
+def test_at_least_one_row_is_that_there_is_one(tools: dict):
+    result, part = run(tools, "how many users in finance have at least one 'post' activity?")
+    assert result.splitlines()[1] == "1" and part is None and "age" not in result

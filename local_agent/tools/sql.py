@@ -22,6 +22,7 @@ from .coverage import sql_left_out
 from .sql_builder import explain, query_schema, to_sql
 from .sql_catalog import Catalog, read_catalog
 from .sql_reader import SqlReader
+from .sql_ties import covered
 from .sqlite_ro import READ_PRAGMAS, read_only
 from .text import clean, cut
 
@@ -160,8 +161,8 @@ class StructuredQuery:
 
     def _tied(self, query: dict[str, Any]) -> bool:
         """Whether the one row of a "the most / the oldest" query shares its place with another
-        (then the row shown is one of several, not the answer)."""
-        if query.get("limit") != 1 or not query.get("order"):
+        (then the row shown is one of several, not the answer); a tie-break settles it."""
+        if query.get("limit") != 1 or not query.get("order") or query.get("then_by"):
             return False
         probe = {**query, "limit": 2}
         if not query.get("group_by") and query.get("order_by"):
@@ -196,6 +197,7 @@ def left_out(tool: Tool, message: str, query: dict[str, Any]) -> str | None:
     rounding = read_rounding(message)
     if rounding is not None and ("round" in query or query.get("select") in ("count", "count_distinct")):
         message = rounding.masked(message)  # the places asked for are the query's, or a count has none
+    message = covered(message, written[0])
     part = sql_left_out(message, *written)
     if part is None and (word := tool.function.reader.unread(message, *written)):
         part = f"the word {word}"

@@ -18,6 +18,7 @@ well-formed, names only what exists, and passes its literals as parameters.
 - order (asc, desc) sorts by order_by, or by the selected column; limit keeps the first rows;
 - select share: the percentage of the rows (those the filters keep) for which all of `part`
   holds (filters of the same form);
+- then_by, then_order: the second sort key, which breaks a tie of the first ("the alphabetically first");
 - round: the decimal places of an avg, sum or share (avg and share: 2 when not given);
 - without: the rows with no row in a table that refers to this one (`{"table": ..., "filters":
   [...]}`, filters on that table's own columns), written as NOT EXISTS: "users with no
@@ -94,6 +95,8 @@ def table_schema(catalog: Catalog, table: Table) -> dict[str, Any]:
         "order_by": _enum(reachable),
         "limit": {"type": "integer", "minimum": 1, "maximum": MAX_LIMIT},
         "round": {"type": "integer", "minimum": 0, "maximum": MAX_PLACES},
+        "then_by": _enum(reachable),
+        "then_order": _enum(["asc", "desc"]),
     }
     if others := referring(catalog, table):
         properties["without"] = {"anyOf": [_without_schema(other) for other in others]}
@@ -218,6 +221,16 @@ class _Writer:
         self.parameters += inner.parameters
         return f"NOT EXISTS (SELECT 1 FROM {_quoted(other.name)} WHERE {' AND '.join(conditions)})"
 
+    def then(self) -> str:
+        """The second sort key that breaks a tie (`then_by`, `then_order`), as SQL after a comma."""
+        by = self.query.get("then_by")
+        if not by:
+            return ""
+        order = str(self.query.get("then_order", "asc"))
+        if order not in ("asc", "desc"):
+            raise ToolError(f"then_order is asc or desc, not {order!r}")
+        return f", {self.column(str(by))} {order.upper()}"
+
     def sql(self) -> str:
         selected = self.selected()
         where = [self.condition(item) for item in self.query.get("filters", [])]
@@ -232,7 +245,7 @@ class _Writer:
         text = head + "".join(self.joined.values())
         text += f" WHERE {' AND '.join(where)}" if where else ""
         text += f" GROUP BY {grouped}" if grouped else ""
-        text += f" ORDER BY {sort} {order.upper()}" if order and sort else ""
+        text += f" ORDER BY {sort} {order.upper()}{self.then()}" if order and sort else ""
         limit = self.query.get("limit")
         return text + (f" LIMIT {int(limit)}" if limit else "")
 

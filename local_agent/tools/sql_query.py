@@ -230,6 +230,9 @@ class SqlQuestion:
         for pattern, op in tests:
             for match in re.finditer(pattern, text):
                 if self._counts_rows(text[match.end():]):
+                    if (op, match[1]) in ((">=", "1"), (">", "0")):  # "at least one post": that there is one
+                        text = text[:match.start()] + " " * (match.end() - match.start()) + text[match.end():]
+                        continue
                     raise LookupError("a number of rows per row (more than 10 purchases): no query form")
                 column = self.number_column(table)
                 if column is None:
@@ -246,7 +249,7 @@ class SqlQuestion:
     def _counts_rows(self, after: str) -> bool:
         """Whether the word after a number names rows ("10 purchases", "1 activity", "3 times"),
         not the unit of a column."""
-        word = re.match(r"\s*([a-z_]+)", after)
+        word = re.match(r"\s*['\"]?([a-z_]+)", after)
         if word is None:
             return False
         return word[1] == "times" or self.table_named(word[1], strong=True) is not None or any(

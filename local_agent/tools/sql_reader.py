@@ -47,6 +47,7 @@ from .sql_query import (
     verb_forms,
     word_forms,
 )
+from .sql_ties import break_tie
 
 _OPENERS = (r"what|whats|what's|which|who|how|when|list|show|count|give|tell\s+me|can\s+you|could\s+you|"
             r"number|total|avg|average|find")
@@ -100,6 +101,7 @@ class SqlReader:
             question = SqlQuestion(self.catalog, self.columns, text, values)
             query = read_form(question) or question.build()
             if query is not None:
+                query = break_tie(self.catalog, message, query) or query
                 to_sql(self.catalog, query)
         except (ToolError, LookupError):
             return None

@@ -1,0 +1,83 @@
+"""The words of a database question that a query covers past its own reading (issue 42), kept
+as data with what in the SQL covers each:
+
+- a tie-break ("If there's a tie, the alphabetically first", "lowest id if tie"): read into the
+  query as a second sort key (`then_by`, `then_order`), and then settled;
+- "inclusive" beside a range both of whose ends the query keeps (>= and <=);
+- "a single" after a negation ("never made a single purchase"): any at all.
+
+Unknown qualifiers ("premium", "churned") are no part of this: the reader still doubts them."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from .sql_catalog import Catalog
+from .sql_query import name_words
+
+TIE = re.compile(r"\b(?:if\s+(?:there\s+is\s+|there's\s+|theres\s+|it's\s+|it\s+is\s+|they're\s+|they\s+are\s+)?"
+                 r"(?:an?\s+)?(?:tie|tied|ties|draw)|in\s+(?:case|the\s+event)\s+of\s+(?:a\s+)?(?:tie|ties|draw)|"
+                 r"ties?\s+(?:broken|go(?:es)?|settled|decided)\s+(?:by|to)|break(?:ing)?\s+ties?\s+by|"
+                 r"on\s+a\s+tie)\b", re.IGNORECASE)
+_ALPHABETICAL = re.compile(r"\b(?:alphabetical(?:ly)?|a\s*-\s*z|by\s+name)\b", re.IGNORECASE)
+_DESCENDING = re.compile(r"\b(?:highest|largest|biggest|last|latest|newest|most|max(?:imum)?|z\s*-\s*a)\b",
+                         re.IGNORECASE)
+# Each covered phrase and the SQL that covers it.
+COVERED: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = (
+    (re.compile(r"\b(?:inclusive(?:ly)?|both\s+(?:ends\s+)?(?:included|inclusive|counted))\b", re.IGNORECASE),
+     re.compile(r">= \?.* <= \?|<= \?.* >= \?|\bBETWEEN\b")),
+    (re.compile(r"(?:\b(?:never|not|no|without)|n't)(?:\s+\w+){0,2}?\s+(?P<covered>(?:a\s+|one\s+)?single)\b",
+                re.IGNORECASE),
+     re.compile(r"\bNOT\s+(?:EXISTS|IN)\b")),
+)
+_TIE_SQL = re.compile(r"\bORDER BY [^,]+,\s")
+
+
+def tie_clause(message: str) -> tuple[int, int] | None:
+    """Where the clause of `message` that says how to break a tie stands, or None."""
+    match = TIE.search(message)
+    if match is None:
+        return None
+    bounds = [0, *(m.end() for m in re.finditer(r"[.;!?()]|,\s", message)), len(message)]
+    start = max(at for at in bounds if at <= match.start())
+    after = [at for at in bounds if at > match.end()]
+    end = after[0] if after else len(message)
+    if re.match(r"\s*,?\s*(?:the|then|by|lowest|highest|smallest|largest|first|last)\b", message[end:]):
+        later = [at for at in bounds if at > end]  # "If there's a tie, the alphabetically first."
+        end = later[0] if later else len(message)
+    return start, end
+
+
+def break_tie(catalog: Catalog, message: str, query: dict[str, Any]) -> dict[str, Any] | None:
+    """`query` (ordered, one row) with the tie-break the message asks for as its second sort
+    key, or None when it asks for none or names no column of the query's table."""
+    span = tie_clause(message)
+    if span is None or not query.get("limit") or not query.get("order"):
+        return None
+    clause = message[span[0]:span[1]]
+    table = catalog.table(str(query.get("table", "")))
+    if table is None:
+        return None
+    column = None
+    if _ALPHABETICAL.search(clause):
+        shown = query.get("group_by") or (query.get("column") if query.get("select") == "value" else None)
+        column = shown if shown and shown != query.get("order_by") else None
+    else:
+        words = set(re.findall(r"[a-z]+", clause.lower()))
+        named = [c.name for c in table.columns if set(name_words(c.name)) <= words]
+        column = named[0] if len(named) == 1 else None
+    if column is None:
+        return None
+    return {**query, "then_by": column, "then_order": "desc" if _DESCENDING.search(clause) else "asc"}
+
+
+def covered(message: str, sql: str) -> str:
+    """`message` with the phrases its query `sql` covers blanked out (positions kept)."""
+    spans = [match.span("covered" if "covered" in phrase.groupindex else 0)
+             for phrase, by in COVERED if by.search(sql) for match in phrase.finditer(message)]
+    if _TIE_SQL.search(sql) and (tie := tie_clause(message)) is not None:
+        spans.append(tie)
+    for start, end in spans:
+        message = message[:start] + " " * (end - start) + message[end:]
+    return message
