@@ -26,7 +26,7 @@ from typing import Any
 
 from ..reading.values import Value, extract, words_to_digits
 from ..reading.words import MONTHS, WEEKDAYS
-from .question_text import normalize
+from .question_text import normalize, spoken_years
 
 _DAYS = "|".join(WEEKDAYS)
 _ORDINAL = r"first|second|third|fourth|fifth|last|1st|2nd|3rd|4th|5th"
@@ -47,6 +47,9 @@ _DATE_FORMS: tuple[tuple[re.Pattern[str], str, str], ...] = (
      "day_of_year"),
     (re.compile(r"\bhow\s+old\s+(?:will|would)\b(?!.*\btoday\b)", re.IGNORECASE), "an age still to come", "age"),
 )
+# A question that asks for a count, and the date operations whose answer is a date, not a count.
+_COUNT_ASKED = re.compile(r"\bhow\s+(?:many|long)\b|\bnumber\s+of\b", re.IGNORECASE)
+_DATE_OPERATIONS = frozenset({"add", "weekday", "today", "nth_weekday", "day_n"})
 _NEGATION = re.compile(r"\b(?:never|without|none|no|not|except|excluding|other\s+than)\b|n't\b", re.IGNORECASE)
 _OR = re.compile(r"\b\w+\s+or\s+\w+", re.IGNORECASE)
 # Parts of a question, and what in the SQL covers them ("" : no query form does yet).
@@ -80,6 +83,9 @@ def date_left_out(message: str, reading: Mapping[str, Any] | None = None) -> str
     for pattern, part, operation in _DATE_FORMS:
         if pattern.search(message) and not _covers(reading, operation):
             return part
+    if (reading is not None and reading.get("operation") in _DATE_OPERATIONS
+            and _COUNT_ASKED.search(asking_sentence(message))):
+        return "a count, not a date"  # "how many days before I must renew?" read as a date
     if reading is not None and (number := _unused_number(message, reading)):
         return f"a calculation with {number}"  # "3 hours 40 minutes on Monday": not the days from Monday to Tuesday
     return None
@@ -88,10 +94,11 @@ def date_left_out(message: str, reading: Mapping[str, Any] | None = None) -> str
 def _unused_number(message: str, reading: Mapping[str, Any]) -> str:
     """A number of the sentence that asks that is neither in a date nor in the reading's arguments,
     or "" (a number in the context around the question is no part of it)."""
-    text = words_to_digits(normalize(asking_sentence(message)))
+    text = spoken_years(words_to_digits(normalize(asking_sentence(message))))
     for value in sorted(extract(text, ("date", "time")), key=lambda value: -value.start):
         text = text[:value.start] + " " + text[value.start + len(value.text):]
     used = {int(digits) for digits in re.findall(r"\d+", " ".join(str(value) for value in reading.values()))}
+    used |= {1} if reading.get("operation") == "day_n" else set()  # "counting March 3 as day 1"
     return next((number for number in re.findall(r"(?<![\w.,/])\d+(?![\w.,/]\d)(?![a-z])", text)
                  if int(number) not in used), "")
 
@@ -124,6 +131,7 @@ def unused_numbers(numbers: Sequence[Value], arguments: Mapping[str, Any]) -> li
     does not use, as written; a percentage counts as used as a fraction too ("25%" as 0.25),
     and "1 million" (read as 1 and 1000000) as one number."""
     held = {_decimal(found) for found in re.findall(r"\d+(?:\.\d+)?", json.dumps(dict(arguments)))}
+    held |= {Decimal(1)} if arguments.get("operation") == "day_n" else set()  # its date is day 1
     unused = []
     for text, number in _scaled(numbers):
         if number is not None and number not in held and (number / 100).normalize() not in held:

@@ -62,6 +62,15 @@ def normalize(message: str, extra: frozenset[str] = frozenset()) -> str:
     return " ".join(_CURRENCY.sub("", text).split())
 
 
+# A year said in words after a month ("February in twenty twenty-eight": "february in 20 28").
+_SPOKEN_YEAR = re.compile(rf"\b((?:{'|'.join(MONTHS)})(?:,?\s+(?:of|in))?\s+)(19|20)\s+(\d\d)\b")
+
+
+def spoken_years(text: str) -> str:
+    """A normalized `text` with a year said in words after a month written as one number."""
+    return _SPOKEN_YEAR.sub(r"\1\2\3", text)
+
+
 # A question after a comma ("my gym is 35 a month, what do I pay in a year"): a question word
 # with the word that makes it ask, so "..., when you ..." in a statement is not one.
 _CLAUSE_QUESTION = re.compile(r",\s+(?:what(?:'s|\s+(?:is|are|was|were|do|does|did|will|would|should))|"

@@ -1,0 +1,56 @@
+"""Date forms written by strangers to the code (issue 42): the last day of a month with its
+year (in words too), day N of a span that counts its first date as day 1, and a count asked
+for that a reading giving a date leaves out; each with a look-alike."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from local_agent.tools.coverage import date_left_out
+from local_agent.tools.date_rules import date_question
+from local_agent.tools.dates import DateTool
+
+TODAY = dt.date(2026, 3, 11)
+
+
+def answer(message: str) -> str:
+    arguments = date_question(message)
+    assert arguments is not None and date_left_out(message, arguments) is None, arguments
+    return DateTool(TODAY)(**arguments)
+
+
+@pytest.mark.parametrize(("message", "date"), [
+    ("What is the last day of February in twenty twenty-eight?", "2028-02-29"),
+    ("what's the last day of february 2027", "2027-02-28"),
+    ("What is the last day of April?", "2026-04-30"),
+    (("I started a 90-day fitness challenge on February 1st this year. On what date is the last day, "
+      "counting Feb 1 as day 1?"), "2026-05-01"),
+    ("Counting March 3 as day 1, what date is day 10?", "2026-03-12"),
+])
+def test_the_date_of_a_named_day(message: str, date: str):
+    said = answer(message)
+    assert f"({date})" in said and said.count("(") <= 2  # the day itself, and for day N the day 1
+
+
+@pytest.mark.parametrize("message", [
+    "What is the last day of February?",  # which year's February, the question does not say
+    "I started a 90-day fitness challenge on February 1st. When does it end?",  # day 90 or the day after?
+])
+def test_look_alikes_are_not_read_as_a_named_day(message: str):
+    arguments = date_question(message)
+    assert arguments is None or (arguments.get("operation") != "day_n" and "-02-2" not in str(arguments))
+
+
+def test_a_count_asked_for_is_not_answered_with_a_date():
+    message = ("My passport expires sometime next year and the embassy wants six months of validity for my trip. "
+               "How many days do I have before I must renew?")
+    assert date_left_out(message, date_question(message)) == "a count, not a date"
+    shift = "the project is 6 months long starting today, what date does it end?"  # a date asked: answered
+    assert date_left_out(shift, date_question(shift)) is None and date_question(shift)["operation"] == "add"
+
+
+def test_day_n_needs_a_day_of_the_span():
+    with pytest.raises(Exception, match="day_n needs amount 1 or more"):
+        DateTool(TODAY)("day_n", "2026-02-01", 0)
