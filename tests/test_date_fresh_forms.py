@@ -8,7 +8,8 @@ import datetime as dt
 
 import pytest
 
-from local_agent.tools.coverage import date_left_out
+from local_agent.reading import read
+from local_agent.tools.coverage import date_left_out, unused_numbers
 from local_agent.tools.date_rules import date_question
 from local_agent.tools.dates import DateTool
 
@@ -54,3 +55,10 @@ def test_a_count_asked_for_is_not_answered_with_a_date():
 def test_day_n_needs_a_day_of_the_span():
     with pytest.raises(Exception, match="day_n needs amount 1 or more"):
         DateTool(TODAY)("day_n", "2026-02-01", 0)
+
+
+def test_a_year_said_in_words_is_the_year_the_reading_holds():
+    message = "What is the last day of February in twenty twenty-eight?"
+    numbers = read(message, dt.datetime(2026, 3, 11, 12)).numbers
+    assert unused_numbers(numbers, date_question(message) or {}) == []
+    assert unused_numbers(numbers, {"operation": "weekday", "date": "2020-02-29"}) == ["20", "28"]

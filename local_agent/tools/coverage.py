@@ -18,6 +18,7 @@ users have never done anything?" read as a count of activities drops "never".
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from collections.abc import Mapping, Sequence
@@ -129,13 +130,18 @@ def asking_sentence(message: str) -> str:
 def unused_numbers(numbers: Sequence[Value], arguments: Mapping[str, Any]) -> list[str]:
     """The message's `numbers` (the reading's, dates apart) that a rule's call with `arguments`
     does not use, as written; a percentage counts as used as a fraction too ("25%" as 0.25),
-    and "1 million" (read as 1 and 1000000) as one number."""
+    and "1 million" (read as 1 and 1000000) as one number, a year said in words ("twenty
+    twenty-eight", read as 20 and 28) as the year the call holds."""
     held = {_decimal(found) for found in re.findall(r"\d+(?:\.\d+)?", json.dumps(dict(arguments)))}
     held |= {Decimal(1)} if arguments.get("operation") == "day_n" else set()  # its date is day 1
     unused = []
     for text, number in _scaled(numbers):
         if number is not None and number not in held and (number / 100).normalize() not in held:
             unused.append(text)
+    for century, rest in itertools.pairwise(numbers):  # "twenty twenty-eight" read as 2028
+        if (century.key in ("19", "20") and len(rest.key) == 2 and rest.start - century.start - len(century.text) <= 1
+                and _decimal(century.key + rest.key) in held):
+            unused = [text for text in unused if text not in (century.text, rest.text)]
     return list(dict.fromkeys(unused))
 
 
