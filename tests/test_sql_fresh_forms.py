@@ -81,8 +81,11 @@ def test_a_value_verb_is_the_value(tools: dict):
 
 
 def test_a_terse_database_noun_phrase_is_never_chat(tools: dict):
-    assert Router(tools).route(read("distinct users who commented in 2023", NOW)).kind in ("direct", "model")
+    result, part = run(tools, "distinct users who commented in 2023")
+    assert result.splitlines()[1] == "2" and part is None
+    assert Router(tools).route(read("unique users with a post", NOW)).kind == "direct"
     assert Router(tools).route(read("distinct memories of my childhood", NOW)).kind == "none"
+    assert Router(tools).route(read("distinct locations", NOW)).kind != "direct"  # the list, or a count?
 
 
 @pytest.mark.parametrize(("message", "shown"), [

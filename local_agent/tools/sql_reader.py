@@ -60,6 +60,9 @@ _NOUN_PHRASE = re.compile(r"^\W*(?:the\s+)?(?:(?:percentage|percent|share|propor
                           r"distinct|unique|different|"
                           r"minimum|highest|lowest|oldest|youngest|latest|earliest|newest|top\s+\d+)\b|[a-z_]+\s+of\s+"
                           r"(?:the\s+)?(?:oldest|youngest|latest|earliest|newest|most\s+recent)\b)")
+# A noun phrase that counts different rows: "distinct users who commented in 2023" asks how many
+# ("distinct locations" alone may ask for the list: no reading).
+_DISTINCT_PHRASE = re.compile(r"^\W*(?:the\s+)?(distinct|unique)\s+(?=[a-z_]+s\s+(?:who|that|which|with)\b)")
 _STATEMENT = re.compile(r"\b(?:is|are|was|were|am|i|i'm|me|my|we|we're|you|he|she|they)\b")
 
 
@@ -149,7 +152,7 @@ class SqlReader:
         text = re.sub(r"\bsign(?:ed|ing)?[\s-]+ups?\b|\bsignups\b", "signup", text)
         text = re.sub(r"\blog(?:ged|ging)?[\s-]+ins?\b|\blogins\b", "login", text)
         text = re.sub(r"\b(19|20)\s+(\d\d)\b", r"\1\2", text)  # twenty twenty-three
-        return text
+        return _DISTINCT_PHRASE.sub(r"how many \1 ", text)
 
     def _values(self, text: str, taken: list[tuple[int, int]]) -> list[tuple[Column, str]]:
         """The catalog values the question names, each once, longest first; a value inside a
