@@ -119,3 +119,20 @@ def test_words_a_query_covers_and_words_it_does_not(tools: dict, message: str, s
 def test_at_least_one_row_is_that_there_is_one(tools: dict):
     result, part = run(tools, "how many users in finance have at least one 'post' activity?")
     assert result.splitlines()[1] == "1" and part is None and "age" not in result
+
+
+@pytest.mark.parametrize(("message", "shown"), [
+    ("whats the avg number of activites per user (all users, incl ones with none), 2 decimals", "1.0"),
+    ("average number of activities per user among users with at least one activity", "1.5"),
+])
+def test_rows_per_row_of_the_table_they_refer_to(tools: dict, message: str, shown: str):
+    result, part = run(tools, message)
+    assert result.splitlines()[1] == shown and part is None
+
+
+@pytest.mark.parametrize("message", [
+    "what is the average number of activities per user?",  # those with none counted, or not?
+    "average number of activities per user with no purchases, including those with none",
+])
+def test_rows_per_row_that_do_not_say_which_rows_are_not_read(tools: dict, message: str):
+    assert Router(tools).route(read(message, NOW)).arguments.get("select") != "per"

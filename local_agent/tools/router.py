@@ -45,7 +45,7 @@ SUBJECT_TOOLS: dict[Subject, tuple[str, ...]] = {
 SEARCH_QUERY_CHARS = 200  # the search tools' longest query
 _ASKS = re.compile(r"\?|^\s*(?:what|whats|what's|when|how|which|count|tell|give)\b", re.IGNORECASE)
 _FIRST_BY_RULE = {"memory_search", "notes_search"}
-ROUNDED_SELECTS = ("avg", "sum", "share")  # the database answers a rounding instruction applies to
+ROUNDED_SELECTS = ("avg", "sum", "share", "per")  # the database answers a rounding instruction applies to
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,8 @@ well-formed, names only what exists, and passes its literals as parameters.
 - select share: the percentage of the rows (those the filters keep) for which all of `part`
   holds (filters of the same form);
 - then_by, then_order: the second sort key, which breaks a tie of the first ("the alphabetically first");
+- select per: the rows per row of the table `per` that this one refers to, over all of its rows
+  (`per_rows` all, the default) or over those with at least one row here (with_any);
 - round: the decimal places of an avg, sum or share (avg and share: 2 when not given);
 - without: the rows with no row in a table that refers to this one (`{"table": ..., "filters":
   [...]}`, filters on that table's own columns), written as NOT EXISTS: "users with no
@@ -33,7 +35,7 @@ from typing import Any
 from ..errors import ToolError
 from .sql_catalog import Catalog, Column, Table
 
-AGGREGATES = ("count", "count_distinct", "avg", "sum", "min", "max", "value", "share")
+AGGREGATES = ("count", "count_distinct", "avg", "sum", "min", "max", "value", "share", "per")
 MAX_FILTERS = 3
 MAX_LIMIT = 50
 MAX_PLACES = 6  # the most decimal places `round` asks for
@@ -95,6 +97,8 @@ def table_schema(catalog: Catalog, table: Table) -> dict[str, Any]:
         "order_by": _enum(reachable),
         "limit": {"type": "integer", "minimum": 1, "maximum": MAX_LIMIT},
         "round": {"type": "integer", "minimum": 0, "maximum": MAX_PLACES},
+        "per": _enum([target.name for target in catalog.joinable(table)] or ["(none)"]),
+        "per_rows": _enum(["all", "with_any"]),
         "then_by": _enum(reachable),
         "then_order": _enum(["asc", "desc"]),
     }
@@ -156,6 +160,8 @@ class _Writer:
         if name == "*":
             if select == "share":
                 return self.share()
+            if select == "per":
+                return self.per()
             if select not in ("count", "value"):
                 raise ToolError(f"{select} needs a column, not *")
             return "count(*)" if select == "count" else "*"
@@ -194,6 +200,20 @@ class _Writer:
             raise ToolError("share needs part: the conditions of the rows it is the share of")
         share = f"100.0 * sum(CASE WHEN {' AND '.join(part)} THEN 1 ELSE 0 END) / count(*)"
         return f"{self.rounded(share, 2)} AS \"share(%)\""
+
+    def per(self) -> str:
+        """The rows of the table per row of the table it refers to (`per`): over all of those
+        (`per_rows` all: the ones with none count as 0) or over those with at least one."""
+        target = self.catalog.table(str(self.query.get("per", "")))
+        if target is None or target not in self.catalog.joinable(self.table):
+            raise ToolError(f"per needs a table that {self.table.name} refers to")
+        key = next(own for own, (other, _) in self.table.references.items() if other == target.name)
+        rows = self.query.get("per_rows", "all")
+        if rows not in ("all", "with_any"):
+            raise ToolError(f"per_rows is all or with_any, not {rows!r}")
+        over = (f"(SELECT count(*) FROM {_quoted(target.name)})" if rows == "all"
+                else f"count(DISTINCT {_quoted(self.table.name)}.{_quoted(key)})")
+        return f"{self.rounded(f'1.0 * count(*) / {over}', 2)} AS {_quoted(f'per({target.name})')}"
 
     def rounded(self, expression: str, default: int | None) -> str:
         """`expression` rounded to the query's `round` places (else `default`, None: as it is);

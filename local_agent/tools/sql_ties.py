@@ -31,6 +31,12 @@ COVERED: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = (
                 re.IGNORECASE),
      re.compile(r"\bNOT\s+(?:EXISTS|IN)\b")),
 )
+# The words of a "per" question that its SQL covers: the rows it is per, and which of them count.
+_PER_WORDS = re.compile(r"\b(?:per|for\s+each|for\s+every|each)\s+\w+|\b(?:all|every)\s+(?:the\s+)?\w+|"
+                        r"\b(?:incl(?:uding|uded)?|even|counting)\b[^.?!]{0,30}?\b(?:none|zero)\b|"
+                        r"\b(?:with|who\s+have|having)\s+(?:at\s+least\s+(?:one|1)|any|(?:one|1)\s+or\s+more)\b",
+                        re.IGNORECASE)
+_PER_SQL = re.compile(r'AS "per\(')
 _TIE_SQL = re.compile(r"\bORDER BY [^,]+,\s")
 
 
@@ -76,6 +82,8 @@ def covered(message: str, sql: str) -> str:
     """`message` with the phrases its query `sql` covers blanked out (positions kept)."""
     spans = [match.span("covered" if "covered" in phrase.groupindex else 0)
              for phrase, by in COVERED if by.search(sql) for match in phrase.finditer(message)]
+    if _PER_SQL.search(sql):
+        spans += [match.span() for match in _PER_WORDS.finditer(message)]
     if _TIE_SQL.search(sql) and (tie := tie_clause(message)) is not None:
         spans.append(tie)
     for start, end in spans:
