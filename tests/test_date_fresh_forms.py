@@ -62,3 +62,25 @@ def test_a_year_said_in_words_is_the_year_the_reading_holds():
     numbers = read(message, dt.datetime(2026, 3, 11, 12)).numbers
     assert unused_numbers(numbers, date_question(message) or {}) == []
     assert unused_numbers(numbers, {"operation": "weekday", "date": "2020-02-29"}) == ["20", "28"]
+
+
+@pytest.mark.parametrize(("message", "part"), [
+    ("What's the date two weeks after the exam?", "the date of the exam"),
+    ("What date is 100 days after my start date?", "the date of my start date"),
+    ("How many days between my birthday and Christmas?", "the date of my birthday"),
+    ("How many days between Christmas and my birthday?", "the date of my birthday"),
+    ("I was hired on March 2 last year; how many days have I worked here?", "the year of the date"),
+    ("I was hired on March 2; how many days have I worked here?", "whether the date is past or to come"),
+])
+def test_a_day_the_question_counts_from_that_the_reading_cannot_know(message: str, part: str):
+    assert date_left_out(message, date_question(message)) == part
+
+
+@pytest.mark.parametrize("message", [
+    "what's the date 3 weeks from tomorrow", "how many days until the end of the month?",
+    "what date is two weeks after next Monday?", "how many days until the weekend?",
+    "how many days until my birthday on June 3?", "how many days until my birthday, June 3?",
+    "How many days until June 20 this year?", "How many days have I got left until June 3?",
+])
+def test_days_the_rules_read_or_the_question_dates_are_no_unknown_event(message: str):
+    assert date_left_out(message, date_question(message)) is None

@@ -27,6 +27,7 @@ from typing import Any
 
 from ..reading.values import Value, extract, words_to_digits
 from ..reading.words import MONTHS, WEEKDAYS
+from .date_anchors import anchor_left_out
 from .question_text import normalize, spoken_years
 
 _DAYS = "|".join(WEEKDAYS)
@@ -81,9 +82,11 @@ def date_left_out(message: str, reading: Mapping[str, Any] | None = None) -> str
     """The part of a date question that its reading (the date tool's arguments a rule read, or
     None) does not cover, or None: a form is covered only by the operation that computes it
     (an age still to come, only by an age on a named day)."""
-    for pattern, part, operation in _DATE_FORMS:
+    for pattern, form, operation in _DATE_FORMS:
         if pattern.search(message) and not _covers(reading, operation):
-            return part
+            return form
+    if reading is not None and (anchor := anchor_left_out(message, reading)):
+        return anchor  # "two weeks after the exam" read as two weeks from today
     if (reading is not None and reading.get("operation") in _DATE_OPERATIONS
             and _COUNT_ASKED.search(asking_sentence(message))):
         return "a count, not a date"  # "how many days before I must renew?" read as a date
