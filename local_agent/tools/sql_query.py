@@ -222,6 +222,7 @@ class SqlQuestion:
         text = re.sub(rf"\b(?:in|during|of|for|since|after|before|from)\s+(?:{MONTHS}\s+)?{_YEAR}\b", " ", self.text)
         text = YEARS_BETWEEN.sub(" ", text)
         tests = [(r"\bbetween\s+(\d+(?:\.\d+)?)\s+and\s+(\d+(?:\.\d+)?)", None),
+                 (r"\b(?:aged|ages?|from)\s+(\d+)\s*(?:to|-|through|thru)\s*(\d+)\b(?!\s*(?:%|percent))", None),
                  (rf"\b(?:at\s+least|no\s+less\s+than|(?:{_GREATER})\s+or\s+equal\s+to)\s+(\d+(?:\.\d+)?)", ">="),
                  (rf"\b(?:at\s+most|no\s+more\s+than|(?:{_LESS})\s+or\s+equal\s+to)\s+(\d+(?:\.\d+)?)", "<="),
                  (rf"\b(?:{_GREATER})\s+(\d+(?:\.\d+)?)", ">"), (rf"\b(?:{_LESS})\s+(\d+(?:\.\d+)?)", "<"),

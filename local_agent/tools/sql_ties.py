@@ -18,7 +18,7 @@ from .sql_query import name_words
 
 TIE = re.compile(r"\b(?:if\s+(?:there\s+is\s+|there's\s+|theres\s+|it's\s+|it\s+is\s+|they're\s+|they\s+are\s+)?"
                  r"(?:an?\s+)?(?:tie|tied|ties|draw)|in\s+(?:case|the\s+event)\s+of\s+(?:a\s+)?(?:tie|ties|draw)|"
-                 r"ties?\s+(?:broken|go(?:es)?|settled|decided)\s+(?:by|to)|break(?:ing)?\s+ties?\s+by|"
+                 r"ties?\s+(?:broken|go(?:es)?|settled|decided)\s+(?:by|to)|break(?:ing)?\s+(?:any\s+)?ties?|"
                  r"on\s+a\s+tie)\b", re.IGNORECASE)
 _ALPHABETICAL = re.compile(r"\b(?:alphabetical(?:ly)?|a\s*-\s*z|by\s+name)\b", re.IGNORECASE)
 _DESCENDING = re.compile(r"\b(?:highest|largest|biggest|last|latest|newest|most|max(?:imum)?|z\s*-\s*a)\b",
@@ -45,14 +45,9 @@ def tie_clause(message: str) -> tuple[int, int] | None:
     match = TIE.search(message)
     if match is None:
         return None
-    bounds = [0, *(m.end() for m in re.finditer(r"[.;!?()]|,\s", message)), len(message)]
-    start = max(at for at in bounds if at <= match.start())
-    after = [at for at in bounds if at > match.end()]
-    end = after[0] if after else len(message)
-    if re.match(r"\s*,?\s*(?:the|then|by|lowest|highest|smallest|largest|first|last)\b", message[end:]):
-        later = [at for at in bounds if at > end]  # "If there's a tie, the alphabetically first."
-        end = later[0] if later else len(message)
-    return start, end
+    starts = [0, *(m.end() for m in re.finditer(r"[.;!?()]|,\s", message))]  # "..., lowest id if tie"
+    ends = [*(m.start() for m in re.finditer(r"[.;!?()]", message)), len(message)]  # "If tied, pick the lowest id."
+    return max(at for at in starts if at <= match.start()), min(at for at in ends if at >= match.end())
 
 
 def break_tie(catalog: Catalog, message: str, query: dict[str, Any]) -> dict[str, Any] | None:
