@@ -71,6 +71,8 @@ def test_a_year_said_in_words_is_the_year_the_reading_holds():
     ("How many days between Christmas and my birthday?", "the date of my birthday"),
     ("I was hired on March 2 last year; how many days have I worked here?", "the year of the date"),
     ("I was hired on March 2; how many days have I worked here?", "whether the date is past or to come"),
+    ("what's the date 5 days after I get back?", "when I get back"),
+    ("What date will it be 45 days after I arrive?", "when I arrive"),
 ])
 def test_a_day_the_question_counts_from_that_the_reading_cannot_know(message: str, part: str):
     assert date_left_out(message, date_question(message)) == part
@@ -81,6 +83,16 @@ def test_a_day_the_question_counts_from_that_the_reading_cannot_know(message: st
     "what date is two weeks after next Monday?", "how many days until the weekend?",
     "how many days until my birthday on June 3?", "how many days until my birthday, June 3?",
     "How many days until June 20 this year?", "How many days have I got left until June 3?",
+    "how many days until my flight on friday", "how many days until we leave for Paris on June 3?",
 ])
 def test_days_the_rules_read_or_the_question_dates_are_no_unknown_event(message: str):
     assert date_left_out(message, date_question(message)) is None
+
+
+@pytest.mark.parametrize(("message", "amount"), [
+    ("when I come back in 3 weeks, what date will it be?", 3),  # back from a trip: ahead
+    ("what was the date 3 weeks back?", -3),
+])
+def test_back_goes_back_only_after_a_span(message: str, amount: int):
+    arguments = date_question(message)
+    assert arguments is not None and arguments["amount"] == amount and date_left_out(message, arguments) is None

@@ -85,11 +85,11 @@ def date_left_out(message: str, reading: Mapping[str, Any] | None = None) -> str
     for pattern, form, operation in _DATE_FORMS:
         if pattern.search(message) and not _covers(reading, operation):
             return form
-    if reading is not None and (anchor := anchor_left_out(message, reading)):
-        return anchor  # "two weeks after the exam" read as two weeks from today
     if (reading is not None and reading.get("operation") in _DATE_OPERATIONS
             and _COUNT_ASKED.search(asking_sentence(message))):
         return "a count, not a date"  # "how many days before I must renew?" read as a date
+    if reading is not None and (anchor := anchor_left_out(message, reading)):
+        return anchor  # "two weeks after the exam" read as two weeks from today
     if reading is not None and (number := _unused_number(message, reading)):
         return f"a calculation with {number}"  # "3 hours 40 minutes on Monday": not the days from Monday to Tuesday
     return None
