@@ -53,7 +53,8 @@ _MONTH_LENGTH = re.compile(rf"\bhow\s+many\s+days\s+(?:are\s+(?:there\s+)?|does\
                            rf"({'|'.join(MONTHS)})(?:\s+(?:of\s+)?(\d{{4}}))?\b")
 _WEEKDAY_ASKED = re.compile(r"\b(?:weekday|day\s+of\s+(?:the\s+)?week|what\s+day|which\s+day)\b")
 _DATE_ASKED = re.compile(r"\b(?:date|day|when|weekday|finish|end|ends|expire|expires|due)\b")
-_BACK = re.compile(r"\b(?:ago|before|earlier|(?:days?|weeks?|months?|years?)\s+back|prior\s+to)\b")  # not "come back in"
+# "3 weeks back" goes back; "when I come back in 3 weeks" does not.
+_BACK = re.compile(r"\b(?:ago|before|earlier|(?:days?|weeks?|months?|years?)\s+back|prior\s+to)\b")
 _FORWARD = re.compile(r"\b(?:from|after|in|later|lasts?|starting|starts|course|takes|for)\b")
 
 
