@@ -65,6 +65,9 @@ def test_without_an_instruction_an_average_keeps_two_places(tools: dict):
 
 def test_a_calculation_is_rounded_as_asked(tools: dict):
     assert run(tools, "what is 17/3 to 2 decimal places?")[0] == "round(17/3, 2) = 5.67"
+    assert run(tools, "round 3.14159 to two decimal places")[0] == "round(3.14159, 2) = 3.14"
+    assert run(tools, "what is 3.14159 rounded to 2 decimal places?")[0] == "round(3.14159, 2) = 3.14"
+    assert Router(tools).route(read("I have 3 cats, one decimal is fine", NOW)).kind != "direct"
     assert run(tools, "what is 17/3?")[0].endswith("= 5.66666666667")
 
 

@@ -45,6 +45,8 @@ SUBJECT_TOOLS: dict[Subject, tuple[str, ...]] = {
 SEARCH_QUERY_CHARS = 200  # the search tools' longest query
 _ASKS = re.compile(r"\?|^\s*(?:what|whats|what's|when|how|which|count|tell|give)\b", re.IGNORECASE)
 _FIRST_BY_RULE = {"memory_search", "notes_search"}
+_NUMBER_ALONE = re.compile(r"^\W*(?:(?:what(?:'s|\s+is)|whats|calculate|compute|round)\s+)?(-?\d+(?:\.\d+)?)[\s?.!]*$",
+                           re.IGNORECASE)
 ROUNDED_SELECTS = ("avg", "sum", "share", "per")  # the database answers a rounding instruction applies to
 
 
@@ -102,10 +104,12 @@ class Router:
             message, request, subjects = reading, asks_tool(reading), tool_subjects(reading)
             rounding = read_rounding(reading)
         if rounding is not None:  # "2 decimals" is how to show the answer, not a quantity of the question
+            direct = self._rounded(message, rounding)
             message = rounding.masked(message)
-        direct = self._read(message) or self._times(message) or self._direct(message)  # the data first
+        else:
+            direct = self._read(message) or self._times(message) or self._direct(message)  # the data first
         if direct is not None:
-            return rounded(direct, rounding)
+            return direct
         if "calculator" in self.enabled and (asks_about_its_quantities(message) or lacks_a_quantity(message)):
             return Route("problem", ("calculator",), reason="word problem")
         for name, tool in self.tools.items():  # a terse "distinct users who commented in 2023" asks too
@@ -124,6 +128,20 @@ class Router:
         if tools[0] in _FIRST_BY_RULE:
             return Route("model", tools, first_arguments(tools[0], message), reason, first=tools[0])
         return Route("model", tools, reason=reason)
+
+    def _rounded(self, message: str, rounding: Rounding) -> Route | None:
+        """A direct route of the message without its rounding instruction ("2 decimals" is how
+        to show the answer, not a quantity of the question), rounded as asked; a number alone
+        is rounded itself ("what is 3.14159 rounded to 2 decimal places")."""
+        masked = rounding.masked(message)
+        direct = self._read(masked) or self._times(masked) or self._direct(masked)
+        if direct is not None:
+            return rounded(direct, rounding)
+        alone = _NUMBER_ALONE.match(masked)
+        if alone is not None and "calculator" in self.enabled:
+            return Route("direct", ("calculator",), {"expression": f"round({alone[1]}, {rounding.places})"},
+                         "a number to round")
+        return None
 
     def _read(self, message: str) -> Route | None:
         """A tool whose reader reads the message into its arguments (its rules ask for a
