@@ -53,7 +53,8 @@ _DATE_FORMS: tuple[tuple[re.Pattern[str], str, str], ...] = (
 _COUNT_ASKED = re.compile(r"\bhow\s+(?:many|long)\b|\bnumber\s+of\b", re.IGNORECASE)
 _DATE_OPERATIONS = frozenset({"add", "weekday", "today", "nth_weekday", "day_n"})
 _NEGATION = re.compile(r"\b(?:never|without|none|no|not|except|excluding|other\s+than)\b|n't\b", re.IGNORECASE)
-_OR = re.compile(r"\b\w+\s+or\s+\w+", re.IGNORECASE)
+_OR = re.compile(r"\b\w+\s+or\s+(?!(?:older|over|more|above|higher|greater|younger|under|less|below|lower|fewer)\b)\w+",
+                 re.IGNORECASE)  # "50 or older" is one bound
 # Parts of a question, and what in the SQL covers them ("" : no query form does yet).
 _SQL_PARTS: tuple[tuple[re.Pattern[str], str, str], ...] = (
     (re.compile(r"\b(?:first|second|third|fourth|last|1st|2nd|3rd|4th)\s+(?:half|quarter)\s+of\s+\d{4}\b|"

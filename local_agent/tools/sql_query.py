@@ -48,6 +48,9 @@ def stem_of(word: str, known: str) -> bool:
     return form_of(word, known) or (len(known) >= 4 and word.startswith(known) and len(word) - len(known) <= 3)
 
 
+_OR_BOUND = r"\b(\d+(?:\.\d+)?)\s+(?:years?\s+(?:old\s+)?)?or\s+"  # "50 or older": one bound, kept
+
+
 def verb_forms(word: str) -> str:
     """A pattern for a one-word value's past and -ing forms, when it has them ("commented",
     "purchased", "posting"); a short word ("log") has none (a pattern that matches nothing)."""
@@ -223,6 +226,8 @@ class SqlQuestion:
         text = YEARS_BETWEEN.sub(" ", text)
         tests = [(r"\bbetween\s+(\d+(?:\.\d+)?)\s+and\s+(\d+(?:\.\d+)?)", None),
                  (r"\b(?:aged|ages?|from)\s+(\d+)\s*(?:to|-|through|thru)\s*(\d+)\b(?!\s*(?:%|percent))", None),
+                 (_OR_BOUND + r"(?:older|over|more|above|higher|greater)\b", ">="),
+                 (_OR_BOUND + r"(?:younger|under|less|below|lower|fewer)\b", "<="),
                  (rf"\b(?:at\s+least|no\s+less\s+than|(?:{_GREATER})\s+or\s+equal\s+to)\s+(\d+(?:\.\d+)?)", ">="),
                  (rf"\b(?:at\s+most|no\s+more\s+than|(?:{_LESS})\s+or\s+equal\s+to)\s+(\d+(?:\.\d+)?)", "<="),
                  (rf"\b(?:{_GREATER})\s+(\d+(?:\.\d+)?)", ">"), (rf"\b(?:{_LESS})\s+(\d+(?:\.\d+)?)", "<"),

@@ -4,7 +4,8 @@ as data with what in the SQL covers each:
 - a tie-break ("If there's a tie, the alphabetically first", "lowest id if tie"): read into the
   query as a second sort key (`then_by`, `then_order`), and then settled;
 - "inclusive" beside a range both of whose ends the query keeps (>= and <=);
-- "a single" after a negation ("never made a single purchase"): any at all.
+- "a single" after a negation ("never made a single purchase"): any at all;
+- "at least one", "1 or more" beside a count of the rows that have one.
 
 Unknown qualifiers ("premium", "churned") are no part of this: the reader still doubts them."""
 
@@ -27,6 +28,8 @@ _DESCENDING = re.compile(r"\b(?:highest|largest|biggest|last|latest|newest|most|
 COVERED: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = (
     (re.compile(r"\b(?:inclusive(?:ly)?|both\s+(?:ends\s+)?(?:included|inclusive|counted))\b", re.IGNORECASE),
      re.compile(r">= \?.* <= \?|<= \?.* >= \?|\bBETWEEN\b")),
+    (re.compile(r"\b(?:at\s+least\s+(?:one|1)|(?:one|1)\s+or\s+more)\b(?!\s*(?:%|percent|years?))", re.IGNORECASE),
+     re.compile(r"count\(DISTINCT|\bJOIN\b")),  # "made 1 or more purchases": that there is one
     (re.compile(r"(?:\b(?:never|not|no|without)|n't)(?:\s+\w+){0,2}?\s+(?P<covered>(?:a\s+|one\s+)?single)\b",
                 re.IGNORECASE),
      re.compile(r"\bNOT\s+(?:EXISTS|IN)\b")),
