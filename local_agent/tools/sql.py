@@ -37,9 +37,10 @@ MAX_CELL_CHARS = 200
 MAX_RESULT_CHARS = 4000
 SCHEMA_DESCRIPTION = "List the tables of the user's SQLite database with their columns and row counts."
 QUERY_DESCRIPTION = ("Query the user's database: fill table, select (count, count_distinct, avg, sum, min, max, "
-                     "value, or share: the percentage of rows where part holds), column, and if needed filters, "
-                     "part, without (rows with no row in a table that refers to them), group_by, order, order_by "
-                     f"and limit; returns the rows (at most {MAX_ROWS}). The database:\n")
+                     "value, share: the percentage of rows where part holds, or per: rows per row of the table per), "
+                     "column, and if needed filters, part, without (rows with no row in a table that refers to them), "
+                     "group_by, order, order_by, then_by (breaks a tie), limit and round (decimal places); returns "
+                     f"the rows (at most {MAX_ROWS}). The database:\n")
 
 
 def cell(value: Any) -> str:
