@@ -96,3 +96,8 @@ def test_days_the_rules_read_or_the_question_dates_are_no_unknown_event(message:
 def test_back_goes_back_only_after_a_span(message: str, amount: int):
     arguments = date_question(message)
     assert arguments is not None and arguments["amount"] == amount and date_left_out(message, arguments) is None
+
+
+def test_a_short_misspelled_question_word_is_read():
+    assert "(2030-01-01) is a Tuesday" in answer("wat day of the wek is 1 jan 2030")
+    assert date_question("wat a day!") is None

@@ -153,3 +153,9 @@ def test_rows_per_row_of_the_table_they_refer_to(tools: dict, message: str, show
 ])
 def test_rows_per_row_that_do_not_say_which_rows_are_not_read(tools: dict, message: str):
     assert Router(tools).route(read(message, NOW)).arguments.get("select") != "per"
+
+
+def test_question_words_misspelled_short_are_read(tools: dict):
+    assert run(tools, "hw many usrs in oslo")[0].splitlines()[1] == "2"
+    assert run(tools, "wich industry has most users? break ties alphabetically")[0].splitlines()[1] == "finance | 3"
+    assert Router(tools).route(read("hw are you?", NOW)).kind == "none"
