@@ -159,3 +159,16 @@ def test_question_words_misspelled_short_are_read(tools: dict):
     assert run(tools, "hw many usrs in oslo")[0].splitlines()[1] == "2"
     assert run(tools, "wich industry has most users? break ties alphabetically")[0].splitlines()[1] == "finance | 3"
     assert Router(tools).route(read("hw are you?", NOW)).kind == "none"
+
+
+def test_a_question_naming_a_table_is_never_chat_and_a_place_alone_is(tools: dict):
+    for message in ("Do we have any users older than 80?", "users in oslo?"):
+        assert Router(tools).route(read(message, NOW)).kind in ("direct", "model"), message
+    for message in ("Have you ever been to Oslo?", "what's the weather in Oslo?",
+                    "My users keep asking for a dark mode, any tips?"):
+        assert Router(tools).route(read(message, NOW)).kind == "none", message
+
+
+def test_the_top_rows_a_count_does_not_list_are_left_out(tools: dict):
+    _, part = run(tools, "top 2 locations by number of users")
+    assert part is not None

@@ -73,8 +73,8 @@ _SQL_PARTS: tuple[tuple[re.Pattern[str], str, str], ...] = (
     (re.compile(r"\bmedian\b", re.IGNORECASE), "a median", ""),
 )
 _SCALES = frozenset(Decimal(10) ** power for power in (3, 6, 9, 12))
-_QUESTION_WORD = re.compile(r"\b(?:how|what|what's|whats|which|who|when|list|show|count|give|tell|find|number|total|"
-                            r"average|avg|percentage|share)\b", re.IGNORECASE)
+_QUESTION_WORD = re.compile(r"\b(?:how|what|what's|whats|which|who|when|list|show|count|give|tell|find|top|number|"
+                            r"total|average|avg|percentage|share)\b", re.IGNORECASE)
 _WHICH = re.compile(r"^\s*(?:which|what)\s+(?:\w+\s+){1,3}?(?:has|have|had|is|was|are|were)\s+the\b", re.IGNORECASE)
 _MONTH_NAMES = re.compile(r"\b(?:" + "|".join(MONTHS) + r")\b", re.IGNORECASE)
 

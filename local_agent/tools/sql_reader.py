@@ -135,17 +135,21 @@ class SqlReader:
 
     def asks_for_data(self, message: str) -> bool:
         """Whether a question it cannot read still asks for data the database holds: it names
-        a table, column or value, and asks for a count, an aggregate, a superlative or a list."""
+        a table, column or value, and asks for a count, an aggregate, a superlative or a list,
+        or names a table with a value or column of it and ends with a question mark ("users in
+        lisbon?", "any users older than 80?"; not "have you been to Lisbon?", "my users keep
+        asking for a dark mode, any tips?")."""
         text = self._text(message)
         if not _asks(text):
             return False
         query = SqlQuestion(self.catalog, self.columns, text, self._values(text, []))
-        named = bool(query.values or query.mentioned(by_meaning=False)) or any(
-            query.table_named(word, strong=True) is not None for word in re.findall(r"[a-z_]+", text))
+        table = any(query.table_named(word, strong=True) is not None for word in re.findall(r"[a-z_]+", text))
+        named = bool(query.values or query.mentioned(by_meaning=False)) or table
         wants = re.search(r"\b(?:how\s+many|number\s+of|count|average|avg|mean|total|sum|most|least|fewest|highest|"
                           r"lowest|oldest|youngest|latest|earliest|list|show|which|who|percentage|percent|share|"
                           r"proportion|ratio|fraction|distinct|different|unique|top|never|without|median)\b|%", text)
-        return named and wants is not None
+        qualified = table and "?" in text and bool(query.values or query.mentioned())  # "any users older than 80?"
+        return named and (wants is not None or qualified)
 
     def _text(self, message: str) -> str:
         text = normalize(message, self.vocabulary)
