@@ -172,3 +172,9 @@ def test_a_question_naming_a_table_is_never_chat_and_a_place_alone_is(tools: dic
 def test_the_top_rows_a_count_does_not_list_are_left_out(tools: dict):
     _, part = run(tools, "top 2 locations by number of users")
     assert part is not None
+
+
+def test_a_request_in_the_first_person_asks_too(tools: dict):
+    assert run(tools, "I need the count of users in Oslo")[0].splitlines()[1] == "2"
+    for message in ("I need users to stop spamming", "I want to delete all users"):
+        assert Router(tools).route(read(message, NOW)).kind == "none", message

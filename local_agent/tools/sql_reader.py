@@ -50,7 +50,7 @@ from .sql_query import (
 from .sql_ties import break_tie
 
 _OPENERS = (r"what|whats|what's|which|who|how|when|list|show|count|give|tell\s+me|can\s+you|could\s+you|"
-            r"number|total|avg|average|find")
+            r"number|total|avg|average|find|i\s+need|i'?d\s+like|i\s+want|please\s+(?:give|tell|show|count|find)")
 _WEEKDAYS = "|".join(WEEKDAYS)
 DATABASE_WORDS = word_set("database_question")
 
