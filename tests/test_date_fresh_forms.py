@@ -101,3 +101,15 @@ def test_back_goes_back_only_after_a_span(message: str, amount: int):
 def test_a_short_misspelled_question_word_is_read():
     assert "(2030-01-01) is a Tuesday" in answer("wat day of the wek is 1 jan 2030")
     assert date_question("wat a day!") is None
+
+
+@pytest.mark.parametrize(("message", "said"), [
+    ("How many days are between Christmas and New Year's Eve?", "is 6 days"),  # not also new year's day
+    ("is it a leap year this year", "2026 is not a leap year"),
+])
+def test_holidays_that_contain_another_and_a_yes_no_opening(message: str, said: str):
+    assert said in answer(message)
+
+
+def test_a_yes_no_opening_alone_is_no_date_question():
+    assert date_question("is the meeting on friday") is None

@@ -162,10 +162,11 @@ def test_question_words_misspelled_short_are_read(tools: dict):
 
 
 def test_a_question_naming_a_table_is_never_chat_and_a_place_alone_is(tools: dict):
-    for message in ("Do we have any users older than 80?", "users in oslo?"):
+    for message in ("Do we have any users older than 80?", "users in oslo?", "Quick q: purchases in 2023?",
+                    "emails of the 2 oldest users"):
         assert Router(tools).route(read(message, NOW)).kind in ("direct", "model"), message
     for message in ("Have you ever been to Oslo?", "what's the weather in Oslo?",
-                    "My users keep asking for a dark mode, any tips?"):
+                    "My users keep asking for a dark mode, any tips?", "any good purchase advice?"):
         assert Router(tools).route(read(message, NOW)).kind == "none", message
 
 

@@ -30,7 +30,8 @@ _AMOUNT = re.compile(r"\b(\d{1,6}|a|an|1)\s*-?\s*(day|week|fortnight|month|year)
 _HOLIDAYS = {r"christmas\s+eve": (12, 24), r"christmas(?:\s+day)?|xmas": (12, 25),
              r"new\s+year'?s?\s+eve": (12, 31), r"new\s+year'?s?(?:\s+day)?": (1, 1),
              r"valentine'?s?(?:\s+day)?": (2, 14), r"halloween": (10, 31)}
-_OPENERS = r"what'?s?|which|when|how|tell\s+me|can\s+you|could\s+you|date|weekday|day|days|weeks|months|give|count"
+_OPENERS = (r"what'?s?|which|when|how|tell\s+me|can\s+you|could\s+you|date|weekday|day|days|weeks|months|give|count|"
+            r"is|was|will|does|did")  # "is it a leap year this year"
 _NAMED_DAY = re.compile(rf"\b(?:(last|previous|past)\s+)?({'|'.join(WEEKDAYS)})\b")
 _PERIOD_END = re.compile(r"\b(?:end\s+of|last\s+day\s+of|left\s+(?:in|of)|remaining\s+in|rest\s+of)\s+(?:the|this)\s+"
                          r"(month|year)\b")
@@ -82,8 +83,11 @@ def _dates(text: str) -> list[str]:
     when no year is written."""
     found = [(value.start, value.key) for value in extract(text, ("date",))
              if len(value.key) == 10 or value.key.startswith("--")]  # not a month and year alone
-    for pattern, (month, day) in _HOLIDAYS.items():
-        for match in re.finditer(rf"\b(?:{pattern})\b(?:\s+(?:of\s+)?(\d{{4}}))?", text):
+    holidays = [(match, month, day) for pattern, (month, day) in _HOLIDAYS.items()
+                for match in re.finditer(rf"\b(?:{pattern})\b(?:\s+(?:of\s+)?(\d{{4}}))?", text)]
+    for match, month, day in holidays:  # "new year's eve" is not also new year's day
+        if not any(other is not match and other.start() <= match.start() and match.end() <= other.end()
+                   and len(other[0]) > len(match[0]) for other, _, _ in holidays):
             year = f"{int(match[1]):04d}" if match[1] else "-"
             found.append((match.start(), f"{year}-{month:02d}-{day:02d}"))
     if not found:  # a weekday beside a written date says which day that is ("... 2000-01-01? a Sunday")

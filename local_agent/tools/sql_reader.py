@@ -59,7 +59,7 @@ DATABASE_WORDS = word_set("database_question")
 _NOUN_PHRASE = re.compile(r"^\W*(?:the\s+)?(?:(?:percentage|percent|share|proportion|average|mean|avg|max|maximum|min|"
                           r"distinct|unique|different|"
                           r"minimum|highest|lowest|oldest|youngest|latest|earliest|newest|top\s+\d+)\b|[a-z_]+\s+of\s+"
-                          r"(?:the\s+)?(?:oldest|youngest|latest|earliest|newest|most\s+recent)\b)")
+                          r"(?:the\s+)?(?:\d+\s+)?(?:oldest|youngest|latest|earliest|newest|most\s+recent)\b)")
 # A noun phrase that counts different rows: "distinct users who commented in 2023" asks how many
 # ("distinct locations" alone may ask for the list: no reading).
 _DISTINCT_PHRASE = re.compile(r"^\W*(?:the\s+)?(distinct|unique)\s+(?=[a-z_]+s\s+(?:who|that|which|with)\b)")
@@ -148,7 +148,9 @@ class SqlReader:
         wants = re.search(r"\b(?:how\s+many|number\s+of|count|average|avg|mean|total|sum|most|least|fewest|highest|"
                           r"lowest|oldest|youngest|latest|earliest|list|show|which|who|percentage|percent|share|"
                           r"proportion|ratio|fraction|distinct|different|unique|top|never|without|median)\b|%", text)
-        qualified = table and "?" in text and bool(query.values or query.mentioned())  # "any users older than 80?"
+        rows = any(re.search(rf"\b(?:{word_forms(value.lower())})\b", text) and not re.search(
+            rf"\b{re.escape(value.lower())}\b", text) for _, value in query.values)  # "purchases": rows, "Lisbon": not
+        qualified = "?" in text and ((table and bool(query.values or query.mentioned())) or rows)
         return named and (wants is not None or qualified)
 
     def _text(self, message: str) -> str:
