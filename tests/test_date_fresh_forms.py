@@ -113,3 +113,13 @@ def test_holidays_that_contain_another_and_a_yes_no_opening(message: str, said: 
 
 def test_a_yes_no_opening_alone_is_no_date_question():
     assert date_question("is the meeting on friday") is None
+
+
+def test_full_months_are_counted_in_months():
+    assert "(8 months)" in answer("How many full months until 2026-12-01?")
+
+
+@pytest.mark.parametrize("message", ["Which is later: 90 days from now or the end of June?",
+                                     "what comes first, easter or my birthday?"])
+def test_a_comparison_of_two_dates_is_said_back(message: str):
+    assert date_left_out(message, date_question(message)) == "a comparison of two dates"

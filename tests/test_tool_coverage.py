@@ -167,3 +167,10 @@ def test_a_date_reading_the_model_chose_is_not_stood_behind(scripted):
     data = ask_json("--tools", "--today", "2026-03-11", "How many days until my birthday?", backend=scripted)
     assert data["tools"]["route"] == "model" and data["outcome"] == "unsure"
     assert data["answer"].startswith("I'm not sure this answers your question (the model chose the date reading).")
+
+
+def test_a_database_question_the_model_answers_without_a_query_is_not_stood_behind(scripted, db):  # noqa: F811
+    scripted.queue(action("final"), "Most users live in Oslo.")
+    data = ask_json("--db", str(db), "What fraction of users in the database live in Oslo?", backend=scripted)
+    assert data["tools"]["route"] == "model" and data["tool_calls"] == [] and data["outcome"] == "unsure"
+    assert data["answer"].startswith("I'm not sure this answers your question (no query of your database was run).")

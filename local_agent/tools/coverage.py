@@ -48,6 +48,8 @@ _DATE_FORMS: tuple[tuple[re.Pattern[str], str, str], ...] = (
     (re.compile(r"\bweek\s+(?:number|no\b)|\b(?:which|what)\s+week\s+(?:is|of)\b", re.IGNORECASE), "a week number",
      "day_of_year"),
     (re.compile(r"\bhow\s+old\s+(?:will|would)\b(?!.*\btoday\b)", re.IGNORECASE), "an age still to come", "age"),
+    (re.compile(r"\b(?:which|what)\s+(?:one\s+)?(?:is|comes|falls|was|will\s+be)\s+(?:later|earlier|first|sooner|"
+                r"last|before|after)\b", re.IGNORECASE), "a comparison of two dates", "-"),
 )
 # A question that asks for a count, and the date operations whose answer is a date, not a count.
 _COUNT_ASKED = re.compile(r"\bhow\s+(?:many|long)\b|\bnumber\s+of\b", re.IGNORECASE)

@@ -153,7 +153,8 @@ def _age(text: str, dates: list[str], amount: tuple[int, str] | None) -> dict[st
 
 
 def _between(text: str, dates: list[str], amount: tuple[int, str] | None) -> dict[str, Any] | None:
-    counted = re.search(r"\bhow\s+(?:many|long)\b(?:\s+(days|weeks|months|years))?|^(days|weeks|months)\b|"
+    counted = re.search(r"\bhow\s+(?:many|long)\b(?:\s+(?:full\s+|whole\s+|complete\s+|calendar\s+)?"
+                        r"(days|weeks|months|years))?|^(days|weeks|months)\b|"
                         r"\b(days|weeks|months)\s+(?:until|till|between|since|from|to|left)\b", text)
     if counted is None or (amount is not None and len(dates) != 2) or _COUNTED_WEEKDAYS.search(text):
         return None  # how many Fridays until ...: not a count of days
