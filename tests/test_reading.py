@@ -2,7 +2,8 @@
 messages and their expected readings (tests/data/reading_corpus.jsonl, one message a line:
 `form` the form the row is about and `match` whether the message is one or a look-alike that
 must not be; `intents` every intent read, as `Reading.labels()` writes them; `name` the name
-introduced; `numbers` the numbers' keys; `dates` each date span as [words, kind, start, end]).
+introduced; `numbers` the numbers' keys; `dates` each date span as [words, kind, start, end]; `rounding`
+the rounding instruction as [places, words]).
 A form is added by adding its general pattern and corpus rows, one of each kind at least."""
 
 import datetime as dt
@@ -38,7 +39,9 @@ def test_the_reading_of_each_corpus_message(row):
     assert reading.introduced_name == row.get("name")
     assert [value.key for value in reading.numbers] == row.get("numbers", [])
     assert dates == row.get("dates", [])
-    found = {"numbers": bool(reading.numbers), "dates": bool(reading.dates)}.get(row["form"],
+    assert (reading.rounding and [reading.rounding.places, reading.rounding.text]) == row.get("rounding")
+    found = {"numbers": bool(reading.numbers), "dates": bool(reading.dates),
+             "rounding": reading.rounding is not None}.get(row["form"],
                                                                                  row["form"] in reading.labels())
     assert found is row["match"]
 

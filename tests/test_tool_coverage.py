@@ -180,3 +180,10 @@ def test_a_number_written_twice_and_used_once_is_left_out(scripted):
 def test_a_mixed_number_in_words_is_one_number_used():
     message = "I earn eighteen dollars an hour and worked thirty-two and a half hours this week. What's my pay?"
     assert unused_numbers(extract(message, ("number",)), {"expression": "18 * 32.5"}) == []
+
+
+def test_a_database_question_the_model_answers_without_a_query_is_not_stood_behind(scripted, db):  # noqa: F811
+    scripted.queue(action("final"), "Most users live in Oslo.")
+    data = ask_json("--db", str(db), "What fraction of users in the database live in Oslo?", backend=scripted)
+    assert data["tools"]["route"] == "model" and data["tool_calls"] == [] and data["outcome"] == "unsure"
+    assert data["answer"].startswith("I'm not sure this answers your question (no query of your database was run).")

@@ -37,6 +37,7 @@ from .names import names_of
 from .past import ASKS_OWN_NAME, PastQuestion, past_question
 from .recap import recap_span
 from .requests import Subject, asks_tool, tool_subjects
+from .rounding import Rounding, read_rounding
 from .values import Value, extract
 from .words import compounds, lower_words
 
@@ -50,7 +51,7 @@ FORMS: tuple[str, ...] = (
     *(f"about-assistant:{topic}" for topic in get_args(Topic)), *(f"goodbye:{kind}" for kind in get_args(Farewell)),
     *(f"courtesy:{kind}" for kind in get_args(Courtesy)), *(f"feeling:{kind}" for kind in get_args(Feeling)),
     "statement", "request", *(f"tool-request:{subject}" for subject in get_args(Subject)), "recap",
-    "numbers", "dates",
+    "numbers", "dates", "rounding",
 )
 # A clause that opens with a negated auxiliary and has no question mark left its subject out:
 # "can't sleep", "didn't get the job" tell, they do not ask.
@@ -93,6 +94,7 @@ class Reading:
     small_talk: bool
     tool_request: bool
     tool_subjects: tuple[Subject, ...]
+    rounding: Rounding | None = None  # how the user wants the answer's number rounded (rounding.py)
 
     @property
     def english(self) -> bool:
@@ -131,7 +133,7 @@ def read(message: str, now: dt.datetime) -> Reading:
         about=asked_about_assistant(message), goodbye=farewell(message), courtesy=courtesy(found),
         small_talk=is_small_talk(found), feeling=feeling(message), past=past_question(message, clauses, language),
         own_name=own_name is not None, recap=recap_span(message, dates, now), tool_request=asks_tool(message),
-        tool_subjects=tool_subjects(message))
+        tool_subjects=tool_subjects(message), rounding=read_rounding(message))
     return dataclasses.replace(reading, intents=_intents(reading, correction, own_name))
 
 

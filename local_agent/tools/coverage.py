@@ -18,6 +18,7 @@ users have never done anything?" read as a count of activities drops "never".
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from collections import Counter
@@ -27,7 +28,8 @@ from typing import Any
 
 from ..reading.values import Value, extract, words_to_digits
 from ..reading.words import MONTHS, WEEKDAYS
-from .question_text import normalize
+from .date_anchors import anchor_left_out
+from .question_text import normalize, spoken_years
 
 _DAYS = "|".join(WEEKDAYS)
 _ORDINAL = r"first|second|third|fourth|fifth|last|1st|2nd|3rd|4th|5th"
@@ -47,9 +49,15 @@ _DATE_FORMS: tuple[tuple[re.Pattern[str], str, str], ...] = (
     (re.compile(r"\bweek\s+(?:number|no\b)|\b(?:which|what)\s+week\s+(?:is|of)\b", re.IGNORECASE), "a week number",
      "day_of_year"),
     (re.compile(r"\bhow\s+old\s+(?:will|would)\b(?!.*\btoday\b)", re.IGNORECASE), "an age still to come", "age"),
+    (re.compile(r"\b(?:which|what)\s+(?:one\s+)?(?:is|comes|falls|was|will\s+be)\s+(?:later|earlier|first|sooner|"
+                r"last|before|after)\b", re.IGNORECASE), "a comparison of two dates", "-"),
 )
+# A question that asks for a count, and the date operations whose answer is a date, not a count.
+_COUNT_ASKED = re.compile(r"\bhow\s+(?:many|long)\b|\bnumber\s+of\b", re.IGNORECASE)
+_DATE_OPERATIONS = frozenset({"add", "weekday", "today", "nth_weekday", "day_n"})
 _NEGATION = re.compile(r"\b(?:never|without|none|no|not|except|excluding|other\s+than)\b|n't\b", re.IGNORECASE)
-_OR = re.compile(r"\b\w+\s+or\s+\w+", re.IGNORECASE)
+_OR = re.compile(r"\b\w+\s+or\s+(?!(?:older|over|more|above|higher|greater|younger|under|less|below|lower|fewer)\b)\w+",
+                 re.IGNORECASE)  # "50 or older" is one bound
 # Parts of a question, and what in the SQL covers them ("" : no query form does yet).
 _SQL_PARTS: tuple[tuple[re.Pattern[str], str, str], ...] = (
     (re.compile(r"\b(?:first|second|third|fourth|last|1st|2nd|3rd|4th)\s+(?:half|quarter)\s+of\s+\d{4}\b|"
@@ -68,8 +76,8 @@ _SQL_PARTS: tuple[tuple[re.Pattern[str], str, str], ...] = (
     (re.compile(r"\bmedian\b", re.IGNORECASE), "a median", ""),
 )
 _SCALES = frozenset(Decimal(10) ** power for power in (3, 6, 9, 12))
-_QUESTION_WORD = re.compile(r"\b(?:how|what|what's|whats|which|who|when|list|show|count|give|tell|find|number|total|"
-                            r"average|avg|percentage|share)\b", re.IGNORECASE)
+_QUESTION_WORD = re.compile(r"\b(?:how|what|what's|whats|which|who|when|list|show|count|give|tell|find|top|number|"
+                            r"total|average|avg|percentage|share)\b", re.IGNORECASE)
 _WHICH = re.compile(r"^\s*(?:which|what)\s+(?:\w+\s+){1,3}?(?:has|have|had|is|was|are|were)\s+the\b", re.IGNORECASE)
 _MONTH_NAMES = re.compile(r"\b(?:" + "|".join(MONTHS) + r")\b", re.IGNORECASE)
 
@@ -78,9 +86,14 @@ def date_left_out(message: str, reading: Mapping[str, Any] | None = None) -> str
     """The part of a date question that its reading (the date tool's arguments a rule read, or
     None) does not cover, or None: a form is covered only by the operation that computes it
     (an age still to come, only by an age on a named day)."""
-    for pattern, part, operation in _DATE_FORMS:
+    for pattern, form, operation in _DATE_FORMS:
         if pattern.search(message) and not _covers(reading, operation):
-            return part
+            return form
+    if (reading is not None and reading.get("operation") in _DATE_OPERATIONS
+            and _COUNT_ASKED.search(asking_sentence(message))):
+        return "a count, not a date"  # "how many days before I must renew?" read as a date
+    if reading is not None and (anchor := anchor_left_out(message, reading)):
+        return anchor  # "two weeks after the exam" read as two weeks from today
     if reading is not None and (number := _unused_number(message, reading)):
         return f"a calculation with {number}"  # "3 hours 40 minutes on Monday": not the days from Monday to Tuesday
     return None
@@ -89,10 +102,11 @@ def date_left_out(message: str, reading: Mapping[str, Any] | None = None) -> str
 def _unused_number(message: str, reading: Mapping[str, Any]) -> str:
     """A number of the sentence that asks that is neither in a date nor in the reading's arguments,
     or "" (a number in the context around the question is no part of it)."""
-    text = words_to_digits(normalize(asking_sentence(message)))
+    text = spoken_years(words_to_digits(normalize(asking_sentence(message))))
     for value in sorted(extract(text, ("date", "time")), key=lambda value: -value.start):
         text = text[:value.start] + " " + text[value.start + len(value.text):]
     used = {int(digits) for digits in re.findall(r"\d+", " ".join(str(value) for value in reading.values()))}
+    used |= {1} if reading.get("operation") == "day_n" else set()  # "counting March 3 as day 1"
     return next((number for number in re.findall(r"(?<![\w.,/])\d+(?![\w.,/]\d)(?![a-z])", text)
                  if int(number) not in used), "")
 
@@ -124,8 +138,11 @@ def unused_numbers(numbers: Sequence[Value], arguments: Mapping[str, Any]) -> li
     """The message's `numbers` (the reading's, dates apart) that a rule's call with `arguments`
     does not use, as written, each use of a number counting for one of the message's ("3/4 cup
     ... 3 batches" read as 3/4 leaves a 3 out); a percentage counts as used as a fraction too ("25%" as 0.25),
-    and "1 million" (read as 1 and 1000000) as one number."""
+    "1 million" (read as 1 and 1000000) as one number, and a year said in words ("twenty
+    twenty-eight", read as 20 and 28) as the year the call holds."""
     held = Counter(_decimal(found) for found in re.findall(r"\d+(?:\.\d+)?", json.dumps(dict(arguments))))
+    if arguments.get("operation") == "day_n":  # its date is day 1
+        held[Decimal(1)] += 1
     unused = []
     for text, number in _scaled(numbers):  # each use holds one number: "3/4 cup ... 3 batches" leaves one 3 out
         if number is None:
@@ -135,6 +152,10 @@ def unused_numbers(numbers: Sequence[Value], arguments: Mapping[str, Any]) -> li
             held[used] -= 1
         else:
             unused.append(text)
+    for century, rest in itertools.pairwise(numbers):  # "twenty twenty-eight" read as 2028
+        if (century.key in ("19", "20") and len(rest.key) == 2 and rest.start - century.start - len(century.text) <= 1
+                and _decimal(century.key + rest.key) in held):
+            unused = [text for text in unused if text not in (century.text, rest.text)]
     return list(dict.fromkeys(unused))
 
 

@@ -22,7 +22,7 @@ from typing import Any
 
 from ..reading.values import extract
 from ..reading.words import MONTHS, WEEKDAYS, letter_words
-from .question_text import asks, normalize
+from .question_text import asks, normalize, spoken_years
 from .weekday_rules import nth_weekday_question, weekday_count_question
 
 _UNITS = {"day": "days", "week": "weeks", "fortnight": "weeks", "month": "months", "year": "years"}
@@ -30,7 +30,8 @@ _AMOUNT = re.compile(r"\b(\d{1,6}|a|an|1)\s*-?\s*(day|week|fortnight|month|year)
 _HOLIDAYS = {r"christmas\s+eve": (12, 24), r"christmas(?:\s+day)?|xmas": (12, 25),
              r"new\s+year'?s?\s+eve": (12, 31), r"new\s+year'?s?(?:\s+day)?": (1, 1),
              r"valentine'?s?(?:\s+day)?": (2, 14), r"halloween": (10, 31)}
-_OPENERS = r"what'?s?|which|when|how|tell\s+me|can\s+you|could\s+you|date|weekday|day|days|weeks|months|give|count"
+_OPENERS = (r"what'?s?|which|when|how|tell\s+me|can\s+you|could\s+you|date|weekday|day|days|weeks|months|give|count|"
+            r"is|was|will|does|did")  # "is it a leap year this year"
 _NAMED_DAY = re.compile(rf"\b(?:(last|previous|past)\s+)?({'|'.join(WEEKDAYS)})\b")
 _PERIOD_END = re.compile(r"\b(?:end\s+of|last\s+day\s+of|left\s+(?:in|of)|remaining\s+in|rest\s+of)\s+(?:the|this)\s+"
                          r"(month|year)\b")
@@ -41,18 +42,26 @@ _COUNTED_WEEKDAYS = re.compile(rf"\bhow\s+many\s+(?:{'|'.join(day + 's' for day 
                                r"weekends|weekdays|working\s+days|business\s+days)\b")
 _DATE_OF_DAY_ASKED = re.compile(r"\bwhen\s+(?:is|was|will)\b|\bwhat(?:'s|\s+is|\s+was)?\s+(?:the\s+)?date\b|"
                                 r"\bwhich\s+date\b|\bwhat(?:'s|\s+is|\s+was)\s+the\s+(?:last|first|1st)\s+day\b")
-_MONTH_END = re.compile(rf"\b(?:left\s+in|remaining\s+in|end\s+of|last\s+day\s+of)\s+({'|'.join(MONTHS)})\b")
+_MONTH_END = re.compile(rf"\b(?:left\s+in|remaining\s+in|end\s+of|last\s+day\s+of)\s+({'|'.join(MONTHS)})\b"
+                        r"(?:,?\s+(?:of\s+|in\s+)?(\d{4})\b)?")
+# "what is the last day of February 2028": the date of the day it names.
+_DAY_OF_PERIOD_ASKED = re.compile(r"\b(?:what(?:'s|\s+is|\s+was|\s+will\s+be)|when\s+is)\s+the\s+(?:last|first|1st)\s+"
+                                  r"day\s+of\b")
+# Day N of a span whose first day is day 1 ("counting Feb 1 as day 1", "day 1 is March 3").
+_DAY_ONE = re.compile(r"\bas\s+(?:the\s+)?(?:day\s+(?:1|one)|first\s+day)\b|\bday\s+(?:1|one)\s+(?:is|was|being)\b")
+_DAY_N = re.compile(r"\b(?:the\s+)?(?:last\s+day|final\s+day|day\s+(\d{1,4}))\b")
 _MONTH_LENGTH = re.compile(rf"\bhow\s+many\s+days\s+(?:are\s+(?:there\s+)?|does\s+|do\s+)?(?:in\s+)?"
                            rf"({'|'.join(MONTHS)})(?:\s+(?:of\s+)?(\d{{4}}))?\b")
 _WEEKDAY_ASKED = re.compile(r"\b(?:weekday|day\s+of\s+(?:the\s+)?week|what\s+day|which\s+day)\b")
 _DATE_ASKED = re.compile(r"\b(?:date|day|when|weekday|finish|end|ends|expire|expires|due)\b")
-_BACK = re.compile(r"\b(?:ago|before|earlier|back|prior\s+to)\b")
+# "3 weeks back" goes back; "when I come back in 3 weeks" does not.
+_BACK = re.compile(r"\b(?:ago|before|earlier|(?:days?|weeks?|months?|years?)\s+back|prior\s+to)\b")
 _FORWARD = re.compile(r"\b(?:from|after|in|later|lasts?|starting|starts|course|takes|for)\b")
 
 
 def date_question(message: str) -> dict[str, Any] | None:
     """The date tool's arguments for a date question, or None."""
-    text = normalize(message).rstrip(" .!")
+    text = spoken_years(normalize(message).rstrip(" .!"))
     if not asks(text, _OPENERS):
         return None
     if (arguments := nth_weekday_question(text)) is not None:
@@ -63,7 +72,7 @@ def date_question(message: str) -> dict[str, Any] | None:
     amount = _amount(text)
     if amount is None and re.search(r"\d[\d.e+]*\s*(?:day|week|month|year)s?\b", text):
         return None  # a span of time it cannot read (1e20 days, 2.5 weeks): left to the model
-    for rule in (_calendar, _age, _between, _weekday, _shift, _today):
+    for rule in (_day_n, _calendar, _age, _between, _weekday, _shift, _today):
         if (arguments := rule(text, dates, amount)) is not None:
             return arguments
     return None
@@ -74,8 +83,11 @@ def _dates(text: str) -> list[str]:
     when no year is written."""
     found = [(value.start, value.key) for value in extract(text, ("date",))
              if len(value.key) == 10 or value.key.startswith("--")]  # not a month and year alone
-    for pattern, (month, day) in _HOLIDAYS.items():
-        for match in re.finditer(rf"\b(?:{pattern})\b(?:\s+(?:of\s+)?(\d{{4}}))?", text):
+    holidays = [(match, month, day) for pattern, (month, day) in _HOLIDAYS.items()
+                for match in re.finditer(rf"\b(?:{pattern})\b(?:\s+(?:of\s+)?(\d{{4}}))?", text)]
+    for match, month, day in holidays:  # "new year's eve" is not also new year's day
+        if not any(other is not match and other.start() <= match.start() and match.end() <= other.end()
+                   and len(other[0]) > len(match[0]) for other, _, _ in holidays):
             year = f"{int(match[1]):04d}" if match[1] else "-"
             found.append((match.start(), f"{year}-{month:02d}-{day:02d}"))
     if not found:  # a weekday beside a written date says which day that is ("... 2000-01-01? a Sunday")
@@ -86,7 +98,10 @@ def _dates(text: str) -> list[str]:
     found += [(match.start(), f"{match[1]}-start") for match in _PERIOD_START.finditer(text)]
     for match in _MONTH_END.finditer(text):  # "left in March": its last day (February's depends on the year)
         month = MONTHS.index(match[1]) + 1
-        if month != 2:
+        if match[2] and int(match[2]) >= 1:
+            named = int(match[2])
+            found.append((match.start(), f"{named:04d}-{month:02d}-{calendar.monthrange(named, month)[1]:02d}"))
+        elif month != 2:
             found.append((match.start(), f"--{month:02d}-{calendar.monthrange(2001, month)[1]:02d}"))
     found += [(two.start(), "day-" + two[1].split()[0])  # read by _weekday as two days from today
               for two in re.finditer(r"\bthe\s+day\s+(after\s+tomorrow|before\s+yesterday)\b", text)]
@@ -138,7 +153,8 @@ def _age(text: str, dates: list[str], amount: tuple[int, str] | None) -> dict[st
 
 
 def _between(text: str, dates: list[str], amount: tuple[int, str] | None) -> dict[str, Any] | None:
-    counted = re.search(r"\bhow\s+(?:many|long)\b(?:\s+(days|weeks|months|years))?|^(days|weeks|months)\b|"
+    counted = re.search(r"\bhow\s+(?:many|long)\b(?:\s+(?:full\s+|whole\s+|complete\s+|calendar\s+)?"
+                        r"(days|weeks|months|years))?|^(days|weeks|months)\b|"
                         r"\b(days|weeks|months)\s+(?:until|till|between|since|from|to|left)\b", text)
     if counted is None or (amount is not None and len(dates) != 2) or _COUNTED_WEEKDAYS.search(text):
         return None  # how many Fridays until ...: not a count of days
@@ -160,10 +176,23 @@ def _weekday(text: str, dates: list[str], amount: tuple[int, str] | None) -> dic
         return None
     if dates[0].startswith("day-"):  # the day after tomorrow: the day two days from today
         return {"operation": "add", "date": "today", "amount": 2 if dates[0] == "day-after" else -2, "unit": "days"}
-    named = not re.match(r"\d|-", dates[0])  # next Friday, the end of the month: which date is it?
+    named = not re.match(r"\d|-", dates[0]) or _DAY_OF_PERIOD_ASKED.search(text)  # next Friday: which date?
     if _WEEKDAY_ASKED.search(text) or (named and _DATE_OF_DAY_ASKED.search(text)):
         return {"operation": "weekday", "date": dates[0]}
     return None
+
+
+def _day_n(text: str, dates: list[str], amount: tuple[int, str] | None) -> dict[str, Any] | None:
+    """Day N (or the last day of an N-day span) of a span that counts its first date as day 1:
+    the date tool's day_n ("a 90-day challenge from February 1, counting Feb 1 as day 1")."""
+    if not _DAY_ONE.search(text) or len(set(dates)) != 1:
+        return None
+    asked = list(_DAY_N.finditer(_DAY_ONE.sub(" ", text)))
+    numbers = {int(match[1]) for match in asked if match[1]}
+    if not asked or len(numbers) > 1 or (not numbers and (amount is None or amount[1] != "days")):
+        return None  # which day of the span, the question does not say
+    day = numbers.pop() if numbers else amount[0] if amount is not None else 0
+    return {"operation": "day_n", "date": dates[0], "amount": day} if day >= 1 else None
 
 
 def _shift(text: str, dates: list[str], amount: tuple[int, str] | None) -> dict[str, Any] | None:

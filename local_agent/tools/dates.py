@@ -22,7 +22,8 @@ DESCRIPTION = ("Dates from today: operation today (today's date), weekday (the w
                "age (the age on other, or today, of someone born on date), month_days (the days in date's "
                "month), leap_year (whether date's year is one), day_of_year (date's day of the year and "
                "week), nth_weekday (the amount-th `weekday` of date's month, -1 the last) or count_weekdays "
-               "(how many of `weekday`, or of workday: Monday to Friday, from date to other, both counted). "
+               "(how many of `weekday`, or of workday: Monday to Friday, from date to other, both counted) or day_n "
+               "(the amount-th day of a span whose day 1 is date). "
                "Dates are YYYY-MM-DD, today, tomorrow, yesterday, --MM-DD for a day of this year, mon "
                "to sun for the coming weekday, last-mon to last-sun for the last one, month-start, "
                "month-end, year-start or year-end.")
@@ -167,6 +168,10 @@ class DateTool:
             return f"Today is {spoken(today)}."
         if operation == "weekday":
             return f"{day.day} {day:%B} {day.year} ({day.isoformat()}) is a {day:%A}."
+        if operation == "day_n":
+            if amount < 1:
+                raise ToolError("day_n needs amount 1 or more: which day of the span, counting date as day 1")
+            return f"Day {amount}, counting {spoken(day)} as day 1, is {spoken(day + dt.timedelta(days=amount - 1))}."
         if operation == "add":
             moved = shift(day, amount, unit)
             direction = "after" if amount >= 0 else "before"
@@ -199,7 +204,7 @@ class DateTool:
 def make_date(today: Today) -> Tool:
     parameters = object_schema({
         "operation": {"type": "string", "enum": ["today", "weekday", "add", "between", "age", "month_days",
-                                                 "leap_year", "day_of_year", "nth_weekday", "count_weekdays"]},
+                                                 "leap_year", "day_of_year", "nth_weekday", "count_weekdays", "day_n"]},
         "date": {"type": "string", "pattern": DATE_PATTERN, "maxLength": 11},
         "amount": {"type": "integer", "minimum": -MAX_AMOUNT, "maximum": MAX_AMOUNT},
         "unit": {"type": "string", "enum": ["days", "weeks", "months", "years"]},

@@ -17,10 +17,10 @@ from functools import lru_cache
 from typing import Any
 
 from ..reading.values import mixed_numbers, words_to_digits
-from ..reading.words import MONTHS, WEEKDAYS, WORD, letter_words
+from ..reading.words import MONTHS, WEEKDAYS, WORD, letter_words, word_list
 
 VOCABULARY = frozenset("""
-what whats how much many calculate compute evaluate work out solve tell average mean sum total add plus minus
+what whats which how much many calculate compute evaluate work out solve tell average mean sum total add plus minus
 times multiplied multiply divided divide over percent percentage square root cube squared cubed power split
 between among each tip discount off per cost costs price left remaining quarter third half together altogether
 people persons friends ways sqrt equals bill owe pay paid spend spent each everybody everyone person
@@ -52,7 +52,7 @@ def _scaled(count: str | None, scale: str) -> str:
 def normalize(message: str, extra: frozenset[str] = frozenset()) -> str:
     """`message` as the rules read it (see the module's docstring); `extra` words are
     corrected to as well (a database's table, column and value names)."""
-    text = " ".join(message.lower().replace("’", "'").split())
+    text = " ".join(_SHORT_TYPOS.get(word, word) for word in message.lower().replace("’", "'").split())
     text = WORD.sub(lambda match: _corrected(match.group(), extra), text)
     for pattern, fraction in _FRACTIONS:
         text = re.sub(pattern, fraction, text)
@@ -60,6 +60,17 @@ def normalize(message: str, extra: frozenset[str] = frozenset()) -> str:
     text = _THOUSANDS.sub("", text)
     text = _SCALED.sub(lambda match: _scaled(match[1], match[2]), text)  # "1 million" reads "1 1000000"
     return " ".join(_CURRENCY.sub("", text).split())
+
+
+# Misspelled question words too short for `correct` ("hw", "wat"), from words.toml.
+_SHORT_TYPOS = {typo: group.split("|")[-1] for group in word_list("short_typos") for typo in group.split("|")[:-1]}
+# A year said in words after a month ("February in twenty twenty-eight": "february in 20 28").
+_SPOKEN_YEAR = re.compile(rf"\b((?:{'|'.join(MONTHS)})(?:,?\s+(?:of|in))?\s+)(19|20)\s+(\d\d)\b")
+
+
+def spoken_years(text: str) -> str:
+    """A normalized `text` with a year said in words after a month written as one number."""
+    return _SPOKEN_YEAR.sub(r"\1\2\3", text)
 
 
 # A question after a comma ("my gym is 35 a month, what do I pay in a year"): a question word

@@ -28,6 +28,7 @@ from typing import Any, Literal
 from ..reading import Reading
 from ..reading.problems import asks_about_its_quantities, lacks_a_quantity, reads_times
 from ..reading.requests import Subject, asks_tool, tool_subjects
+from ..reading.rounding import Rounding, read_rounding
 from .arithmetic_rules import arithmetic
 from .base import Tool
 from .coverage import date_left_out
@@ -44,6 +45,9 @@ SUBJECT_TOOLS: dict[Subject, tuple[str, ...]] = {
 SEARCH_QUERY_CHARS = 200  # the search tools' longest query
 _ASKS = re.compile(r"\?|^\s*(?:what|whats|what's|when|how|which|count|tell|give)\b", re.IGNORECASE)
 _FIRST_BY_RULE = {"memory_search", "notes_search"}
+_NUMBER_ALONE = re.compile(r"^\W*(?:(?:what(?:'s|\s+is)|whats|calculate|compute|round)\s+)?(-?\d+(?:\.\d+)?)[\s?.!]*$",
+                           re.IGNORECASE)
+ROUNDED_SELECTS = ("avg", "sum", "share", "per")  # the database answers a rounding instruction applies to
 
 
 @dataclass(frozen=True)
@@ -65,6 +69,22 @@ def first_arguments(name: str, message: str) -> dict[str, Any]:
     return {"query": query}
 
 
+def rounded(route: Route, rounding: Rounding | None) -> Route:
+    """A direct route with the rounding asked for: the calculation wrapped in round(), a
+    database average, sum or share with its places; other routes as they are."""
+    if rounding is None or route.kind != "direct":
+        return route
+    arguments = dict(route.arguments)
+    if route.tools[0] == "calculator":
+        arguments["expression"] = f"round({arguments['expression']}, {rounding.places})"
+    elif route.tools[0] == "sql_query" and arguments.get("select") in ROUNDED_SELECTS:
+        arguments["round"] = rounding.places
+    else:
+        return route
+    places = f"{rounding.places} place{'s' if rounding.places != 1 else ''}"
+    return Route(route.kind, route.tools, arguments, f"{route.reason}, rounded to {places}")
+
+
 class Router:
     """Routes user messages among the enabled tools (names, or the tools themselves: then a
     tool's own reader reads the messages it can, as the SQL tool reads questions about its
@@ -79,18 +99,24 @@ class Router:
         """The route of a message the turn has read (or of a text: its rules read the text)."""
         if isinstance(reading, Reading):
             message, request, subjects = reading.text, reading.tool_request, reading.tool_subjects
+            rounding = reading.rounding
         else:
             message, request, subjects = reading, asks_tool(reading), tool_subjects(reading)
-        direct = self._read(message) or self._times(message) or self._direct(message)  # the data first
+            rounding = read_rounding(reading)
+        if rounding is not None:  # "2 decimals" is how to show the answer, not a quantity of the question
+            direct = self._rounded(message, rounding)
+            message = rounding.masked(message)
+        else:
+            direct = self._read(message) or self._times(message) or self._direct(message)  # the data first
         if direct is not None:
             return direct
         if "calculator" in self.enabled and (asks_about_its_quantities(message) or lacks_a_quantity(message)):
             return Route("problem", ("calculator",), reason="word problem")
-        if not request:
-            return Route("none", reason="not a question or request")
-        for name, tool in self.tools.items():
+        for name, tool in self.tools.items():  # a terse "distinct users who commented in 2023" asks too
             if tool.asks is not None and tool.asks(message):
                 return Route("model", (name,), reason=f"asks for {name}")
+        if not request:
+            return Route("none", reason="not a question or request")
         tools = tuple(dict.fromkeys(name for subject in subjects for name in SUBJECT_TOOLS[subject]
                                     if name in self.enabled))
         reason = "asks for " + ", ".join(tools)
@@ -102,6 +128,20 @@ class Router:
         if tools[0] in _FIRST_BY_RULE:
             return Route("model", tools, first_arguments(tools[0], message), reason, first=tools[0])
         return Route("model", tools, reason=reason)
+
+    def _rounded(self, message: str, rounding: Rounding) -> Route | None:
+        """A direct route of the message without its rounding instruction ("2 decimals" is how
+        to show the answer, not a quantity of the question), rounded as asked; a number alone
+        is rounded itself ("what is 3.14159 rounded to 2 decimal places")."""
+        masked = rounding.masked(message)
+        direct = self._read(masked) or self._times(masked) or self._direct(masked)
+        if direct is not None:
+            return rounded(direct, rounding)
+        alone = _NUMBER_ALONE.match(masked)
+        if alone is not None and "calculator" in self.enabled:
+            return Route("direct", ("calculator",), {"expression": f"round({alone[1]}, {rounding.places})"},
+                         "a number to round")
+        return None
 
     def _read(self, message: str) -> Route | None:
         """A tool whose reader reads the message into its arguments (its rules ask for a

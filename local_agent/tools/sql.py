@@ -16,11 +16,13 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ToolError
+from ..reading.rounding import read_rounding
 from .base import Tool, object_schema
 from .coverage import sql_left_out
 from .sql_builder import explain, query_schema, to_sql
 from .sql_catalog import Catalog, read_catalog
 from .sql_reader import SqlReader
+from .sql_ties import covered
 from .sqlite_ro import READ_PRAGMAS, read_only
 from .text import clean, cut
 
@@ -35,9 +37,10 @@ MAX_CELL_CHARS = 200
 MAX_RESULT_CHARS = 4000
 SCHEMA_DESCRIPTION = "List the tables of the user's SQLite database with their columns and row counts."
 QUERY_DESCRIPTION = ("Query the user's database: fill table, select (count, count_distinct, avg, sum, min, max, "
-                     "value, or share: the percentage of rows where part holds), column, and if needed filters, "
-                     "part, without (rows with no row in a table that refers to them), group_by, order, order_by "
-                     f"and limit; returns the rows (at most {MAX_ROWS}). The database:\n")
+                     "value, share: the percentage of rows where part holds, or per: rows per row of the table per), "
+                     "column, and if needed filters, part, without (rows with no row in a table that refers to them), "
+                     "group_by, order, order_by, then_by (breaks a tie), limit and round (decimal places); returns "
+                     f"the rows (at most {MAX_ROWS}). The database:\n")
 
 
 def cell(value: Any) -> str:
@@ -159,8 +162,8 @@ class StructuredQuery:
 
     def _tied(self, query: dict[str, Any]) -> bool:
         """Whether the one row of a "the most / the oldest" query shares its place with another
-        (then the row shown is one of several, not the answer)."""
-        if query.get("limit") != 1 or not query.get("order"):
+        (then the row shown is one of several, not the answer); a tie-break settles it."""
+        if query.get("limit") != 1 or not query.get("order") or query.get("then_by"):
             return False
         probe = {**query, "limit": 2}
         if not query.get("group_by") and query.get("order_by"):
@@ -188,9 +191,14 @@ def make_sql_query(file: Path, time_limit: float = 5.0, max_rows: int = MAX_ROWS
 
 def left_out(tool: Tool, message: str, query: dict[str, Any]) -> str | None:
     """What of `message` the structured query `query` of the tool `tool` leaves out (coverage.py's
-    parts, then the words its reader cannot place), or None."""
+    parts, then the words its reader cannot place), or None; a rounding instruction the query
+    follows is covered."""
     if not isinstance(tool.function, StructuredQuery) or (written := written_sql(tool, query)) is None:
         return None
+    rounding = read_rounding(message)
+    if rounding is not None and ("round" in query or query.get("select") in ("count", "count_distinct")):
+        message = rounding.masked(message)  # the places asked for are the query's, or a count has none
+    message = covered(message, written[0])
     part = sql_left_out(message, *written)
     if part is None and (word := tool.function.reader.unread(message, *written)):
         part = f"the word {word}"

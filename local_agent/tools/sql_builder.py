@@ -18,6 +18,10 @@ well-formed, names only what exists, and passes its literals as parameters.
 - order (asc, desc) sorts by order_by, or by the selected column; limit keeps the first rows;
 - select share: the percentage of the rows (those the filters keep) for which all of `part`
   holds (filters of the same form);
+- then_by, then_order: the second sort key, which breaks a tie of the first ("the alphabetically first");
+- select per: the rows per row of the table `per` that this one refers to, over all of its rows
+  (`per_rows` all, the default) or over those with at least one row here (with_any);
+- round: the decimal places of an avg, sum or share (avg and share: 2 when not given);
 - without: the rows with no row in a table that refers to this one (`{"table": ..., "filters":
   [...]}`, filters on that table's own columns), written as NOT EXISTS: "users with no
   activity in 2024".
@@ -31,9 +35,10 @@ from typing import Any
 from ..errors import ToolError
 from .sql_catalog import Catalog, Column, Table
 
-AGGREGATES = ("count", "count_distinct", "avg", "sum", "min", "max", "value", "share")
+AGGREGATES = ("count", "count_distinct", "avg", "sum", "min", "max", "value", "share", "per")
 MAX_FILTERS = 3
 MAX_LIMIT = 50
+MAX_PLACES = 6  # the most decimal places `round` asks for
 DATE_PATTERN = r"^[0-9]{4}(-[0-9]{2}(-[0-9]{2})?)?$"
 TEXT_PATTERN = r"^[^\"\\\x00-\x1f%_]{1,60}$"
 _COMPARE = ["=", "!=", ">", ">=", "<", "<="]
@@ -91,6 +96,11 @@ def table_schema(catalog: Catalog, table: Table) -> dict[str, Any]:
         "order": _enum(["asc", "desc"]),
         "order_by": _enum(reachable),
         "limit": {"type": "integer", "minimum": 1, "maximum": MAX_LIMIT},
+        "round": {"type": "integer", "minimum": 0, "maximum": MAX_PLACES},
+        "per": _enum([target.name for target in catalog.joinable(table)] or ["(none)"]),
+        "per_rows": _enum(["all", "with_any"]),
+        "then_by": _enum(reachable),
+        "then_order": _enum(["asc", "desc"]),
     }
     if others := referring(catalog, table):
         properties["without"] = {"anyOf": [_without_schema(other) for other in others]}
@@ -150,6 +160,8 @@ class _Writer:
         if name == "*":
             if select == "share":
                 return self.share()
+            if select == "per":
+                return self.per()
             if select not in ("count", "value"):
                 raise ToolError(f"{select} needs a column, not *")
             return "count(*)" if select == "count" else "*"
@@ -159,8 +171,8 @@ class _Writer:
         if select == "share":
             raise ToolError("share counts rows: its column is *")
         expression = {"count": f"count({column})", "count_distinct": f"count(DISTINCT {column})",
-                      "avg": f"round(avg({column}), 2)", "sum": f"sum({column})", "min": f"min({column})",
-                      "max": f"max({column})"}[select]
+                      "avg": self.rounded(f"avg({column})", 2), "sum": self.rounded(f"sum({column})", None),
+                      "min": f"min({column})", "max": f"max({column})"}[select]
         return f"{expression} AS {_quoted(f'{select}({name})')}"
 
     def condition(self, item: dict[str, Any]) -> str:
@@ -186,7 +198,32 @@ class _Writer:
         part = [self.condition(item) for item in self.query.get("part", [])]
         if not part:
             raise ToolError("share needs part: the conditions of the rows it is the share of")
-        return f"round(100.0 * sum(CASE WHEN {' AND '.join(part)} THEN 1 ELSE 0 END) / count(*), 2) AS \"share(%)\""
+        share = f"100.0 * sum(CASE WHEN {' AND '.join(part)} THEN 1 ELSE 0 END) / count(*)"
+        return f"{self.rounded(share, 2)} AS \"share(%)\""
+
+    def per(self) -> str:
+        """The rows of the table per row of the table it refers to (`per`): over all of those
+        (`per_rows` all: the ones with none count as 0) or over those with at least one."""
+        target = self.catalog.table(str(self.query.get("per", "")))
+        if target is None or target not in self.catalog.joinable(self.table):
+            raise ToolError(f"per needs a table that {self.table.name} refers to")
+        key = next(own for own, (other, _) in self.table.references.items() if other == target.name)
+        rows = self.query.get("per_rows", "all")
+        if rows not in ("all", "with_any"):
+            raise ToolError(f"per_rows is all or with_any, not {rows!r}")
+        over = (f"(SELECT count(*) FROM {_quoted(target.name)})" if rows == "all"
+                else f"count(DISTINCT {_quoted(self.table.name)}.{_quoted(key)})")
+        return f"{self.rounded(f'1.0 * count(*) / {over}', 2)} AS {_quoted(f'per({target.name})')}"
+
+    def rounded(self, expression: str, default: int | None) -> str:
+        """`expression` rounded to the query's `round` places (else `default`, None: as it is);
+        no places at all is a whole number (SQLite's round gives 47.0)."""
+        places = self.query.get("round", default)
+        if places is None:
+            return expression
+        if not isinstance(places, int) or not 0 <= places <= MAX_PLACES:
+            raise ToolError(f"round takes 0 to {MAX_PLACES} decimal places")
+        return f"CAST(round({expression}) AS INTEGER)" if places == 0 else f"round({expression}, {places})"
 
     def without(self) -> str:
         """NOT EXISTS over the rows of a referring table that point to this row (and pass its filters)."""
@@ -204,6 +241,16 @@ class _Writer:
         self.parameters += inner.parameters
         return f"NOT EXISTS (SELECT 1 FROM {_quoted(other.name)} WHERE {' AND '.join(conditions)})"
 
+    def then(self) -> str:
+        """The second sort key that breaks a tie (`then_by`, `then_order`), as SQL after a comma."""
+        by = self.query.get("then_by")
+        if not by:
+            return ""
+        order = str(self.query.get("then_order", "asc"))
+        if order not in ("asc", "desc"):
+            raise ToolError(f"then_order is asc or desc, not {order!r}")
+        return f", {self.column(str(by))} {order.upper()}"
+
     def sql(self) -> str:
         selected = self.selected()
         where = [self.condition(item) for item in self.query.get("filters", [])]
@@ -218,7 +265,7 @@ class _Writer:
         text = head + "".join(self.joined.values())
         text += f" WHERE {' AND '.join(where)}" if where else ""
         text += f" GROUP BY {grouped}" if grouped else ""
-        text += f" ORDER BY {sort} {order.upper()}" if order and sort else ""
+        text += f" ORDER BY {sort} {order.upper()}{self.then()}" if order and sort else ""
         limit = self.query.get("limit")
         return text + (f" LIMIT {int(limit)}" if limit else "")
 

@@ -5,6 +5,8 @@ or not at all (then the turn shows what it did run, or the model is asked and it
 - a distinct count: "how many different cities do our users live in", "how many activity types";
 - rows with none in a table that refers to them: "how many users have never done any activity",
   "users in Denver with no activity in 2024" (NOT EXISTS);
+- rows per row of the table they refer to: "the average number of activities per user (all
+  users, incl ones with none)";
 - the value a superlative names: "age of the oldest user in Krakow", "how old is the youngest
   user" (max or min of the column, not the row's name).
 
@@ -22,15 +24,41 @@ from .sql_query import COUNT, SqlQuestion, name_words, stem_of, word_forms
 _SHARE = re.compile(r"\b(?:percentage|percent|share)\s+of\s+(?:the\s+|our\s+|all\s+)?([a-z_]+)|%\s+of\s+"
                     r"(?:the\s+|our\s+|all\s+)?([a-z_]+)")
 _NEGATION = re.compile(r"\b(?:never|without|no|not|havent|hasnt|didnt|dont|doesnt)\b|n't\b")
+_PER = re.compile(r"\b(?:average|avg|mean)\s+(?:number|count|amount)\s+of\s+([a-z_]+)\s+(?:per|for\s+each|for\s+every|"
+                  r"each|a)\s+([a-z_]+)")
+# Which rows of the per table count: all of them, those with none too ("all users, incl ones with
+# none"), or only those with at least one; a question that says neither is not read.
+_ALL_ROWS = re.compile(r"\b(?:all|every)\s+(?:the\s+|of\s+the\s+)?([a-z_]+)|\b(?:incl(?:uding|uded)?|even|counting)\b"
+                       r"[^.?!]{0,30}?\b(?:none|no\s+[a-z_]+|zero|0)\b")
+_ANY_ROWS = re.compile(r"\b(?:with|who\s+have|that\s+have|having|among)\s+"
+                       r"(?:at\s+least\s+(?:one|1)|any|(?:one|1)\s+or\s+more)\b")
 _SUPERLATIVE = re.compile(r"\b(?:the\s+)?(oldest|youngest|most\s+recent|latest|newest|earliest)\s+([a-z_]+)")
 
 
 def read_form(question: SqlQuestion) -> dict[str, Any] | None:
     """The structured query of a form this module reads, or None."""
-    for form in (_without, _share, _distinct, _superlative_value):
+    for form in (_per, _without, _share, _distinct, _superlative_value):
         if (query := form(question)) is not None:
             return query
     return None
+
+
+def _per(question: SqlQuestion) -> dict[str, Any] | None:
+    """"the average number of activities per user": the rows of a table over the rows of the
+    table it refers to, all of them (those with none too) or only those with at least one, as
+    the question says; no filters yet."""
+    match = _PER.search(question.text)
+    if match is None or question.values:
+        return None
+    counted, per = question.table_named(match[1], strong=True), question.table_named(match[2])
+    if counted is None or per is None or per not in question.catalog.joinable(counted):
+        return None
+    rest = question.text[match.end():]
+    every = [found for found in _ALL_ROWS.finditer(rest) if not found[1] or question.table_named(found[1]) is per]
+    rows = "all" if every and not _ANY_ROWS.search(rest) else "with_any" if _ANY_ROWS.search(rest) else ""
+    if not rows or re.search(r"\d{4}|\b(?:than|over|under|between|in|from)\b", rest):
+        return None
+    return {"table": counted.name, "select": "per", "column": "*", "per": per.name, "per_rows": rows}
 
 
 def _share(question: SqlQuestion) -> dict[str, Any] | None:

@@ -48,6 +48,18 @@ def stem_of(word: str, known: str) -> bool:
     return form_of(word, known) or (len(known) >= 4 and word.startswith(known) and len(word) - len(known) <= 3)
 
 
+_OR_BOUND = r"\b(\d+(?:\.\d+)?)\s+(?:years?\s+(?:old\s+)?)?or\s+"  # "50 or older": one bound, kept
+
+
+def verb_forms(word: str) -> str:
+    """A pattern for a one-word value's past and -ing forms, when it has them ("commented",
+    "purchased", "posting"); a short word ("log") has none (a pattern that matches nothing)."""
+    if len(word) < 4 or not word.isalpha():
+        return "(?!)"
+    stem = re.escape(word[:-1] if word.endswith("e") else word)
+    return rf"{stem}(?:ed|ing)"
+
+
 def word_forms(word: str) -> str:
     """A pattern for a word and its plural (activity, activities; user, users)."""
     stem = re.escape(word)
@@ -213,6 +225,9 @@ class SqlQuestion:
         text = re.sub(rf"\b(?:in|during|of|for|since|after|before|from)\s+(?:{MONTHS}\s+)?{_YEAR}\b", " ", self.text)
         text = YEARS_BETWEEN.sub(" ", text)
         tests = [(r"\bbetween\s+(\d+(?:\.\d+)?)\s+and\s+(\d+(?:\.\d+)?)", None),
+                 (r"\b(?:aged|ages?|from)\s+(\d+)\s*(?:to|-|through|thru)\s*(\d+)\b(?!\s*(?:%|percent))", None),
+                 (_OR_BOUND + r"(?:older|over|more|above|higher|greater)\b", ">="),
+                 (_OR_BOUND + r"(?:younger|under|less|below|lower|fewer)\b", "<="),
                  (rf"\b(?:at\s+least|no\s+less\s+than|(?:{_GREATER})\s+or\s+equal\s+to)\s+(\d+(?:\.\d+)?)", ">="),
                  (rf"\b(?:at\s+most|no\s+more\s+than|(?:{_LESS})\s+or\s+equal\s+to)\s+(\d+(?:\.\d+)?)", "<="),
                  (rf"\b(?:{_GREATER})\s+(\d+(?:\.\d+)?)", ">"), (rf"\b(?:{_LESS})\s+(\d+(?:\.\d+)?)", "<"),
@@ -221,6 +236,9 @@ class SqlQuestion:
         for pattern, op in tests:
             for match in re.finditer(pattern, text):
                 if self._counts_rows(text[match.end():]):
+                    if (op, match[1]) in ((">=", "1"), (">", "0")):  # "at least one post": that there is one
+                        text = text[:match.start()] + " " * (match.end() - match.start()) + text[match.end():]
+                        continue
                     raise LookupError("a number of rows per row (more than 10 purchases): no query form")
                 column = self.number_column(table)
                 if column is None:
@@ -237,7 +255,7 @@ class SqlQuestion:
     def _counts_rows(self, after: str) -> bool:
         """Whether the word after a number names rows ("10 purchases", "1 activity", "3 times"),
         not the unit of a column."""
-        word = re.match(r"\s*([a-z_]+)", after)
+        word = re.match(r"\s*['\"]?([a-z_]+)", after)
         if word is None:
             return False
         return word[1] == "times" or self.table_named(word[1], strong=True) is not None or any(

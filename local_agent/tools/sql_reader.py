@@ -35,18 +35,34 @@ from .question_text import asks, normalize
 from .sql_builder import to_sql
 from .sql_catalog import Catalog, Column
 from .sql_forms import read_form
-from .sql_query import COUNT, MEANINGS, MONTHS, PEOPLE, SqlQuestion, form_of, name_words, stem_of, word_forms
+from .sql_query import (
+    COUNT,
+    MEANINGS,
+    MONTHS,
+    PEOPLE,
+    SqlQuestion,
+    form_of,
+    name_words,
+    stem_of,
+    verb_forms,
+    word_forms,
+)
+from .sql_ties import break_tie
 
 _OPENERS = (r"what|whats|what's|which|who|how|when|list|show|count|give|tell\s+me|can\s+you|could\s+you|"
-            r"number|total|avg|average|find")
+            r"number|total|avg|average|find|i\s+need|i'?d\s+like|i\s+want|please\s+(?:give|tell|show|count|find)")
 _WEEKDAYS = "|".join(WEEKDAYS)
 DATABASE_WORDS = word_set("database_question")
 
 
 # A question written as a noun phrase: "age of oldest user in Krakow", "percentage of users in finance".
 _NOUN_PHRASE = re.compile(r"^\W*(?:the\s+)?(?:(?:percentage|percent|share|proportion|average|mean|avg|max|maximum|min|"
+                          r"distinct|unique|different|"
                           r"minimum|highest|lowest|oldest|youngest|latest|earliest|newest|top\s+\d+)\b|[a-z_]+\s+of\s+"
-                          r"(?:the\s+)?(?:oldest|youngest|latest|earliest|newest|most\s+recent)\b)")
+                          r"(?:the\s+)?(?:\d+\s+)?(?:oldest|youngest|latest|earliest|newest|most\s+recent)\b)")
+# A noun phrase that counts different rows: "distinct users who commented in 2023" asks how many
+# ("distinct locations" alone may ask for the list: no reading).
+_DISTINCT_PHRASE = re.compile(r"^\W*(?:the\s+)?(distinct|unique)\s+(?=[a-z_]+s\s+(?:who|that|which|with)\b)")
 _STATEMENT = re.compile(r"\b(?:is|are|was|were|am|i|i'm|me|my|we|we're|you|he|she|they)\b")
 
 
@@ -88,6 +104,7 @@ class SqlReader:
             question = SqlQuestion(self.catalog, self.columns, text, values)
             query = read_form(question) or question.build()
             if query is not None:
+                query = break_tie(self.catalog, message, query) or query
                 to_sql(self.catalog, query)
         except (ToolError, LookupError):
             return None
@@ -118,24 +135,30 @@ class SqlReader:
 
     def asks_for_data(self, message: str) -> bool:
         """Whether a question it cannot read still asks for data the database holds: it names
-        a table, column or value, and asks for a count, an aggregate, a superlative or a list."""
+        a table, column or value, and asks for a count, an aggregate, a superlative or a list,
+        or names a table with a value or column of it and ends with a question mark ("users in
+        lisbon?", "any users older than 80?"; not "have you been to Lisbon?", "my users keep
+        asking for a dark mode, any tips?")."""
         text = self._text(message)
         if not _asks(text):
             return False
         query = SqlQuestion(self.catalog, self.columns, text, self._values(text, []))
-        named = bool(query.values or query.mentioned(by_meaning=False)) or any(
-            query.table_named(word, strong=True) is not None for word in re.findall(r"[a-z_]+", text))
-        wants = re.search(r"\b(?:how\s+many|number\s+of|count|average|mean|total|sum|most|least|fewest|highest|"
+        table = any(query.table_named(word, strong=True) is not None for word in re.findall(r"[a-z_]+", text))
+        named = bool(query.values or query.mentioned(by_meaning=False)) or table
+        wants = re.search(r"\b(?:how\s+many|number\s+of|count|average|avg|mean|total|sum|most|least|fewest|highest|"
                           r"lowest|oldest|youngest|latest|earliest|list|show|which|who|percentage|percent|share|"
                           r"proportion|ratio|fraction|distinct|different|unique|top|never|without|median)\b|%", text)
-        return named and wants is not None
+        rows = any(re.search(rf"\b(?:{word_forms(value.lower())})\b", text) and not re.search(
+            rf"\b{re.escape(value.lower())}\b", text) for _, value in query.values)  # "purchases": rows, "Lisbon": not
+        qualified = "?" in text and ((table and bool(query.values or query.mentioned())) or rows)
+        return named and (wants is not None or qualified)
 
     def _text(self, message: str) -> str:
         text = normalize(message, self.vocabulary)
         text = re.sub(r"\bsign(?:ed|ing)?[\s-]+ups?\b|\bsignups\b", "signup", text)
         text = re.sub(r"\blog(?:ged|ging)?[\s-]+ins?\b|\blogins\b", "login", text)
         text = re.sub(r"\b(19|20)\s+(\d\d)\b", r"\1\2", text)  # twenty twenty-three
-        return text
+        return _DISTINCT_PHRASE.sub(r"how many \1 ", text)
 
     def _values(self, text: str, taken: list[tuple[int, int]]) -> list[tuple[Column, str]]:
         """The catalog values the question names, each once, longest first; a value inside a
@@ -147,7 +170,7 @@ class SqlReader:
         found: list[tuple[Column, str]] = []
         choices = sorted(((c, v) for c in self.columns for v in c.choices), key=lambda item: -len(item[1]))
         for column, value in choices:
-            for match in re.finditer(rf"\b(?:{word_forms(value.lower())})\b", text):
+            for match in re.finditer(rf"\b(?:{word_forms(value.lower())}|{verb_forms(value.lower())})\b", text):
                 if not any(start <= match.start() < end for start, end in taken):
                     taken.append(match.span())
                     if (column, value) not in found:

@@ -206,6 +206,8 @@ class ToolTurn:
         if route.kind == "model" and worked:  # no date rule reads the question: the model's reading is a guess
             return "I'm not sure this answers your question (the model chose the date reading). It says:"
         ran = [call for call in calls if call.name == "sql_query" and not call.error]
+        if not ran and route.kind == "model" and "sql_query" in route.tools and not worked:
+            return "I'm not sure this answers your question (no query of your database was run). It says:"
         if not ran or "sql_query" not in self.tools:
             return ""
         written = written_sql(self.tools["sql_query"], ran[-1].arguments)
