@@ -1,0 +1,80 @@
+"""The kind of value a question asks for by a noun that names the kind, not the thing ("what is
+my profession?", "which city do I live in?", "my trade and town"), and whether a record holds a
+value of that kind (told.py reads a part's asked words and value with it).
+
+Definitions (the words are data: reading/words.toml):
+- a part asks for a job when it has a word of `asks_job` ("profession", "trade"), "for work",
+  "for a living", "earn my living", or is "what does/do X do"; for a place when it has a word of `asks_place` ("city",
+  "town"); neither when it asks where, when, who or how many ("where is it I went back to
+  work?" asks a place of its own);
+- the kind's words are no asked words: the record need not say "profession" (nor "live", for a
+  place: `place_verbs`); a phrase that only says when it is asked (`asks_filler`: "these days")
+  is no asked word either;
+- a record holds a job when it has a word of `occupations` (or its plural), or says what someone
+  works as ("works as a ..."); a place when it has a proper name after a place preposition ("in
+  Leeds", "from Berlin", "to Augsburg") or after a comma (", Cairo").
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+
+from ..reading.names import proper_names
+from ..reading.words import word_list, word_set, words
+
+Kind = str  # "job", "place" or ""
+_JOB = word_set("asks_job")
+_PLACE = word_set("asks_place")
+_PLACE_VERBS = word_set("place_verbs")
+_OCCUPATIONS = word_set("occupations")
+KIND_NOUNS = _JOB | _PLACE  # the nouns that name a kind of value
+_DOES = re.compile(r"^\W*what\s+(?:do|does|did)\s+(?:\w+\s+){1,2}do\b(?:\s+for\s+(?:work|a\s+living))?\W*$",
+                   re.IGNORECASE)
+# "for work", "for a living", "earn my living": a job; "what city am I living in" is no job
+_FOR_WORK = re.compile(r"\bfor\s+(?:work|a\s+living)\b"
+                       r"|\b(?:earn|earns|make|makes)\s+(?:a|my|his|her|their|your)\s+living\b", re.IGNORECASE)
+_OTHER_WH = re.compile(r"^\W*(?:where|when|who|whose|how\s+(?:many|much|long|old))\b", re.IGNORECASE)
+_WORKS_AS = re.compile(r"\bwork(?:s|ed|ing)?\s+as\s+(?:a|an)?\s*\w+", re.IGNORECASE)
+_AT_PLACE = re.compile(r"(?:\b(?:in|from|to|near|at|outside|around|into)\s+|,\s*)$", re.IGNORECASE)
+
+
+@cache
+def _filler() -> re.Pattern[str]:
+    phrases = sorted((p.replace("_", r"\s+") for p in word_list("asks_filler")), key=len, reverse=True)
+    return re.compile(rf"\b(?:{'|'.join(phrases)})\b", re.IGNORECASE)
+
+
+def without_filler(part: str) -> str:
+    """The part without the phrases that only say when it is asked ("these days", "again")."""
+    return _filler().sub(" ", part)
+
+
+def asked_kind(part: str) -> tuple[Kind, set[str]]:
+    """The kind of value the part asks for by naming it ("job", "place" or ""), and the words
+    that name it (no asked words)."""
+    if _OTHER_WH.match(part):
+        return "", set()
+    said = set(words(part))
+    if said & _JOB or _FOR_WORK.search(part) or _DOES.match(without_filler(part)):
+        return "job", (said & _JOB) | {"work", "do", "living", "earn"}
+    if said & _PLACE:
+        return "place", (said & _PLACE) | (said & _PLACE_VERBS)
+    return "", set()
+
+
+def holds_kind(text: str, kind: Kind) -> bool:
+    """Whether `text` holds a value of the kind (see the module's definitions); any text holds ""."""
+    return bool(kind_values(text, kind)) if kind else True
+
+
+def kind_values(text: str, kind: Kind) -> set[str]:
+    """The values of the kind `text` holds, in lower case: its occupations ("surgeon"), what it
+    says someone works as, or its places ("leeds")."""
+    if kind == "job":
+        found = {w for w in words(text) if w in _OCCUPATIONS or (w.endswith("s") and w[:-1] in _OCCUPATIONS)}
+        found |= {m[0].split()[-1].lower() for m in _WORKS_AS.finditer(text)}
+        return found
+    if kind == "place":
+        return {name.lower() for name in proper_names(text) if _AT_PLACE.search(text[: text.find(name)])}
+    return set()

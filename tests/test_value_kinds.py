@@ -1,0 +1,83 @@
+"""A question that names the kind of value it asks for ("what is my profession?", "which city do
+I live in?", "my trade and town") is told by a record holding a value of that kind, and answered
+with one (turn/value_kinds.py, told.py; issue 43). No model."""
+
+import datetime as dt
+
+import pytest
+
+from local_agent.reading import read
+from local_agent.turn.evidence import from_dialogue, from_memory
+from local_agent.turn.plans import plan_reply
+from local_agent.turn.told import asks_of_records, names_each_kind, parts, untold_parts
+from local_agent.turn.value_kinds import asked_kind, kind_values
+
+NOW = dt.datetime(2026, 11, 12, 20)
+OMAR = [from_dialogue("Omar. 41. taxi driver, Cairo.")]
+LENA = [from_memory("- 14 October 2026, you: Hi, I'm Lena. I work as a dental hygienist in Leeds."),
+        from_memory("- 21 October 2026, you: Big news, I switched jobs, I'm now a receptionist at a vet clinic.")]
+PRIYA = [from_dialogue("My friend Priya brought me soup, she's the best.")]
+
+
+@pytest.mark.parametrize(("part", "kind"), [
+    ("What is my profession?", "job"), ("what did my dad do for a living?", "job"),
+    ("what do I do for work these days", "job"), ("what does Clara do", "job"), ("my trade", "job"),
+    ("which city do I live in", "place"), ("my city?", "place"), ("what city am I living in", "place"),
+    ("how do I earn my living again", "job"),
+    # look-alikes: another question word asks a value of its own; "work" alone names no job
+    ("where is it I went back to work?", ""), ("how many jobs have I had?", ""), ("did I work today?", ""),
+    ("what did I do at the weekend?", ""),
+])
+def test_the_kind_a_part_asks_for(part, kind):
+    assert asked_kind(part)[0] == kind
+
+
+def test_what_a_record_holds_of_each_kind():
+    assert kind_values("Omar. 41. taxi driver, Cairo.", "job") == {"driver"}
+    assert kind_values("Omar. 41. taxi driver, Cairo.", "place") == {"cairo"}
+    assert kind_values("You are a veterinary surgeon practising in Graz.", "job") == {"surgeon"}
+    assert kind_values("I'm staying at Nadia's place, she's the best.", "job") == set()
+    assert kind_values("My friend Priya brought me soup.", "place") == set()  # a person is no place
+
+
+@pytest.mark.parametrize(("question", "records", "untold"), [
+    ("What is my profession?", [from_memory("You are a veterinary surgeon practising in Graz.")], []),
+    ("my city?", OMAR, []),
+    ("which city do I live in", LENA, []),
+    ("what do I do for work these days", LENA, []),
+    ("what does Priya do for work?", PRIYA, ["what does Priya do for work?"]),  # told of her, not her job
+    ("which city does Priya live in?", PRIYA, ["which city does Priya live in?"]),
+])
+def test_a_kind_is_told_by_a_record_holding_one(question, records, untold):
+    assert untold_parts(question, records) == untold
+
+
+def test_two_kinds_after_and_are_two_parts():
+    assert parts("my trade and town") == ["my trade", "town"]
+    assert parts("salt and pepper") == ["salt and pepper"]
+
+
+def test_an_answer_names_a_value_of_the_kind_from_the_newest_record():
+    assert names_each_kind("You're a receptionist at a vet clinic now.", "what's my job these days", LENA)
+    assert not names_each_kind("That's a great job!", "what's my job these days", LENA)
+    assert not names_each_kind("You work as a dental hygienist.", "what's my job these days", LENA)  # the old one
+    assert names_each_kind("Anything at all.", "what did I eat?", LENA)  # no kind asked: no say here
+
+
+def test_a_value_asked_of_something_told_is_a_memory_question():
+    shown = ["You are now a receptionist at a vet clinic. (noted 21 October 2026)"]
+    assert asks_of_records("what's the vet clinic called", [from_memory(m) for m in shown])
+    assert plan_reply(read("what's the vet clinic called", NOW), shown).kind == "past"
+    assert plan_reply(read("what's the capital of France called", NOW), shown).kind == "open"
+
+
+def test_the_day_of_a_date_is_no_number_told():
+    birthday = [from_dialogue("Wait, I got that wrong, her birthday is 14 December.")]
+    assert untold_parts("how old is Greta turning", birthday) == ["how old is Greta turning"]
+    assert untold_parts("how old am I", OMAR) == []
+
+
+def test_a_question_the_user_asked_is_no_evidence():
+    asked = [from_memory("- 18 November 2026, you: what city am I living in")]
+    assert untold_parts("what's my job", asked) == ["what's my job"]
+    assert untold_parts("which city am I in", asked) == ["which city am I in"]
