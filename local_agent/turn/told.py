@@ -32,7 +32,7 @@ from ..dates.event_days import event_days
 from ..reading.clauses import split_clauses
 from ..reading.names import proper_names
 from ..reading.values import extract
-from ..reading.words import MONTHS, NUMBER_WORDS, WEEKDAYS, word_list, word_set, words
+from ..reading.words import MONTHS, NUMBER_WORDS, STOPWORDS, WEEKDAYS, word_list, word_set, words
 from .evidence import Candidate, asks_only, content_words
 from .value_kinds import KIND_NOUNS, asked_kind, holds_kind, kind_values, without_filler
 
@@ -52,6 +52,7 @@ _NUMBER = frozenset(NUMBER_WORDS)
 _PART = re.compile(r"\s*(?:,|\band\b|\balso\b)\s*(?=(?:what|what's|whats|where|when|who|which|how|do|does|did)\b"
                    rf"|(?:(?:my|your|his|her|their|the)\s+)?(?:{'|'.join(sorted(KIND_NOUNS))})\b)", re.IGNORECASE)
 _SPEAKER = re.compile(r"^[A-Z][\w'.-]*(?: [A-Z][\w'.-]*)?: ")  # an imported conversation's line: "Melanie: ..."
+_OPENING = re.compile(r"(?:^|[.!?]\s+|^- .*?: )\W*$")  # what stands before a sentence's first word
 _WH = re.compile(r"^\W*(what|what's|whats|where|when|who|whose|which|how)\b", re.IGNORECASE)
 
 
@@ -93,6 +94,16 @@ def _asked(part: str, subjects: frozenset[str]) -> tuple[set[str], str]:
     return {w for w in found - dropped if w not in subjects}, value
 
 
+def named_inside(text: str) -> list[str]:
+    """The proper names of `text`, a word that opens a sentence only when a function word
+    follows it ("Jonas is", "Mochi and"): "Big news, ... Less stress!" names nothing, "The boss
+    hen is called Duchess" names Duchess."""
+    def named(found: re.Match[str]) -> bool:
+        after = words(text[found.end():])[:1]
+        return not _OPENING.search(text[:found.start()]) or bool(after and after[0] in STOPWORDS)
+    return [name for name in proper_names(text) if any(map(named, re.finditer(re.escape(name), text)))]
+
+
 def asked(part: str, subjects: frozenset[str]) -> tuple[set[str], str]:
     """The part's asked words and the kind of value it asks for (see the module's definitions)."""
     return _asked(part, subjects)
@@ -102,7 +113,7 @@ def _has_value(candidate: Candidate, value: str, part: str) -> bool:
     said = set(words(candidate.text))
     if value == "name":
         asked = {w.lower() for w in proper_names(part + ".")}
-        return any(name.lower() not in asked for name in proper_names(candidate.text))
+        return any(name.lower() not in asked for name in named_inside(candidate.text))
     if value == "number":  # not the day of a date ("her birthday is 14 December" tells no age)
         return bool(extract(candidate.text, ("number",))) or any(w in _NUMBER for w in said)
     if value == "day":  # a day word, or a time phrase ("on the 3rd", "just now": dates/event_days.py)
