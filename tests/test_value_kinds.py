@@ -8,9 +8,11 @@ import pytest
 
 from local_agent.reading import read
 from local_agent.turn.evidence import from_dialogue, from_memory
+from local_agent.turn.kind_recall import with_kind_records
 from local_agent.turn.plans import plan_reply
 from local_agent.turn.told import asks_of_records, named_inside, names_each_kind, parts, untold_parts
 from local_agent.turn.value_kinds import asked_kind, kind_values
+from local_agent.types import MemoryRecord, Provenance, RecallHit
 
 NOW = dt.datetime(2026, 11, 12, 20)
 OMAR = [from_dialogue("Omar. 41. taxi driver, Cairo.")]
@@ -88,3 +90,45 @@ def test_a_name_opening_a_sentence_counts_only_before_a_function_word():
     assert named_inside("Jonas is my partner.") == ["Jonas"]
     assert named_inside("We got a cat, calling her Pixel.") == ["Pixel"]
     assert untold_parts("what's the vet clinic called", LENA) == ["what's the vet clinic called"]
+
+
+@pytest.mark.parametrize(("text", "owner", "values"), [
+    ("His name was Walter. He was a carpenter, built half the furniture.", "", set()),  # his, not the user's
+    ("His name was Walter. He was a carpenter, built half the furniture.", "walter", {"carpenter"}),
+    ("My sister Clara visited from Berlin, she's an architect.", "", set()),
+    ("My sister Clara visited from Berlin, she's an architect.", "clara", {"architect"}),
+    ("Booked Italian lessons with a tutor named Giorgio.", "", set()),
+    ("Right, facts about me: Priscilla, nurse, night shifts, live in Dublin.", "", {"nurse"}),
+    ("I'm a teacher and my husband is a chef.", "", {"teacher"}),
+])
+def test_a_job_is_the_owners_when_said_of_them(text, owner, values):
+    assert kind_values(text, "job", frozenset(owner.split())) == values
+
+
+def test_a_job_told_of_someone_else_does_not_tell_theirs():
+    walter = [from_dialogue("His name was Walter. He was a carpenter, built half the furniture in our house.")]
+    assert untold_parts("what does Priya do for work?", walter) == ["what does Priya do for work?"]
+    assert untold_parts("what's my job", walter) == ["what's my job"]
+    assert untold_parts("what did Walter do for a living?", walter) == []
+def _record(ident: str, kind: str, text: str, date: str, role: str = "user") -> MemoryRecord:
+    return MemoryRecord(ident, kind, text, provenance=Provenance(role=role, date=date))
+
+
+def test_a_record_with_a_value_of_the_kind_joins_a_recall_that_has_none():
+    nurse = _record("a", "turn", "Right, facts about me: Priscilla, nurse, night shifts, live in Dublin.", "2026-10-22")
+    asked = _record("b", "turn", "what's my job", "2026-11-05")  # a question asked: never evidence
+    said = _record("c", "turn", "Good luck with your job, nurse!", "2026-10-23", role="assistant")
+    blue = RecallHit(_record("d", "turn", "Long night. Had a code blue at work.", "2026-10-29"), 0.4)
+    everything = [nurse, asked, said, blue.record]
+    hits = with_kind_records("what's my job", [blue], lambda: everything, k=6)
+    assert [hit.record.id for hit in hits] == ["a", "d"]
+    assert [h.record.id for h in with_kind_records("what did I eat?", [blue], lambda: everything, 6)] == ["d"]
+    answered = [RecallHit(nurse, 0.5)]
+    assert with_kind_records("what's my job", answered, lambda: everything, k=6) == answered
+
+
+def test_a_job_of_someone_else_never_joins_the_recall():
+    walter = _record("w", "turn", "His name was Walter. He was a carpenter.", "2026-10-20")
+    tutor = _record("t", "turn", "Booked Italian lessons with a tutor named Giorgio.", "2026-11-01")
+    assert with_kind_records("what does Priya do for work?", [], lambda: [walter, tutor], k=6) == []
+    assert with_kind_records("what's my job", [], lambda: [walter, tutor], k=6) == []

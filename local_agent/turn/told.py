@@ -34,7 +34,7 @@ from ..reading.names import proper_names
 from ..reading.values import extract
 from ..reading.words import MONTHS, NUMBER_WORDS, STOPWORDS, WEEKDAYS, word_list, word_set, words
 from .evidence import Candidate, asks_only, content_words
-from .value_kinds import KIND_NOUNS, asked_kind, holds_kind, kind_values, without_filler
+from .value_kinds import KIND_NOUNS, asked_kind, holds_kind, kind_values, owner_of, without_filler
 
 _SOME_DAY = datetime(2001, 1, 1)  # whether a text names a time at all does not depend on when it was said
 MARGIN = 1.0  # the share of a part's asked words a candidate must hold (chosen on the live dev split)
@@ -109,7 +109,7 @@ def asked(part: str, subjects: frozenset[str]) -> tuple[set[str], str]:
     return _asked(part, subjects)
 
 
-def _has_value(candidate: Candidate, value: str, part: str) -> bool:
+def _has_value(candidate: Candidate, value: str, part: str, subjects: frozenset[str] = frozenset()) -> bool:
     said = set(words(candidate.text))
     if value == "name":
         asked = {w.lower() for w in proper_names(part + ".")}
@@ -119,13 +119,13 @@ def _has_value(candidate: Candidate, value: str, part: str) -> bool:
     if value == "day":  # a day word, or a time phrase ("on the 3rd", "just now": dates/event_days.py)
         return any(w.isdigit() or w in _DAYS or w.removesuffix("s") in _DAYS for w in said) or bool(
             event_days(candidate.text, _SOME_DAY))
-    return holds_kind(candidate.text, value)
+    return holds_kind(candidate.text, value, owner_of(part, subjects))
 
 
 def score(part: str, candidate: Candidate, subjects: frozenset[str]) -> float:
     """The share of the part's asked words the candidate holds (1.0 when none are asked), 0.0
     when the value the part asks for is not in it."""
-    if not _has_value(candidate, _asked(part, subjects)[1], part):
+    if not _has_value(candidate, _asked(part, subjects)[1], part, subjects):
         return 0.0
     return held_share(part, candidate.note, subjects)  # the note: with its day
 
@@ -271,9 +271,11 @@ def names_each_kind(answer: str, question: str, candidates: Sequence[Candidate])
     job, a place), a value of that kind that a record answering the part holds ("Your job is
     great!" names none)."""
     said = " ".join(words(answer))
+    subjects = subjects_of(said_by_user(candidates), question)
     for part in parts(question):
-        kind = asked_kind(part)[0]
-        values = set().union(*(kind_values(c.text, kind) for c in answering(part, candidates))) if kind else set()
+        kind, owner = asked_kind(part)[0], owner_of(part, subjects)
+        told = answering(part, candidates) if kind else []
+        values = set().union(*(kind_values(c.text, kind, owner) for c in told))
         if values and not any(re.search(rf"\b{re.escape(value)}", said) for value in values):
             return False
     return True

@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from functools import cache
 
+from ..reading.clauses import split_clauses
 from ..reading.names import proper_names
 from ..reading.words import word_list, word_set, words
 
@@ -28,6 +29,8 @@ _JOB = word_set("asks_job")
 _PLACE = word_set("asks_place")
 _PLACE_VERBS = word_set("place_verbs")
 _OCCUPATIONS = word_set("occupations")
+_RELATIONS = word_set("relations")
+_THIRD = frozenset("he she his her him they their them".split())
 KIND_NOUNS = _JOB | _PLACE  # the nouns that name a kind of value
 _DOES = re.compile(r"^\W*what\s+(?:do|does|did)\s+(?:\w+\s+){1,2}do\b(?:\s+for\s+(?:work|a\s+living))?\W*$",
                    re.IGNORECASE)
@@ -63,18 +66,40 @@ def asked_kind(part: str) -> tuple[Kind, set[str]]:
     return "", set()
 
 
-def holds_kind(text: str, kind: Kind) -> bool:
-    """Whether `text` holds a value of the kind (see the module's definitions); any text holds ""."""
-    return bool(kind_values(text, kind)) if kind else True
+def holds_kind(text: str, kind: Kind, owner: frozenset[str] = frozenset()) -> bool:
+    """Whether `text` holds a value of the kind that is `owner`'s (see `kind_values`); any text
+    holds ""."""
+    return bool(kind_values(text, kind, owner)) if kind else True
 
 
-def kind_values(text: str, kind: Kind) -> set[str]:
+def owner_of(part: str, subjects: frozenset[str]) -> frozenset[str]:
+    """Whose value the part asks for, as words: the names and relation words it says ("Priya",
+    "dad"); none: the user's own."""
+    said = set(words(part))
+    return frozenset((said & _RELATIONS) | {w.removesuffix("'s") for w in said} & subjects
+                     | {w.lower() for name in proper_names(part + ".") for w in words(name)})
+
+
+def kind_values(text: str, kind: Kind, owner: frozenset[str] = frozenset()) -> set[str]:
     """The values of the kind `text` holds, in lower case: its occupations ("surgeon"), what it
-    says someone works as, or its places ("leeds")."""
+    says someone works as, or its places ("leeds"); each only when it is `owner`'s: said in a
+    clause that names one of `owner` (or says "he"/"she" in a record that names one), or, for
+    the user's own (no owner), in a clause that names no one else ("he", "my sister", "a tutor
+    named Giorgio")."""
     if kind == "job":
         found = {w for w in words(text) if w in _OCCUPATIONS or (w.endswith("s") and w[:-1] in _OCCUPATIONS)}
         found |= {m[0].split()[-1].lower() for m in _WORKS_AS.finditer(text)}
-        return found
-    if kind == "place":
-        return {name.lower() for name in proper_names(text) if _AT_PLACE.search(text[: text.find(name)])}
-    return set()
+    elif kind == "place":
+        found = {name.lower() for name in proper_names(text) if _AT_PLACE.search(text[: text.find(name)])}
+    else:
+        return set()
+    clauses = [clause.text for clause in split_clauses(text)]
+    return {value for value in found if any(_owns(clause, text, owner) for clause in clauses
+                                             if re.search(rf"\b{re.escape(value)}", clause, re.IGNORECASE))}
+
+
+def _owns(clause: str, text: str, owner: frozenset[str]) -> bool:
+    said, everything = set(words(clause)), set(words(text))
+    if owner:
+        return bool(said & owner) or bool(everything & owner and said & _THIRD)
+    return not (said & (_THIRD | _RELATIONS | {"named", "called"}))
