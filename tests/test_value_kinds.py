@@ -132,3 +132,21 @@ def test_a_job_of_someone_else_never_joins_the_recall():
     tutor = _record("t", "turn", "Booked Italian lessons with a tutor named Giorgio.", "2026-11-01")
     assert with_kind_records("what does Priya do for work?", [], lambda: [walter, tutor], k=6) == []
     assert with_kind_records("what's my job", [], lambda: [walter, tutor], k=6) == []
+
+
+@pytest.mark.parametrize(("text", "ages"), [
+    ("Omar. 41. taxi driver, Cairo.", {"41"}), ("Some basics: I'm Ines, 27, software tester in Bilbao", {"27"}),
+    ("I am 35 years old", {"35"}), ("I'm 41 and tired", {"41"}),
+    # look-alikes: a count, a score, someone else's age, a distance
+    ("I have 2 cats", set()), ("got a 72 on my essay", set()), ("my daughter is 12 years old", set()),
+    ("I'm 5 minutes away", set()),
+])
+def test_the_users_age_in_a_record(text, ages):
+    assert kind_values(text, "age") == ages
+
+
+def test_only_the_users_own_age_is_asked_as_an_age():
+    assert asked_kind("my age?")[0] == "age" and asked_kind("how old am I")[0] == "age"
+    assert asked_kind("how old is Greta turning")[0] == ""
+    assert untold_parts("my age?", OMAR) == []
+    assert untold_parts("how old am I", [from_dialogue("I have 2 cats and a dog.")]) == ["how old am I"]

@@ -83,7 +83,7 @@ def _asked(part: str, subjects: frozenset[str]) -> tuple[set[str], str]:
     opening = _WH.match(part)
     wh = opening[1].lower() if opening else ""
     named, naming = asked_kind(part)  # "what is my profession?": a job, not the word "profession"
-    value = ("name" if found & _ASKS_NAME or wh in ("who", "whose") else
+    value = ("age" if named == "age" else "name" if found & _ASKS_NAME or wh in ("who", "whose") else
              "number" if found & _ASKS_NUMBER or re.search(r"\bhow (?:many|much|long)\b", part, re.IGNORECASE) else
              "day" if wh == "when" else named)
     kind = _KIND.match(part)

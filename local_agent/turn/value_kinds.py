@@ -10,6 +10,8 @@ Definitions (the words are data: reading/words.toml):
 - the kind's words are no asked words: the record need not say "profession" (nor "live", for a
   place: `place_verbs`); a phrase that only says when it is asked (`asks_filler`: "these days")
   is no asked word either;
+- a part asks for the user's age with "how old am I", "my age"; a record holds one as "41
+  years old", "I'm 41", "aged 41", or a number on its own among facts ("Omar. 41. taxi driver");
 - a record holds a job when it has a word of `occupations` (or its plural), or says what someone
   works as ("works as a ..."); a place when it has a proper name after a place preposition ("in
   Leeds", "from Berlin", "to Augsburg") or after a comma (", Cairo").
@@ -39,6 +41,13 @@ _FOR_WORK = re.compile(r"\bfor\s+(?:work|a\s+living)\b"
                        r"|\b(?:earn|earns|make|makes)\s+(?:a|my|his|her|their|your)\s+living\b", re.IGNORECASE)
 _OTHER_WH = re.compile(r"^\W*(?:where|when|who|whose|how\s+(?:many|much|long|old))\b", re.IGNORECASE)
 _WORKS_AS = re.compile(r"\bwork(?:s|ed|ing)?\s+as\s+(?:a|an)?\s*\w+", re.IGNORECASE)
+# the user's own age: "how old am I", "my age?"; told as "41 years old", "I'm 41", "aged 41", or a
+# number on its own in a list of facts ("Omar. 41. taxi driver", "I'm Ines, 27, software tester")
+_OWN_AGE = re.compile(r"\bhow\s+old\s+am\s+I\b|\bmy\s+age\b", re.IGNORECASE)
+_NOT_AGE = r"(?!\s*(?:[%:.]\d|[%:]|min|hour|hr|day|week|month|km|mile|kg|lb|cm|percent|euro|dollar|pound|times))"
+_AGE = re.compile(r"\b(\d{1,3})\s*(?:years?|yrs?)\s+old\b"
+                  rf"|\b(?:I'm|I\s+am|im|aged)\s+(\d{{1,3}})\b{_NOT_AGE}"
+                  r"|(?:^|[.,;:]\s*)(\d{1,3})\s*(?=[.,;]|$)", re.IGNORECASE)
 _AT_PLACE = re.compile(r"(?:\b(?:in|from|to|near|at|outside|around|into)\s+|,\s*)$", re.IGNORECASE)
 
 
@@ -54,8 +63,10 @@ def without_filler(part: str) -> str:
 
 
 def asked_kind(part: str) -> tuple[Kind, set[str]]:
-    """The kind of value the part asks for by naming it ("job", "place" or ""), and the words
-    that name it (no asked words)."""
+    """The kind of value the part asks for by naming it ("job", "place", "age" or ""), and the
+    words that name it (no asked words)."""
+    if _OWN_AGE.search(part):
+        return "age", {"old", "age", "aged"}
     if _OTHER_WH.match(part):
         return "", set()
     said = set(words(part))
@@ -91,6 +102,8 @@ def kind_values(text: str, kind: Kind, owner: frozenset[str] = frozenset()) -> s
         found |= {m[0].split()[-1].lower() for m in _WORKS_AS.finditer(text)}
     elif kind == "place":
         found = {name.lower() for name in proper_names(text) if _AT_PLACE.search(text[: text.find(name)])}
+    elif kind == "age":
+        found = {next(filter(None, m.groups())) for m in _AGE.finditer(text)}
     else:
         return set()
     clauses = [clause.text for clause in split_clauses(text)]
