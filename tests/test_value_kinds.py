@@ -150,3 +150,10 @@ def test_only_the_users_own_age_is_asked_as_an_age():
     assert asked_kind("how old is Greta turning")[0] == ""
     assert untold_parts("my age?", OMAR) == []
     assert untold_parts("how old am I", [from_dialogue("I have 2 cats and a dog.")]) == ["how old am I"]
+
+
+def test_a_message_of_nothing_but_kinds_of_value_asks_for_them():
+    assert plan_reply(read("my trade and town", NOW), []).kind == "past"
+    assert plan_reply(read("my trade and town are lovely", NOW), []).kind != "past"
+    assert untold_parts("my trade and town", [from_dialogue("Pete. plumber. Cork.")]) == []
+    assert kind_values("Hi. I love it. Sarah came over.", "place") == set()  # a name opening a sentence is no place

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from .patterns import LazyPattern
+from .words import word_set
 
 ClauseAct = Literal["statement", "question", "request"]
 
@@ -71,6 +72,10 @@ _SUBORDINATORS = frozenset(
     do does did can could should would will shall may might must am was were have has had""".split()
 )  # the last line: an auxiliary before "I" asks a question of it ("where do I live")
 _QUESTION_START = LazyPattern(rf"^{_QUESTION_OPENERS}\b", re.I)
+# "my trade and town", "my age": a message of nothing but the user's own kinds of value asks for them
+_KIND_NOUNS = "|".join(sorted(word_set("asks_job", "asks_place") | {"age", "name", "birthday", "address"}))
+_NOUNS_ASKED = LazyPattern(rf"^(?:and\s+)?(?:my|our)\s+(?:{_KIND_NOUNS})"
+                           rf"(?:\s*(?:,|and|&)\s*(?:my\s+)?(?:{_KIND_NOUNS}))*$", re.I)
 # "what a day", "what a mess that was": an exclamation, no question, unless it ends with "?"
 _EXCLAMATION = LazyPattern(r"^what\s+(?:a|an|such)\b", re.I)
 _REQUEST_START = LazyPattern(
@@ -214,7 +219,7 @@ def _clean(part: str) -> str:
 def _act(clause: str, *, asked: bool) -> ClauseAct:
     if _REQUEST_START.match(clause) or _is_imperative(clause):
         return "request"
-    if asked or (_QUESTION_START.match(clause) and not _EXCLAMATION.match(clause)):
+    if asked or (_QUESTION_START.match(clause) and not _EXCLAMATION.match(clause)) or _NOUNS_ASKED.match(clause):
         return "question"
     return "statement"
 

@@ -14,7 +14,8 @@ Definitions (the words are data: reading/words.toml):
   years old", "I'm 41", "aged 41", or a number on its own among facts ("Omar. 41. taxi driver");
 - a record holds a job when it has a word of `occupations` (or its plural), or says what someone
   works as ("works as a ..."); a place when it has a proper name after a place preposition ("in
-  Leeds", "from Berlin", "to Augsburg") or after a comma (", Cairo").
+  Leeds", "from Berlin", "to Augsburg"), after a comma (", Cairo") or as a list item of its own
+  after the first ("Pete. plumber. Cork.").
 """
 
 from __future__ import annotations
@@ -101,7 +102,8 @@ def kind_values(text: str, kind: Kind, owner: frozenset[str] = frozenset()) -> s
         found = {w for w in words(text) if w in _OCCUPATIONS or (w.endswith("s") and w[:-1] in _OCCUPATIONS)}
         found |= {m[0].split()[-1].lower() for m in _WORKS_AS.finditer(text)}
     elif kind == "place":
-        found = {name.lower() for name in proper_names(text) if _AT_PLACE.search(text[: text.find(name)])}
+        found = {name.lower() for name in proper_names(text) if _AT_PLACE.search(text[: text.find(name)])
+                 or re.search(rf"[.;]\s+{re.escape(name)}\s*(?:[.;]|$)", text)}  # an item of its own: "plumber. Cork."
     elif kind == "age":
         found = {next(filter(None, m.groups())) for m in _AGE.finditer(text)}
     else:
