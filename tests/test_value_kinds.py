@@ -10,7 +10,7 @@ from local_agent.reading import read
 from local_agent.turn.evidence import from_dialogue, from_memory
 from local_agent.turn.kind_recall import with_kind_records
 from local_agent.turn.plans import plan_reply
-from local_agent.turn.told import asks_of_records, named_inside, names_each_kind, parts, untold_parts
+from local_agent.turn.told import asks_of_records, misspelled, named_inside, names_each_kind, parts, untold_parts
 from local_agent.turn.value_kinds import asked_kind, kind_values
 from local_agent.types import MemoryRecord, Provenance, RecallHit
 
@@ -157,3 +157,12 @@ def test_a_message_of_nothing_but_kinds_of_value_asks_for_them():
     assert plan_reply(read("my trade and town are lovely", NOW), []).kind != "past"
     assert untold_parts("my trade and town", [from_dialogue("Pete. plumber. Cork.")]) == []
     assert kind_values("Hi. I love it. Sarah came over.", "place") == set()  # a name opening a sentence is no place
+
+
+def test_a_word_spelled_another_way_and_an_irregular_past_are_held():
+    aisha = [from_dialogue("hi hi im aisha, studyng law at uni in manchester")]
+    assert untold_parts("what am i studyin", aisha) == []
+    assert untold_parts("what am i teachin", aisha) == ["what am i teachin"]
+    duchess = [from_dialogue("Duchess laid her first egg in weeks on Sunday, we celebrated.")]
+    assert untold_parts("what date did Duchess finally lay again", duchess) == []
+    assert not misspelled("marked", {"market"})  # alike, and another word

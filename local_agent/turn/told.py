@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from datetime import datetime
+from difflib import SequenceMatcher
 from functools import cache
 
 import Stemmer
@@ -37,6 +38,7 @@ from .evidence import Candidate, asks_only, content_words
 from .value_kinds import KIND_NOUNS, asked_kind, holds_kind, kind_values, owner_of, without_filler
 
 _SOME_DAY = datetime(2001, 1, 1)  # whether a text names a time at all does not depend on when it was said
+SPELLED_LENGTH, SPELLED_RATIO = 6, 0.85  # a word spelled another way: "studyin" for "studyng"
 MARGIN = 1.0  # the share of a part's asked words a candidate must hold (chosen on the live dev split)
 _ASKS_NAME = word_set("asks_name")
 _ASKS_NUMBER = word_set("asks_number")
@@ -133,9 +135,18 @@ def score(part: str, candidate: Candidate, subjects: frozenset[str]) -> float:
 def held_share(part: str, text: str, subjects: frozenset[str]) -> float:
     """The share of the part's asked words `text` holds, by stem or sense, whatever value the
     part asks for (1.0 when none are asked)."""
-    asked = _asked(part, subjects)[0]
-    held = set().union(*map(_sense, content_words(text)))
-    return sum(1 for word in asked if _sense(word) & held) / len(asked) if asked else 1.0
+    asked, said = _asked(part, subjects)[0], content_words(text)
+    held = set().union(*map(_sense, said))
+    return sum(1 for word in asked if _sense(word) & held or misspelled(word, said)) / len(asked) if asked else 1.0
+
+
+def misspelled(word: str, said: set[str]) -> bool:
+    """Whether one of `said` is `word` spelled another way ("studyin", "studyng"): both at least
+    SPELLED_LENGTH letters, the same first three, and alike by SPELLED_RATIO (difflib)."""
+    if len(word) < SPELLED_LENGTH:
+        return False
+    return any(len(other) >= SPELLED_LENGTH and other[:3] == word[:3]
+               and SequenceMatcher(None, word, other).ratio() >= SPELLED_RATIO for other in said)
 
 
 def asked_words(part: str, subjects: frozenset[str]) -> set[str]:
