@@ -166,3 +166,16 @@ def test_a_word_spelled_another_way_and_an_irregular_past_are_held():
     duchess = [from_dialogue("Duchess laid her first egg in weeks on Sunday, we celebrated.")]
     assert untold_parts("what date did Duchess finally lay again", duchess) == []
     assert not misspelled("marked", {"market"})  # alike, and another word
+
+
+def test_what_someone_works_in_is_a_job_and_a_firm_or_town_is_not():
+    assert kind_values("Hey, I'm Tobias, I live in Munich and work in IT support.", "job") == {"support"}
+    assert kind_values("I work in Leeds.", "job") == set() and kind_values("I work for Google.", "job") == set()
+
+
+def test_the_assistants_words_do_not_stop_the_users_record_joining_the_recall():
+    ines = _record("i", "turn", "Some basics: I'm Ines, 27, software tester in Bilbao.", "2026-11-15")
+    echo = RecallHit(_record("e", "turn", "You're right: you are Ines, 27, software tester.", "2026-11-19",
+                             role="assistant"), 0.6)
+    hits = with_kind_records("what's my job and how old am I", [echo], lambda: [ines, echo.record], k=6)
+    assert [hit.record.id for hit in hits] == ["i", "e"]

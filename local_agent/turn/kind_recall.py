@@ -43,7 +43,7 @@ def with_kind_records(question: str, hits: Sequence[RecallHit], records: Callabl
     added: list[RecallHit] = []
     for part in kinds:
         need = margin(part, subjects) - 1e-9
-        recalled = [from_memory(prompt_text(hit.record)) for hit in hits]
+        recalled = [c for hit in hits if (c := _told(hit.record)) is not None]  # the assistant's words tell nothing
         if any(score(part, c, subjects) >= need for c in recalled):
             continue
         found = [record for record, c in told if score(part, c, subjects) >= need and record.id not in shown]

@@ -4,18 +4,20 @@ value of that kind (told.py reads a part's asked words and value with it).
 
 Definitions (the words are data: reading/words.toml):
 - a part asks for a job when it has a word of `asks_job` ("profession", "trade"), "for work",
-  "for a living", "earn my living", or is "what does/do X do"; for a place when it has a word of `asks_place` ("city",
-  "town"); neither when it asks where, when, who or how many ("where is it I went back to
-  work?" asks a place of its own);
-- the kind's words are no asked words: the record need not say "profession" (nor "live", for a
-  place: `place_verbs`); a phrase that only says when it is asked (`asks_filler`: "these days")
-  is no asked word either;
+  "for a living", "earn my living", or is "what does/do X do"; for a place when it has a word
+  of `asks_place` ("city", "town"); neither when it asks where, when, who or how many ("where
+  is it I went back to work?" asks a place of its own);
 - a part asks for the user's age with "how old am I", "my age"; a record holds one as "41
   years old", "I'm 41", "aged 41", or a number on its own among facts ("Omar. 41. taxi driver");
+- the kind's words are no asked words: the record need not say "profession" (nor "live", for a
+  place: `place_verbs`); a phrase that only says when or how it is asked (`asks_filler`: "these
+  days", "finally") is no asked word either;
 - a record holds a job when it has a word of `occupations` (or its plural), or says what someone
-  works as ("works as a ..."); a place when it has a proper name after a place preposition ("in
-  Leeds", "from Berlin", "to Augsburg"), after a comma (", Cairo") or as a list item of its own
-  after the first ("Pete. plumber. Cork.").
+  works as or in ("works as a ...", "work in IT support", "works at a bakery"); a place when it
+  has a proper name after a place preposition ("in Leeds", "from Berlin", "to Augsburg"), after
+  a comma (", Cairo") or as a list item of its own after the first ("Pete. plumber. Cork.");
+- a value is the owner's (`kind_values`): said of the person the part names, or, for the
+  user's own, in a clause that names no one else ("he", "my sister", "a tutor named Giorgio").
 """
 
 from __future__ import annotations
@@ -41,6 +43,8 @@ _DOES = re.compile(r"^\W*what\s+(?:do|does|did)\s+(?:\w+\s+){1,2}do\b(?:\s+for\s
 _FOR_WORK = re.compile(r"\bfor\s+(?:work|a\s+living)\b"
                        r"|\b(?:earn|earns|make|makes)\s+(?:a|my|his|her|their|your)\s+living\b", re.IGNORECASE)
 _OTHER_WH = re.compile(r"^\W*(?:where|when|who|whose|how\s+(?:many|much|long|old))\b", re.IGNORECASE)
+# "work in IT support", "works at a bakery": what the work is (a capitalized name after it is a place or a firm)
+_WORKS_IN = re.compile(r"\bwork(?:s|ed|ing)?\s+(?:in|at)\s+(?:an?\s+|the\s+)?(?:[A-Z]{2,}\s+)?([a-z][a-z-]+)\b")
 _WORKS_AS = re.compile(r"\bwork(?:s|ed|ing)?\s+as\s+(?:a|an)?\s*\w+", re.IGNORECASE)
 # the user's own age: "how old am I", "my age?"; told as "41 years old", "I'm 41", "aged 41", or a
 # number on its own in a list of facts ("Omar. 41. taxi driver", "I'm Ines, 27, software tester")
@@ -101,6 +105,7 @@ def kind_values(text: str, kind: Kind, owner: frozenset[str] = frozenset()) -> s
     if kind == "job":
         found = {w for w in words(text) if w in _OCCUPATIONS or (w.endswith("s") and w[:-1] in _OCCUPATIONS)}
         found |= {m[0].split()[-1].lower() for m in _WORKS_AS.finditer(text)}
+        found |= {m[1].lower() for m in _WORKS_IN.finditer(text)}
     elif kind == "place":
         found = {name.lower() for name in proper_names(text) if _AT_PLACE.search(text[: text.find(name)])
                  or re.search(rf"[.;]\s+{re.escape(name)}\s*(?:[.;]|$)", text)}  # an item of its own: "plumber. Cork."
