@@ -145,9 +145,13 @@ def test_the_users_age_in_a_record(text, ages):
     assert kind_values(text, "age") == ages
 
 
-def test_only_the_users_own_age_is_asked_as_an_age():
+def test_an_age_is_asked_as_an_age_and_told_of_its_owner():
     assert asked_kind("my age?")[0] == "age" and asked_kind("how old am I")[0] == "age"
-    assert asked_kind("how old is Greta turning")[0] == ""
+    assert asked_kind("how old is Greta turning")[0] == "age"
+    assert untold_parts("how old is Greta turning", [from_dialogue("Her birthday is 14 December.")]) != []
+    assert untold_parts("how old is Bolt?", [from_dialogue("I've got two dogs, a greyhound called Bolt.")]) != []
+    assert untold_parts("how old is yaw", [from_dialogue("my son yaw is nine years old")]) == []
+    assert untold_parts("how old is yaw", [from_dialogue("my son Kofi is nine years old")]) != []
     assert untold_parts("my age?", OMAR) == []
     assert untold_parts("how old am I", [from_dialogue("I have 2 cats and a dog.")]) == ["how old am I"]
 

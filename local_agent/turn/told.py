@@ -121,7 +121,7 @@ def _has_value(candidate: Candidate, value: str, part: str, subjects: frozenset[
     if value == "day":  # a day word, or a time phrase ("on the 3rd", "just now": dates/event_days.py)
         return any(w.isdigit() or w in _DAYS or w.removesuffix("s") in _DAYS for w in said) or bool(
             event_days(candidate.text, _SOME_DAY))
-    return holds_kind(candidate.text, value, owner_of(part, subjects))
+    return holds_kind(candidate.text, value, owner_of(part, subjects, _asked(part, subjects)[0]))
 
 
 def score(part: str, candidate: Candidate, subjects: frozenset[str]) -> float:
@@ -284,7 +284,7 @@ def names_each_kind(answer: str, question: str, candidates: Sequence[Candidate])
     said = " ".join(words(answer))
     subjects = subjects_of(said_by_user(candidates), question)
     for part in parts(question):
-        kind, owner = asked_kind(part)[0], owner_of(part, subjects)
+        kind, owner = asked_kind(part)[0], owner_of(part, subjects, _asked(part, subjects)[0])
         told = answering(part, candidates) if kind else []
         values = set().union(*(kind_values(c.text, kind, owner) for c in told))
         if values and not any(re.search(rf"\b{re.escape(value)}", said) for value in values):

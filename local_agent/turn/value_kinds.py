@@ -7,8 +7,9 @@ Definitions (the words are data: reading/words.toml):
   "for a living", "earn my living", or is "what does/do X do"; for a place when it has a word
   of `asks_place` ("city", "town"); neither when it asks where, when, who or how many ("where
   is it I went back to work?" asks a place of its own);
-- a part asks for the user's age with "how old am I", "my age"; a record holds one as "41
-  years old", "I'm 41", "aged 41", or a number on its own among facts ("Omar. 41. taxi driver");
+- a part asks for an age with "how old", "my age", "Yaw's age"; a record holds one as "41 years
+  old", "I'm 41", "aged 41", "turns 80", "is 9" (not "is 14 December"), or a number on its own
+  among facts ("Omar. 41. taxi driver", "my son Yaw, 9,");
 - the kind's words are no asked words: the record need not say "profession" (nor "live", for a
   place: `place_verbs`); a phrase that only says when or how it is asked (`asks_filler`: "these
   days", "finally") is no asked word either;
@@ -23,11 +24,13 @@ Definitions (the words are data: reading/words.toml):
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from functools import cache
 
 from ..reading.clauses import split_clauses
 from ..reading.names import proper_names
-from ..reading.words import word_list, word_set, words
+from ..reading.words import NUMBER_WORDS, word_list, word_set, words
+from .evidence import content_words
 
 Kind = str  # "job", "place" or ""
 _JOB = word_set("asks_job")
@@ -35,6 +38,7 @@ _PLACE = word_set("asks_place")
 _PLACE_VERBS = word_set("place_verbs")
 _OCCUPATIONS = word_set("occupations")
 _RELATIONS = word_set("relations")
+_SELF = frozenset("i i'm me my mine myself we our us".split())
 _THIRD = frozenset("he she his her him they their them".split())
 KIND_NOUNS = _JOB | _PLACE  # the nouns that name a kind of value
 _DOES = re.compile(r"^\W*what\s+(?:do|does|did)\s+(?:\w+\s+){1,2}do\b(?:\s+for\s+(?:work|a\s+living))?\W*$",
@@ -46,12 +50,14 @@ _OTHER_WH = re.compile(r"^\W*(?:where|when|who|whose|how\s+(?:many|much|long|old
 # "work in IT support", "works at a bakery": what the work is (a capitalized name after it is a place or a firm)
 _WORKS_IN = re.compile(r"\bwork(?:s|ed|ing)?\s+(?:in|at)\s+(?:an?\s+|the\s+)?(?:[A-Z]{2,}\s+)?([a-z][a-z-]+)\b")
 _WORKS_AS = re.compile(r"\bwork(?:s|ed|ing)?\s+as\s+(?:a|an)?\s*\w+", re.IGNORECASE)
-# the user's own age: "how old am I", "my age?"; told as "41 years old", "I'm 41", "aged 41", or a
-# number on its own in a list of facts ("Omar. 41. taxi driver", "I'm Ines, 27, software tester")
-_OWN_AGE = re.compile(r"\bhow\s+old\s+am\s+I\b|\bmy\s+age\b", re.IGNORECASE)
-_NOT_AGE = r"(?!\s*(?:[%:.]\d|[%:]|min|hour|hr|day|week|month|km|mile|kg|lb|cm|percent|euro|dollar|pound|times))"
-_AGE = re.compile(r"\b(\d{1,3})\s*(?:years?|yrs?)\s+old\b"
-                  rf"|\b(?:I'm|I\s+am|im|aged)\s+(\d{{1,3}})\b{_NOT_AGE}"
+# an age: "how old am I", "my age?", "how old is Yaw"; told as "41 years old", "I'm 41", "turns eighty",
+# or a number on its own in a list of facts ("Omar. 41. taxi driver", "I'm Ines, 27, software tester")
+_ASKS_AGE = re.compile(r"\bhow\s+old\b|\b(?:my|his|her|their|your|\w+'s)\s+age\b", re.IGNORECASE)
+_NOT_AGE = (r"(?!\s*(?:[%:.]\d|[%:]|min|hour|hr|day|week|month|km|mile|kg|lb|cm|percent|euro|dollar|pound|times"
+            r"|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec))")
+_COUNTED = "|".join(NUMBER_WORDS)
+_AGE = re.compile(rf"\b(\d{{1,3}}|{_COUNTED})\s*(?:years?|yrs?)\s+old\b|\b(?:turns|turned|turning)\s+({_COUNTED})\b"
+                  rf"|\b(?:I'm|I\s+am|im|aged|is|turns|turned|turning|was)\s+(\d{{1,3}})\b{_NOT_AGE}"
                   r"|(?:^|[.,;:]\s*)(\d{1,3})\s*(?=[.,;]|$)", re.IGNORECASE)
 _AT_PLACE = re.compile(r"(?:\b(?:in|from|to|near|at|outside|around|into)\s+|,\s*)$", re.IGNORECASE)
 
@@ -70,7 +76,7 @@ def without_filler(part: str) -> str:
 def asked_kind(part: str) -> tuple[Kind, set[str]]:
     """The kind of value the part asks for by naming it ("job", "place", "age" or ""), and the
     words that name it (no asked words)."""
-    if _OWN_AGE.search(part):
+    if _ASKS_AGE.search(part):
         return "age", {"old", "age", "aged"}
     if _OTHER_WH.match(part):
         return "", set()
@@ -88,12 +94,14 @@ def holds_kind(text: str, kind: Kind, owner: frozenset[str] = frozenset()) -> bo
     return bool(kind_values(text, kind, owner)) if kind else True
 
 
-def owner_of(part: str, subjects: frozenset[str]) -> frozenset[str]:
+def owner_of(part: str, subjects: frozenset[str], asked: Iterable[str] = ()) -> frozenset[str]:
     """Whose value the part asks for, as words: the names and relation words it says ("Priya",
-    "dad"); none: the user's own."""
+    "dad"), and, in a part that does not speak of the user, its `asked` words ("how old is
+    yaw", "elenis job"); none: the user's own."""
     said = set(words(part))
-    return frozenset((said & _RELATIONS) | {w.removesuffix("'s") for w in said} & subjects
-                     | {w.lower() for name in proper_names(part + ".") for w in words(name)})
+    named = (said & _RELATIONS) | {w.removesuffix("'s") for w in said} & subjects | {
+        w.lower() for name in proper_names(part + ".") for w in words(name)}
+    return frozenset(named if named or said & _SELF else set(asked))
 
 
 def kind_values(text: str, kind: Kind, owner: frozenset[str] = frozenset()) -> set[str]:
@@ -119,7 +127,7 @@ def kind_values(text: str, kind: Kind, owner: frozenset[str] = frozenset()) -> s
 
 
 def _owns(clause: str, text: str, owner: frozenset[str]) -> bool:
-    said, everything = set(words(clause)), set(words(text))
+    said, everything = set(words(clause)) | content_words(clause), set(words(text)) | content_words(text)
     if owner:
         return bool(said & owner) or bool(everything & owner and said & _THIRD)
     return not (said & (_THIRD | _RELATIONS | {"named", "called"}))
