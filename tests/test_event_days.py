@@ -86,6 +86,8 @@ def test_look_alikes_name_no_day(text):
     ("I'm so excited for Friday", False),
     ("we booked it, dinner is on friday", False),  # the clause of the day, not the one before
     ("I need a haircut on Monday", False),  # "need" is no past form
+    ("Duchess laid her first egg in weeks on Sunday", True),  # an irregular past form
+    ("the hens lay on Sunday", False),
 ])
 def test_the_tense_of_the_clause(text, past):
     at = text.lower().rfind("on ")

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from .patterns import LazyPattern
+from .words import word_set
 
 ClauseAct = Literal["statement", "question", "request"]
 
@@ -71,6 +72,12 @@ _SUBORDINATORS = frozenset(
     do does did can could should would will shall may might must am was were have has had""".split()
 )  # the last line: an auxiliary before "I" asks a question of it ("where do I live")
 _QUESTION_START = LazyPattern(rf"^{_QUESTION_OPENERS}\b", re.I)
+# "my trade and town", "my age": a message of nothing but the user's own kinds of value asks for them
+_KIND_NOUNS = "|".join(sorted(word_set("asks_job", "asks_place") | {"age", "name", "birthday", "address"}))
+_NOUNS_ASKED = LazyPattern(rf"^(?:and\s+)?(?:my|our)\s+(?:{_KIND_NOUNS})"
+                           rf"(?:\s*(?:,|and|&)\s*(?:my\s+)?(?:{_KIND_NOUNS}))*$", re.I)
+# "what a day", "what a mess that was": an exclamation, no question, unless it ends with "?"
+_EXCLAMATION = LazyPattern(r"^what\s+(?:a|an|such)\b", re.I)
 _REQUEST_START = LazyPattern(
     r"^(?:please|pls|can you|could you|would you|will you|help me|tell me|show me|give me|let me know|"
     r"let's|lets|I want you to|I need you to|I'd like you to|I would like you to|I'd like to know|"
@@ -212,7 +219,7 @@ def _clean(part: str) -> str:
 def _act(clause: str, *, asked: bool) -> ClauseAct:
     if _REQUEST_START.match(clause) or _is_imperative(clause):
         return "request"
-    if asked or _QUESTION_START.match(clause):
+    if asked or (_QUESTION_START.match(clause) and not _EXCLAMATION.match(clause)) or _NOUNS_ASKED.match(clause):
         return "question"
     return "statement"
 
@@ -220,3 +227,11 @@ def _act(clause: str, *, asked: bool) -> ClauseAct:
 def _is_imperative(clause: str) -> bool:
     first = clause.split(" ", 1)[0].lower()
     return first in _IMPERATIVE_VERBS
+
+
+def only_asks(text: str) -> bool:
+    """Whether every clause of `text` is a question ("what city am I living in", "whats the cat
+    called?"): a question a user asked, which tells nothing ("change of plan, the party is at
+    the hall now" opens like a request and tells)."""
+    clauses = split_clauses(text)
+    return bool(clauses) and all(clause.act == "question" for clause in clauses)

@@ -55,6 +55,7 @@ _GUESS = re.compile(r"\b(?:would|might|could)\b(?!\s+you\b)"
                     # what is to come, or what to do: "how much will I have", "if I save", "any tips"
                     r"|\b(?:will I|will we|if I|if we|am I going to|are we going to)\b"
                     r"|\b(?:tips?|advice|ideas?|suggestions?|recommendations?)\b", re.IGNORECASE)
+_AGAIN = re.compile(r"\bmy\b.*\bagain\b", re.IGNORECASE)
 _LEADS = re.compile(r"^(?:(?:but|and|so|anyway|though|ok|okay|well|also|oh|sorry)\b\W*)+", re.IGNORECASE)
 _ASKS = re.compile(r"^(?:what|what's|how|where|when|who|whom|whose|which|why|do|does|did|is|are|was|were|can|could|"
                    r"should|would|will|have|has|had|am|remind|tell)\b", re.IGNORECASE)
@@ -101,4 +102,5 @@ def past_question(message: str, clauses: Sequence[Clause], language: str | None)
 def _about_past(text: str) -> bool:
     if _ASSISTANT_PAST.search(text) or _REMIND.search(text):
         return True
-    return bool(_SELF.search(_ADDRESSEE.sub("", text))) and not _ADVICE.match(text)
+    # "how do I earn my living again?" asks to be reminded, not for advice
+    return bool(_SELF.search(_ADDRESSEE.sub("", text))) and (not _ADVICE.match(text) or bool(_AGAIN.search(text)))

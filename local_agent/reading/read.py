@@ -39,7 +39,7 @@ from .recap import recap_span
 from .requests import Subject, asks_tool, tool_subjects
 from .rounding import Rounding, read_rounding
 from .values import Value, extract
-from .words import compounds, lower_words
+from .words import compounds, lower_words, respelled
 
 IntentKind = Literal["introduction", "correction", "past", "about-assistant", "goodbye", "courtesy", "feeling",
                      "statement", "request", "tool-request", "recap"]
@@ -117,7 +117,9 @@ class Reading:
 
 
 def read(message: str, now: dt.datetime) -> Reading:
-    """The reading of `message`, with dates relative to `now`."""
+    """The reading of `message`, with dates relative to `now`; question words in a chat
+    spelling read as the words they spell (words.py `respelled`: "wat mark did i get")."""
+    message = respelled(message)
     clauses = tuple(split_clauses(message))
     language = language_of(message)
     asks = "?" in message or any(

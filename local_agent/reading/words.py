@@ -89,3 +89,26 @@ GREETINGS = word_set("greetings")
 GREETINGS_EN = word_set("greetings_en")
 COURTESY_WORDS = SMALL_TALK_WORDS | FUNCTION_WORDS | THANKS | GREETINGS | word_set("courtesy_also")
 LEAVING_WORDS = COURTESY_WORDS | word_set("leaving")
+
+
+@cache
+def _spellings() -> tuple[dict[str, str], re.Pattern[str]]:
+    pairs = dict(pair.split("=", 1) for pair in word_list("question_spellings"))
+    listed = "|".join(sorted(map(re.escape, pairs), key=len, reverse=True))
+    # at the start of the text or of a clause: after . , ! ? ; : or a leading "and", "so", "but", "ok"
+    opening = re.compile(rf"(?:^|(?<=[.,!?;:])|\b(?:and|so|but|ok|okay|also)\b)\s*(?P<word>{listed})(?![\w'])",
+                         re.IGNORECASE)
+    return pairs, opening
+
+
+def respelled(text: str) -> str:
+    """`text` with the chat spellings of question words that open a clause read as the words
+    they spell ("wat mark did i get" -> "what mark did i get"; words.toml `question_spellings`)."""
+    pairs, opening = _spellings()
+
+    def spelled(match: re.Match[str]) -> str:
+        found = match["word"]
+        word = pairs[found.lower()]
+        word = word[:1].upper() + word[1:] if found[:1].isupper() else word
+        return match[0][: match.start("word") - match.start()] + word
+    return opening.sub(spelled, text)

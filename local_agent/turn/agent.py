@@ -33,6 +33,7 @@ from ..reading import Reading, read
 from ..reading.dates import DateSpan
 from ..types import GenerationSettings, MemoryRecord, Message, RecallHit
 from .answering import Answer
+from .kind_recall import with_kind_records
 from .latest import latest_first
 from .memory_answers import earlier_answers
 from .memory_work import MemoryParts, Wanted, always, distill_turn, fold_summary, store_turn, withdraw
@@ -227,6 +228,8 @@ class Agent:
         start = time.perf_counter()
         hits = self.memory.store.recall(reading.text, k=self.settings.recall_k + 4, today=self.now())
         hits = latest_first(reading.text, [h for h in hits if not self._in_window(h.record)])[: self.settings.recall_k]
+        if reading.past is not None:  # "what's my job?": the records that tell one, when none was recalled
+            hits = with_kind_records(reading.text, hits, self.memory.store.records, self.settings.recall_k)
         timings["recall_s"] = time.perf_counter() - start
         return hits
 

@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..memory.index.render import TURN_MEMORY_CHARS
-from ..reading.clauses import split_clauses
+from ..reading.clauses import only_asks, split_clauses
 from ..reading.words import NUMBER_WORDS, STOPWORDS, words
 from .acknowledge import said_back
 from .answering import NOTED
@@ -37,6 +37,7 @@ _TURN = re.compile(r"^- (?P<day>\d{1,2} [A-Z][a-z]+ \d{4}), (?P<who>you|me): (?P
 _NOTED_DAY = re.compile(r"\(noted (?P<day>\d{1,2} [A-Z][a-z]+ \d{4})\)")
 _LAST_DAY = re.compile(r"(\d{1,2} [A-Z][a-z]+ \d{4})$")
 _DIGEST = re.compile(r"^Conversation of (?P<day>.+?), in short: (?P<text>.*)$", re.DOTALL)
+_SPEAKER = re.compile(r"^[A-Z][\w'.-]*(?: [A-Z][\w'.-]*)?: ")  # an imported conversation's line: "Melanie: ..."
 _ADDRESSED = re.compile(r"^(?:You|Your|You're|You've|You'd|You'll)\b")
 
 
@@ -105,6 +106,12 @@ def from_dialogue(message: str) -> Candidate:
     return Candidate(message, quoted, f"You told me {said}." if said else quoted)
 
 
+def asks_only(candidate: Candidate) -> bool:
+    """Whether the record only asks ("what city am I living in", "whats the cat called?"): a
+    question the user asked is never evidence of what they told."""
+    return only_asks(_SPEAKER.sub("", candidate.text))
+
+
 def said_back_evidence(evidence: Sequence[Candidate], question: str) -> str:
     """The program's answer from the evidence: the best candidate said back, and the next one
     too when it shares as many words with the question."""
@@ -116,10 +123,10 @@ def said_back_evidence(evidence: Sequence[Candidate], question: str) -> str:
 
 def relevant(question: str, candidates: Sequence[Candidate]) -> list[Candidate]:
     """The candidates that share a content word with the question, most shared first (stable);
-    a question asked before ("What is my name?") is no evidence."""
+    a question asked before ("What is my name?", "what city am I living in") is no evidence."""
     asked = content_words(question)
     shared = [(len(asked & content_words(candidate.text)), candidate) for candidate in candidates
-              if not candidate.text.rstrip().endswith("?")]
+              if not asks_only(candidate)]
     return [candidate for count, candidate in sorted(shared, key=lambda pair: -pair[0]) if count]
 
 

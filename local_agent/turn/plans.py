@@ -18,6 +18,7 @@ from .latest import changed
 from .memory_answers import asks_about_past
 from .phrases import farewell_reply, phrase
 from .statements import statement_reply
+from .told import asks_of_records
 from .when_answer import asks_when_told
 
 ReplyKind = Literal["introduction", "correction", "about-me", "farewell", "courtesy", "problem", "past", "calculation",
@@ -78,6 +79,8 @@ def past_plan(reading: Reading, memories: Sequence[str]) -> ReplyPlan | None:
         return ReplyPlan("past")
     if reading.past is not None and asks_when_told(reading.text, memories):
         return ReplyPlan("past")
+    if reading.past is not None and asks_of_records(reading.text, [from_memory(m) for m in memories]):
+        return ReplyPlan("past")  # "what's the vet clinic called?" after "a receptionist at a vet clinic"
     changes = reading.asks and changed(reading.text, [from_memory(m) for m in memories]) is not None
     return ReplyPlan("past") if changes else None
 

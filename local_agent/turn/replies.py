@@ -68,7 +68,7 @@ from .quotes import quotes_inside, without_invented
 from .reply_checks import apologizes_or_refuses
 from .result import TokenCounts
 from .statements import statement_problem
-from .told import answering, draws_on_each_part, not_told_reply, parts, said_by_user, untold_parts
+from .told import answering, draws_on_each_part, names_each_kind, not_told_reply, parts, said_by_user, untold_parts
 from .when_answer import Told, answer_when
 
 # Added to the system message when a memory answer is asked again: the first named or counted
@@ -278,7 +278,8 @@ class Replier:
             return False
         if asked.evidence and not draws_on(text, asked.question, asked.evidence):
             return False
-        return draws_on_each_part(text, asked.question, asked.candidates, asked.names)
+        return draws_on_each_part(text, asked.question, asked.candidates, asked.names) and names_each_kind(
+            text, asked.question, asked.candidates)  # "what's my job?" is answered with a job
 
     def dialogue_messages(self) -> list[str]:
         """The user's earlier messages in the prompt's dialogue, newest first."""

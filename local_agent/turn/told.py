@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from datetime import datetime
+from difflib import SequenceMatcher
 from functools import cache
 
 import Stemmer
@@ -31,10 +32,13 @@ import Stemmer
 from ..dates.event_days import event_days
 from ..reading.clauses import split_clauses
 from ..reading.names import proper_names
-from ..reading.words import MONTHS, NUMBER_WORDS, WEEKDAYS, word_list, word_set, words
-from .evidence import Candidate, content_words
+from ..reading.values import extract
+from ..reading.words import MONTHS, NUMBER_WORDS, STOPWORDS, WEEKDAYS, word_list, word_set, words
+from .evidence import Candidate, asks_only, content_words
+from .value_kinds import KIND_NOUNS, asked_kind, holds_kind, kind_values, owner_of, without_filler
 
 _SOME_DAY = datetime(2001, 1, 1)  # whether a text names a time at all does not depend on when it was said
+SPELLED_LENGTH, SPELLED_RATIO = 6, 0.85  # a word spelled another way: "studyin" for "studyng"
 MARGIN = 1.0  # the share of a part's asked words a candidate must hold (chosen on the live dev split)
 _ASKS_NAME = word_set("asks_name")
 _ASKS_NUMBER = word_set("asks_number")
@@ -46,9 +50,11 @@ _KIND = re.compile(r"^\W*(?:what|which)\s+(\w+)\s+(?:of|do|does|did|am|i|you|we|
 _DAYS = frozenset([*MONTHS, *WEEKDAYS, *(m[:3] for m in MONTHS), "today", "yesterday", "tomorrow", "tonight",
                    "week", "weekend", "month", "year", "spring", "summer", "autumn", "winter", "morning"])
 _NUMBER = frozenset(NUMBER_WORDS)
-_PART = re.compile(r"\s*(?:,|\band\b|\balso\b)\s*(?=(?:what|what's|whats|where|when|who|which|how|do|does|did)\b)",
-                   re.IGNORECASE)
+# a part opens with a question word, or names a kind of value after "and" ("my trade and town")
+_PART = re.compile(r"\s*(?:,|\band\b|\balso\b)\s*(?=(?:what|what's|whats|where|when|who|which|how|do|does|did)\b"
+                   rf"|(?:(?:my|your|his|her|their|the)\s+)?(?:{'|'.join(sorted(KIND_NOUNS))})\b)", re.IGNORECASE)
 _SPEAKER = re.compile(r"^[A-Z][\w'.-]*(?: [A-Z][\w'.-]*)?: ")  # an imported conversation's line: "Melanie: ..."
+_OPENING = re.compile(r"(?:^|[.!?]\s+|^- .*?: )\W*$")  # what stands before a sentence's first word
 _WH = re.compile(r"^\W*(what|what's|whats|where|when|who|whose|which|how)\b", re.IGNORECASE)
 
 
@@ -75,17 +81,29 @@ def parts(question: str) -> list[str]:
 
 def _asked(part: str, subjects: frozenset[str]) -> tuple[set[str], str]:
     """The part's asked words, and the value it asks for: "name", "number", "day" or ""."""
-    found = content_words(part)
+    found = content_words(without_filler(part))
     opening = _WH.match(part)
     wh = opening[1].lower() if opening else ""
-    value = ("name" if found & _ASKS_NAME or wh in ("who", "whose") else
+    named, naming = asked_kind(part)  # "what is my profession?": a job, not the word "profession"
+    value = ("age" if named == "age" else "name" if found & _ASKS_NAME or wh in ("who", "whose") else
              "number" if found & _ASKS_NUMBER or re.search(r"\bhow (?:many|much|long)\b", part, re.IGNORECASE) else
-             "day" if wh == "when" else "")
+             "day" if wh == "when" else named)
     kind = _KIND.match(part)
     if kind and kind[1].lower() in ("day", "days", "date"):
         value = value or "day"
-    dropped = _ASKS_NAME | _ASKS_NUMBER | _GENERIC | content_words(kind[1] if kind else "")
+    dropped = _ASKS_NAME | _ASKS_NUMBER | _GENERIC | content_words(kind[1] if kind else "") | content_words(
+        " ".join(naming))
     return {w for w in found - dropped if w not in subjects}, value
+
+
+def named_inside(text: str) -> list[str]:
+    """The proper names of `text`, a word that opens a sentence only when a function word
+    follows it ("Jonas is", "Mochi and"): "Big news, ... Less stress!" names nothing, "The boss
+    hen is called Duchess" names Duchess."""
+    def named(found: re.Match[str]) -> bool:
+        after = words(text[found.end():])[:1]
+        return not _OPENING.search(text[:found.start()]) or bool(after and after[0] in STOPWORDS)
+    return [name for name in proper_names(text) if any(map(named, re.finditer(re.escape(name), text)))]
 
 
 def asked(part: str, subjects: frozenset[str]) -> tuple[set[str], str]:
@@ -93,23 +111,23 @@ def asked(part: str, subjects: frozenset[str]) -> tuple[set[str], str]:
     return _asked(part, subjects)
 
 
-def _has_value(candidate: Candidate, value: str, part: str) -> bool:
+def _has_value(candidate: Candidate, value: str, part: str, subjects: frozenset[str] = frozenset()) -> bool:
     said = set(words(candidate.text))
     if value == "name":
         asked = {w.lower() for w in proper_names(part + ".")}
-        return any(name.lower() not in asked for name in proper_names(candidate.text))
-    if value == "number":
-        return any(w.isdigit() or w in _NUMBER for w in said)
+        return any(name.lower() not in asked for name in named_inside(candidate.text))
+    if value == "number":  # not the day of a date ("her birthday is 14 December" tells no age)
+        return bool(extract(candidate.text, ("number",))) or any(w in _NUMBER for w in said)
     if value == "day":  # a day word, or a time phrase ("on the 3rd", "just now": dates/event_days.py)
         return any(w.isdigit() or w in _DAYS or w.removesuffix("s") in _DAYS for w in said) or bool(
             event_days(candidate.text, _SOME_DAY))
-    return True
+    return holds_kind(candidate.text, value, owner_of(part, subjects, _asked(part, subjects)[0]))
 
 
 def score(part: str, candidate: Candidate, subjects: frozenset[str]) -> float:
     """The share of the part's asked words the candidate holds (1.0 when none are asked), 0.0
     when the value the part asks for is not in it."""
-    if not _has_value(candidate, _asked(part, subjects)[1], part):
+    if not _has_value(candidate, _asked(part, subjects)[1], part, subjects):
         return 0.0
     return held_share(part, candidate.note, subjects)  # the note: with its day
 
@@ -117,9 +135,18 @@ def score(part: str, candidate: Candidate, subjects: frozenset[str]) -> float:
 def held_share(part: str, text: str, subjects: frozenset[str]) -> float:
     """The share of the part's asked words `text` holds, by stem or sense, whatever value the
     part asks for (1.0 when none are asked)."""
-    asked = _asked(part, subjects)[0]
-    held = set().union(*map(_sense, content_words(text)))
-    return sum(1 for word in asked if _sense(word) & held) / len(asked) if asked else 1.0
+    asked, said = _asked(part, subjects)[0], content_words(text)
+    held = set().union(*map(_sense, said))
+    return sum(1 for word in asked if _sense(word) & held or misspelled(word, said)) / len(asked) if asked else 1.0
+
+
+def misspelled(word: str, said: set[str]) -> bool:
+    """Whether one of `said` is `word` spelled another way ("studyin", "studyng"): both at least
+    SPELLED_LENGTH letters, the same first three, and alike by SPELLED_RATIO (difflib)."""
+    if len(word) < SPELLED_LENGTH:
+        return False
+    return any(len(other) >= SPELLED_LENGTH and other[:3] == word[:3]
+               and SequenceMatcher(None, word, other).ratio() >= SPELLED_RATIO for other in said)
 
 
 def asked_words(part: str, subjects: frozenset[str]) -> set[str]:
@@ -145,7 +172,7 @@ def said_by_user(candidates: Sequence[Candidate]) -> list[Candidate]:
     """The candidates that are the user's own words or facts about them, not the assistant's
     earlier answers ("I told you: ...", which tell nothing new); a line of an imported
     conversation ("Melanie: ...") is someone's words; a question tells nothing."""
-    return [candidate for candidate in candidates if not candidate.text.rstrip().endswith("?")
+    return [candidate for candidate in candidates if not asks_only(candidate)
             and (" I told you: " not in candidate.note or _SPEAKER.match(candidate.text))]
 
 
@@ -248,3 +275,31 @@ def _near(text: str, named: set[str]) -> set[str]:
     clauses = [content_words(clause.text) for clause in split_clauses(text)] if named else []
     near = [found for found in clauses if found & named]
     return set().union(*near) if near else content_words(text)
+
+
+def names_each_kind(answer: str, question: str, candidates: Sequence[Candidate]) -> bool:
+    """Whether `answer` names, for each part that asks for a kind of value (value_kinds.py: a
+    job, a place), a value of that kind that a record answering the part holds ("Your job is
+    great!" names none)."""
+    said = " ".join(words(answer))
+    subjects = subjects_of(said_by_user(candidates), question)
+    for part in parts(question):
+        kind, owner = asked_kind(part)[0], owner_of(part, subjects, _asked(part, subjects)[0])
+        told = answering(part, candidates) if kind else []
+        values = set().union(*(kind_values(c.text, kind, owner) for c in told))
+        if values and not any(re.search(rf"\b{re.escape(value)}", said) for value in values):
+            return False
+    return True
+
+
+def asks_of_records(question: str, candidates: Sequence[Candidate]) -> bool:
+    """Whether a part of `question` asks for a value (a name, a number, a day, a job, a place) of
+    something a record the user told holds every asked word of: "what's the vet clinic called?"
+    after "I'm now a receptionist at a vet clinic" asks about their life, with no "my" in it."""
+    candidates = said_by_user(candidates)
+    subjects = subjects_of(candidates, question)
+    for part in parts(question):
+        asked_words_, value = _asked(part, subjects)
+        if asked_words_ and value and any(held_share(part, c.note, subjects) >= 1.0 for c in candidates):
+            return True
+    return False

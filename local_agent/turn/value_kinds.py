@@ -1,0 +1,133 @@
+"""The kind of value a question asks for by a noun that names the kind, not the thing ("what is
+my profession?", "which city do I live in?", "my trade and town"), and whether a record holds a
+value of that kind (told.py reads a part's asked words and value with it).
+
+Definitions (the words are data: reading/words.toml):
+- a part asks for a job when it has a word of `asks_job` ("profession", "trade"), "for work",
+  "for a living", "earn my living", or is "what does/do X do"; for a place when it has a word
+  of `asks_place` ("city", "town"); neither when it asks where, when, who or how many ("where
+  is it I went back to work?" asks a place of its own);
+- a part asks for an age with "how old", "my age", "Yaw's age"; a record holds one as "41 years
+  old", "I'm 41", "aged 41", "turns 80", "is 9" (not "is 14 December"), or a number on its own
+  among facts ("Omar. 41. taxi driver", "my son Yaw, 9,");
+- the kind's words are no asked words: the record need not say "profession" (nor "live", for a
+  place: `place_verbs`); a phrase that only says when or how it is asked (`asks_filler`: "these
+  days", "finally") is no asked word either;
+- a record holds a job when it has a word of `occupations` (or its plural), or says what someone
+  works as or in ("works as a ...", "work in IT support", "works at a bakery"); a place when it
+  has a proper name after a place preposition ("in Leeds", "from Berlin", "to Augsburg"), after
+  a comma (", Cairo") or as a list item of its own after the first ("Pete. plumber. Cork.");
+- a value is the owner's (`kind_values`): said of the person the part names, or, for the
+  user's own, in a clause that names no one else ("he", "my sister", "a tutor named Giorgio").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from functools import cache
+
+from ..reading.clauses import split_clauses
+from ..reading.names import proper_names
+from ..reading.words import NUMBER_WORDS, word_list, word_set, words
+from .evidence import content_words
+
+Kind = str  # "job", "place" or ""
+_JOB = word_set("asks_job")
+_PLACE = word_set("asks_place")
+_PLACE_VERBS = word_set("place_verbs")
+_OCCUPATIONS = word_set("occupations")
+_RELATIONS = word_set("relations")
+_SELF = frozenset("i i'm me my mine myself we our us".split())
+_THIRD = frozenset("he she his her him they their them".split())
+KIND_NOUNS = _JOB | _PLACE  # the nouns that name a kind of value
+_DOES = re.compile(r"^\W*what\s+(?:do|does|did)\s+(?:\w+\s+){1,2}do\b(?:\s+for\s+(?:work|a\s+living))?\W*$",
+                   re.IGNORECASE)
+# "for work", "for a living", "earn my living": a job; "what city am I living in" is no job
+_FOR_WORK = re.compile(r"\bfor\s+(?:work|a\s+living)\b"
+                       r"|\b(?:earn|earns|make|makes)\s+(?:a|my|his|her|their|your)\s+living\b", re.IGNORECASE)
+_OTHER_WH = re.compile(r"^\W*(?:where|when|who|whose|how\s+(?:many|much|long|old))\b", re.IGNORECASE)
+# "work in IT support", "works at a bakery": what the work is (a capitalized name after it is a place or a firm)
+_WORKS_IN = re.compile(r"\bwork(?:s|ed|ing)?\s+(?:in|at)\s+(?:an?\s+|the\s+)?(?:[A-Z]{2,}\s+)?([a-z][a-z-]+)\b")
+_WORKS_AS = re.compile(r"\bwork(?:s|ed|ing)?\s+as\s+(?:a|an)?\s*\w+", re.IGNORECASE)
+# an age: "how old am I", "my age?", "how old is Yaw"; told as "41 years old", "I'm 41", "turns eighty",
+# or a number on its own in a list of facts ("Omar. 41. taxi driver", "I'm Ines, 27, software tester")
+_ASKS_AGE = re.compile(r"\bhow\s+old\b|\b(?:my|his|her|their|your|\w+'s)\s+age\b", re.IGNORECASE)
+_NOT_AGE = (r"(?!\s*(?:[%:.]\d|[%:]|min|hour|hr|day|week|month|km|mile|kg|lb|cm|percent|euro|dollar|pound|times"
+            r"|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec))")
+_COUNTED = "|".join(NUMBER_WORDS)
+_AGE = re.compile(rf"\b(\d{{1,3}}|{_COUNTED})\s*(?:years?|yrs?)\s+old\b|\b(?:turns|turned|turning)\s+({_COUNTED})\b"
+                  rf"|\b(?:I'm|I\s+am|im|aged|is|turns|turned|turning|was)\s+(\d{{1,3}})\b{_NOT_AGE}"
+                  r"|(?:^|[.,;:]\s*)(\d{1,3})\s*(?=[.,;]|$)", re.IGNORECASE)
+_AT_PLACE = re.compile(r"(?:\b(?:in|from|to|near|at|outside|around|into)\s+|,\s*)$", re.IGNORECASE)
+
+
+@cache
+def _filler() -> re.Pattern[str]:
+    phrases = sorted((p.replace("_", r"\s+") for p in word_list("asks_filler")), key=len, reverse=True)
+    return re.compile(rf"\b(?:{'|'.join(phrases)})\b", re.IGNORECASE)
+
+
+def without_filler(part: str) -> str:
+    """The part without the phrases that only say when it is asked ("these days", "again")."""
+    return _filler().sub(" ", part)
+
+
+def asked_kind(part: str) -> tuple[Kind, set[str]]:
+    """The kind of value the part asks for by naming it ("job", "place", "age" or ""), and the
+    words that name it (no asked words)."""
+    if _ASKS_AGE.search(part):
+        return "age", {"old", "age", "aged"}
+    if _OTHER_WH.match(part):
+        return "", set()
+    said = set(words(part))
+    if said & _JOB or _FOR_WORK.search(part) or _DOES.match(without_filler(part)):
+        return "job", (said & _JOB) | {"work", "do", "living", "earn"}
+    if said & _PLACE:
+        return "place", (said & _PLACE) | (said & _PLACE_VERBS)
+    return "", set()
+
+
+def holds_kind(text: str, kind: Kind, owner: frozenset[str] = frozenset()) -> bool:
+    """Whether `text` holds a value of the kind that is `owner`'s (see `kind_values`); any text
+    holds ""."""
+    return bool(kind_values(text, kind, owner)) if kind else True
+
+
+def owner_of(part: str, subjects: frozenset[str], asked: Iterable[str] = ()) -> frozenset[str]:
+    """Whose value the part asks for, as words: the names and relation words it says ("Priya",
+    "dad"), and, in a part that does not speak of the user, its `asked` words ("how old is
+    yaw", "elenis job"); none: the user's own."""
+    said = set(words(part))
+    named = (said & _RELATIONS) | {w.removesuffix("'s") for w in said} & subjects | {
+        w.lower() for name in proper_names(part + ".") for w in words(name)}
+    return frozenset(named if named or said & _SELF else set(asked))
+
+
+def kind_values(text: str, kind: Kind, owner: frozenset[str] = frozenset()) -> set[str]:
+    """The values of the kind `text` holds, in lower case: its occupations ("surgeon"), what it
+    says someone works as, or its places ("leeds"); each only when it is `owner`'s: said in a
+    clause that names one of `owner` (or says "he"/"she" in a record that names one), or, for
+    the user's own (no owner), in a clause that names no one else ("he", "my sister", "a tutor
+    named Giorgio")."""
+    if kind == "job":
+        found = {w for w in words(text) if w in _OCCUPATIONS or (w.endswith("s") and w[:-1] in _OCCUPATIONS)}
+        found |= {m[0].split()[-1].lower() for m in _WORKS_AS.finditer(text)}
+        found |= {m[1].lower() for m in _WORKS_IN.finditer(text)}
+    elif kind == "place":
+        found = {name.lower() for name in proper_names(text) if _AT_PLACE.search(text[: text.find(name)])
+                 or re.search(rf"[.;]\s+{re.escape(name)}\s*(?:[.;]|$)", text)}  # an item of its own: "plumber. Cork."
+    elif kind == "age":
+        found = {next(filter(None, m.groups())) for m in _AGE.finditer(text)}
+    else:
+        return set()
+    clauses = [clause.text for clause in split_clauses(text)]
+    return {value for value in found if any(_owns(clause, text, owner) for clause in clauses
+                                             if re.search(rf"\b{re.escape(value)}", clause, re.IGNORECASE))}
+
+
+def _owns(clause: str, text: str, owner: frozenset[str]) -> bool:
+    said, everything = set(words(clause)) | content_words(clause), set(words(text)) | content_words(text)
+    if owner:
+        return bool(said & owner) or bool(everything & owner and said & _THIRD)
+    return not (said & (_THIRD | _RELATIONS | {"named", "called"}))

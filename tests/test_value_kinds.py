@@ -1,0 +1,185 @@
+"""A question that names the kind of value it asks for ("what is my profession?", "which city do
+I live in?", "my trade and town") is told by a record holding a value of that kind, and answered
+with one (turn/value_kinds.py, told.py; issue 43). No model."""
+
+import datetime as dt
+
+import pytest
+
+from local_agent.reading import read
+from local_agent.turn.evidence import from_dialogue, from_memory
+from local_agent.turn.kind_recall import with_kind_records
+from local_agent.turn.plans import plan_reply
+from local_agent.turn.told import asks_of_records, misspelled, named_inside, names_each_kind, parts, untold_parts
+from local_agent.turn.value_kinds import asked_kind, kind_values
+from local_agent.types import MemoryRecord, Provenance, RecallHit
+
+NOW = dt.datetime(2026, 11, 12, 20)
+OMAR = [from_dialogue("Omar. 41. taxi driver, Cairo.")]
+LENA = [from_memory("- 14 October 2026, you: Hi, I'm Lena. I work as a dental hygienist in Leeds."),
+        from_memory("- 21 October 2026, you: Big news, I switched jobs, I'm now a receptionist at a vet clinic.")]
+PRIYA = [from_dialogue("My friend Priya brought me soup, she's the best.")]
+
+
+@pytest.mark.parametrize(("part", "kind"), [
+    ("What is my profession?", "job"), ("what did my dad do for a living?", "job"),
+    ("what do I do for work these days", "job"), ("what does Clara do", "job"), ("my trade", "job"),
+    ("which city do I live in", "place"), ("my city?", "place"), ("what city am I living in", "place"),
+    ("how do I earn my living again", "job"),
+    # look-alikes: another question word asks a value of its own; "work" alone names no job
+    ("where is it I went back to work?", ""), ("how many jobs have I had?", ""), ("did I work today?", ""),
+    ("what did I do at the weekend?", ""),
+])
+def test_the_kind_a_part_asks_for(part, kind):
+    assert asked_kind(part)[0] == kind
+
+
+def test_what_a_record_holds_of_each_kind():
+    assert kind_values("Omar. 41. taxi driver, Cairo.", "job") == {"driver"}
+    assert kind_values("Omar. 41. taxi driver, Cairo.", "place") == {"cairo"}
+    assert kind_values("You are a veterinary surgeon practising in Graz.", "job") == {"surgeon"}
+    assert kind_values("I'm staying at Nadia's place, she's the best.", "job") == set()
+    assert kind_values("My friend Priya brought me soup.", "place") == set()  # a person is no place
+
+
+@pytest.mark.parametrize(("question", "records", "untold"), [
+    ("What is my profession?", [from_memory("You are a veterinary surgeon practising in Graz.")], []),
+    ("my city?", OMAR, []),
+    ("which city do I live in", LENA, []),
+    ("what do I do for work these days", LENA, []),
+    ("what does Priya do for work?", PRIYA, ["what does Priya do for work?"]),  # told of her, not her job
+    ("which city does Priya live in?", PRIYA, ["which city does Priya live in?"]),
+])
+def test_a_kind_is_told_by_a_record_holding_one(question, records, untold):
+    assert untold_parts(question, records) == untold
+
+
+def test_two_kinds_after_and_are_two_parts():
+    assert parts("my trade and town") == ["my trade", "town"]
+    assert parts("salt and pepper") == ["salt and pepper"]
+
+
+def test_an_answer_names_a_value_of_the_kind_from_the_newest_record():
+    assert names_each_kind("You're a receptionist at a vet clinic now.", "what's my job these days", LENA)
+    assert not names_each_kind("That's a great job!", "what's my job these days", LENA)
+    assert not names_each_kind("You work as a dental hygienist.", "what's my job these days", LENA)  # the old one
+    assert names_each_kind("Anything at all.", "what did I eat?", LENA)  # no kind asked: no say here
+
+
+def test_a_value_asked_of_something_told_is_a_memory_question():
+    shown = ["You are now a receptionist at a vet clinic. (noted 21 October 2026)"]
+    assert asks_of_records("what's the vet clinic called", [from_memory(m) for m in shown])
+    assert plan_reply(read("what's the vet clinic called", NOW), shown).kind == "past"
+    assert plan_reply(read("what's the capital of France called", NOW), shown).kind == "open"
+
+
+def test_the_day_of_a_date_is_no_number_told():
+    birthday = [from_dialogue("Wait, I got that wrong, her birthday is 14 December.")]
+    assert untold_parts("how old is Greta turning", birthday) == ["how old is Greta turning"]
+    assert untold_parts("how old am I", OMAR) == []
+
+
+def test_a_question_the_user_asked_is_no_evidence():
+    asked = [from_memory("- 18 November 2026, you: what city am I living in")]
+    assert untold_parts("what's my job", asked) == ["what's my job"]
+    assert untold_parts("which city am I in", asked) == ["which city am I in"]
+
+
+def test_a_name_opening_a_sentence_counts_only_before_a_function_word():
+    assert named_inside("Big news, I switched jobs, I'm now a receptionist at a vet clinic. Less stress!") == []
+    assert named_inside("Jonas is my partner.") == ["Jonas"]
+    assert named_inside("We got a cat, calling her Pixel.") == ["Pixel"]
+    assert untold_parts("what's the vet clinic called", LENA) == ["what's the vet clinic called"]
+
+
+@pytest.mark.parametrize(("text", "owner", "values"), [
+    ("His name was Walter. He was a carpenter, built half the furniture.", "", set()),  # his, not the user's
+    ("His name was Walter. He was a carpenter, built half the furniture.", "walter", {"carpenter"}),
+    ("My sister Clara visited from Berlin, she's an architect.", "", set()),
+    ("My sister Clara visited from Berlin, she's an architect.", "clara", {"architect"}),
+    ("Booked Italian lessons with a tutor named Giorgio.", "", set()),
+    ("Right, facts about me: Priscilla, nurse, night shifts, live in Dublin.", "", {"nurse"}),
+    ("I'm a teacher and my husband is a chef.", "", {"teacher"}),
+])
+def test_a_job_is_the_owners_when_said_of_them(text, owner, values):
+    assert kind_values(text, "job", frozenset(owner.split())) == values
+
+
+def test_a_job_told_of_someone_else_does_not_tell_theirs():
+    walter = [from_dialogue("His name was Walter. He was a carpenter, built half the furniture in our house.")]
+    assert untold_parts("what does Priya do for work?", walter) == ["what does Priya do for work?"]
+    assert untold_parts("what's my job", walter) == ["what's my job"]
+    assert untold_parts("what did Walter do for a living?", walter) == []
+def _record(ident: str, kind: str, text: str, date: str, role: str = "user") -> MemoryRecord:
+    return MemoryRecord(ident, kind, text, provenance=Provenance(role=role, date=date))
+
+
+def test_a_record_with_a_value_of_the_kind_joins_a_recall_that_has_none():
+    nurse = _record("a", "turn", "Right, facts about me: Priscilla, nurse, night shifts, live in Dublin.", "2026-10-22")
+    asked = _record("b", "turn", "what's my job", "2026-11-05")  # a question asked: never evidence
+    said = _record("c", "turn", "Good luck with your job, nurse!", "2026-10-23", role="assistant")
+    blue = RecallHit(_record("d", "turn", "Long night. Had a code blue at work.", "2026-10-29"), 0.4)
+    everything = [nurse, asked, said, blue.record]
+    hits = with_kind_records("what's my job", [blue], lambda: everything, k=6)
+    assert [hit.record.id for hit in hits] == ["a", "d"]
+    assert [h.record.id for h in with_kind_records("what did I eat?", [blue], lambda: everything, 6)] == ["d"]
+    answered = [RecallHit(nurse, 0.5)]
+    assert with_kind_records("what's my job", answered, lambda: everything, k=6) == answered
+
+
+def test_a_job_of_someone_else_never_joins_the_recall():
+    walter = _record("w", "turn", "His name was Walter. He was a carpenter.", "2026-10-20")
+    tutor = _record("t", "turn", "Booked Italian lessons with a tutor named Giorgio.", "2026-11-01")
+    assert with_kind_records("what does Priya do for work?", [], lambda: [walter, tutor], k=6) == []
+    assert with_kind_records("what's my job", [], lambda: [walter, tutor], k=6) == []
+
+
+@pytest.mark.parametrize(("text", "ages"), [
+    ("Omar. 41. taxi driver, Cairo.", {"41"}), ("Some basics: I'm Ines, 27, software tester in Bilbao", {"27"}),
+    ("I am 35 years old", {"35"}), ("I'm 41 and tired", {"41"}),
+    # look-alikes: a count, a score, someone else's age, a distance
+    ("I have 2 cats", set()), ("got a 72 on my essay", set()), ("my daughter is 12 years old", set()),
+    ("I'm 5 minutes away", set()),
+])
+def test_the_users_age_in_a_record(text, ages):
+    assert kind_values(text, "age") == ages
+
+
+def test_an_age_is_asked_as_an_age_and_told_of_its_owner():
+    assert asked_kind("my age?")[0] == "age" and asked_kind("how old am I")[0] == "age"
+    assert asked_kind("how old is Greta turning")[0] == "age"
+    assert untold_parts("how old is Greta turning", [from_dialogue("Her birthday is 14 December.")]) != []
+    assert untold_parts("how old is Bolt?", [from_dialogue("I've got two dogs, a greyhound called Bolt.")]) != []
+    assert untold_parts("how old is yaw", [from_dialogue("my son yaw is nine years old")]) == []
+    assert untold_parts("how old is yaw", [from_dialogue("my son Kofi is nine years old")]) != []
+    assert untold_parts("my age?", OMAR) == []
+    assert untold_parts("how old am I", [from_dialogue("I have 2 cats and a dog.")]) == ["how old am I"]
+
+
+def test_a_message_of_nothing_but_kinds_of_value_asks_for_them():
+    assert plan_reply(read("my trade and town", NOW), []).kind == "past"
+    assert plan_reply(read("my trade and town are lovely", NOW), []).kind != "past"
+    assert untold_parts("my trade and town", [from_dialogue("Pete. plumber. Cork.")]) == []
+    assert kind_values("Hi. I love it. Sarah came over.", "place") == set()  # a name opening a sentence is no place
+
+
+def test_a_word_spelled_another_way_and_an_irregular_past_are_held():
+    aisha = [from_dialogue("hi hi im aisha, studyng law at uni in manchester")]
+    assert untold_parts("what am i studyin", aisha) == []
+    assert untold_parts("what am i teachin", aisha) == ["what am i teachin"]
+    duchess = [from_dialogue("Duchess laid her first egg in weeks on Sunday, we celebrated.")]
+    assert untold_parts("what date did Duchess finally lay again", duchess) == []
+    assert not misspelled("marked", {"market"})  # alike, and another word
+
+
+def test_what_someone_works_in_is_a_job_and_a_firm_or_town_is_not():
+    assert kind_values("Hey, I'm Tobias, I live in Munich and work in IT support.", "job") == {"support"}
+    assert kind_values("I work in Leeds.", "job") == set() and kind_values("I work for Google.", "job") == set()
+
+
+def test_the_assistants_words_do_not_stop_the_users_record_joining_the_recall():
+    ines = _record("i", "turn", "Some basics: I'm Ines, 27, software tester in Bilbao.", "2026-11-15")
+    echo = RecallHit(_record("e", "turn", "You're right: you are Ines, 27, software tester.", "2026-11-19",
+                             role="assistant"), 0.6)
+    hits = with_kind_records("what's my job and how old am I", [echo], lambda: [ines, echo.record], k=6)
+    assert [hit.record.id for hit in hits] == ["i", "e"]
