@@ -312,3 +312,16 @@ def test_a_count_at_a_price_each_asked_per_one_is_not_multiplied():
 def test_a_rate_removed_from_a_calculation_is_not_another_span_asked():
     assert arithmetic("A phone plan is $35 a month plus $10 setup. What does a year cost?") is None
     assert arithmetic("what is 1250 a month * 12") == "1250 * 12"
+
+
+@pytest.mark.parametrize(("message", "value"), [
+    ("avg of 3.5, 4 and 6?", 4.5),
+    ("the mean of ten, twenty, thirty", 20),  # nothing but a named calculation: asked
+    ("I scored 78, 85 and 92 on my tests, what's my average?", 85),  # the list before the question
+])
+def test_averages_in_other_words(message: str, value: float):
+    assert_reads(message, value)
+
+
+def test_an_average_of_a_list_that_leaves_a_number_out_is_not_read():
+    assert arithmetic("I scored 78, 85 and 92 on 3 tests, what's my average?") is None

@@ -16,6 +16,8 @@ from local_agent.reading.problems.missing import missing
     ("My bag weighs 2 kg less than Tom's bag. How heavy is my bag?", "the number for Tom's bag"),
     ("A train leaves at 9 and travels at 80 km/h. When does it arrive?", "the distance"),
     ("How long will it take me to drive to Lyon at 90 km/h?", "the distance"),
+    ("How long will it take me to drive to Chicago at 65 mph?", "the distance"),  # a speed in one word
+    ("I drive at 70 mph, how far do I get?", "how long it goes on"),
     ("A recipe needs 3 eggs per cake. How many eggs do I need?", "the number of cakes"),
 ])
 def test_a_missing_quantity_is_asked_for_never_invented(message: str, needed: str) -> None:

@@ -53,6 +53,8 @@ _PRICE_QUESTION = re.compile(r"\b(?:how\s+much|how\s+many|what\s+(?:did|do|does|
 _RATE = re.compile(r"(?<=\d)\s+(?:a|an|per|each)\s+(day|week|month|year|hour|night|person|piece|item)\b")
 _EACH = re.compile(r"\b(?:each|everybody|everyone|per\s+(?:person|head)|apiece|owe|split|share)\b")
 _CHIPPED_IN = re.compile(rf"{N}\s+(?:[a-z]+\s+)?(?:each|apiece|a\s+head|per\s+(?:person|head))\b")
+# A request that is nothing but a named calculation: "the mean of ten, twenty, thirty".
+_NAMED_REQUEST = re.compile(r"^(?:the\s+)?(?:average|mean|avg|sum|total|product)\s+of\b")
 _ONE_ASKED = re.compile(r"\b(?:per|each|one|1)\s+[a-z]+\s*\??\s*$|\b(?:each|apiece)\s*\??\s*$")
 _TOTAL = re.compile(r"\b(?:in\s+total|total|altogether|all\s+together|in\s+all|including|with\s+(?:the\s+)?tip)\b")
 
@@ -64,7 +66,8 @@ def arithmetic(message: str) -> str | None:
     text = re.sub(r"(?<![\w.])\d+(?:\.\d+)?e[+-]?\d{1,4}\b", _plain_number, text)  # 1e5 is 100000, not 5
     # a bare calculation is read by _written; "..., % decrease" asks in a few words, "1/3 + 1/4 as
     # decimal" is a calculation written out with a few words beside it (reading/problems)
-    asking = asks(text, _OPENERS, terse_words=0) or terse_ask(text) or written_calculation(text)
+    asking = (asks(text, _OPENERS, terse_words=0) or terse_ask(text) or written_calculation(text)
+              or _NAMED_REQUEST.match(text) is not None)
     if (terse := quantity_rules.terse_conversion(text)) is not None:
         return terse  # "minutes in 3.5 hours", "2 km in miles": nothing but a conversion
     if not asking and not _KNOWN.search(text) and (asked := quantity_rules.asked_conversion(text)) is not None:
@@ -257,7 +260,13 @@ def _named_operations(text: str) -> str | None:
 
 
 def _average(text: str) -> str | None:
-    values = _list_after("average|mean", text)
+    """"the average of 12, 15 and 21", "avg of 3.5, 4 and 6", or a list asked about after it
+    ("I scored 78, 85 and 92 on my tests, what's my average?") when it holds every number."""
+    values = _list_after("average|mean|avg", text)
+    if len(values) < 2 and re.search(r"\b(?:average|mean|avg)\b", text):
+        listed = re.search(rf"{N}(?:\s*,\s*{N})*\s*,?\s+and\s+{N}", text)
+        values = numbers(listed.group()) if listed else []
+        values = values if len(values) == len(numbers(text)) else []
     return f"({' + '.join(values)}) / {len(values)}" if len(values) >= 2 else None
 
 

@@ -32,9 +32,9 @@ _ASKING = frozenset({"how", "what", "what's", "whats", "calculate", "find", "com
 # The question asks for an amount: "how many/much/long/...", or a word that names one.
 _HOW = frozenset({"many", "much", "long", "far", "old", "often", "big", "tall", "heavy", "fast"})
 _AMOUNT = frozenset({"total", "sum", "altogether", "together", "combined", "left", "remain", "remaining", "remains",
-                     "each", "per", "average", "difference", "cost", "costs", "price", "pay", "paid", "spend",
-                     "spent", "owe", "change", "calculate", "compute", "work", "product", "number", "bill", "worth",
-                     "profit", "earnings", "wage", "salary"})
+                     "each", "per", "average", "avg", "mean", "difference", "cost", "costs", "price", "pay", "paid",
+                     "spend", "spent", "owe", "change", "calculate", "compute", "work", "product", "number", "bill",
+                     "worth", "profit", "earnings", "wage", "salary"})
 # "when does it end", "when will we arrive", "what time do we land": a time to work out.
 _WHEN = frozenset({"end", "ends", "finish", "finishes", "finished", "arrive", "arrives", "land", "lands", "start",
                    "starts", "begin", "begins", "leave", "leaves", "done", "over", "ready", "back", "reach"})

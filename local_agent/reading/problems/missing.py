@@ -27,6 +27,7 @@ _MEASURE_OF = {"older": "age", "younger": "age", "taller": "height", "shorter": 
                "cheaper": "price", "dearer": "price"}
 _RATE = re.compile(r"(?P<amount>\d+(?:\.\d+)?)\s*(?P<top>[a-z]+)\s*(?:/|\s+per\s+|\s+an?\s+|\s+for\s+each\s+)"
                    r"(?P<per>[a-z]+)\b", re.IGNORECASE)
+_SPEED_WORDS = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(mph|kph|kmh)\b", re.IGNORECASE)
 _LENGTHS = frozenset({"km", "kilometer", "kilometre", "mile", "mi", "m", "meter", "metre", "mph"})
 _TIMES = frozenset({"h", "hr", "hour", "minute", "min", "second", "sec", "day", "week"})
 _ASKS_TIME = re.compile(r"\b(?:when|what\s+time|how\s+long|how\s+many\s+(?:hours|minutes|days))\b", re.IGNORECASE)
@@ -55,6 +56,7 @@ def _comparison_side(text: str) -> str | None:
 
 
 def _rate_side(text: str) -> str | None:
+    text = _SPEED_WORDS.sub(lambda m: f"{m[1]} {'miles' if m[2].lower() == 'mph' else 'km'} per hour", text)  # 65 mph
     rates = list(_RATE.finditer(text))
     if len(rates) != 1:
         return None

@@ -17,6 +17,7 @@ from typing import Literal
 from ..values import words_to_digits
 from .asking import asks_about_its_quantities, without_named_days, written_calculation
 from .missing import missing
+from .motion import read_motion
 from .packing import read_packing
 from .quantities import read
 from .solve import Solved, Unsure, number_text, solve
@@ -74,12 +75,15 @@ def lacks_a_quantity(text: str) -> bool:
 @functools.lru_cache(maxsize=64)  # the router and the reply plan both ask of one message
 def reply(text: str) -> ProblemReply | None:
     """The reply to a word problem, or None when `text` is none (fewer than two quantities,
-    or nothing asked): durations and clock times read exactly, packing into containers read
-    exactly (packing.py), a quantity the calculation lacks asked for, else the solver's answer
-    or its reading said back."""
+    or nothing asked): durations and clock times, distance, speed and time (motion.py) and
+    packing into containers (packing.py) read exactly, a quantity the calculation lacks asked
+    for, else the solver's answer or its reading said back."""
     if (timed := read_times(text)) is not None:
         reading = f"I read this as {timed.reading}."
         return ProblemReply("answer", f"{timed.answer}. {reading}", Solved(timed.reading, timed.seconds, reading, 1.0))
+    if (moved := read_motion(words_to_digits(without_named_days(text)))) is not None:
+        reading = f"I read this as {moved.reading}."
+        return ProblemReply("answer", f"{moved.answer}. {reading}", Solved(moved.reading, moved.value, reading, 1.0))
     if (packed := read_packing(words_to_digits(without_named_days(text)))) is not None:
         reading = f"I read this as {packed.reading}."
         return ProblemReply("answer", f"{number_text(packed.answer)}. {reading}",
