@@ -119,7 +119,10 @@ def test_full_months_are_counted_in_months():
     assert "(8 months)" in answer("How many full months until 2026-12-01?")
 
 
-@pytest.mark.parametrize("message", ["Which is later: 90 days from now or the end of June?",
-                                     "what comes first, easter or my birthday?"])
-def test_a_comparison_of_two_dates_is_said_back(message: str):
-    assert date_left_out(message, date_question(message)) == "a comparison of two dates"
+@pytest.mark.parametrize(("message", "part"), [
+    ("Which is later: 90 days from now or the end of June?", "a comparison of two dates"),
+    ("what comes first, easter or my birthday?", "a comparison of two dates"),
+    ("When's the next leap year?", "the next or last leap year"),
+])
+def test_forms_no_rule_reads_are_said_back(message: str, part: str):
+    assert date_left_out(message, date_question(message)) == part

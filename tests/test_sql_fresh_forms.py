@@ -179,3 +179,19 @@ def test_a_request_in_the_first_person_asks_too(tools: dict):
     assert run(tools, "I need the count of users in Oslo")[0].splitlines()[1] == "2"
     for message in ("I need users to stop spamming", "I want to delete all users"):
         assert Router(tools).route(read(message, NOW)).kind == "none", message
+
+
+def test_a_count_of_days_is_no_count_of_rows(tools: dict):
+    route = Router(tools).route(read("I was born on 5 May 1992. How many days old am I?", NOW))
+    assert route.tools != ("sql_query",)
+
+
+def test_a_number_in_words_the_query_does_not_use_is_left_out(tools: dict):
+    _, part = run(tools, "Which two cities have the most users?")
+    assert part == "the condition on 2"
+    assert run(tools, "Which city has the most users? Break ties alphabetically.")[1] is None
+
+
+def test_a_column_named_in_the_plural_is_about_the_data(tools: dict):
+    assert Router(tools).route(read("List the industries.", NOW)).kind == "model"
+    assert Router(tools).route(read("List the best pizza places.", NOW)).kind == "none"

@@ -144,7 +144,8 @@ class SqlReader:
             return False
         query = SqlQuestion(self.catalog, self.columns, text, self._values(text, []))
         table = any(query.table_named(word, strong=True) is not None for word in re.findall(r"[a-z_]+", text))
-        named = bool(query.values or query.mentioned(by_meaning=False)) or table
+        plural = any(re.search(rf"\b(?:{word_forms(word)})\b", text) for word in self.named_columns)  # "the industries"
+        named = bool(query.values or query.mentioned(by_meaning=False)) or table or plural
         wants = re.search(r"\b(?:how\s+many|number\s+of|count|average|avg|mean|total|sum|most|least|fewest|highest|"
                           r"lowest|oldest|youngest|latest|earliest|list|show|which|who|percentage|percent|share|"
                           r"proportion|ratio|fraction|distinct|different|unique|top|never|without|median)\b|%", text)
