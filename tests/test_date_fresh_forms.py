@@ -49,7 +49,8 @@ def test_a_count_asked_for_is_not_answered_with_a_date():
                "How many days do I have before I must renew?")
     assert date_left_out(message, date_question(message)) == "a count, not a date"
     shift = "the project is 6 months long starting today, what date does it end?"  # a date asked: answered
-    assert date_left_out(shift, date_question(shift)) is None and date_question(shift)["operation"] == "add"
+    arguments = date_question(shift)
+    assert arguments is not None and arguments["operation"] == "add" and date_left_out(shift, arguments) is None
 
 
 def test_day_n_needs_a_day_of_the_span():
