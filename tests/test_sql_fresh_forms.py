@@ -115,6 +115,8 @@ def test_without_a_tie_break_a_tie_is_still_said(tools: dict, message: str):
     ("Give me the number of users aged 30 to 31 inclusive", "3", None),
     ("how many retail users in Oslo or Lima are 31 or older", "1", None),
     ("how many users are 30 years or younger?", "3", None),
+    ("How many users aged 30+?", "5", None),
+    ("how many users are 45 and over?", "2", None),
     ("How many users in Oslo, inclusive?", "2", 'the word "inclusive"'),  # no range to include the ends of
     ("How many users have never made a single purchase?", "4", None),
     ("How many single users live in Oslo?", "2", 'the word "single"'),  # a qualifier no column holds
@@ -164,6 +166,7 @@ def test_question_words_misspelled_short_are_read(tools: dict):
 
 def test_a_question_naming_a_table_is_never_chat_and_a_place_alone_is(tools: dict):
     for message in ("Do we have any users older than 80?", "users in oslo?", "Quick q: purchases in 2023?",
+                    "users between 30 and 40?",
                     "emails of the 2 oldest users"):
         assert Router(tools).route(read(message, NOW)).kind in ("direct", "model"), message
     for message in ("Have you ever been to Oslo?", "what's the weather in Oslo?",

@@ -49,7 +49,7 @@ def stem_of(word: str, known: str) -> bool:
 
 
 _TIME_UNIT = re.compile(r"(?:second|minute|hour|day|week|fortnight|month|year|decade)s?")
-_OR_BOUND = r"\b(\d+(?:\.\d+)?)\s+(?:years?\s+(?:old\s+)?)?or\s+"  # "50 or older": one bound, kept
+_OR_BOUND = r"\b(\d+(?:\.\d+)?)\s+(?:years?\s+(?:old\s+)?)?(?:or|and)\s+"  # "50 or older", "30 and over": kept
 
 
 def verb_forms(word: str) -> str:
@@ -229,6 +229,7 @@ class SqlQuestion:
                  (r"\b(?:aged|ages?|from)\s+(\d+)\s*(?:to|-|through|thru)\s*(\d+)\b(?!\s*(?:%|percent))", None),
                  (_OR_BOUND + r"(?:older|over|more|above|higher|greater)\b", ">="),
                  (_OR_BOUND + r"(?:younger|under|less|below|lower|fewer)\b", "<="),
+                 (r"\b(\d+(?:\.\d+)?)\s*\+(?!\s*\d)", ">="),  # "aged 30+"
                  (rf"\b(?:at\s+least|no\s+less\s+than|(?:{_GREATER})\s+or\s+equal\s+to)\s+(\d+(?:\.\d+)?)", ">="),
                  (rf"\b(?:at\s+most|no\s+more\s+than|(?:{_LESS})\s+or\s+equal\s+to)\s+(\d+(?:\.\d+)?)", "<="),
                  (rf"\b(?:{_GREATER})\s+(\d+(?:\.\d+)?)", ">"), (rf"\b(?:{_LESS})\s+(\d+(?:\.\d+)?)", "<"),

@@ -151,7 +151,8 @@ class SqlReader:
                           r"proportion|ratio|fraction|distinct|different|unique|top|never|without|median)\b|%", text)
         rows = any(re.search(rf"\b(?:{word_forms(value.lower())})\b", text) and not re.search(
             rf"\b{re.escape(value.lower())}\b", text) for _, value in query.values)  # "purchases": rows, "Lisbon": not
-        qualified = "?" in text and ((table and bool(query.values or query.mentioned())) or rows)
+        qualified = "?" in text and ((table and bool(query.values or query.mentioned() or re.search(r"\d", text)))
+                                     or rows)
         return named and (wants is not None or qualified)
 
     def _text(self, message: str) -> str:
