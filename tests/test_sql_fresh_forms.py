@@ -122,6 +122,8 @@ def test_without_a_tie_break_a_tie_is_still_said(tools: dict, message: str):
     ("How many single users live in Oslo?", "2", 'the word "single"'),  # a qualifier no column holds
     ("how many users have a post activity logged?", "1", None),
     ("How many users does the database hold?", "6", None),
+    ("how many sign-ups did we get in q3 2023", "1", None),
+    ("how many sign-ups did we get in q5 2023", "2", 'the word "q"'),  # no fifth quarter
     ("how many premium users live in Oslo?", "2", 'the word "premium"'),
 ])
 def test_words_a_query_covers_and_words_it_does_not(tools: dict, message: str, shown: str, part: str | None):

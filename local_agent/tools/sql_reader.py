@@ -160,6 +160,8 @@ class SqlReader:
         text = re.sub(r"\bsign(?:ed|ing)?[\s-]+ups?\b|\bsignups\b", "signup", text)
         text = re.sub(r"\blog(?:ged|ging)?[\s-]+ins?\b|\blogins\b", "login", text)
         text = re.sub(r"\b(19|20)\s+(\d\d)\b", r"\1\2", text)  # twenty twenty-three
+        text = re.sub(r"\bq([1-4])(?:\s+of)?\s+((?:19|20)\d\d)\b",
+                      lambda m: f"{('first', 'second', 'third', 'fourth')[int(m[1]) - 1]} quarter of {m[2]}", text)
         return _DISTINCT_PHRASE.sub(r"how many \1 ", text)
 
     def _values(self, text: str, taken: list[tuple[int, int]]) -> list[tuple[Column, str]]:
