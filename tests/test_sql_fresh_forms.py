@@ -115,10 +115,15 @@ def test_without_a_tie_break_a_tie_is_still_said(tools: dict, message: str):
     ("Give me the number of users aged 30 to 31 inclusive", "3", None),
     ("how many retail users in Oslo or Lima are 31 or older", "1", None),
     ("how many users are 30 years or younger?", "3", None),
+    ("How many users aged 30+?", "5", None),
+    ("how many users are 45 and over?", "2", None),
     ("How many users in Oslo, inclusive?", "2", 'the word "inclusive"'),  # no range to include the ends of
     ("How many users have never made a single purchase?", "4", None),
     ("How many single users live in Oslo?", "2", 'the word "single"'),  # a qualifier no column holds
     ("how many users have a post activity logged?", "1", None),
+    ("How many users does the database hold?", "6", None),
+    ("how many sign-ups did we get in q3 2023", "1", None),
+    ("how many sign-ups did we get in q5 2023", "2", 'the word "q"'),  # no fifth quarter
     ("how many premium users live in Oslo?", "2", 'the word "premium"'),
 ])
 def test_words_a_query_covers_and_words_it_does_not(tools: dict, message: str, shown: str, part: str | None):
@@ -163,6 +168,7 @@ def test_question_words_misspelled_short_are_read(tools: dict):
 
 def test_a_question_naming_a_table_is_never_chat_and_a_place_alone_is(tools: dict):
     for message in ("Do we have any users older than 80?", "users in oslo?", "Quick q: purchases in 2023?",
+                    "users between 30 and 40?",
                     "emails of the 2 oldest users"):
         assert Router(tools).route(read(message, NOW)).kind in ("direct", "model"), message
     for message in ("Have you ever been to Oslo?", "what's the weather in Oslo?",
@@ -179,3 +185,19 @@ def test_a_request_in_the_first_person_asks_too(tools: dict):
     assert run(tools, "I need the count of users in Oslo")[0].splitlines()[1] == "2"
     for message in ("I need users to stop spamming", "I want to delete all users"):
         assert Router(tools).route(read(message, NOW)).kind == "none", message
+
+
+def test_a_count_of_days_is_no_count_of_rows(tools: dict):
+    route = Router(tools).route(read("I was born on 5 May 1992. How many days old am I?", NOW))
+    assert route.tools != ("sql_query",)
+
+
+def test_a_number_in_words_the_query_does_not_use_is_left_out(tools: dict):
+    _, part = run(tools, "Which two cities have the most users?")
+    assert part == "the condition on 2"
+    assert run(tools, "Which city has the most users? Break ties alphabetically.")[1] is None
+
+
+def test_a_column_named_in_the_plural_is_about_the_data(tools: dict):
+    assert Router(tools).route(read("List the industries.", NOW)).kind == "model"
+    assert Router(tools).route(read("List the best pizza places.", NOW)).kind == "none"

@@ -49,6 +49,8 @@ _DATE_FORMS: tuple[tuple[re.Pattern[str], str, str], ...] = (
     (re.compile(r"\bweek\s+(?:number|no\b)|\b(?:which|what)\s+week\s+(?:is|of)\b", re.IGNORECASE), "a week number",
      "day_of_year"),
     (re.compile(r"\bhow\s+old\s+(?:will|would)\b(?!.*\btoday\b)", re.IGNORECASE), "an age still to come", "age"),
+    (re.compile(r"\b(?:next|last|previous|coming)\s+leap\s+years?\b", re.IGNORECASE),
+     "the next or last leap year", "-"),
     (re.compile(r"\b(?:which|what)\s+(?:one\s+)?(?:is|comes|falls|was|will\s+be)\s+(?:later|earlier|first|sooner|"
                 r"last|before|after)\b", re.IGNORECASE), "a comparison of two dates", "-"),
 )
@@ -202,7 +204,7 @@ def sql_left_out(message: str, sql: str, parameters: Sequence[Any]) -> str | Non
     if _WHICH.search(message) and "GROUP BY" not in upper and "ORDER BY" not in upper:
         return "which one it asks for"
     held = " ".join(str(value) for value in parameters) + " " + sql
-    numbers = re.findall(r"(?<![\w.])\d+(?:\.\d+)?\b", _MONTH_NAMES.sub(" ", message))
+    numbers = re.findall(r"(?<![\w.])\d+(?:\.\d+)?\b", _MONTH_NAMES.sub(" ", words_to_digits(message)))  # "which two"
     if missing := [number for number in numbers if number not in held and f"{_next_year(number)}-01-01" not in held]:
         return f"the condition on {missing[0]}"
     return None

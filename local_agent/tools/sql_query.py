@@ -48,7 +48,8 @@ def stem_of(word: str, known: str) -> bool:
     return form_of(word, known) or (len(known) >= 4 and word.startswith(known) and len(word) - len(known) <= 3)
 
 
-_OR_BOUND = r"\b(\d+(?:\.\d+)?)\s+(?:years?\s+(?:old\s+)?)?or\s+"  # "50 or older": one bound, kept
+_TIME_UNIT = re.compile(r"(?:second|minute|hour|day|week|fortnight|month|year|decade)s?")
+_OR_BOUND = r"\b(\d+(?:\.\d+)?)\s+(?:years?\s+(?:old\s+)?)?(?:or|and)\s+"  # "50 or older", "30 and over": kept
 
 
 def verb_forms(word: str) -> str:
@@ -228,6 +229,7 @@ class SqlQuestion:
                  (r"\b(?:aged|ages?|from)\s+(\d+)\s*(?:to|-|through|thru)\s*(\d+)\b(?!\s*(?:%|percent))", None),
                  (_OR_BOUND + r"(?:older|over|more|above|higher|greater)\b", ">="),
                  (_OR_BOUND + r"(?:younger|under|less|below|lower|fewer)\b", "<="),
+                 (r"\b(\d+(?:\.\d+)?)\s*\+(?!\s*\d)", ">="),  # "aged 30+"
                  (rf"\b(?:at\s+least|no\s+less\s+than|(?:{_GREATER})\s+or\s+equal\s+to)\s+(\d+(?:\.\d+)?)", ">="),
                  (rf"\b(?:at\s+most|no\s+more\s+than|(?:{_LESS})\s+or\s+equal\s+to)\s+(\d+(?:\.\d+)?)", "<="),
                  (rf"\b(?:{_GREATER})\s+(\d+(?:\.\d+)?)", ">"), (rf"\b(?:{_LESS})\s+(\d+(?:\.\d+)?)", "<"),
@@ -279,12 +281,12 @@ class SqlQuestion:
         return None
 
     def _count(self) -> dict[str, Any] | None:
-        if not COUNT.search(self.text) or re.search(r"\b(?:average|mean|avg)\s+(?:number|count|amount)\s+of\b",
-                                                      self.text):
+        count = COUNT.search(self.text)
+        if count is None or re.search(r"\b(?:average|mean|avg)\s+(?:number|count|amount)\s+of\b", self.text):
             return None
         counted, distinct = self.counted()
-        if distinct and counted is None:
-            return None
+        if counted is None and (distinct or _TIME_UNIT.fullmatch(count[2])):
+            return None  # "how many days old am I": a span of time, no table's rows
         filtered = {column.name for column, _ in self.values}
         if any(c.kind == "text" and c.choices and c.name not in filtered for c in self.mentioned("text")):
             return None  # "how many users live in my city": which value is meant, the question does not say

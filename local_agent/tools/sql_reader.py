@@ -144,13 +144,15 @@ class SqlReader:
             return False
         query = SqlQuestion(self.catalog, self.columns, text, self._values(text, []))
         table = any(query.table_named(word, strong=True) is not None for word in re.findall(r"[a-z_]+", text))
-        named = bool(query.values or query.mentioned(by_meaning=False)) or table
+        plural = any(re.search(rf"\b(?:{word_forms(word)})\b", text) for word in self.named_columns)  # "the industries"
+        named = bool(query.values or query.mentioned(by_meaning=False)) or table or plural
         wants = re.search(r"\b(?:how\s+many|number\s+of|count|average|avg|mean|total|sum|most|least|fewest|highest|"
                           r"lowest|oldest|youngest|latest|earliest|list|show|which|who|percentage|percent|share|"
                           r"proportion|ratio|fraction|distinct|different|unique|top|never|without|median)\b|%", text)
         rows = any(re.search(rf"\b(?:{word_forms(value.lower())})\b", text) and not re.search(
             rf"\b{re.escape(value.lower())}\b", text) for _, value in query.values)  # "purchases": rows, "Lisbon": not
-        qualified = "?" in text and ((table and bool(query.values or query.mentioned())) or rows)
+        qualified = "?" in text and ((table and bool(query.values or query.mentioned() or re.search(r"\d", text)))
+                                     or rows)
         return named and (wants is not None or qualified)
 
     def _text(self, message: str) -> str:
@@ -158,6 +160,8 @@ class SqlReader:
         text = re.sub(r"\bsign(?:ed|ing)?[\s-]+ups?\b|\bsignups\b", "signup", text)
         text = re.sub(r"\blog(?:ged|ging)?[\s-]+ins?\b|\blogins\b", "login", text)
         text = re.sub(r"\b(19|20)\s+(\d\d)\b", r"\1\2", text)  # twenty twenty-three
+        text = re.sub(r"\bq([1-4])(?:\s+of)?\s+((?:19|20)\d\d)\b",
+                      lambda m: f"{('first', 'second', 'third', 'fourth')[int(m[1]) - 1]} quarter of {m[2]}", text)
         return _DISTINCT_PHRASE.sub(r"how many \1 ", text)
 
     def _values(self, text: str, taken: list[tuple[int, int]]) -> list[tuple[Column, str]]:
