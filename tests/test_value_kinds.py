@@ -186,3 +186,24 @@ def test_the_assistants_words_do_not_stop_the_users_record_joining_the_recall():
                              role="assistant"), 0.6)
     hits = with_kind_records(read("what's my job and how old am I", NOW), [echo], lambda: [ines, echo.record], k=6)
     assert [hit.record.id for hit in hits] == ["i", "e"]
+
+
+@pytest.mark.parametrize(("question", "said", "untold"), [
+    ("what's my restaurant called?", "I'm a chef at a Turkish restaurant in Berlin.", True),  # a kind, a place
+    ("what's my sister's name", "My sister lives in Berlin.", True),
+    ("whats the cat called", "got a cat yesterday in Leeds. calling her Pixel.", False),
+    ("what's the band called", "I play drums in a band called The Loud Neighbours.", False),
+])
+def test_a_place_or_a_word_of_kind_names_nothing_asked(question, said, untold):
+    assert bool(untold_parts(question, [from_dialogue(said)])) is untold
+
+
+def test_a_number_asked_is_answered_with_the_records_number():
+    aoife = [from_dialogue("I have known my best friend Aoife for six years, she moved to Australia.")]
+    assert not names_each_kind("You have been feeling low since Aoife moved to Australia.",
+                               "how long have I known Aoife?", aoife)
+    assert names_each_kind("For 6 years.", "how long have I known Aoife?", aoife)
+
+
+def test_a_place_answers_no_who():
+    assert untold_parts("Who keeps my bees?", [from_memory("The user keeps bees in Lisbon.")]) == ["Who keeps my bees?"]
