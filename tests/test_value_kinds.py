@@ -120,18 +120,21 @@ def test_a_record_with_a_value_of_the_kind_joins_a_recall_that_has_none():
     said = _record("c", "turn", "Good luck with your job, nurse!", "2026-10-23", role="assistant")
     blue = RecallHit(_record("d", "turn", "Long night. Had a code blue at work.", "2026-10-29"), 0.4)
     everything = [nurse, asked, said, blue.record]
-    hits = with_kind_records("what's my job", [blue], lambda: everything, k=6)
+    hits = with_kind_records(read("what's my job", NOW), [blue], lambda: everything, k=6)
     assert [hit.record.id for hit in hits] == ["a", "d"]
-    assert [h.record.id for h in with_kind_records("what did I eat?", [blue], lambda: everything, 6)] == ["d"]
+    ate = with_kind_records(read("what did I eat?", NOW), [blue], lambda: everything, 6)
+    assert [h.record.id for h in ate] == ["d"]
+    said = with_kind_records(read("my job is boring", NOW), [blue], lambda: everything, 6)  # a statement asks nothing
+    assert [h.record.id for h in said] == ["d"]
     answered = [RecallHit(nurse, 0.5)]
-    assert with_kind_records("what's my job", answered, lambda: everything, k=6) == answered
+    assert with_kind_records(read("what's my job", NOW), answered, lambda: everything, k=6) == answered
 
 
 def test_a_job_of_someone_else_never_joins_the_recall():
     walter = _record("w", "turn", "His name was Walter. He was a carpenter.", "2026-10-20")
     tutor = _record("t", "turn", "Booked Italian lessons with a tutor named Giorgio.", "2026-11-01")
-    assert with_kind_records("what does Priya do for work?", [], lambda: [walter, tutor], k=6) == []
-    assert with_kind_records("what's my job", [], lambda: [walter, tutor], k=6) == []
+    assert with_kind_records(read("what does Priya do for work?", NOW), [], lambda: [walter, tutor], k=6) == []
+    assert with_kind_records(read("what's my job", NOW), [], lambda: [walter, tutor], k=6) == []
 
 
 @pytest.mark.parametrize(("text", "ages"), [
@@ -181,5 +184,26 @@ def test_the_assistants_words_do_not_stop_the_users_record_joining_the_recall():
     ines = _record("i", "turn", "Some basics: I'm Ines, 27, software tester in Bilbao.", "2026-11-15")
     echo = RecallHit(_record("e", "turn", "You're right: you are Ines, 27, software tester.", "2026-11-19",
                              role="assistant"), 0.6)
-    hits = with_kind_records("what's my job and how old am I", [echo], lambda: [ines, echo.record], k=6)
+    hits = with_kind_records(read("what's my job and how old am I", NOW), [echo], lambda: [ines, echo.record], k=6)
     assert [hit.record.id for hit in hits] == ["i", "e"]
+
+
+@pytest.mark.parametrize(("question", "said", "untold"), [
+    ("what's my restaurant called?", "I'm a chef at a Turkish restaurant in Berlin.", True),  # a kind, a place
+    ("what's my sister's name", "My sister lives in Berlin.", True),
+    ("whats the cat called", "got a cat yesterday in Leeds. calling her Pixel.", False),
+    ("what's the band called", "I play drums in a band called The Loud Neighbours.", False),
+])
+def test_a_place_or_a_word_of_kind_names_nothing_asked(question, said, untold):
+    assert bool(untold_parts(question, [from_dialogue(said)])) is untold
+
+
+def test_a_number_asked_is_answered_with_the_records_number():
+    aoife = [from_dialogue("I have known my best friend Aoife for six years, she moved to Australia.")]
+    assert not names_each_kind("You have been feeling low since Aoife moved to Australia.",
+                               "how long have I known Aoife?", aoife)
+    assert names_each_kind("For 6 years.", "how long have I known Aoife?", aoife)
+
+
+def test_a_place_answers_no_who():
+    assert untold_parts("Who keeps my bees?", [from_memory("The user keeps bees in Lisbon.")]) == ["Who keeps my bees?"]

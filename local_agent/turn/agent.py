@@ -228,8 +228,7 @@ class Agent:
         start = time.perf_counter()
         hits = self.memory.store.recall(reading.text, k=self.settings.recall_k + 4, today=self.now())
         hits = latest_first(reading.text, [h for h in hits if not self._in_window(h.record)])[: self.settings.recall_k]
-        if reading.past is not None:  # "what's my job?": the records that tell one, when none was recalled
-            hits = with_kind_records(reading.text, hits, self.memory.store.records, self.settings.recall_k)
+        hits = with_kind_records(reading, hits, self.memory.store.records, self.settings.recall_k)  # "my job?"
         timings["recall_s"] = time.perf_counter() - start
         return hits
 

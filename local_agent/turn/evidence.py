@@ -107,9 +107,9 @@ def from_dialogue(message: str) -> Candidate:
 
 
 def asks_only(candidate: Candidate) -> bool:
-    """Whether the record only asks ("what city am I living in", "whats the cat called?"): a
-    question the user asked is never evidence of what they told."""
-    return only_asks(_SPEAKER.sub("", candidate.text))
+    """Whether the record asks ("what city am I living in", "whats the cat called?", or ends
+    with a question): a question the user asked is never evidence of what they told."""
+    return candidate.text.rstrip().endswith("?") or only_asks(_SPEAKER.sub("", candidate.text))
 
 
 def said_back_evidence(evidence: Sequence[Candidate], question: str) -> str:

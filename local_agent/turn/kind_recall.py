@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from ..memory.index.render import prompt_text, turn_speaker
+from ..reading import Reading
 from ..types import MemoryRecord, RecallHit
 from .evidence import Candidate, asks_only, from_memory
 from .told import margin, parts, score, subjects_of
@@ -29,12 +30,13 @@ def _told(record: MemoryRecord) -> Candidate | None:
     return None if asks_only(candidate) else candidate
 
 
-def with_kind_records(question: str, hits: Sequence[RecallHit], records: Callable[[], Sequence[MemoryRecord]],
+def with_kind_records(reading: Reading, hits: Sequence[RecallHit], records: Callable[[], Sequence[MemoryRecord]],
                       k: int) -> list[RecallHit]:
     """`hits` (best first, at most `k`) with the records that answer a part asking for a kind
-    of value put first when no hit answers it (see the module's definition); `records` gives
-    the store's records, read only for such a question."""
-    kinds = [part for part in parts(question) if asked_kind(part)[0]]
+    of value put first when no hit answers it (see the module's definition), for a question
+    about the past (reading/past.py); `records` gives the store's records, read only then."""
+    question = reading.text
+    kinds = [part for part in parts(question) if asked_kind(part)[0]] if reading.past is not None else []
     if not kinds:
         return list(hits)
     told = [(record, c) for record in records() if (c := _told(record)) is not None]

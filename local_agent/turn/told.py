@@ -35,7 +35,7 @@ from ..reading.names import proper_names
 from ..reading.values import extract
 from ..reading.words import MONTHS, NUMBER_WORDS, STOPWORDS, WEEKDAYS, word_list, word_set, words
 from .evidence import Candidate, asks_only, content_words
-from .value_kinds import KIND_NOUNS, asked_kind, holds_kind, kind_values, owner_of, without_filler
+from .value_kinds import KIND_NOUNS, asked_kind, asks_place, holds_kind, kind_values, owner_of, places, without_filler
 
 _SOME_DAY = datetime(2001, 1, 1)  # whether a text names a time at all does not depend on when it was said
 SPELLED_LENGTH, SPELLED_RATIO = 6, 0.85  # a word spelled another way: "studyin" for "studyng"
@@ -54,6 +54,7 @@ _NUMBER = frozenset(NUMBER_WORDS)
 _PART = re.compile(r"\s*(?:,|\band\b|\balso\b)\s*(?=(?:what|what's|whats|where|when|who|which|how|do|does|did)\b"
                    rf"|(?:(?:my|your|his|her|their|the)\s+)?(?:{'|'.join(sorted(KIND_NOUNS))})\b)", re.IGNORECASE)
 _SPEAKER = re.compile(r"^[A-Z][\w'.-]*(?: [A-Z][\w'.-]*)?: ")  # an imported conversation's line: "Melanie: ..."
+_NAMED_THING = re.compile(r"(\w+?)(?:'s)?\s+(?:called|named|name)\b", re.IGNORECASE)  # "my restaurant called"
 _OPENING = re.compile(r"(?:^|[.!?]\s+|^- .*?: )\W*$")  # what stands before a sentence's first word
 _WH = re.compile(r"^\W*(what|what's|whats|where|when|who|whose|which|how)\b", re.IGNORECASE)
 
@@ -96,6 +97,15 @@ def _asked(part: str, subjects: frozenset[str]) -> tuple[set[str], str]:
     return {w for w in found - dropped if w not in subjects}, value
 
 
+def _describes(name: str, text: str, part: str) -> bool:
+    """Whether `name` only says what kind of thing is asked the name of: it stands right before
+    that thing ("a Turkish restaurant" for "what's my restaurant called?")."""
+    thing = _NAMED_THING.search(part)
+    asked = content_words(thing[1]) if thing else set()
+    return bool(asked) and any(content_words(m[1]) & asked
+                               for m in re.finditer(rf"\b{re.escape(name)}\s+(\w+)", text))
+
+
 def named_inside(text: str) -> list[str]:
     """The proper names of `text`, a word that opens a sentence only when a function word
     follows it ("Jonas is", "Mochi and"): "Big news, ... Less stress!" names nothing, "The boss
@@ -114,8 +124,10 @@ def asked(part: str, subjects: frozenset[str]) -> tuple[set[str], str]:
 def _has_value(candidate: Candidate, value: str, part: str, subjects: frozenset[str] = frozenset()) -> bool:
     said = set(words(candidate.text))
     if value == "name":
-        asked = {w.lower() for w in proper_names(part + ".")}
-        return any(name.lower() not in asked for name in named_inside(candidate.text))
+        asked = {w.lower() for w in proper_names(part + ".")}  # a place names no restaurant, unless a town is asked
+        asked |= set() if asks_place(part) else places(candidate.text)
+        return any(name.lower() not in asked and not _describes(name, candidate.text, part)
+                   for name in named_inside(candidate.text))
     if value == "number":  # not the day of a date ("her birthday is 14 December" tells no age)
         return bool(extract(candidate.text, ("number",))) or any(w in _NUMBER for w in said)
     if value == "day":  # a day word, or a time phrase ("on the 3rd", "just now": dates/event_days.py)
@@ -279,17 +291,30 @@ def _near(text: str, named: set[str]) -> set[str]:
 
 def names_each_kind(answer: str, question: str, candidates: Sequence[Candidate]) -> bool:
     """Whether `answer` names, for each part that asks for a kind of value (value_kinds.py: a
-    job, a place), a value of that kind that a record answering the part holds ("Your job is
-    great!" names none)."""
+    job, a place, an age) or a number, a value of that kind that a record answering the part
+    holds ("Your job is great!" names none; "You have been feeling low since Aoife moved" says
+    no number for "how long have I known Aoife?")."""
     said = " ".join(words(answer))
     subjects = subjects_of(said_by_user(candidates), question)
     for part in parts(question):
-        kind, owner = asked_kind(part)[0], owner_of(part, subjects, _asked(part, subjects)[0])
+        asked_words_, value = _asked(part, subjects)
+        kind = asked_kind(part)[0] or ("number" if value == "number" else "")
         told = answering(part, candidates) if kind else []
+        if kind == "number":
+            values = set().union(*(_numbers(c.text) for c in told))
+            if values and not values & _numbers(answer):
+                return False
+            continue
+        owner = owner_of(part, subjects, asked_words_)
         values = set().union(*(kind_values(c.text, kind, owner) for c in told))
         if values and not any(re.search(rf"\b{re.escape(value)}", said) for value in values):
             return False
     return True
+
+
+def _numbers(text: str) -> set[str]:
+    """The numbers of `text` (digits and number words alike, not a date's day)."""
+    return {value.key for value in extract(text, ("number",))}
 
 
 def asks_of_records(question: str, candidates: Sequence[Candidate]) -> bool:

@@ -110,20 +110,36 @@ def kind_values(text: str, kind: Kind, owner: frozenset[str] = frozenset()) -> s
     clause that names one of `owner` (or says "he"/"she" in a record that names one), or, for
     the user's own (no owner), in a clause that names no one else ("he", "my sister", "a tutor
     named Giorgio")."""
-    if kind == "job":
-        found = {w for w in words(text) if w in _OCCUPATIONS or (w.endswith("s") and w[:-1] in _OCCUPATIONS)}
-        found |= {m[0].split()[-1].lower() for m in _WORKS_AS.finditer(text)}
-        found |= {m[1].lower() for m in _WORKS_IN.finditer(text)}
-    elif kind == "place":
-        found = {name.lower() for name in proper_names(text) if _AT_PLACE.search(text[: text.find(name)])
-                 or re.search(rf"[.;]\s+{re.escape(name)}\s*(?:[.;]|$)", text)}  # an item of its own: "plumber. Cork."
-    elif kind == "age":
-        found = {next(filter(None, m.groups())) for m in _AGE.finditer(text)}
-    else:
+    found = _values(text, kind)
+    if not found:
         return set()
     clauses = [clause.text for clause in split_clauses(text)]
     return {value for value in found if any(_owns(clause, text, owner) for clause in clauses
                                              if re.search(rf"\b{re.escape(value)}", clause, re.IGNORECASE))}
+
+
+def _values(text: str, kind: Kind) -> set[str]:
+    """The values of the kind in `text`, whoever's they are."""
+    if kind == "job":
+        found = {w for w in words(text) if w in _OCCUPATIONS or (w.endswith("s") and w[:-1] in _OCCUPATIONS)}
+        found |= {m[0].split()[-1].lower() for m in _WORKS_AS.finditer(text)}
+        return found | {m[1].lower() for m in _WORKS_IN.finditer(text)}
+    if kind == "place":
+        return {name.lower() for name in proper_names(text) if _AT_PLACE.search(text[: text.find(name)])
+                or re.search(rf"[.;]\s+{re.escape(name)}\s*(?:[.;]|$)", text)}  # an item of its own: "plumber. Cork."
+    if kind == "age":
+        return {next(filter(None, m.groups())) for m in _AGE.finditer(text)}
+    return set()
+
+
+def places(text: str) -> set[str]:
+    """The places `text` names ("in Berlin", ", Cairo"), in lower case, whoever's they are."""
+    return _values(text, "place")
+
+
+def asks_place(part: str) -> bool:
+    """Whether the part names a kind of place ("the name of the town I grew up in")."""
+    return bool(set(words(part)) & _PLACE)
 
 
 def _owns(clause: str, text: str, owner: frozenset[str]) -> bool:
