@@ -91,9 +91,13 @@ COURTESY_WORDS = SMALL_TALK_WORDS | FUNCTION_WORDS | THANKS | GREETINGS | word_s
 LEAVING_WORDS = COURTESY_WORDS | word_set("leaving")
 
 
+# Chat spellings of question words and the words they spell ("wat": "what"; words.toml).
+QUESTION_SPELLINGS: dict[str, str] = dict(pair.split("=", 1) for pair in word_list("question_spellings"))
+
+
 @cache
 def _spellings() -> tuple[dict[str, str], re.Pattern[str]]:
-    pairs = dict(pair.split("=", 1) for pair in word_list("question_spellings"))
+    pairs = QUESTION_SPELLINGS
     listed = "|".join(sorted(map(re.escape, pairs), key=len, reverse=True))
     # at the start of the text or of a clause: after . , ! ? ; : or a leading "and", "so", "but", "ok"
     opening = re.compile(rf"(?:^|(?<=[.,!?;:])|\b(?:and|so|but|ok|okay|also)\b)\s*(?P<word>{listed})(?![\w'])",

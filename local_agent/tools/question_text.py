@@ -17,7 +17,7 @@ from functools import lru_cache
 from typing import Any
 
 from ..reading.values import mixed_numbers, words_to_digits
-from ..reading.words import MONTHS, WEEKDAYS, WORD, letter_words, word_list
+from ..reading.words import MONTHS, QUESTION_SPELLINGS, WEEKDAYS, WORD, letter_words
 
 VOCABULARY = frozenset("""
 what whats which how much many calculate compute evaluate work out solve tell average mean sum total add plus minus
@@ -52,7 +52,7 @@ def _scaled(count: str | None, scale: str) -> str:
 def normalize(message: str, extra: frozenset[str] = frozenset()) -> str:
     """`message` as the rules read it (see the module's docstring); `extra` words are
     corrected to as well (a database's table, column and value names)."""
-    text = " ".join(_SHORT_TYPOS.get(word, word) for word in message.lower().replace("’", "'").split())
+    text = " ".join(QUESTION_SPELLINGS.get(word, word) for word in message.lower().replace("’", "'").split())
     text = WORD.sub(lambda match: _corrected(match.group(), extra), text)
     for pattern, fraction in _FRACTIONS:
         text = re.sub(pattern, fraction, text)
@@ -62,8 +62,6 @@ def normalize(message: str, extra: frozenset[str] = frozenset()) -> str:
     return " ".join(_CURRENCY.sub("", text).split())
 
 
-# Misspelled question words too short for `correct` ("hw", "wat"), from words.toml.
-_SHORT_TYPOS = {typo: group.split("|")[-1] for group in word_list("short_typos") for typo in group.split("|")[:-1]}
 # A year said in words after a month ("February in twenty twenty-eight": "february in 20 28").
 _SPOKEN_YEAR = re.compile(rf"\b((?:{'|'.join(MONTHS)})(?:,?\s+(?:of|in))?\s+)(19|20)\s+(\d\d)\b")
 
