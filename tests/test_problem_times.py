@@ -21,6 +21,10 @@ from local_agent.reading.problems.times import clock_text, duration_text, durati
     ("I need to be there at 9:00 and the drive takes 45 minutes. When should I leave?",
      "08:15. I read this as 9:00 - 45 minutes."),
     ("The shop opens at 9:15 am and closes at 5:30 pm. How long is it open?", "8 hours 15 minutes"),
+    # the duration's own direction word settles which way, whatever the question's verb
+    ("my flight is at 6:40am and I need to be there 2 hours early, when should I arrive", "4:40 am"),
+    ("The talk is at 14:00. I want to get there 30 minutes before, what time do I arrive?", "13:30"),
+    ("We land at 8:15 pm and the shuttle comes an hour later. When does it arrive?", "9:15 pm"),
     ("The night shift runs from 10 pm to 6 am. How many hours is that?", "8 hours"),
 ])
 def test_durations_and_clock_times_are_read_exactly(message: str, answer: str) -> None:
@@ -43,6 +47,7 @@ def test_a_start_is_found_by_going_back() -> None:
     "The movie is 2 hours long, when does it end?",  # no clock time
     "It ends at 7:45 pm and is 2 hours long. When does it end?",  # an end asked of an end
     "I slept 8 hours last night.",  # nothing asked
+    "The film starts at 7:50 pm and is 2 hours long, we got there early. When do we leave?",  # early, not the film's
 ])
 def test_look_alikes_are_not_read(message: str) -> None:
     assert read_times(message) is None

@@ -12,7 +12,9 @@ the time between two clock times.
 - A clock time and one duration, asked when or at what time: forward when the question asks
   for an end ("when does it end / arrive / finish", read after the question word: "starts
   7:50pm ..., when dose it end") and the clock time is not one, back when it asks for a start
-  ("when should I leave") and the clock time is an end ("be there at 9:00").
+  ("when should I leave") and the clock time is an end ("be there at 9:00"). A direction said
+  with the duration itself settles it: "be there 2 hours early / before / ahead" goes back,
+  "2 hours later / after" forward, whatever the question's verb ("when should I arrive").
 - A pace: a distance run in a time and a question for the pace ("5k run in 27:30. pace per km?":
   27:30 ÷ 5 = 5:30 per km); any other number in the message is some other problem.
 - Two clock times and a question for how long: the time from the first to the second (past
@@ -54,6 +56,9 @@ _RUN = re.compile(r"(?<![\w.])(?P<d>\d+(?:\.\d+)?)\s*(?P<unit>k|km|kms|kilomet(?
                   r"[^.?!\d]{0,30}?\bin\s+(?P<t>(?:\d{1,2}:)?\d{1,3}:[0-5]\d)\b", re.IGNORECASE)
 _ASKS_PACE = re.compile(r"\bpace\b|\b(?:how\s+long|time|minutes)\s+(?:per|a|each|for\s+each)\s+(?:k|km|mile)\b",
                         re.IGNORECASE)
+# A direction said right after a duration: "2 hours early", "45 minutes before", "an hour later".
+_DIRECTION = re.compile(r"\s*(?:(?P<back>early|earlier|before(?:hand)?|ahead(?:\s+of\s+time)?|in\s+advance|prior)|"
+                        r"(?P<on>later|after(?:wards)?))\b", re.IGNORECASE)
 _SENTENCE = re.compile(r"[^.?!]*[.?!]?")
 DAY = 24 * 3600
 
@@ -171,7 +176,10 @@ def _shifted(text: str, clock: Clock, duration: Duration, question: str) -> Time
     before = re.split(r"[.?!,;]|\band\b", before)[-1]
     asks_end, asks_start = _END.search(question) is not None, _START.search(question) is not None
     clock_ends = _END.search(before) is not None
-    if asks_end and not asks_start and not clock_ends:
+    direction = _DIRECTION.match(text, duration.start + len(duration.text))
+    if direction is not None:  # "be there 2 hours early": the duration says which way
+        sign, said = (-1, "-") if direction["back"] else (1, "+")
+    elif asks_end and not asks_start and not clock_ends:
         sign, said = 1, "+"
     elif asks_start and not asks_end and clock_ends:
         sign, said = -1, "-"
