@@ -207,3 +207,22 @@ def test_a_number_asked_is_answered_with_the_records_number():
 
 def test_a_place_answers_no_who():
     assert untold_parts("Who keeps my bees?", [from_memory("The user keeps bees in Lisbon.")]) == ["Who keeps my bees?"]
+
+
+@pytest.mark.parametrize(("question", "kind"), [
+    ("where do i live now", "place"), ("Where does Kofi live?", "place"), ("where am I based these days", "place"),
+    ("where did I park", ""), ("where is it I went back to work?", ""),  # a where of its own: no kind
+])
+def test_where_with_a_verb_of_living_asks_for_a_place(question: str, kind: str) -> None:
+    assert asked_kind(question)[0] == kind
+
+
+@pytest.mark.parametrize(("question", "expected"), [
+    ("where does Kofi live and what's his job", ["where does Kofi live", "what's Kofi's job"]),
+    ("what is Maya's job and where does she live", ["what is Maya's job", "where does Maya live"]),
+    ("where do I live and what does Jonas do?", ["where do I live", "what does Jonas do?"]),  # its own name
+    ("where does Kofi live and what's my job", ["where does Kofi live", "what's my job"]),  # no pronoun
+    ("what did you tell her", ["what did you tell her"]),  # one part: no one named before
+])
+def test_a_pronoun_in_a_later_part_is_the_one_named_before(question: str, expected: list[str]) -> None:
+    assert parts(question) == expected

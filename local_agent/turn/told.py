@@ -77,7 +77,21 @@ def parts(question: str) -> list[str]:
     """The parts of a multi-part question, each a question of its own ("Where do I live",
     "what does Jonas do?"); one part when it asks one thing."""
     pieces = [piece.strip() for piece in _PART.split(question) if piece.strip()]
-    return pieces or [question]
+    return [_named_again(piece, before) for before, piece in zip(["", *pieces], pieces, strict=False)] or [question]
+
+
+_PRONOUN = re.compile(r"\b(?:(?P<whose>his|their)|(?P<her>her)(?=\s+[a-z])|(?P<who>he|she|they|him|them|her))\b",
+                      re.IGNORECASE)
+
+
+def _named_again(part: str, before: str) -> str:
+    """A part that speaks of someone by a pronoun, with the one name the part before it says in
+    its place: "where does Kofi live and what's his job" asks Kofi's job, not the user's."""
+    said = [name for name in proper_names(before + ".") if name.lower() not in ("i", "i'm")]
+    if len(said) != 1 or proper_names(part + "."):
+        return part
+    name = said[0]
+    return _PRONOUN.sub(lambda m: f"{name}'s" if m["whose"] or m["her"] else name, part)
 
 
 def _asked(part: str, subjects: frozenset[str]) -> tuple[set[str], str]:

@@ -5,8 +5,9 @@ value of that kind (told.py reads a part's asked words and value with it).
 Definitions (the words are data: reading/words.toml):
 - a part asks for a job when it has a word of `asks_job` ("profession", "trade"), "for work",
   "for a living", "earn my living", or is "what does/do X do"; for a place when it has a word
-  of `asks_place` ("city", "town"); neither when it asks where, when, who or how many ("where
-  is it I went back to work?" asks a place of its own);
+  of `asks_place` ("city", "town"), or asks where with a word of `place_verbs` ("where do I
+  live now"); neither when it asks where otherwise, when, who or how many ("where is it I went
+  back to work?" asks a place of its own);
 - a part asks for an age with "how old", "my age", "Yaw's age"; a record holds one as "41 years
   old", "I'm 41", "aged 41", "turns 80", "is 9" (not "is 14 December"), or a number on its own
   among facts ("Omar. 41. taxi driver", "my son Yaw, 9,");
@@ -46,6 +47,7 @@ _DOES = re.compile(r"^\W*what\s+(?:do|does|did)\s+(?:\w+\s+){1,2}do\b(?:\s+for\s
 # "for work", "for a living", "earn my living": a job; "what city am I living in" is no job
 _FOR_WORK = re.compile(r"\bfor\s+(?:work|a\s+living)\b"
                        r"|\b(?:earn|earns|make|makes)\s+(?:a|my|his|her|their|your)\s+living\b", re.IGNORECASE)
+_WHERE = re.compile(r"^\W*where\b", re.IGNORECASE)
 _OTHER_WH = re.compile(r"^\W*(?:where|when|who|whose|how\s+(?:many|much|long|old))\b", re.IGNORECASE)
 # "work in IT support", "works at a bakery": what the work is (a capitalized name after it is a place or a firm)
 _WORKS_IN = re.compile(r"\bwork(?:s|ed|ing)?\s+(?:in|at)\s+(?:an?\s+|the\s+)?(?:[A-Z]{2,}\s+)?([a-z][a-z-]+)\b")
@@ -78,9 +80,11 @@ def asked_kind(part: str) -> tuple[Kind, set[str]]:
     words that name it (no asked words)."""
     if _ASKS_AGE.search(part):
         return "age", {"old", "age", "aged"}
+    said = set(words(part))
+    if _WHERE.match(part) and said & _PLACE_VERBS:  # "where do I live now": a place, whoever's
+        return "place", said & _PLACE_VERBS
     if _OTHER_WH.match(part):
         return "", set()
-    said = set(words(part))
     if said & _JOB or _FOR_WORK.search(part) or _DOES.match(without_filler(part)):
         return "job", (said & _JOB) | {"work", "do", "living", "earn"}
     if said & _PLACE:
