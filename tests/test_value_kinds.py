@@ -12,7 +12,7 @@ from local_agent.turn.kind_recall import with_kind_records
 from local_agent.turn.plans import plan_reply
 from local_agent.turn.told import asks_of_records, misspelled, named_inside, names_each_kind, parts, untold_parts
 from local_agent.turn.value_kinds import asked_kind, kind_values
-from local_agent.types import MemoryRecord, Provenance, RecallHit
+from local_agent.types import MemoryKind, MemoryRecord, Provenance, RecallHit
 
 NOW = dt.datetime(2026, 11, 12, 20)
 OMAR = [from_dialogue("Omar. 41. taxi driver, Cairo.")]
@@ -110,7 +110,9 @@ def test_a_job_told_of_someone_else_does_not_tell_theirs():
     assert untold_parts("what does Priya do for work?", walter) == ["what does Priya do for work?"]
     assert untold_parts("what's my job", walter) == ["what's my job"]
     assert untold_parts("what did Walter do for a living?", walter) == []
-def _record(ident: str, kind: str, text: str, date: str, role: str = "user") -> MemoryRecord:
+
+
+def _record(ident: str, kind: MemoryKind, text: str, date: str, role: str = "user") -> MemoryRecord:
     return MemoryRecord(ident, kind, text, provenance=Provenance(role=role, date=date))
 
 
@@ -124,8 +126,8 @@ def test_a_record_with_a_value_of_the_kind_joins_a_recall_that_has_none():
     assert [hit.record.id for hit in hits] == ["a", "d"]
     ate = with_kind_records(read("what did I eat?", NOW), [blue], lambda: everything, 6)
     assert [h.record.id for h in ate] == ["d"]
-    said = with_kind_records(read("my job is boring", NOW), [blue], lambda: everything, 6)  # a statement asks nothing
-    assert [h.record.id for h in said] == ["d"]
+    stated = with_kind_records(read("my job is boring", NOW), [blue], lambda: everything, 6)  # a statement asks nothing
+    assert [h.record.id for h in stated] == ["d"]
     answered = [RecallHit(nurse, 0.5)]
     assert with_kind_records(read("what's my job", NOW), answered, lambda: everything, k=6) == answered
 
