@@ -228,3 +228,14 @@ def test_where_with_a_verb_of_living_asks_for_a_place(question: str, kind: str) 
 ])
 def test_a_pronoun_in_a_later_part_is_the_one_named_before(question: str, expected: list[str]) -> None:
     assert parts(question) == expected
+
+
+def test_a_name_asked_is_answered_with_a_name_a_record_holds():
+    chef = [from_dialogue("I'm a chef at a Turkish restaurant in Berlin. It's called Anatolia.")]
+    question = "what's my restaurant called?"
+    assert not names_each_kind("You are a chef at a Turkish restaurant in Berlin.", question, chef)  # no name
+    assert not names_each_kind("Your restaurant is called Bosporus.", question, chef)  # a name nobody told
+    assert names_each_kind("Your restaurant is called Anatolia.", question, chef)
+    untold = [from_dialogue("I'm a chef at a Turkish restaurant in Berlin.")]
+    assert not names_each_kind("You work in Berlin.", question, untold)  # a place is no restaurant's name
+    assert names_each_kind("You're a chef.", "what's my job?", untold)  # a job asked: no name needed

@@ -120,6 +120,16 @@ def _describes(name: str, text: str, part: str) -> bool:
                                for m in re.finditer(rf"\b{re.escape(name)}\s+(\w+)", text))
 
 
+def names_for(part: str, text: str) -> set[str]:
+    """The names in `text` (lower case) that could answer a part asking for a name: not one the
+    part says itself, not a place unless a town is asked, not one that only describes the thing
+    asked ("a Turkish restaurant" for "what's my restaurant called?")."""
+    asked = {w.lower() for w in proper_names(part + ".")}
+    asked |= set() if asks_place(part) else places(text)
+    return {name.lower() for name in named_inside(text)
+            if name.lower() not in asked and not _describes(name, text, part)}
+
+
 def named_inside(text: str) -> list[str]:
     """The proper names of `text`, a word that opens a sentence only when a function word
     follows it ("Jonas is", "Mochi and"): "Big news, ... Less stress!" names nothing, "The boss
@@ -138,10 +148,7 @@ def asked(part: str, subjects: frozenset[str]) -> tuple[set[str], str]:
 def _has_value(candidate: Candidate, value: str, part: str, subjects: frozenset[str] = frozenset()) -> bool:
     said = set(words(candidate.text))
     if value == "name":
-        asked = {w.lower() for w in proper_names(part + ".")}  # a place names no restaurant, unless a town is asked
-        asked |= set() if asks_place(part) else places(candidate.text)
-        return any(name.lower() not in asked and not _describes(name, candidate.text, part)
-                   for name in named_inside(candidate.text))
+        return bool(names_for(part, candidate.text))
     if value == "number":  # not the day of a date ("her birthday is 14 December" tells no age)
         return bool(extract(candidate.text, ("number",))) or any(w in _NUMBER for w in said)
     if value == "day":  # a day word, or a time phrase ("on the 3rd", "just now": dates/event_days.py)
@@ -305,15 +312,22 @@ def _near(text: str, named: set[str]) -> set[str]:
 
 def names_each_kind(answer: str, question: str, candidates: Sequence[Candidate]) -> bool:
     """Whether `answer` names, for each part that asks for a kind of value (value_kinds.py: a
-    job, a place, an age) or a number, a value of that kind that a record answering the part
-    holds ("Your job is great!" names none; "You have been feeling low since Aoife moved" says
-    no number for "how long have I known Aoife?")."""
+    job, a place, an age), a name or a number, a value of that kind that a record answering the
+    part holds, and for a name some name at all ("Your job is great!" names no job; "You are a
+    chef at a Turkish restaurant in Berlin" no name for "what's my restaurant called?"; "You
+    have been feeling low since Aoife moved" no number for "how long have I known Aoife?")."""
     said = " ".join(words(answer))
     subjects = subjects_of(said_by_user(candidates), question)
     for part in parts(question):
         asked_words_, value = _asked(part, subjects)
-        kind = asked_kind(part)[0] or ("number" if value == "number" else "")
+        kind = asked_kind(part)[0] or (value if value in ("number", "name") else "")
         told = answering(part, candidates) if kind else []
+        if kind == "name":  # "what's my restaurant called?" is answered with a name, a told one if any
+            held = set().union(*(names_for(part, c.text) for c in told))
+            named = names_for(part, answer)
+            if not named or (held and not named & held):
+                return False
+            continue
         if kind == "number":
             values = set().union(*(_numbers(c.text) for c in told))
             if values and not values & _numbers(answer):
