@@ -44,6 +44,7 @@ def assert_reads(message: str, value: float) -> None:
     ("What is a third of 60?", 20), ("half of 18?", 9), ("what is seventy two divided by nine", 8),
     ("whats twelve plus thirty", 42), ("I'm baking for 12 people tonight. Anyway, what's 7 times 8?", 56),
     ("caluclate 9 times 9", 81), ("what is 2**-2?", 0.25), ("5 * -3", -15),
+    ("what is 20% as a decimal", 0.2), ("what is 15% of 80", 12),  # a percentage asked as a decimal, or of an amount
 ])
 def test_forms(message: str, value: float):
     assert_reads(message, value)
@@ -53,6 +54,7 @@ def test_forms(message: str, value: float):
     "I have 3 kids and 2 dogs!", "I turned 40 on 2026-02-03.", "What is 2026-01-05 like for you?",
     "We won 3-1 yesterday.", "My flight is at 7 and lands at 9.", "Top 10 movies of 2024?",
     "How many days between 2025-01-01 and 2025-03-01?", "what is the capital of France",
+    "how do I get 10% better at chess", "any tips to save 20% on groceries?",  # a percentage alone: no calculation
 ])
 def test_not_arithmetic(message: str):
     assert arithmetic(message) is None

@@ -42,6 +42,10 @@ _SPOKEN = [  # spoken operators, longest first
     (r"(?<=\))\s+of\b", lambda m: " *"),  # a quarter of 260: (1/4) of 260
     (rf"(?<=\d)\s+of\s+(?={N})", lambda m: " * "),  # 1/3 of 90
 ]
+# A percentage alone is no calculation ("how do I get 10% better at chess", "tips to save 20%"),
+# unless it is asked as another form ("20% as a decimal", "what is 5% in decimal").
+_LONE_PERCENT = re.compile(r"\(\d+(?:\.\d+)?/100\)")
+_AS_DECIMAL = re.compile(r"\b(?:as|in|to|into)\s+(?:a\s+)?(?:decimal|fraction)s?\b")
 _SPAN = re.compile(r"(?:sqrt\()?[\d(][\d\s.+\-*/()]*[\d)]")
 _OPERATION = re.compile(r"[\d)]\s*(?:\*\*|[-+*/])\s*-?\s*[\d(s]|^sqrt\(")  # 10**-400 too
 _PEOPLE = re.compile(r"(?:split|shared?|divided?)\s+(?:it\s+|that\s+|this\s+)?(?:evenly\s+)?(?:between|among|by|in)\s+"
@@ -325,7 +329,8 @@ def _written(text: str, asks: bool) -> str | None:
 
     text = " ".join(text.split())
     spans = [match.group().strip() for match in _SPAN.finditer(text)]
-    spans = [span for span in spans if _OPERATION.search(span) and span.count("(") == span.count(")")]
+    spans = [span for span in spans if _OPERATION.search(span) and span.count("(") == span.count(")")
+             and (not _LONE_PERCENT.fullmatch(span) or _AS_DECIMAL.search(text))]
     if not spans:
         return None
     span = max(spans, key=len)

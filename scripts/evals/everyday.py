@@ -19,6 +19,7 @@ from typing import Any
 
 from local_agent.dates.clock import now as clock_now
 from local_agent.turn.agent import Agent
+from local_agent.turn.result import TurnResult
 
 from .tool_eval import answer_correct
 
@@ -52,6 +53,7 @@ class EverydayOutcome:
     outcome: str  # right, unsure or wrong (confidently wrong)
     tools_called: tuple[str, ...]
     seconds: float
+    made_by: str = ""  # the reply's route and the tools' route ("template:calculation", "tools:direct")
 
 
 def load(category: str, splits: Iterable[str] = SPLITS, folder: Path = FOLDER) -> list[dict[str, Any]]:
@@ -103,7 +105,15 @@ def run_task(agent: Agent, category: str, task: dict[str, Any]) -> EverydayOutco
     called = tuple(dict.fromkeys(call.name for call in result.tool_calls))
     verdict = judge(task, result.answer, called, getattr(result, "outcome", None))
     return EverydayOutcome(task["id"], category, task["split"], task["style"], task["kind"], task["message"],
-                           task["answer"], result.answer, verdict, called, result.timings.answer_s or 0.0)
+                           task["answer"], result.answer, verdict, called, result.timings.answer_s or 0.0,
+                           made_by(result))
+
+
+def made_by(result: TurnResult) -> str:
+    """How the turn's reply was made: its reply route (the model's when none is named) and the
+    tools' route, so a report's outcomes can be counted by route without reading a row."""
+    tools = f"tools:{result.tools.route}" if result.tools is not None else "tools:off"
+    return f"{result.reply_route or 'model'} {tools}"
 
 
 def rejudged(rows: Iterable[dict[str, Any]]) -> list[EverydayOutcome]:
@@ -130,6 +140,10 @@ def category_report(outcomes: Sequence[EverydayOutcome]) -> dict[str, Any]:
     report: dict[str, Any] = {split: rates([o for o in outcomes if o.split == split]) for split in SPLITS}
     report["by_kind"] = {kind: rates([o for o in outcomes if o.kind == kind])
                          for kind in sorted({o.kind for o in outcomes})}
+    report["by_route"] = {split: {route: {name: sum(o.outcome == name for o in rows if o.made_by == route)
+                                          for name in OUTCOMES}
+                                  for route in sorted({o.made_by for o in rows})}
+                          for split in SPLITS if (rows := [o for o in outcomes if o.split == split])}
     return report
 
 
