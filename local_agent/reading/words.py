@@ -95,24 +95,19 @@ LEAVING_WORDS = COURTESY_WORDS | word_set("leaving")
 QUESTION_SPELLINGS: dict[str, str] = dict(pair.split("=", 1) for pair in word_list("question_spellings"))
 
 
-@cache
-def _spellings() -> tuple[dict[str, str], re.Pattern[str]]:
-    pairs = QUESTION_SPELLINGS
-    listed = "|".join(sorted(map(re.escape, pairs), key=len, reverse=True))
-    # at the start of the text or of a clause: after . , ! ? ; : or a leading "and", "so", "but", "ok"
-    opening = re.compile(rf"(?:^|(?<=[.,!?;:])|\b(?:and|so|but|ok|okay|also)\b)\s*(?P<word>{listed})(?![\w'])",
-                         re.IGNORECASE)
-    return pairs, opening
+# A chat spelling where it opens the text or a clause: after . , ! ? ; : or a leading "and", "so", "but", "ok".
+_SPELLED_OPENING = re.compile(
+    rf"(?:^|(?<=[.,!?;:])|\b(?:and|so|but|ok|okay|also)\b)\s*"
+    rf"(?P<word>{'|'.join(sorted(map(re.escape, QUESTION_SPELLINGS), key=len, reverse=True))})(?![\w'])",
+    re.IGNORECASE)
 
 
 def respelled(text: str) -> str:
     """`text` with the chat spellings of question words that open a clause read as the words
     they spell ("wat mark did i get" -> "what mark did i get"; words.toml `question_spellings`)."""
-    pairs, opening = _spellings()
-
     def spelled(match: re.Match[str]) -> str:
         found = match["word"]
-        word = pairs[found.lower()]
+        word = QUESTION_SPELLINGS[found.lower()]
         word = word[:1].upper() + word[1:] if found[:1].isupper() else word
         return match[0][: match.start("word") - match.start()] + word
-    return opening.sub(spelled, text)
+    return _SPELLED_OPENING.sub(spelled, text)

@@ -43,9 +43,9 @@ def with_kind_records(reading: Reading, hits: Sequence[RecallHit], records: Call
     subjects = subjects_of([c for _, c in told], question)
     shown = {hit.record.id for hit in hits}
     added: list[RecallHit] = []
+    recalled = [c for hit in hits if (c := _told(hit.record)) is not None]  # the assistant's words tell nothing
     for part in kinds:
         need = margin(part, subjects) - 1e-9
-        recalled = [c for hit in hits if (c := _told(hit.record)) is not None]  # the assistant's words tell nothing
         if any(score(part, c, subjects) >= need for c in recalled):
             continue
         found = [record for record, c in told if score(part, c, subjects) >= need and record.id not in shown]
