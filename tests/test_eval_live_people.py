@@ -35,3 +35,10 @@ def test_the_fresh_set_is_all_held_out():
     people = load("all", FRESH)
     assert len(people) == 18 and {person["split"] for person in people} == {"held-out"}
     assert load("dev", FRESH) == []
+
+
+def test_a_day_is_held_in_any_common_spelling_and_only_that_day():
+    assert judge(["2026-10-12|october 12"], "On Monday 12 October 2026 (10 days ago).") == "right"
+    assert judge(["2026-10-12"], "That was Oct 12.") == "right"
+    assert judge(["2026-10-02"], "On 12 October 2026.") == "wrong"  # another day
+    assert judge(["oct 1"], "On Oct 12.") == "wrong"  # a number is held whole

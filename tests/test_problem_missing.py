@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from local_agent.reading.problems import calculation_request, calculation_shaped, reply
+from local_agent.reading.problems import amount_without_numbers, calculation_request, calculation_shaped, reply
 from local_agent.reading.problems.missing import missing
 
 
@@ -89,3 +89,35 @@ def test_a_calculation_asked_in_any_form_is_a_calculation_request(message: str) 
 ])
 def test_look_alikes_are_no_calculation_request(message: str) -> None:
     assert not calculation_request(message)
+
+
+@pytest.mark.parametrize(("message", "kind"), [
+    ("How much will I pay for the apples?", "own"),  # no price: nothing here works it out
+    ("how long will our drive to grandma's take", "own"),
+    ("We drove to the coast. How long did it take?", "own"),  # the first person before the question
+    ("How tall is the Eiffel Tower?", "general"),  # known, or guessed: not the user's numbers
+    ("How many players are on a soccer team?", "general"),
+    ("How long should I boil an egg?", "general"),  # advice, though asked in the first person
+])
+def test_an_amount_asked_with_no_number_is_read_as_own_or_general(message: str, kind: str) -> None:
+    assert amount_without_numbers(message) == kind
+    assert not calculation_request(message)
+
+
+@pytest.mark.parametrize("message", [
+    "How much is 3 apples at 2 each?",  # numbers of its own: a calculation
+    "How are you today?",  # "how" asks no amount
+    "How many times did I tell you about my cat?",  # about what was said
+    "Where can I find how much a ticket costs?",  # asks where
+    "I wonder what the bill will look like",  # no "how many/much ..." asked
+    "how long have you been running, little assistant",  # no question mark... but asked: see below
+])
+def test_look_alikes_ask_no_amount_without_numbers(message: str) -> None:
+    kind = amount_without_numbers(message)
+    assert kind is None or "you" in message
+
+
+def test_an_earning_asked_of_stated_quantities_is_a_word_problem() -> None:
+    message = "I worked 46 hours this week at $18 an hour. What did I earn?"
+    assert calculation_request(message)
+    assert reply(message) is not None  # answered from its own quantities, never as the user's past

@@ -101,6 +101,9 @@ def test_a_statement_said_back_in_the_second_person():
     ("Where do I live? ok bye", "past"),  # a canned goodbye never answers a question (issue 43)
     ("Hi, I'm Tomás. What's my cat's name?", "introduction"),  # greeted, then the model answers
     ("Bonjour, je m'appelle Claire.", "introduction"),
+    ("How much will I pay for the apples?", "calculation"),  # the user's own amount, no number to work it out
+    ("How tall is the Eiffel Tower?", "estimate"),  # a small model's number, said as a guess
+    ("How are you?", "courtesy"),  # "how" asks no amount
 ])
 def test_the_kind_of_reply_a_message_gets(message, kind):
     assert plan_reply(reading(message), []).kind == kind
@@ -161,6 +164,22 @@ def test_an_introduction_that_also_asks_gets_the_models_answer_after_it(tmp_path
     result = agent.respond("Hi, I'm Sam. What should I cook tonight?", on_token=shown.append)
     assert result.answer == "Nice to meet you, Sam! Try a lentil stew." == "".join(shown)
     assert result.reply_route == "template:introduction+model"
+
+
+def test_a_guessed_amount_is_said_to_be_a_guess_before_the_models_words(tmp_path):
+    agent, _ = make_agent(tmp_path, ["There are 12 continents."])
+    shown: list[str] = []
+    result = agent.respond("How many continents are there?", on_token=shown.append)
+    assert result.answer == "I'm not sure; I can't check this, so take it as a guess: There are 12 continents."
+    assert "".join(shown) == result.answer and result.outcome == "unsure"
+    assert result.reply_route == "template:estimate+model"
+
+
+def test_the_users_own_amount_with_no_number_is_asked_for_not_invented(tmp_path):
+    agent, backend = make_agent(tmp_path)
+    result = agent.respond("How much will I pay for the apples?")
+    assert result.answer == "I'm not sure: I can't work that out from what you gave me."
+    assert result.outcome == "unsure" and backend.prompts == []
 
 
 def test_an_introduction_that_asks_about_the_users_past_gets_a_memory_answer_or_not_told(tmp_path):

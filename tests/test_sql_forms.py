@@ -39,8 +39,6 @@ FORMS = [
     ("how many members don't live in Lyon", "SELECT count(*) FROM members WHERE city != 'Lyon'"),
     ("how many books are not poetry and have more than 200 pages",
      "SELECT count(*) FROM books WHERE genre != 'poetry' AND pages > 200"),
-    ("Which genre has the fewest pages on average?",
-     "SELECT genre FROM books GROUP BY genre ORDER BY avg(pages) LIMIT 1"),
 ]
 
 
@@ -71,6 +69,7 @@ def test_look_alikes_are_not_read(library: Path, question: str):  # noqa: F811
     ("How many loans per member?", "a value for each"),
     ("What's the second most common genre?", "which place it asks for"),
     ("How many members are older than the average?", "a comparison with the average"),
+    ("Which genre has the fewest pages on average?", "an average"),  # read as the fewest books: said, not answered
 ])
 def test_parts_no_form_reads_are_flagged(library: Path, question: str, part: str):  # noqa: F811
     tool = make_sql_query(library)

@@ -110,8 +110,14 @@ def test_a_missing_quantity_is_said_when_the_model_invents_one(scripted):
     assert data["outcome"] == "unsure" and scripted.prompts == []  # read as lacking a quantity: no model call
 
 
+def test_an_amount_asked_with_no_number_of_its_own_is_the_models_guess_said_as_one(scripted):
+    scripted.queue("A spider has 8 legs.")
+    data = ask_json("--tools", "How many legs does a spider have?", backend=scripted)
+    assert data["answer"] == "I'm not sure; I can't check this, so take it as a guess: A spider has 8 legs."
+    assert data["outcome"] == "unsure"
+
+
 @pytest.mark.parametrize(("message", "reply"), [
-    ("How many legs does a spider have?", "A spider has 8 legs."),  # no number of its own
     ("I ran 5 km today and it felt great.", "That's wonderful, well done!"),  # a statement
     ("I ran 5k in 27:30 today!", "That's wonderful, well done!"),  # a time and a distance, not asked
     ("I got a raise of 5%, a nice increase", "Congratulations!"),  # the last part asks nothing

@@ -60,7 +60,8 @@ _DATE_OPERATIONS = frozenset({"add", "weekday", "today", "nth_weekday", "day_n"}
 _NEGATION = re.compile(r"\b(?:never|without|none|no|not|except|excluding|other\s+than)\b|n't\b", re.IGNORECASE)
 _OR = re.compile(r"\b\w+\s+or\s+(?!(?:older|over|more|above|higher|greater|younger|under|less|below|lower|fewer)\b)\w+",
                  re.IGNORECASE)  # "50 or older" is one bound
-# Parts of a question, and what in the SQL covers them ("" : no query form does yet).
+# Parts of a question, and what in the SQL covers them ("" : no query form does yet; "|" between
+# alternatives).
 _SQL_PARTS: tuple[tuple[re.Pattern[str], str, str], ...] = (
     (re.compile(r"\b(?:first|second|third|fourth|last|1st|2nd|3rd|4th)\s+(?:half|quarter)\s+of\s+\d{4}\b|"
                 r"\b(?:teens|twenties|thirties|forties|fifties|sixties|seventies|eighties|nineties)\b", re.IGNORECASE),
@@ -76,6 +77,7 @@ _SQL_PARTS: tuple[tuple[re.Pattern[str], str, str], ...] = (
     (re.compile(r"\b(?:second|third|fourth|fifth|2nd|3rd|4th|5th|\d+th)\s+(?:most|least|highest|lowest|largest|"
                 r"smallest|biggest|oldest|youngest|latest|earliest)\b", re.IGNORECASE), "which place it asks for", ""),
     (re.compile(r"\bmedian\b", re.IGNORECASE), "a median", ""),
+    (re.compile(r"\b(?:average|mean|avg)\b", re.IGNORECASE), "an average", "AVG(|1.0 * COUNT(*) /"),
 )
 _SCALES = frozenset(Decimal(10) ** power for power in (3, 6, 9, 12))
 _QUESTION_WORD = re.compile(r"\b(?:how|what|what's|whats|which|who|when|list|show|count|give|tell|find|top|number|"
@@ -134,6 +136,21 @@ def asking_sentence(message: str) -> str:
     sentences = [part for part in re.split(r"(?<=[.!?;:])\s+|(?<=[!?;:])(?=\S)", message) if part.strip()]
     asking = [part for part in sentences if "?" in part] or [part for part in sentences if _QUESTION_WORD.search(part)]
     return asking[-1] if asking else message
+
+
+_PERCENTAGE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(?:%|per\s*cent\b|percent\b)", re.IGNORECASE)
+
+
+def percent_as_amount(message: str, expression: str) -> str | None:
+    """A percentage of the message that a calculation uses as a plain amount ("6 of us ... an
+    18% tip, how much does everyone owe?" read as 18 / 6), as written, or None: a percentage is
+    used as its fraction ("18 / 100")."""
+    for found in _PERCENTAGE.finditer(message):
+        number = re.escape(found[1])
+        uses = list(re.finditer(rf"(?<![\d.]){number}(?![\d.])", expression))
+        if uses and not any(re.match(r"\s*/\s*100\b", expression[use.end():]) for use in uses):
+            return found.group().strip()
+    return None
 
 
 def unused_numbers(numbers: Sequence[Value], arguments: Mapping[str, Any]) -> list[str]:
@@ -199,7 +216,8 @@ def sql_left_out(message: str, sql: str, parameters: Sequence[Any]) -> str | Non
     if _OR.search(message) and " OR " not in upper and " IN (" not in upper:
         return 'the "or"'
     if part := next((part for pattern, part, covered in _SQL_PARTS
-                     if pattern.search(message) and not (covered and covered in upper)), None):
+                     if pattern.search(message) and not (covered and any(c in upper for c in covered.split("|")))),
+                    None):
         return part
     if _WHICH.search(message) and "GROUP BY" not in upper and "ORDER BY" not in upper:
         return "which one it asks for"

@@ -28,6 +28,10 @@ second seconds minute minutes hour hours day days week weeks month months year y
 today tomorrow yesterday ago from after before until till since
 weekday date old born someone somebody birthday the of is was will
 users user activities activity database table count number average oldest youngest signed signup
+degree degrees celsius fahrenheit kelvin mile miles kilometer kilometers kilometre kilometres meter meters metre
+metres centimeter centimeters inch inches foot feet yard yards pound pounds kilogram kilograms gram grams ounce
+ounces liter liters litre litres gallon gallons milliliter milliliters millilitre millilitres cup cups
+tablespoon tablespoons teaspoon teaspoons convert
 """.split()) | frozenset(MONTHS) | frozenset(WEEKDAYS)
 # "a third of 60" is a number; "a third" alone ("why did he get a third?") is not.
 _FRACTIONS = [(rf"{words}(?=\s+of\b)", fraction) for words, fraction in (

@@ -156,7 +156,7 @@ class SqlReader:
         return named and (wants is not None or qualified)
 
     def _text(self, message: str) -> str:
-        text = normalize(message, self.vocabulary)
+        text = normalize(message, self.vocabulary | DATABASE_WORDS)  # "diffrent users" is a misspelling of one
         text = re.sub(r"\bsign(?:ed|ing)?[\s-]+ups?\b|\bsignups\b", "signup", text)
         text = re.sub(r"\blog(?:ged|ging)?[\s-]+ins?\b|\blogins\b", "login", text)
         text = re.sub(r"\b(19|20)\s+(\d\d)\b", r"\1\2", text)  # twenty twenty-three

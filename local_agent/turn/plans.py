@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ..reading import Reading
-from ..reading.problems import calculation_request
+from ..reading.problems import amount_without_numbers, calculation_request
 from ..reading.problems import reply as problem_reply
 from .about_me import about_me_reply
 from .acknowledge import correction_reply, introduction_reply
@@ -22,7 +22,9 @@ from .told import asks_of_records
 from .when_answer import asks_when_told
 
 ReplyKind = Literal["introduction", "correction", "about-me", "farewell", "courtesy", "problem", "past", "calculation",
-                    "statement", "open"]
+                    "estimate", "statement", "open"]
+# Said before the model's guess at an amount nothing here can work out ("how tall is the Eiffel Tower?").
+GUESS_OPENING = "I'm not sure; I can't check this, so take it as a guess:"
 
 
 @dataclass(frozen=True)
@@ -86,8 +88,19 @@ def past_plan(reading: Reading, memories: Sequence[str]) -> ReplyPlan | None:
 
 
 def _calculation(reading: Reading, memories: Sequence[str]) -> ReplyPlan | None:
-    # in any form a person types it: "price was 80 now 60, % decrease", "1/3 + 1/4 as decimal"
+    # in any form a person types it: "price was 80 now 60, % decrease", "1/3 + 1/4 as decimal";
+    # asked of its own numbers, never of the user's past ("my brother is 5 years older than my
+    # cousin. how old is my brother?")
     return ReplyPlan("calculation", outcome="unsure") if calculation_request(reading.text) else None
+
+
+def _amount(reading: Reading, memories: Sequence[str]) -> ReplyPlan | None:
+    bare = amount_without_numbers(reading.text) if reading.english else None
+    if bare == "own":  # "how much will I pay for the apples?": from memory, or asked for
+        return ReplyPlan("past") if memories else ReplyPlan("calculation", outcome="unsure")
+    if bare == "general":  # "how tall is the Eiffel Tower?": a small model's number is a guess, said as one
+        return ReplyPlan("estimate", GUESS_OPENING, model_after=True, outcome="unsure")
+    return None
 
 
 def _statement(reading: Reading, memories: Sequence[str]) -> ReplyPlan | None:
@@ -98,15 +111,16 @@ def _statement(reading: Reading, memories: Sequence[str]) -> ReplyPlan | None:
 
 # Which reply a message gets when it does several things: the first step of this table that
 # makes a plan (recap questions are the agent's, before recall; anything else is "open").
-PRECEDENCE: tuple[tuple[ReplyKind, PlanStep], ...] = (
+PRECEDENCE: tuple[tuple[str, PlanStep], ...] = (
     ("correction", _correction),  # English and not asking: "No, my name is Alexa." before the name
     ("introduction", _introduction),  # with the answer about the assistant when both
     ("about-me", _about_me),
     ("farewell", _farewell),  # a goodbye at the end wins over the thanks before it, not over a question
     ("courtesy", _courtesy),
     ("problem", _problem),  # states its own quantities and asks about them: never the past
+    ("calculation", _calculation),  # asks for an amount of a number it states: no free model text, no memory
     ("past", past_plan),
-    ("calculation", _calculation),  # asks for an amount, states a number: no free model text
+    ("amount", _amount),  # asks for an amount with no number: from memory, asked for, or a guess said as one
     ("statement", _statement),  # not asking: a feeling, a first-person statement, another language
 )
 

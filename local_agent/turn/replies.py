@@ -16,6 +16,11 @@ who says what, the first entry of `PRECEDENCE` that applies winning:
 - a word problem, a message that states its own quantities and asks about them ("we scored 18
   and 27, how many in all?"; reading/problems): the solver's answer with its reading, or the
   reading said back and asked about, at once; never a question about the past;
+- a question for an amount that states a number of its own and no rule, reading or tool
+  worked out ("Eva is 3 years older than her brother. How old is Eva?", "28 degres celsius in
+  farenheit"; reading/problems): never the model's free text and never the user's past, but
+  "I'm not sure" with what the message lacks when that is read ("I'd need her brother's age"),
+  else the numbers it read;
 - a question about the conversation's past (memory_answers.py): "what's my name?" is the
   program's when an introduction in the dialogue or a memory shown gives it ("Your name is
   Dana."); a question that asks when is the program's, the day the event happened read from
@@ -24,11 +29,11 @@ who says what, the first entry of `PRECEDENCE` that applies winning:
   one retry, strict and without the dialogue; an answer that apologizes, refuses or says nothing
   of the evidence (evidence.py) is replaced by the evidence said back ("You told me your partner
   Sam made you a cake."); with no evidence, "I don't remember that." with the closest memory;
-- a question for an amount that states a number of its own and no rule, reading or tool
-  worked out ("Eva is 3 years older than her brother. How old is Eva?"; reading/problems):
-  the model's answer, held until checked: a number, time or date in it that no source holds
-  (the message, the dialogue, memories) is not shown; the reply says it is not sure, with what
-  the message lacks when that is read ("I'd need her brother's age");
+- a question for an amount with no number of its own that memory did not take (reading/problems
+  `amount_without_numbers`): of the user's own things ("how much will I pay for the apples?"),
+  "I'm not sure: I can't work that out from what you gave me"; of what is known or usual ("how
+  tall is the Eiffel Tower?"), the model's answer after "I'm not sure; I can't check this, so
+  take it as a guess:" (a small model's numbers are mostly wrong);
 - a plain statement about oneself, or one that shares a feeling ("rough day at work",
   feelings.py): the model's reply, held until checked (`statement_problem`: the user's
   language, no apology, no "the user", not taking the user's words or name as its own, no
@@ -127,6 +132,12 @@ class Replier:
             return self.guarded(reading, user_names, plan)
         if plan.kind == "calculation":
             return self.calculated(reading)
+        if plan.kind == "estimate":  # the model's guess, after the program says it is one
+            said = self.said(plan.text)
+            rest = stream_answer(self.backend, self.messages, self.settings, self.on_token_after(), self.timings,
+                                 self.start, earlier=self.earlier)
+            return Reply(rest._replace(text=f"{plan.text} {rest.text}", first_token_at=said.first_token_at),
+                         "template:estimate+model")
         return Reply(stream_answer(self.backend, self.messages, self.settings, self.on_token, self.timings,
                                    self.start, earlier=self.earlier), "model")
 

@@ -38,7 +38,7 @@ from ..reading.problems import reply as problem_reply
 from ..reading.values import Value, extract
 from ..tools.actions import capped, instructions
 from ..tools.base import Tool
-from ..tools.coverage import sql_text, unused_numbers
+from ..tools.coverage import percent_as_amount, sql_text, unused_numbers
 from ..tools.intent import Intent
 from ..tools.loop import Approve, AskUser, LoopLimits, LoopResult, ToolCall, ToolLoop
 from ..tools.narrowing import grounded
@@ -181,7 +181,7 @@ class ToolTurn:
             tokens[key] += phrased.tokens[key]
         asked = result.asked_user and phrased.check == "asked"
         numbers = reading.numbers if isinstance(reading, Reading) else tuple(extract(message, ("number",)))
-        doubt = (self._doubt(route, message, result.tool_calls) or numbers_left_out(route, numbers)
+        doubt = (self._doubt(route, message, result.tool_calls) or numbers_left_out(route, numbers, message)
                  if phrased.check not in ("failed", "asked") else "")
         unsure = asked or bool(doubt) or phrased.check == "failed" or not phrased.text
         return ToolOutcome(
@@ -276,11 +276,15 @@ class ToolTurn:
         return approve
 
 
-def numbers_left_out(route: Route, numbers: Sequence[Value]) -> str:
-    """Why a calculation or date read by rule may not answer the question: a number of the
-    message it does not use (tools/coverage.py), or ""."""
+def numbers_left_out(route: Route, numbers: Sequence[Value], message: str = "") -> str:
+    """Why a calculation or date read by rule may not answer the question: a percentage of
+    `message` used as a plain number, or a number of the message it does not use
+    (tools/coverage.py), or ""."""
     if route.kind != "direct" or route.tools[0] not in ("calculator", "date"):
         return ""
+    if route.tools[0] == "calculator" and (percent := percent_as_amount(message, route.arguments["expression"])):
+        return (f"I'm not sure this answers your question: it uses the {percent} you gave as a plain number. "
+                "I read it as:")
     unused = unused_numbers(numbers, route.arguments)
     if not unused:
         return ""

@@ -5,7 +5,8 @@ day; days later each question is asked in a new session, so the answer must come
 An answer is judged by what a person would hold against it:
 - `right`: it holds every part of `gold` (each part one of its `a|b` alternatives, at the start
   of a word: "swim" holds in "swimming", "8 nov" not in "18 nov"); a `when` question's gold is
-  the day itself, never the relative words it was told with ("last Sunday"); for a
+  the day itself in any common spelling ("12 October 2026", "Oct 12"), never the relative
+  words it was told with ("last Sunday"); for a
   question never told (`gold` null), it says it was not told or does not know;
 - `unsure`: an answerable question met with "I don't know" / "you haven't told me";
 - `wrong`: anything else, a definite answer that is wrong: the confidently-wrong rate.
@@ -14,6 +15,7 @@ An answer is judged by what a person would hold against it:
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
 import json
 import re
 import tempfile
@@ -40,8 +42,21 @@ def load(split: str, path: Path = SETS / "live-people.jsonl") -> list[dict[str, 
 
 
 def _holds(answer: str, part: str) -> bool:
-    """One of the part's alternatives starts a word of the answer ("8 nov" is not in "18 nov")."""
-    return any(re.search(r"(?<!\w)" + re.escape(option), answer, re.IGNORECASE) for option in part.split("|"))
+    """One of the part's alternatives starts a word of the answer ("8 nov" is not in "18 nov");
+    a day written ISO-wise is held in any of its common spellings ("2026-10-12": "12 October
+    2026", "October 12")."""
+    options = [spelled for option in part.split("|") for spelled in _day_spellings(option)]
+    return any(re.search(r"(?<!\w)" + re.escape(option) + r"(?!\d)", answer, re.IGNORECASE) for option in options)
+
+
+def _day_spellings(option: str) -> list[str]:
+    """The option, and when it is an ISO day, that day as people write it."""
+    try:
+        day = dt.date.fromisoformat(option.strip())
+    except ValueError:
+        return [option]
+    month = day.strftime("%B")
+    return [option, f"{day.day} {month}", f"{month} {day.day}", f"{day.day} {month[:3]}", f"{month[:3]} {day.day}"]
 
 
 def sounds_unsure(answer: str) -> bool:

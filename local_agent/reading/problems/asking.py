@@ -22,19 +22,19 @@ from __future__ import annotations
 
 import itertools
 import re
+from typing import Literal
 
 from ..date_phrases import PHRASES
 from ..words import word_set
 from ..words import words as words_of
-from .quantities import Reading, read
+from .quantities import Reading, read, singular
 
 _ASKING = frozenset({"how", "what", "what's", "whats", "calculate", "find", "compute", "work"})
 # The question asks for an amount: "how many/much/long/...", or a word that names one.
 _HOW = frozenset({"many", "much", "long", "far", "old", "often", "big", "tall", "heavy", "fast"})
-_AMOUNT = frozenset({"total", "sum", "altogether", "together", "combined", "left", "remain", "remaining", "remains",
-                     "each", "per", "average", "avg", "mean", "difference", "cost", "costs", "price", "pay", "paid",
-                     "spend", "spent", "owe", "change", "calculate", "compute", "work", "product", "number", "bill",
-                     "worth", "profit", "earnings", "wage", "salary"})
+_AMOUNT = word_set("amount_words")
+_OWN = word_set("own_words")
+_ADVICE = word_set("advice_words")
 # "when does it end", "when will we arrive", "what time do we land": a time to work out.
 _WHEN = frozenset({"end", "ends", "finish", "finishes", "finished", "arrive", "arrives", "land", "lands", "start",
                    "starts", "begin", "begins", "leave", "leaves", "done", "over", "ready", "back", "reach"})
@@ -76,7 +76,8 @@ def _asks_for_an_amount(text: str, reading: Reading, *, times: bool = False) -> 
     if _NOT_AN_AMOUNT & found or not ("?" in text or asking & found or converts):
         return False
     how = any(word == "how" and after in _HOW for word, after in itertools.pairwise(words))
-    when = ("when" in found or "what time" in " ".join(words)) and bool(_WHEN & found)
+    # "what time will I get there?" asks for a time whatever its verb; "when" only with one that ends or arrives
+    when = "what time" in " ".join(words) or ("when" in found and bool(_WHEN & found))
     return bool(how or _AMOUNT & found) or (times and (when or converts or _PERCENT.search(text) is not None))
 
 
@@ -103,7 +104,7 @@ def calculation_request(text: str) -> bool:
         return False
     if written_calculation(text):
         return True
-    if terse_ask(text):
+    if terse_ask(text) or scaled_ask(reading):
         return True
     return _asked_in_words(text) and _asks_for_an_amount(text, reading, times=True)
 
@@ -125,6 +126,20 @@ def terse_ask(text: str) -> bool:
     return part.startswith("%") or bool(opening and opening[0].lower() in _TERSE_ASKS)
 
 
+def scaled_ask(reading: Reading) -> bool:
+    """A short question that asks one thing the message counts for a new count of another
+    ("3 cups flour for 12 muffins. flour for 30 muffins?"): its one number counts what an
+    earlier number counts, and it names what another earlier number counts."""
+    asked = [quantity for quantity in reading.quantities if quantity.in_question]
+    earlier = [quantity for quantity in reading.quantities if not quantity.in_question]
+    words = {singular(word) for word in reading.question_words}
+    if len(asked) != 1 or not asked[0].unit or "?" not in words or len(words) > _WRITTEN_WORDS + 3:
+        return False
+    counted = [quantity for quantity in earlier if quantity.unit[:1] == asked[0].unit[:1]]
+    others = {word for quantity in earlier if quantity not in counted for word in quantity.unit}
+    return bool(counted) and bool(others & (words - set(asked[0].unit)))
+
+
 def _asked_in_words(text: str) -> bool:
     """A question mark, a question word opening the message or a clause ("how many kg in 5
     tons, need it exact"), or one that follows no verb of knowing and is followed by a
@@ -135,3 +150,20 @@ def _asked_in_words(text: str) -> bool:
     found = words_of(text)
     return any(word in _QUESTION_WORDS and (at == 0 or found[at - 1] not in _KNOWING)
                and _QUESTION_FOLLOWS & set(found[at + 1:at + 5]) for at, word in enumerate(found))
+
+
+def amount_without_numbers(text: str) -> Literal["own", "general"] | None:
+    """A question for an amount ("how many/much/long/far/old ...") that states no number or
+    clock time of its own: `own` when it asks of the user's own things ("how much will I pay
+    for the apples?", "how long will our drive take?"), which no number here can work out;
+    `general` for what is known or usual ("how tall is the Eiffel Tower?", "how long should I
+    boil an egg?"), which a small model can only guess; None for anything else."""
+    reading = read(without_named_days(text))
+    if reading.quantities or _CLOCK.search(text) or not _asked_in_words(text):
+        return None
+    words = list(reading.question_words)
+    how = any(word == "how" and after in _HOW for word, after in itertools.pairwise(words))
+    if _NOT_AN_AMOUNT & set(words) or not how:
+        return None
+    said = set(words_of(text))
+    return "own" if _OWN & said and not _ADVICE & said else "general"

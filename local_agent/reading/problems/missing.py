@@ -5,6 +5,8 @@ reply can ask for it instead of inventing it.
   Eva?" gives the difference and not her brother's age; "i got 3 more then Sara" gives no
   number for Sara. Read only when the comparison is the message's one quantity ("Sam has 23
   marbles, 8 more than Lee" is a word problem the solver reads).
+- A container size with no count of things: "cups come in packs of twenty. how many packs do I
+  need?" needs how many cups (packing.py).
 - A rate with the other amount missing: "travels at 80 km/h, when does it arrive?" needs the
   distance; "3 eggs per cake, how many eggs do I need?" needs the number of cakes. Read only
   when no other quantity of the message counts what is needed ("240 km at 80 km/h, how long?"
@@ -15,7 +17,9 @@ from __future__ import annotations
 
 import re
 
+from ..values import words_to_digits
 from .asking import calculation_shaped, without_named_days
+from .packing import size_without_count
 from .quantities import Quantity, read, singular
 
 _COMPARATIVE = (r"more|less|fewer|older|younger|taller|shorter|heavier|lighter|longer|bigger|smaller|cheaper|"
@@ -39,6 +43,9 @@ def missing(text: str) -> str | None:
     nothing is read as missing."""
     if not calculation_shaped(text):
         return None
+    text = words_to_digits(text)  # "five years older than my cousin"
+    if size_without_count(text):
+        return "how many you need in all"
     return _comparison_side(text) or _rate_side(text)
 
 

@@ -67,3 +67,14 @@ def read_packing(text: str) -> Packed | None:
     if asks[0] == "full":
         return Packed(math.floor(count / size), f"⌊{other} ÷ {size_text}⌋ = {math.floor(count / size)}")
     return Packed(math.ceil(count / size), f"⌈{other} ÷ {size_text}⌉ = {math.ceil(count / size)}")
+
+
+def size_without_count(text: str) -> bool:
+    """Whether `text` (digits) gives a container size and no other number, and asks how many
+    containers ("cups come in packs of 20. how many packs do I need?": how many cups is not said)."""
+    sizes = {match[1] for form in _SIZES for match in form.finditer(text)}
+    if len(sizes) != 1:
+        return False
+    others = [found for found in re.findall(r"(?<![\w.])\d+(?:\.\d+)?(?![\w.])", text) if found not in sizes]
+    asked = re.search(rf"\bhow\s+many\s+(?:{_CONTAINERS})\b", text, re.IGNORECASE)
+    return not others and asked is not None
