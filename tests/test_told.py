@@ -182,3 +182,24 @@ def test_a_part_that_names_its_subject_is_answered_from_the_records_clause_about
     said = [from_dialogue("Hi, I'm Tomás. I moved to Ghent last spring and I teach chemistry at a secondary "
                           "school. My partner Jonas is a nurse and we have a cat called Pixel.")]
     assert draws_on_each_part(answer, "Where do I live and what does Jonas do?", said, ["Tomás"]) is draws
+
+
+@pytest.mark.parametrize(("question", "said"), [
+    ("What is my son's name and how old is he?",  # he is the son; "a son, Tobi," names him, no place
+     ["I work as an accountant in Lagos, and I have a son, Tobi, who is seven years old."]),
+    ("Which medication am I allergic to, and in which city is my practice located?",  # a part after "and in which"
+     ["I am allergic to penicillin.", "I am a veterinarian and I run a small practice in Graz, Austria."]),
+    ("what's my dog called again?", ["I have a golden retriever named Biscuit"]),  # a breed is a dog
+    ("when did i hurt my ankle", ["sprained my ankle yesterday. stairs."]),
+])
+def test_a_question_told_in_other_words_or_parts_is_told(question, said):
+    assert untold_parts(question, [from_dialogue(text) for text in said]) == []
+
+
+@pytest.mark.parametrize(("question", "said"), [
+    ("What is my son's name and how old is he?", ["I have a son who loves piano."]),  # no name, no age
+    ("what's my dog called again?", ["I have a golden retriever."]),  # no name said
+    ("which city is my practice located in?", ["I run a small practice, and I have a son, Tobi."]),  # Tobi is no place
+])
+def test_look_alikes_stay_untold(question, said):
+    assert untold_parts(question, [from_dialogue(text) for text in said]) != []

@@ -51,7 +51,8 @@ _DAYS = frozenset([*MONTHS, *WEEKDAYS, *(m[:3] for m in MONTHS), "today", "yeste
                    "week", "weekend", "month", "year", "spring", "summer", "autumn", "winter", "morning"])
 _NUMBER = frozenset(NUMBER_WORDS)
 # a part opens with a question word, or names a kind of value after "and" ("my trade and town")
-_PART = re.compile(r"\s*(?:,|\band\b|\balso\b)\s*(?=(?:what|what's|whats|where|when|who|which|how|do|does|did)\b"
+_PART = re.compile(r"\s*(?:,|\band\b|\balso\b)\s*(?=(?:(?:in|at|on|for|with|from|to)\s+)?"
+                   r"(?:what|what's|whats|where|when|who|which|how|do|does|did)\b"
                    rf"|(?:(?:my|your|his|her|their|the)\s+)?(?:{'|'.join(sorted(KIND_NOUNS))})\b)", re.IGNORECASE)
 _SPEAKER = re.compile(r"^[A-Z][\w'.-]*(?: [A-Z][\w'.-]*)?: ")  # an imported conversation's line: "Melanie: ..."
 _NAMED_THING = re.compile(r"(\w+?)(?:'s)?\s+(?:called|named|name)\b", re.IGNORECASE)  # "my restaurant called"
@@ -80,17 +81,26 @@ def parts(question: str) -> list[str]:
     return [_named_again(piece, before) for before, piece in zip(["", *pieces], pieces, strict=False)] or [question]
 
 
+_OWN_RELATION = re.compile(rf"\b(?:my|our)\s+({'|'.join(sorted(word_set('relations'), key=len, reverse=True))})\b",
+                           re.IGNORECASE)
 _PRONOUN = re.compile(r"\b(?:(?P<whose>his|their)|(?P<her>her)(?=\s+[a-z])|(?P<who>he|she|they|him|them|her))\b",
                       re.IGNORECASE)
 
 
 def _named_again(part: str, before: str) -> str:
     """A part that speaks of someone by a pronoun, with the one name the part before it says in
-    its place: "where does Kofi live and what's his job" asks Kofi's job, not the user's."""
+    its place ("where does Kofi live and what's his job" asks Kofi's job, not the user's), or
+    with the one relation of the user's it says ("what's my son's name and how old is he")."""
     said = [name for name in proper_names(before + ".") if name.lower() not in ("i", "i'm")]
-    if len(said) != 1 or proper_names(part + "."):
+    if proper_names(part + "."):
         return part
-    name = said[0]
+    if len(said) != 1:  # "what's my son's name and how old is he": he is my son
+        relations = {m[1].lower() for m in _OWN_RELATION.finditer(before)}
+        if said or len(relations) != 1:
+            return part
+        name = f"my {relations.pop()}"
+    else:
+        name = said[0]
     return _PRONOUN.sub(lambda m: f"{name}'s" if m["whose"] or m["her"] else name, part)
 
 

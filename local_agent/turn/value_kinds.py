@@ -129,11 +129,20 @@ def _values(text: str, kind: Kind) -> set[str]:
         found |= {m[0].split()[-1].lower() for m in _WORKS_AS.finditer(text)}
         return found | {m[1].lower() for m in _WORKS_IN.finditer(text)}
     if kind == "place":
-        return {name.lower() for name in proper_names(text) if _AT_PLACE.search(text[: text.find(name)])
+        return {name.lower() for name in proper_names(text) if _at_place(text[: text.find(name)])
                 or re.search(rf"[.;]\s+{re.escape(name)}\s*(?:[.;]|$)", text)}  # an item of its own: "plumber. Cork."
     if kind == "age":
         return {next(filter(None, m.groups())) for m in _AGE.finditer(text)}
     return set()
+
+
+def _at_place(before: str) -> bool:
+    """Whether a name after `before` is a place: after "in", "from", ... or a comma, but not a
+    comma after a person ("a son, Tobi," names him)."""
+    if not _AT_PLACE.search(before):
+        return False
+    said = words(before)
+    return not (before.rstrip().endswith(",") and said and said[-1] in _RELATIONS)
 
 
 def places(text: str) -> set[str]:
