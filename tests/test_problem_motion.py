@@ -28,3 +28,13 @@ def test_distance_speed_and_time_are_read_exactly(message: str, answer: str) -> 
 ])
 def test_motion_look_alikes_are_not_read(message: str) -> None:
     assert read_motion(message) is None
+
+
+@pytest.mark.parametrize(("message", "answer"), [
+    ("If I cycle at 18 km/h, how many minutes will a 27 km ride take?", "90 minutes"),
+    ("how many hours to drive 150 km at 60 km/h", "2.5 hours"),
+    ("how long to drive 150 km at 60 km/h", "2 hours 30 minutes"),  # no unit asked: hours and minutes
+])
+def test_a_time_is_said_in_the_unit_the_question_asks_for(message: str, answer: str) -> None:
+    said = reply(message)
+    assert said is not None and said.text.startswith(f"{answer}.")

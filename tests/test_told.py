@@ -203,3 +203,23 @@ def test_a_question_told_in_other_words_or_parts_is_told(question, said):
 ])
 def test_look_alikes_stay_untold(question, said):
     assert untold_parts(question, [from_dialogue(text) for text in said]) != []
+
+
+def test_a_name_asked_of_someone_of_the_users_is_never_their_own():
+    from local_agent.turn.told import names_for
+    assert names_for("what's my mom's name?", "my name is Tomás and my mom is in the hospital") == set()
+    assert names_for("what's my mom's name?", "my name is Tomás and my mom Ana is in the hospital") == {"ana"}
+    assert names_for("what's my name?", "my name is Tomás") == {"tomás"}  # the look-alike: the user's own is asked
+
+
+@pytest.mark.parametrize(("text", "act"), [
+    ("Had such a lovely time yesterday at my sister's wedding in York!", "statement"),  # "I" left out: it tells
+    ("Was at the dentist today", "statement"),
+    ("Did great on my exam", "statement"),
+    ("did you see that", "question"),  # a subject after the auxiliary: it asks
+    ("Is Lily ok", "question"),
+    ("was the shop open", "question"),
+])
+def test_an_auxiliary_with_no_subject_after_it_opens_a_statement(text, act):
+    from local_agent.reading.clauses import split_clauses
+    assert [clause.act for clause in split_clauses(text)] == [act]

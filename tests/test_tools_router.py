@@ -172,3 +172,18 @@ def test_the_sql_tools_reader_reads_questions_about_its_database(tmp_path):
     assert router.route("List all users from Lisbon").kind == "model"  # about its data, but no form it reads
     assert router.route("How many legs does a spider have?").kind == "none"
     assert router.route("My users keep asking for a dark mode, any tips?").kind == "none"
+
+
+@pytest.mark.parametrize("message", [
+    "If I cycle at 18 km/h, how many minutes will a 27 km ride take?",  # motion, read exactly: no count of minutes
+    "The bakery sells cupcakes in boxes of 6 and I need 40 on Saturday. How many boxes should I buy?",
+    "I want to finish a 384-page novel in 12 days. How many pages per day?",  # counts pages, not days
+])
+def test_a_word_problem_that_names_days_or_hours_is_no_date_question(message):
+    assert Router(["calculator", "date"]).route(message).kind == "problem"
+
+
+@pytest.mark.parametrize("message", ["how many days until christmas?", "how many weeks until june 3?",
+                                     "how many working days between 2026-03-02 and 2026-03-20?"])
+def test_a_count_of_days_or_weeks_stays_a_date_question(message):
+    assert Router(["calculator", "date"]).route(message).tools == ("date",)

@@ -71,6 +71,10 @@ _SUBORDINATORS = frozenset(
     things one ones all the a an once till cause cuz now then also
     do does did can could should would will shall may might must am was were have has had""".split()
 )  # the last line: an auxiliary before "I" asks a question of it ("where do I live")
+_AUXILIARIES = frozenset("do does did are is was were have has had can could would will should shall may might".split())
+# What follows an auxiliary that opens a question: its subject ("did you", "was the shop", "is there").
+_SUBJECTS = frozenset("""i you he she it we they there this that these those the a an my your his her its our their
+anyone anybody someone somebody everyone everybody anything something he's she's it's u ur ya y'all""".split())
 _QUESTION_START = LazyPattern(rf"^{_QUESTION_OPENERS}\b", re.I)
 # "my trade and town", "my age": a message of nothing but the user's own kinds of value asks for them
 _KIND_NOUNS = "|".join(sorted(word_set("asks_job", "asks_place") | {"age", "name", "birthday", "address"}))
@@ -219,9 +223,21 @@ def _clean(part: str) -> str:
 def _act(clause: str, *, asked: bool) -> ClauseAct:
     if _REQUEST_START.match(clause) or _is_imperative(clause):
         return "request"
-    if asked or (_QUESTION_START.match(clause) and not _EXCLAMATION.match(clause)) or _NOUNS_ASKED.match(clause):
+    opens = _QUESTION_START.match(clause) and not _EXCLAMATION.match(clause) and not _subjectless(clause)
+    if asked or opens or _NOUNS_ASKED.match(clause):
         return "question"
     return "statement"
+
+
+def _subjectless(clause: str) -> bool:
+    """Whether the clause opens with an auxiliary verb and no subject after it, a statement
+    with its "I" left out ("Had such a lovely time yesterday", "Was at the dentist today", "Did
+    great on my exam"), not a question ("Did you go", "Is Lily ok", "was the shop open")."""
+    said = clause.split()
+    if len(said) < 2 or said[0].lower() not in _AUXILIARIES:
+        return False
+    after = said[1]
+    return not (after[:1].isupper() or after.lower().strip(",") in _SUBJECTS)
 
 
 def _is_imperative(clause: str) -> bool:

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ..reading import Reading
-from ..reading.problems import asks_about_its_quantities, lacks_a_quantity, reads_times
+from ..reading.problems import asks_about_its_quantities, lacks_a_quantity, read_exactly, reads_times
 from ..reading.requests import Subject, asks_tool, tool_subjects
 from ..reading.rounding import Rounding, read_rounding
 from .arithmetic_rules import arithmetic
@@ -47,6 +47,11 @@ _ASKS = re.compile(r"\?|^\s*(?:what|whats|what's|when|how|which|count|tell|give)
 _FIRST_BY_RULE = {"memory_search", "notes_search"}
 _NUMBER_ALONE = re.compile(r"^\W*(?:(?:what(?:'s|\s+is)|whats|calculate|compute|round)\s+)?(-?\d+(?:\.\d+)?)[\s?.!]*$",
                            re.IGNORECASE)
+# A question that counts things, not days or hours ("how many boxes", "how many pages per day").
+_TIME_UNITS = (r"(?:days?|weeks?|weekends?|fortnights?|months?|years?|hours?|minutes?|seconds?|mins?|hrs?|nights?|"
+               r"mondays?|tuesdays?|wednesdays?|thursdays?|fridays?|saturdays?|sundays?|weekdays?|working|business|"
+               r"more|of|times?|holidays?|bank|public|leap|full|whole)")
+_COUNTS_THINGS = re.compile(rf"\bhow\s+many\s+(?!{_TIME_UNITS}\b)[a-z]+", re.IGNORECASE)
 ROUNDED_SELECTS = ("avg", "sum", "share", "per")  # the database answers a rounding instruction applies to
 
 
@@ -163,6 +168,8 @@ class Router:
             return Route("direct", ("calculator",), {"expression": expression}, "arithmetic rule")
         if "date" not in self.enabled:
             return None
+        if "calculator" in self.enabled and (read_exactly(message) or _COUNTS_THINGS.search(message)):
+            return None  # "27 km at 18 km/h, how many minutes?", "on Saturday ... how many boxes?": no date question
         arguments = date_question(message)
         if (part := date_left_out(message, arguments)) and _ASKS.search(message):
             return Route("unsure", ("date",), {"part": part}, f"no date rule reads {part}")

@@ -31,6 +31,7 @@ import Stemmer
 
 from ..dates.event_days import event_days
 from ..reading.clauses import split_clauses
+from ..reading.introductions import introduced_name
 from ..reading.names import proper_names
 from ..reading.values import extract
 from ..reading.words import MONTHS, NUMBER_WORDS, STOPWORDS, WEEKDAYS, word_list, word_set, words
@@ -133,9 +134,12 @@ def _describes(name: str, text: str, part: str) -> bool:
 def names_for(part: str, text: str) -> set[str]:
     """The names in `text` (lower case) that could answer a part asking for a name: not one the
     part says itself, not a place unless a town is asked, not one that only describes the thing
-    asked ("a Turkish restaurant" for "what's my restaurant called?")."""
+    asked ("a Turkish restaurant" for "what's my restaurant called?"), not the user's own for
+    someone of theirs ("my name is Tomás and my mom is in the hospital" names no mother)."""
     asked = {w.lower() for w in proper_names(part + ".")}
     asked |= set() if asks_place(part) else places(text)
+    if _OWN_RELATION.search(part) and (own := introduced_name(text)):  # "my mom's name" is never the user's own
+        asked |= {own.lower(), *(word.lower() for word in own.split())}
     return {name.lower() for name in named_inside(text)
             if name.lower() not in asked and not _describes(name, text, part)}
 

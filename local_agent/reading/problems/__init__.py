@@ -6,9 +6,18 @@
 """
 
 from .asking import amount_without_numbers, asks_about_its_quantities, calculation_request, calculation_shaped
-from .reply import ProblemReply, cannot_work_out, lacks_a_quantity, missing_quantity, not_worked_out, reads_times, reply
+from .reply import (
+           ProblemReply,
+           cannot_work_out,
+           lacks_a_quantity,
+           missing_quantity,
+           not_worked_out,
+           read_exactly,
+           reads_times,
+           reply,
+)
 from .solve import Ranked, Solved, Unsure, rank, solve
 
 __all__ = ["ProblemReply", "Ranked", "Solved", "Unsure", "amount_without_numbers", "asks_about_its_quantities",
            "calculation_request", "calculation_shaped", "cannot_work_out", "lacks_a_quantity", "missing_quantity",
-           "not_worked_out", "rank", "reads_times", "reply", "solve"]
+           "not_worked_out", "rank", "read_exactly", "reads_times", "reply", "solve"]

@@ -63,5 +63,15 @@ def read_motion(text: str) -> Moved | None:
         if _unit(distances[0]["unit"]) != unit or rate == 0:
             return None  # km at miles per hour: not read here
         seconds = float(distances[0]["n"]) / rate * 3600
-        return Moved(duration_text(seconds), f"{distances[0].group()} ÷ {speed.group()}", seconds)
+        return Moved(_in_unit_asked(seconds, text), f"{distances[0].group()} ÷ {speed.group()}", seconds)
     return None
+
+
+def _in_unit_asked(seconds: float, text: str) -> str:
+    """A time as the question asks for it: "90 minutes" for "how many minutes", "1.5 hours" for
+    "how many hours", else in hours and minutes ("1 hour 30 minutes")."""
+    asked = re.search(r"\bhow\s+many\s+(hours|minutes)\b", text, re.IGNORECASE)
+    if asked is None:
+        return duration_text(seconds)
+    value = seconds / (3600 if asked[1].lower() == "hours" else 60)
+    return f"{round(value, 2):g} {asked[1].lower()}"

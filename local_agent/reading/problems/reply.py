@@ -62,6 +62,13 @@ def reads_times(text: str) -> bool:
     return read_times(text) is not None
 
 
+def read_exactly(text: str) -> bool:
+    """Whether `text` is a distance, speed and time question (motion.py) or a packing question
+    (packing.py) read exactly: a word problem, whatever days or hours it names."""
+    digits = words_to_digits(without_named_days(text))
+    return read_motion(digits) is not None or read_packing(digits) is not None
+
+
 def missing_quantity(text: str) -> str | None:
     """What `text`, a calculation, lacks ("her brother's age", "the distance"), or None (missing.py)."""
     return missing(text)
