@@ -232,3 +232,12 @@ def test_a_line_given_to_a_speaker_of_an_imported_conversation_is_a_quote():
     copied = "Gina: Sorry to hear that, Jon! Want to meet up?\nJon lost his job."  # verbatim, a question included
     assert without_invented(copied, imported) == copied
     assert without_invented("Note: Jon lost his job.", imported) == "Note: Jon lost his job."  # no speaker's name
+
+
+def test_a_change_about_a_word_of_the_same_sense_updates_the_answer():
+    race = [from_memory(shown("training for a half marathon in December", "2026-11-02")),
+            from_memory(shown("actually change of plans, I'm switching from the half to the full marathon in April "
+                              "instead", "2026-11-04"))]
+    found = changed("what race am I training for?", race)  # a marathon is a race
+    assert found is not None and found[1] is race[1]
+    assert changed("what month is my half marathon in?", race[:1]) is None  # no change said: the record answers

@@ -12,7 +12,8 @@ Definitions:
 - in recall, for a question about the value now, a change is shown before the older records
   it shares a word with (`latest_first`), so that it is among the memories the prompt keeps;
 - for a question whose record (told.py `answering`) has an update about what is asked (it
-  holds a word of the question, or the question asks for the value now: "now", "currently"),
+  holds a word of the question or one of the same sense: "what race am I training for?" after
+  "switching to the full marathon", or the question asks for the value now: "now", "currently"),
   the program says both, the old as history and the newest as what holds now
   (`history_reply`), verbatim from the store.
 """
@@ -29,7 +30,7 @@ from ..reading.names import proper_names
 from ..reading.words import word_list
 from ..types import MemoryRecord, RecallHit
 from .evidence import Candidate, content_words
-from .told import answering, said_by_user
+from .told import answering, said_by_user, shares_sense
 
 _NOW = re.compile(r"\b(?:now|currently|still|these days|at the moment|any ?more|today)\b", re.IGNORECASE)
 _PRESENT = re.compile(r"\b(?:do|does|is|are|am)\b|'s\b|\b(?:where|who|what)re\b", re.IGNORECASE)
@@ -62,8 +63,8 @@ def update_of(record: Candidate, candidates: Sequence[Candidate], subjects: froz
 
 def changed(question: str, candidates: Sequence[Candidate]) -> tuple[Candidate, Candidate] | None:
     """The record that answers `question` and its update, when it has one and the update is
-    about what is asked: it holds a word of the question besides its names, or the question
-    asks for the value now ("now", "currently"). One-part questions only."""
+    about what is asked: it holds a word of the question besides its names (or one of the same
+    sense), or the question asks for the value now ("now", "currently"). One-part questions only."""
     told = answering(question, candidates)
     if len(told) != 1:
         return None
@@ -71,7 +72,7 @@ def changed(question: str, candidates: Sequence[Candidate]) -> tuple[Candidate, 
     update = update_of(told[0], said_by_user(candidates), frozenset(names))
     if update is None:
         return None
-    about = (content_words(question) - names) & content_words(update.text)
+    about = shares_sense(content_words(question) - names, content_words(update.text))
     return (told[0], update) if about or _NOW.search(question) else None
 
 

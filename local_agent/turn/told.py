@@ -75,6 +75,12 @@ def _sense(word: str) -> frozenset[str]:
     return frozenset({_STEM.stemWord(word), *(f"#{group}" for group in _senses().get(word, ()))})
 
 
+def shares_sense(asked: set[str], said: set[str]) -> bool:
+    """Whether one of `said` is one of `asked`, by stem or sense ("race" in "the full marathon")."""
+    held = set().union(*map(_sense, said)) if said else set()
+    return any(_sense(word) & held for word in asked)
+
+
 def parts(question: str) -> list[str]:
     """The parts of a multi-part question, each a question of its own ("Where do I live",
     "what does Jonas do?"); one part when it asks one thing."""
