@@ -327,3 +327,29 @@ def test_averages_in_other_words(message: str, value: float):
 
 def test_an_average_of_a_list_that_leaves_a_number_out_is_not_read():
     assert arithmetic("I scored 78, 85 and 92 on 3 tests, what's my average?") is None
+
+
+@pytest.mark.parametrize(("message", "value"), [
+    ("If a shirt is $40 after a 20% discount, what was the original price?", 50),  # the amount before the change
+    ("paid 54 including 8% tax. price before tax?", 50),
+    ("it was 80 before the 20% off sale, what is it now?", 64),  # "before" in what is told, not in what is asked
+    ("the price before was 80, now 20% off. what do I pay?", 64),  # "now 20%" is a percentage, no new amount
+])
+def test_the_amount_before_a_percentage_change_is_read_back(message: str, value: float):
+    assert_reads(message, value)
+
+
+@pytest.mark.parametrize(("message", "value"), [
+    (("if I put two thousand dollars in at four percent simple interest a year, how much interest do I earn after "
+      "three years?"), 240),  # the interest asked
+    ("5000 at 3% simple interest for 2 years, total?", 5300),  # the amount with it
+    ("loan of 1200 at 5% simple interest over 18 months, how much do I pay back?", 1290),
+    ("dinner bill was $86.40, we wanna tip 20% and split evnly between 4 ppl, how much each?", 25.92),  # misspelled
+])
+def test_simple_interest_and_a_misspelled_split_are_read(message: str, value: float):
+    assert_reads(message, value)
+
+
+def test_simple_interest_with_another_number_is_not_read_as_simple_interest():
+    read = arithmetic("my 2 kids put 500 at 3% simple interest for 4 years, total?") or ""
+    assert "/ 100 * 4" not in read  # another number: not this form (what reads it leaves numbers out, said unsure)

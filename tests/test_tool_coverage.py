@@ -187,3 +187,25 @@ def test_a_database_question_the_model_answers_without_a_query_is_not_stood_behi
     data = ask_json("--db", str(db), "What fraction of users in the database live in Oslo?", backend=scripted)
     assert data["tools"]["route"] == "model" and data["tool_calls"] == [] and data["outcome"] == "unsure"
     assert data["answer"].startswith("I'm not sure this answers your question (no query of your database was run).")
+
+
+@pytest.mark.parametrize(("message", "expression", "said"), [
+    ("6 of us, I added an 18% tip. how much does everyone owe me?", "18 / 6", "18%"),  # a percentage as an amount
+    ("what's 15% of 80?", "15 / 100 * 80", None),  # used as its fraction
+    ("bill $86.40, 20% tip, split 4 ways", "86.40 * (1 + 20 / 100) / 4", None),
+])
+def test_a_percentage_used_as_a_plain_number_is_said(message, expression, said):
+    from local_agent.tools.coverage import percent_as_amount
+    assert percent_as_amount(message, expression) == said
+
+
+@pytest.mark.parametrize(("message", "expression", "said"), [
+    ("my phone plan costs 35 a month plus 8 for insurance. yearly total?", "35 + 8", "the year"),
+    ("rent is 1200 a month and bills 300 a month. how much per year?", "1200 + 300", "the year"),
+    ("gym is 40 a month, how much for a year?", "40 * 1 * 12", None),  # converted: 12 months
+    ("I walk 4 km a day. how far in 2 weeks?", "4 * 2 * 7", None),
+    ("netflix 15 a month and spotify 11 a month, monthly total?", "15 + 11", None),  # the same period
+])
+def test_a_period_asked_that_a_rate_over_another_leaves_out_is_said(message, expression, said):
+    from local_agent.tools.coverage import period_left_out
+    assert period_left_out(message, expression) == said

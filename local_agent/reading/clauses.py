@@ -73,8 +73,8 @@ _SUBORDINATORS = frozenset(
 )  # the last line: an auxiliary before "I" asks a question of it ("where do I live")
 _AUXILIARIES = frozenset("do does did are is was were have has had can could would will should shall may might".split())
 # What follows an auxiliary that opens a question: its subject ("did you", "was the shop", "is there").
-_ASKED_SUBJECTS = frozenset("""i you he she it we they there this that these those the a an my your his her its our their
-anyone anybody someone somebody everyone everybody anything something he's she's it's u ur ya y'all""".split())
+_ASKED_SUBJECTS = frozenset("""i you he she it we they there this that these those the a an my your his her its our
+their anyone anybody someone somebody everyone everybody anything something he's she's it's u ur ya y'all""".split())
 _QUESTION_START = LazyPattern(rf"^{_QUESTION_OPENERS}\b", re.I)
 # "my trade and town", "my age": a message of nothing but the user's own kinds of value asks for them
 _KIND_NOUNS = "|".join(sorted(word_set("asks_job", "asks_place") | {"age", "name", "birthday", "address"}))

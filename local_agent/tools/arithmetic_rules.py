@@ -48,7 +48,8 @@ _LONE_PERCENT = re.compile(r"\(\d+(?:\.\d+)?/100\)")
 _AS_DECIMAL = re.compile(r"\b(?:as|in|to|into)\s+(?:a\s+)?(?:decimal|fraction)s?\b")
 _SPAN = re.compile(r"(?:sqrt\()?[\d(][\d\s.+\-*/()]*[\d)]")
 _OPERATION = re.compile(r"[\d)]\s*(?:\*\*|[-+*/])\s*-?\s*[\d(s]|^sqrt\(")  # 10**-400 too
-_PEOPLE = re.compile(r"(?:split|shared?|divided?)\s+(?:it\s+|that\s+|this\s+)?(?:evenly\s+)?(?:between|among|by|in)\s+"
+_PEOPLE = re.compile(r"(?:split|shared?|divided?)\s+(?:it\s+|that\s+|this\s+)?(?:evenly\s+|equally\s+)?"
+                     r"(?:between|among|by|in)\s+"
                      rf"(?:the\s+)?{N}|{N}\s+(?:people|persons|friends|ways|of\s+us|guests|colleagues)\b|"
                      rf"(?:there\s+(?:is|are|'s)|we\s+are|we're)\s+{N}\b")
 _DATE = re.compile(r"\b\d{4}-\d{1,2}-\d{1,2}\b|\b\d{1,2}[/.]\d{1,2}[/.]\d{2,4}\b")
@@ -109,6 +110,10 @@ def _list_after(keyword: str, text: str) -> list[str]:
 
 
 _PERCENT = re.compile(rf"{N}\s*(?:%|percent\b|per\s*cent\b)")
+# The question asks for the amount before a percentage change ("$40 after a 20% discount, what was the
+# original price?", "price before tax?"): the amount given is the changed one.
+_ASKS_BEFORE = re.compile(r"\b(?:original(?:ly)?|before|regular|full\s+price|used\s+to|previous(?:ly)?|"
+                          r"pre-?(?:tax|discount|sale)|without\s+(?:the\s+)?(?:tax|discount|tip))\b")
 _OFF = r"off|discount|discounted|sale|cheaper|reduced?|decreased?|less|down|drop(?:s|ped)?|fell|falls?|lower(?:ed)?|cut"
 _ON = r"increased?|raised?|more|plus|added|markup|tax|vat|interest|up|rose|rises?|grew|grows?|higher|tip|gratuity"
 
@@ -147,13 +152,14 @@ def _percent_forms(text: str) -> str | None:
         if count:
             return f"{amount} * (1 + {share} / 100) / {count}"
         return f"{amount} * (1 + {share} / 100)" if _TOTAL.search(text) else f"{share} / 100 * {amount}"
+    before = _ASKS_BEFORE.search(re.split(r"[.!;,]\s+", text.rstrip(" ?.!"))[-1])  # the amount before the change
     if re.search(r"\b(?:off|discount|discounted|sale|cheaper|reduced?|decreased?|less|down|drop(?:s|ped)?|fell|"
                  r"falls?|lower(?:ed)?|cut)\b", text):
-        return f"{amount} * (1 - {share} / 100)"
+        return f"{amount} / (1 - {share} / 100)" if before else f"{amount} * (1 - {share} / 100)"
     if re.search(r"\b(?:increased?|raised?|more|plus|added|markup|tax|vat|interest|up|rose|rises?|grew|grows?|"
-                 r"higher)\b", text) and \
+                 r"higher|including|incl)\b", text) and \
             not re.search(r"\bof\b", text[percent.end():percent.end() + 4]):
-        return f"{amount} * (1 + {share} / 100)"
+        return f"{amount} / (1 + {share} / 100)" if before else f"{amount} * (1 + {share} / 100)"
     return None  # "P% of N" is written arithmetic
 
 
@@ -175,6 +181,8 @@ def _percent_change(text: str) -> str | None:
     "rent went 1450 -> 1595, % increase?", "price was 80 now 60, % decrease"), a fall as a
     positive decrease when the question asks for one."""
     change = _CHANGE.search(text)
+    if change and re.match(r"\s*(?:%|per\s*cent\b|percent\b)", text[change.end():]):
+        return None  # "was 80, now 20% off": a percentage, not the new amount
     asked = change and any(m[1] is None for m in re.finditer(r"(\d\s*)?(?:\bpercent(?:age)?\b|%)", text[change.end():]))
     if change is None or not asked:  # "10% of 50" after it asks for no change in percent
         return None
@@ -184,9 +192,6 @@ def _percent_change(text: str) -> str | None:
     if re.search(rf"\b(?:{_OFF})\b", text[change.end():]):  # "what's the percentage decrease?": the fall
         return f"({old} - {new}) / {old} * 100"
     return f"({new} - {old}) / {old} * 100"
-    if re.search(rf"\b(?:{_OFF})\b", text[change.end():]):  # "what's the percentage decrease?": the fall
-        return f"({change[1]} - {change[2]}) / {change[1]} * 100"
-    return f"({change[2]} - {change[1]}) / {change[1]} * 100"
 
 
 # Interest compounded n times a year: the times a year of each word.
@@ -209,6 +214,24 @@ def _compound_interest(text: str) -> str | None:
     every = _COMPOUNDING[compounded["every"]] if compounded["every"] else 1
     years = span[1] if span["unit"].startswith("year") else f"{span[1]} / 12"
     return f"{amounts[0]} * (1 + {percents[0]} / 100 / {every}) ** ({every} * {years})"
+
+
+_SIMPLE = re.compile(r"\bsimple\s+interest\b")
+_INTEREST_ASKED = re.compile(r"\bhow\s+much\s+interest\b|\b(?:the|in)\s+interest\b|\binterest\s+(?:earned|paid|made)\b")
+
+
+def _simple_interest(text: str) -> str | None:
+    """An amount at a yearly rate of simple interest over years or months: the interest
+    (amount * rate / 100 * years) when the question asks for it, else the amount with it. Only
+    when the amount, the rate and the span are the message's only numbers."""
+    percents, span = _PERCENT.findall(text), _YEARS.search(text)
+    if _SIMPLE.search(text) is None or len(percents) != 1 or span is None:
+        return None
+    if len(amounts := numbers(_YEARS.sub(" ", _PERCENT.sub(" ", text)))) != 1:
+        return None
+    years = span[1] if span["unit"].startswith("year") else f"{span[1]} / 12"
+    interest = f"{amounts[0]} * {percents[0]} / 100 * {years}"
+    return interest if _INTEREST_ASKED.search(text) else f"{amounts[0]} + {interest}"
 
 
 # A share of an amount with words between ("(3/4) of my 80 dollar budget", "25% of the 12
@@ -345,8 +368,8 @@ def _written(text: str, asks: bool) -> str | None:
 # price for a count are word
 # problems, read whole by reading/problems (the router's `problem` route): a phrase rule read
 # "I paid 36 euros for 4 tickets" as 4 / 36.
-RULES: tuple[Callable[[str], str | None], ...] = (_what_percent, _percent_change, _compound_interest, _share_of,
-                                                  _chained_percents, _percent_forms,
+RULES: tuple[Callable[[str], str | None], ...] = (_what_percent, _percent_change, _compound_interest,
+                                                  _simple_interest, _share_of, _chained_percents, _percent_forms,
                                                   _verb_forms, _named_operations,
                                                   *quantity_rules.RULES, *price_rules.RULES, _average, _sum, _split,
                                                   _each_price)

@@ -153,6 +153,33 @@ def percent_as_amount(message: str, expression: str) -> str | None:
     return None
 
 
+_PERIOD_WORDS = {"day": "day", "days": "day", "daily": "day", "week": "week", "weeks": "week", "weekly": "week",
+                 "month": "month", "months": "month", "monthly": "month", "year": "year", "years": "year",
+                 "yearly": "year", "annual": "year", "annually": "year"}
+_RATE_PERIOD = re.compile(r"\b(?:a|an|per|each|every|/)\s*(day|week|month|year)\b"
+                          r"|\b(daily|weekly|monthly|yearly|annual(?:ly)?)\b", re.IGNORECASE)
+_ASKED_PERIOD = re.compile(r"\b(days?|weeks?|months?|years?|daily|weekly|monthly|yearly|annual(?:ly)?)\b",
+                           re.IGNORECASE)
+_CONVERSIONS = frozenset({"7", "12", "52", "30", "31", "365", "24", "4", "60"})  # days a week, months a year, ...
+
+
+def period_left_out(message: str, expression: str) -> str | None:
+    """The period a question asks about that a calculation of a rate over another period leaves
+    out ("35 a month plus 8 for insurance. yearly total?" read as 35 + 8 leaves out the year), or
+    None: no rate, the same period, or a conversion the calculation holds (7, 12, 52, ...)."""
+    text = message.strip().rstrip("?.! ")
+    cut = max(text.rfind(mark) for mark in ".!?;,")
+    given, asked = (text[:cut], text[cut + 1:]) if cut > 0 else ("", text)  # the last clause asks
+    rates = {_PERIOD_WORDS[(m[1] or m[2]).lower()] for m in _RATE_PERIOD.finditer(given)}
+    wanted = {_PERIOD_WORDS[m[1].lower()] for m in _ASKED_PERIOD.finditer(asked)}
+    if not rates or not wanted or wanted & rates:
+        return None
+    stated = set(re.findall(r"\d+(?:\.\d+)?", message))
+    if set(re.findall(r"\d+(?:\.\d+)?", expression)) - stated & _CONVERSIONS:
+        return None
+    return f"the {sorted(wanted)[0]}"
+
+
 def unused_numbers(numbers: Sequence[Value], arguments: Mapping[str, Any]) -> list[str]:
     """The message's `numbers` (the reading's, dates apart) that a rule's call with `arguments`
     does not use, as written, each use of a number counting for one of the message's ("3/4 cup

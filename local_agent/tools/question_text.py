@@ -31,7 +31,7 @@ users user activities activity database table count number average oldest younge
 degree degrees celsius fahrenheit kelvin mile miles kilometer kilometers kilometre kilometres meter meters metre
 metres centimeter centimeters inch inches foot feet yard yards pound pounds kilogram kilograms gram grams ounce
 ounces liter liters litre litres gallon gallons milliliter milliliters millilitre millilitres cup cups
-tablespoon tablespoons teaspoon teaspoons convert
+tablespoon tablespoons teaspoon teaspoons convert evenly equally
 """.split()) | frozenset(MONTHS) | frozenset(WEEKDAYS)
 # "a third of 60" is a number; "a third" alone ("why did he get a third?") is not.
 _FRACTIONS = [(rf"{words}(?=\s+of\b)", fraction) for words, fraction in (

@@ -38,7 +38,7 @@ from ..reading.problems import reply as problem_reply
 from ..reading.values import Value, extract
 from ..tools.actions import capped, instructions
 from ..tools.base import Tool
-from ..tools.coverage import percent_as_amount, sql_text, unused_numbers
+from ..tools.coverage import percent_as_amount, period_left_out, sql_text, unused_numbers
 from ..tools.intent import Intent
 from ..tools.loop import Approve, AskUser, LoopLimits, LoopResult, ToolCall, ToolLoop
 from ..tools.narrowing import grounded
@@ -282,9 +282,12 @@ def numbers_left_out(route: Route, numbers: Sequence[Value], message: str = "") 
     (tools/coverage.py), or ""."""
     if route.kind != "direct" or route.tools[0] not in ("calculator", "date"):
         return ""
-    if route.tools[0] == "calculator" and (percent := percent_as_amount(message, route.arguments["expression"])):
+    expression = route.arguments.get("expression", "")
+    if route.tools[0] == "calculator" and (percent := percent_as_amount(message, expression)):
         return (f"I'm not sure this answers your question: it uses the {percent} you gave as a plain number. "
                 "I read it as:")
+    if route.tools[0] == "calculator" and (period := period_left_out(message, expression)):
+        return f"I'm not sure this answers your question: it leaves out {period} you asked about. I read it as:"
     unused = unused_numbers(numbers, route.arguments)
     if not unused:
         return ""
