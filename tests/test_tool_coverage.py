@@ -70,6 +70,10 @@ SQL = 'SELECT count(*) FROM "users" WHERE "users"."location" = ?'
     ("Which city has the most users?", 'SELECT count(*) FROM "users"', [], "which one it asks for"),
     ("How many users in Oslo are over 40?", SQL, ["Oslo"], "the condition on 40"),
     ("How many users live in Oslo?", SQL, ["Oslo"], None),
+    ("how many users are in the most common city?", 'SELECT count(*) FROM "users"', [],
+     "the most or least it asks for"),
+    ("age of the oldest user in Oslo", 'SELECT max("users"."age") FROM "users" WHERE "users"."location" = ?', ["Oslo"],
+     None),  # a MAX covers it
     ("How many users live in Oslo or Lima?", 'SELECT count(*) FROM "users" WHERE "location" IN (?, ?)',
      ["Oslo", "Lima"], None),
 ])
@@ -209,3 +213,10 @@ def test_a_percentage_used_as_a_plain_number_is_said(message, expression, said):
 def test_a_period_asked_that_a_rate_over_another_leaves_out_is_said(message, expression, said):
     from local_agent.tools.coverage import period_left_out
     assert period_left_out(message, expression) == said
+
+
+def test_an_average_no_query_computes_is_said():
+    assert sql_left_out("how many activity records does a user have on average?",
+                        'SELECT count(*) FROM "user_activity"', []) == "an average"
+    assert sql_left_out("average age of users in Oslo?", 'SELECT round(avg("users"."age"), 1) FROM "users" WHERE '
+                        '"users"."location" = ?', ["Oslo"]) is None

@@ -79,6 +79,9 @@ _SQL_PARTS: tuple[tuple[re.Pattern[str], str, str], ...] = (
     (re.compile(r"\bmedian\b", re.IGNORECASE), "a median", ""),
     (re.compile(r"\b(?:average|mean|avg)\b", re.IGNORECASE), "an average", "AVG(|1.0 * COUNT(*) /"),
 )
+# A superlative asks for the most or least of something: an order or a MAX/MIN covers it.
+_SUPERLATIVE = re.compile(r"\b(?:oldest|youngest|latest|earliest|newest|most\s+recent|highest|lowest|largest|smallest|"
+                          r"biggest|most|least|fewest|max(?:imum)?|min(?:imum)?|top)\b", re.IGNORECASE)
 _SCALES = frozenset(Decimal(10) ** power for power in (3, 6, 9, 12))
 _QUESTION_WORD = re.compile(r"\b(?:how|what|what's|whats|which|who|when|list|show|count|give|tell|find|top|number|"
                             r"total|average|avg|percentage|share)\b", re.IGNORECASE)
@@ -248,6 +251,8 @@ def sql_left_out(message: str, sql: str, parameters: Sequence[Any]) -> str | Non
         return part
     if _WHICH.search(message) and "GROUP BY" not in upper and "ORDER BY" not in upper:
         return "which one it asks for"
+    if _SUPERLATIVE.search(message) and not any(covered in upper for covered in ("ORDER BY", "MAX(", "MIN(")):
+        return "the most or least it asks for"
     held = " ".join(str(value) for value in parameters) + " " + sql
     numbers = re.findall(r"(?<![\w.])\d+(?:\.\d+)?\b", _MONTH_NAMES.sub(" ", words_to_digits(message)))  # "which two"
     if missing := [number for number in numbers if number not in held and f"{_next_year(number)}-01-01" not in held]:
