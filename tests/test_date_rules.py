@@ -186,3 +186,13 @@ def test_a_question_a_rule_reads_only_in_part_is_not_read(message: str):
 ])
 def test_period_bounds_and_the_weekend_asked_by_name(message: str, ending: str):
     assert_answers(message, ending)
+
+
+@pytest.mark.parametrize(("message", "unit"), [
+    ("how long ago was 2019-09-01 in years?", "years"),  # the unit said at the end
+    ("how long until 2027-01-15 in weeks", "weeks"),
+    ("how long until 2027-01-15?", "days"),  # none said: days
+])
+def test_a_span_is_counted_in_the_unit_the_question_says(message: str, unit: str):
+    arguments = date_question(message)
+    assert arguments is not None and arguments["unit"] == unit

@@ -161,7 +161,8 @@ def _between(text: str, dates: list[str], amount: tuple[int, str] | None) -> dic
     if re.search(r"\bhow\s+(?:many|long)\s+(?:hours|minutes|seconds)\b", text) or (
             "born" in text and re.search(r"\b(?:until|till|before|birthday)\b", text)):
         return None  # hours until Friday depend on the time; "months until my 40th birthday", not since the birth
-    unit = next((group for group in counted.groups() if group), "days")
+    said_in = re.search(r"\bin\s+(days|weeks|months|years)\s*\??\s*$", text)  # "how long ago was it in years?"
+    unit = next((group for group in counted.groups() if group), said_in[1] if said_in else "days")
     if len(dates) == 2:
         return {"operation": "between", "date": dates[0], "other": dates[1], "unit": unit}
     if len(dates) != 1:
