@@ -191,6 +191,7 @@ def test_a_part_that_names_its_subject_is_answered_from_the_records_clause_about
      ["I am allergic to penicillin.", "I am a veterinarian and I run a small practice in Graz, Austria."]),
     ("what's my dog called again?", ["I have a golden retriever named Biscuit"]),  # a breed is a dog
     ("when did i hurt my ankle", ["sprained my ankle yesterday. stairs."]),
+    ("On which date was Kenji born?", ["My grandson Kenji was born on Monday of last week."]),  # a day is asked
 ])
 def test_a_question_told_in_other_words_or_parts_is_told(question, said):
     assert untold_parts(question, [from_dialogue(text) for text in said]) == []
@@ -200,6 +201,7 @@ def test_a_question_told_in_other_words_or_parts_is_told(question, said):
     ("What is my son's name and how old is he?", ["I have a son who loves piano."]),  # no name, no age
     ("what's my dog called again?", ["I have a golden retriever."]),  # no name said
     ("which city is my practice located in?", ["I run a small practice, and I have a son, Tobi."]),  # Tobi is no place
+    ("On which date was Kenji born?", ["My grandson Kenji is lovely."]),  # no day said
 ])
 def test_look_alikes_stay_untold(question, said):
     assert untold_parts(question, [from_dialogue(text) for text in said]) != []

@@ -51,6 +51,7 @@ _KIND = re.compile(r"^\W*(?:what|which)\s+(\w+)\s+(?:of|do|does|did|am|i|you|we|
 _DAYS = frozenset([*MONTHS, *WEEKDAYS, *(m[:3] for m in MONTHS), "today", "yesterday", "tomorrow", "tonight",
                    "week", "weekend", "month", "year", "spring", "summer", "autumn", "winter", "morning"])
 _NUMBER = frozenset(NUMBER_WORDS)
+_DAY_ASKED = re.compile(r"^\W*(?:what|which)\s+(day|date)\b", re.IGNORECASE)  # "which date was Kenji born?"
 # a part opens with a question word, or names a kind of value after "and" ("my trade and town")
 _PART = re.compile(r"\s*(?:,|\band\b|\balso\b)\s*(?=(?:(?:in|at|on|for|with|from|to)\s+)?"
                    r"(?:what|what's|whats|where|when|who|which|how|do|does|did)\b"
@@ -84,10 +85,13 @@ def shares_sense(asked: set[str], said: set[str]) -> bool:
 def parts(question: str) -> list[str]:
     """The parts of a multi-part question, each a question of its own ("Where do I live",
     "what does Jonas do?"); one part when it asks one thing."""
-    pieces = [piece.strip() for piece in _PART.split(question) if piece.strip()]
+    pieces = [_LEADING_PREPOSITION.sub("", piece.strip()) for piece in _PART.split(question) if piece.strip()]
     return [_named_again(piece, before) for before, piece in zip(["", *pieces], pieces, strict=False)] or [question]
 
 
+# "On which date was Kenji born?", "in which city is my practice": the question word asks, not "date".
+_LEADING_PREPOSITION = re.compile(r"^\W*(?:on|in|at|for|from|to|with|by|during)\s+"
+                                  r"(?=(?:what|which|whose|who|whom|how|when|where)\b)", re.IGNORECASE)
 _OWN_RELATION = re.compile(rf"\b(?:my|our)\s+({'|'.join(sorted(word_set('relations'), key=len, reverse=True))})\b",
                            re.IGNORECASE)
 _PRONOUN = re.compile(r"\b(?:(?P<whose>his|their)|(?P<her>her)(?=\s+[a-z])|(?P<who>he|she|they|him|them|her))\b",
@@ -120,7 +124,7 @@ def _asked(part: str, subjects: frozenset[str]) -> tuple[set[str], str]:
     value = ("age" if named == "age" else "name" if found & _ASKS_NAME or wh in ("who", "whose") else
              "number" if found & _ASKS_NUMBER or re.search(r"\bhow (?:many|much|long)\b", part, re.IGNORECASE) else
              "day" if wh == "when" else named)
-    kind = _KIND.match(part)
+    kind = _KIND.match(part) or _DAY_ASKED.match(part)
     if kind and kind[1].lower() in ("day", "days", "date"):
         value = value or "day"
     dropped = _ASKS_NAME | _ASKS_NUMBER | _GENERIC | content_words(kind[1] if kind else "") | content_words(
