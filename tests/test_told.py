@@ -225,3 +225,11 @@ def test_a_name_asked_of_someone_of_the_users_is_never_their_own():
 def test_an_auxiliary_with_no_subject_after_it_opens_a_statement(text, act):
     from local_agent.reading.clauses import split_clauses
     assert [clause.act for clause in split_clauses(text)] == [act]
+
+
+def test_the_record_that_names_the_kind_asked_answers_before_a_newer_one_that_does_not():
+    from local_agent.turn.told import answering
+    race = [from_dialogue("training for a half marathon in December"),
+            from_dialogue("knee is fine, I just wanted more time to train properly")]
+    assert [c.text for c in answering("what race am I training for?", race)] == [race[0].text]
+    assert [c.text for c in answering("what am I training for?", race)] != []  # no kind named: any that answers

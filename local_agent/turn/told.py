@@ -296,13 +296,19 @@ def not_told_reply(untold: Sequence[str], known: Candidate | None) -> str:
 
 def answering(question: str, candidates: Sequence[Candidate]) -> list[Candidate]:
     """For each part of `question`, the newest candidate that answers it by the margin (the
-    first of those on a tie; each candidate once): the records an answer must draw on."""
+    first of those on a tie; each candidate once), among those that name the kind the part asks
+    for when some do ("what race am I training for?": "a half marathon", not "time to train
+    properly"): the records an answer must draw on."""
     candidates = said_by_user(candidates)
     subjects = subjects_of(candidates, question)
     found: list[Candidate] = []
     for part in parts(question):
+        passing = [c for c in candidates if score(part, c, subjects) >= margin(part, subjects) - 1e-9]
+        named = _KIND.match(part)  # "what race ...": a record that names one ("a half marathon") first
+        if named and (naming := [c for c in passing if shares_sense({named[1].lower()}, content_words(c.text))]):
+            passing = naming
         best = None
-        for candidate in (c for c in candidates if score(part, c, subjects) >= margin(part, subjects) - 1e-9):
+        for candidate in passing:
             best = candidate if best is None or candidate.newer_than(best) else best
         if best is not None and best not in found:
             found.append(best)
