@@ -121,3 +121,8 @@ def test_an_earning_asked_of_stated_quantities_is_a_word_problem() -> None:
     message = "I worked 46 hours this week at $18 an hour. What did I earn?"
     assert calculation_request(message)
     assert reply(message) is not None  # answered from its own quantities, never as the user's past
+
+
+def test_when_we_get_in_asks_a_time_and_when_i_got_them_asks_the_past():
+    assert calculation_request("the train leaves 8:50 and the trip takes 1h35. when do we get in?")
+    assert not calculation_request("I got 2 cats in 2020. when did I get them?")

@@ -110,3 +110,14 @@ def test_a_quantity_used_twice_is_never_confidently_wrong(text: str, gold: float
 def test_a_clock_time_with_seconds_holds_no_quantity() -> None:
     """"1:45:00" is one time, not 1:45 and a 0 ("a half marathon in 1:45:00" read as 0.5 + 0)."""
     assert not isinstance(solve("I ran a half marathon in 1:45:00, pace per mile?"), Solved)
+
+
+@pytest.mark.parametrize(("text", "expression", "cue"), [
+    ("Lisa has 3 times as many stickers as Mo. Mo has 14. How many together?", "3 + 14", "3 times as"),
+    ("Tom is twice as old as Sara, who is 7.", "2 + 7", "twice"),
+    ("Lisa has 3 times as many stickers as Mo. Mo has 14.", "3 × 14", None),  # it multiplies
+    ("Lisa has 3 more stickers than Mo. Mo has 14.", "3 + 14", None),  # no cue to multiply
+])
+def test_a_sum_where_the_problem_says_times_as_many_is_doubted(text, expression, cue):
+    from local_agent.reading.problems.solve import cue_missed
+    assert cue_missed(text, expression) == cue

@@ -91,3 +91,8 @@ def test_clock_and_pace_look_alikes_are_not_read(message: str) -> None:
 def test_a_half_hour_more_is_read(message: str, answer: str) -> None:
     found = read_times(message)
     assert found is not None and found.answer == answer
+
+
+def test_a_compact_duration_and_getting_in_are_read():
+    said = read_times("the train leaves 8:50 and the trip takes 1h35. when do we get in?")
+    assert said is not None and said.answer == "10:25"

@@ -36,8 +36,8 @@ _AMOUNT = word_set("amount_words")
 _OWN = word_set("own_words")
 _ADVICE = word_set("advice_words")
 # "when does it end", "when will we arrive", "what time do we land": a time to work out.
-_WHEN = frozenset({"end", "ends", "finish", "finishes", "finished", "arrive", "arrives", "land", "lands", "start",
-                   "starts", "begin", "begins", "leave", "leaves", "done", "over", "ready", "back", "reach"})
+_WHEN = frozenset({"end", "ends", "finish", "finishes", "finished", "arrive", "arrives", "land", "lands", "get",
+                   "start", "starts", "begin", "begins", "leave", "leaves", "done", "over", "ready", "back", "reach"})
 _NAMED_DAYS = frozenset({"iso", "slashed", "ordinal_of", "day_month", "month_day", "month_year", "year"})
 # A question about what was said, or a name asked for, is no calculation: "What did I say
 # about 2 cats and 3 dogs?", "I have 2 kids and 3 dogs, what should I name my cat?"
@@ -77,7 +77,8 @@ def _asks_for_an_amount(text: str, reading: Reading, *, times: bool = False) -> 
         return False
     how = any(word == "how" and after in _HOW for word, after in itertools.pairwise(words))
     # "what time will I get there?" asks for a time whatever its verb; "when" only with one that ends or arrives
-    when = "what time" in " ".join(words) or ("when" in found and bool(_WHEN & found))
+    # ("when did I get them?" asks the user's past, not a time to work out)
+    when = "what time" in " ".join(words) or ("when" in found and bool(_WHEN & found) and "did" not in found)
     return bool(how or _AMOUNT & found) or (times and (when or converts or _PERCENT.search(text) is not None))
 
 

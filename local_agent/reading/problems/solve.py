@@ -7,10 +7,12 @@ it wins over the next value by the shipped margin, a larger one when the best ex
 leaves a quantity of the problem unused (a reason to doubt it). Otherwise the result is
 `Unsure`, with the reading to say back: "I read this as 36 ÷ 4 = 9, is that what you meant?"; so
 is a winner whose units are not the ones the question asks for (dimensions.py: 12 pens × $7.80
-is no price per item)."""
+is no price per item), and one that adds where the problem says "3 times as many" or "twice as
+old" (`cue_missed`)."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from .candidates import Candidate, asks_for_both, candidates
@@ -54,6 +56,18 @@ class Ranked:
     values: tuple[tuple[float, float, Candidate], ...]
 
 
+# "3 times as many", "twice as old", "double", "half as much": a product or a share, never a sum.
+_MULTIPLYING = re.compile(r"\b(?:\d+(?:\.\d+)?|two|three|four|five|six|ten)\s+times\s+(?:as|more|bigger|larger|older)\b"
+                          r"|\b(?:twice|double|triple|thrice|half\s+as)\b", re.IGNORECASE)
+
+
+def cue_missed(text: str, expression: str) -> str | None:
+    """The words of `text` that ask to multiply or take a share ("3 times as many", "twice as
+    old") when `expression` neither multiplies nor divides, else None."""
+    found = _MULTIPLYING.search(text)
+    return found.group() if found and "×" not in expression and "÷" not in expression else None
+
+
 def number_text(value: float) -> str:
     rounded = round(value, 2)
     return f"{int(rounded)}" if rounded == int(rounded) else f"{rounded:.2f}".rstrip("0")
@@ -93,6 +107,9 @@ def solve(text: str, weights: RankerWeights | None = None) -> Solved | Unsure:
     if margin >= needed and fits is not None and not fits(best):  # 12 pens × $7.80 is no price per item
         return Unsure(expression, value, f"I read this as {expression} = {number_text(value)}, but that does not "
                       "give what you asked for; could you say how you would work it out?", margin, "units")
+    if margin >= needed and (cue := cue_missed(text, expression)):  # "3 times as many" read as 3 + 14
+        return Unsure(expression, value, f"I read this as {expression} = {number_text(value)}, but \"{cue}\" asks "
+                      "for a product or a share; is that what you meant?", margin, "a cue left out")
     if margin >= needed:
         return Solved(expression, value, f"I read this as {expression} = {number_text(value)}.", margin)
     return Unsure(expression, value, f"I read this as {expression} = {number_text(value)}, is that what you meant?",

@@ -46,7 +46,8 @@ _TOTAL = re.compile(r"\b(?:altogether|all\s+together|in\s+total|total|in\s+all|c
                     re.IGNORECASE)
 _ASKS_TIME = re.compile(r"\b(?:when|what\s+time)\b", re.IGNORECASE)
 _ASKS_LENGTH = re.compile(r"\bhow\s+(?:long|much\s+time|many\s+(?:hours|minutes))\b", re.IGNORECASE)
-_END = re.compile(r"\b(?:ends?|ending|finish(?:es|ed)?|over|done|arrives?|arrival|lands?|get\s+(?:there|back|home)|"
+_COMPACT = re.compile(r"\b(\d{1,2})h([0-5]\d)\b", re.IGNORECASE)
+_END = re.compile(r"\b(?:ends?|ending|finish(?:es|ed)?|over|done|arrives?|arrival|lands?|get\s+(?:there|back|home|in)|"
                   r"be\s+(?:there|back|home|ready)|due|ready|out)\b", re.IGNORECASE)
 _START = re.compile(r"\b(?:starts?|begins?|leaves?|leave|depart(?:s|ure)?|set\s+off|take\s+off|opens?|kick\s+off|"
                     r"put\s+(?:it\s+)?in|go|get\s+up|wake\s+up)\b", re.IGNORECASE)
@@ -200,6 +201,7 @@ def read_times(message: str) -> TimeAnswer | None:
     """The exact answer of a question about durations and clock times, or None when the
     message is not one of the module's forms."""
     text = _halves(mixed_numbers(words_to_digits(message)))  # a lone "one" stays a word: "the second one"
+    text = _COMPACT.sub(r"\1h \2m", text)  # "1h35" is 1 hour 35 minutes
     if (pace := _pace(text)) is not None:
         return pace
     question = _question(text)
