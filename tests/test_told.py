@@ -192,6 +192,8 @@ def test_a_part_that_names_its_subject_is_answered_from_the_records_clause_about
     ("what's my dog called again?", ["I have a golden retriever named Biscuit"]),  # a breed is a dog
     ("when did i hurt my ankle", ["sprained my ankle yesterday. stairs."]),
     ("On which date was Kenji born?", ["My grandson Kenji was born on Monday of last week."]),  # a day is asked
+    ("what's my boyfriend's job?", ["my boyfriend Joost is a chef, he works crazy hours"]),  # the boyfriend's
+    ("where do I work?", ["I work at a bakery, early shifts"]),  # somewhere said, no name needed
 ])
 def test_a_question_told_in_other_words_or_parts_is_told(question, said):
     assert untold_parts(question, [from_dialogue(text) for text in said]) == []
@@ -202,6 +204,7 @@ def test_a_question_told_in_other_words_or_parts_is_told(question, said):
     ("what's my dog called again?", ["I have a golden retriever."]),  # no name said
     ("which city is my practice located in?", ["I run a small practice, and I have a son, Tobi."]),  # Tobi is no place
     ("On which date was Kenji born?", ["My grandson Kenji is lovely."]),  # no day said
+    ("where does Joost work?", ["my boyfriend Joost is a chef, he works crazy hours"]),  # no place said
 ])
 def test_look_alikes_stay_untold(question, said):
     assert untold_parts(question, [from_dialogue(text) for text in said]) != []

@@ -51,6 +51,8 @@ _KIND = re.compile(r"^\W*(?:what|which)\s+(\w+)\s+(?:of|do|does|did|am|i|you|we|
 _DAYS = frozenset([*MONTHS, *WEEKDAYS, *(m[:3] for m in MONTHS), "today", "yesterday", "tomorrow", "tonight",
                    "week", "weekend", "month", "year", "spring", "summer", "autumn", "winter", "morning"])
 _NUMBER = frozenset(NUMBER_WORDS)
+_SOMEWHERE = re.compile(r"\b(?:at|in|from|near|outside|inside|on)\s+(?:a|an|the|my|his|her|their|our)\s+\w+"
+                        r"|\b(?:at|in)\s+(?:home|work|school|church|town)\b|\bhere\b|\bthere\b", re.IGNORECASE)
 _DAY_ASKED = re.compile(r"^\W*(?:what|which)\s+(day|date)\b", re.IGNORECASE)  # "which date was Kenji born?"
 # a part opens with a question word, or names a kind of value after "and" ("my trade and town")
 _PART = re.compile(r"\s*(?:,|\band\b|\balso\b)\s*(?=(?:(?:in|at|on|for|with|from|to)\s+)?"
@@ -123,7 +125,7 @@ def _asked(part: str, subjects: frozenset[str]) -> tuple[set[str], str]:
     named, naming = asked_kind(part)  # "what is my profession?": a job, not the word "profession"
     value = ("age" if named == "age" else "name" if found & _ASKS_NAME or wh in ("who", "whose") else
              "number" if found & _ASKS_NUMBER or re.search(r"\bhow (?:many|much|long)\b", part, re.IGNORECASE) else
-             "day" if wh == "when" else named)
+             "day" if wh == "when" else named or ("where" if wh == "where" else ""))
     kind = _KIND.match(part) or _DAY_ASKED.match(part)
     if kind and kind[1].lower() in ("day", "days", "date"):
         value = value or "day"
@@ -175,6 +177,8 @@ def _has_value(candidate: Candidate, value: str, part: str, subjects: frozenset[
         return bool(names_for(part, candidate.text))
     if value == "number":  # not the day of a date ("her birthday is 14 December" tells no age)
         return bool(extract(candidate.text, ("number",))) or any(w in _NUMBER for w in said)
+    if value == "where":  # "where does Joost work?": a place, or somewhere said ("at a bakery", "in the garage")
+        return bool(places(candidate.text)) or _SOMEWHERE.search(candidate.text) is not None
     if value == "day":  # a day word, or a time phrase ("on the 3rd", "just now": dates/event_days.py)
         return any(w.isdigit() or w in _DAYS or w.removesuffix("s") in _DAYS for w in said) or bool(
             event_days(candidate.text, _SOME_DAY))

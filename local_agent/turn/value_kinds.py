@@ -103,7 +103,8 @@ def owner_of(part: str, subjects: frozenset[str], asked: Iterable[str] = ()) -> 
     "dad"), and, in a part that does not speak of the user, its `asked` words ("how old is
     yaw", "elenis job"); none: the user's own."""
     said = set(words(part))
-    named = (said & _RELATIONS) | {w.removesuffix("'s") for w in said} & subjects | {
+    bare = {w.removesuffix("'s") for w in said}  # "my boyfriend's job": the boyfriend's
+    named = (bare & _RELATIONS) | bare & subjects | {
         w.lower() for name in proper_names(part + ".") for w in words(name)}
     return frozenset(named if named or said & _SELF else set(asked))
 
