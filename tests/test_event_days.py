@@ -92,3 +92,12 @@ def test_look_alikes_name_no_day(text):
 def test_the_tense_of_the_clause(text, past):
     at = text.lower().rfind("on ")
     assert in_past(text, at, len(text)) is past
+
+
+def test_a_weekday_said_with_its_week_is_that_weekday_of_that_week():
+    said = datetime(2026, 11, 11, 19)  # a Wednesday
+    days = event_days("My grandson Kenji was born on Monday of last week", said)
+    assert [(day.phrase, day.span.start.date() if day.span else None) for day in days] == [
+        ("on Monday of last week", date(2026, 11, 2))]
+    apart = event_days("on Monday, last week was busy", said)  # a comma between: two phrases
+    assert len(apart) == 2

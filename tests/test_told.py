@@ -205,6 +205,7 @@ def test_a_question_told_in_other_words_or_parts_is_told(question, said):
     ("which city is my practice located in?", ["I run a small practice, and I have a son, Tobi."]),  # Tobi is no place
     ("On which date was Kenji born?", ["My grandson Kenji is lovely."]),  # no day said
     ("where does Joost work?", ["my boyfriend Joost is a chef, he works crazy hours"]),  # no place said
+    ("where does Joost work?", ["I'm Lena, I just started a new job as a pharmacist in Rotterdam"]),  # the user's place
 ])
 def test_look_alikes_stay_untold(question, said):
     assert untold_parts(question, [from_dialogue(text) for text in said]) != []

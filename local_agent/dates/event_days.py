@@ -13,7 +13,8 @@ strict patterns, the same resolver), and what only a told event needs besides:
   next one after ("flight to Oslo thursday", "gig on friday"); likewise a date or a month
   without a year ("dec 12", "in January") and "on the 3rd";
 - "today", "this morning", "tonight", "just now" are the day it was said;
-- "a week ago Tuesday" is the Tuesday of the week a week before;
+- "a week ago Tuesday" is the Tuesday of the week a week before; "Monday of last week", "Tuesday
+  this week" that weekday of the week named;
 - "every Thursday", "on Wednesdays" are a recurring weekday, not one day.
 """
 
@@ -71,7 +72,27 @@ def event_days(text: str, said: datetime) -> list[EventDay]:
     found = _recurring(text)  # "every Thursday evening" before "Thursday evening"
     found += [day for day in _phrases(text, base) if not _covered(found, day.start, day.end)]
     found += _extra_days(text, base, found)  # after the others: only where none of them is
-    return sorted(found, key=lambda day: day.start)
+    return _within_weeks(text, sorted(found, key=lambda day: day.start))
+
+
+_OF_WEEK = re.compile(r"\s*(?:of\s+)?", re.IGNORECASE)
+
+
+def _within_weeks(text: str, found: list[EventDay]) -> list[EventDay]:
+    """A weekday said with the week it is in ("on Monday of last week", "Tuesday this week"):
+    that weekday of that week, one phrase; the others as they are."""
+    merged: list[EventDay] = []
+    for day in found:
+        before = merged[-1] if merged else None
+        if (day.span is not None and day.span.kind == "week" and before is not None and before.one_day
+                and before.span is not None and _OF_WEEK.fullmatch(text[before.end:day.start])
+                and (named := _BARE_WEEKDAY.search(before.phrase))):
+            start = day.span.start + timedelta(days=WEEKDAYS.index(named["day"].lower()) - day.span.start.weekday())
+            span = DateSpan(start, start + timedelta(days=1), text[before.start:day.end], "day", False)
+            merged[-1] = EventDay(text[before.start:day.end], before.start, day.end, span)
+            continue
+        merged.append(day)
+    return merged
 
 
 def in_past(text: str, start: int, end: int) -> bool:

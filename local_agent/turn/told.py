@@ -36,7 +36,17 @@ from ..reading.names import proper_names
 from ..reading.values import extract
 from ..reading.words import MONTHS, NUMBER_WORDS, STOPWORDS, WEEKDAYS, word_list, word_set, words
 from .evidence import Candidate, asks_only, content_words
-from .value_kinds import KIND_NOUNS, asked_kind, asks_place, holds_kind, kind_values, owner_of, places, without_filler
+from .value_kinds import (
+    KIND_NOUNS,
+    asked_kind,
+    asks_place,
+    holds_kind,
+    kind_values,
+    owner_of,
+    places,
+    says_where,
+    without_filler,
+)
 
 _SOME_DAY = datetime(2001, 1, 1)  # whether a text names a time at all does not depend on when it was said
 SPELLED_LENGTH, SPELLED_RATIO = 6, 0.85  # a word spelled another way: "studyin" for "studyng"
@@ -51,8 +61,6 @@ _KIND = re.compile(r"^\W*(?:what|which)\s+(\w+)\s+(?:of|do|does|did|am|i|you|we|
 _DAYS = frozenset([*MONTHS, *WEEKDAYS, *(m[:3] for m in MONTHS), "today", "yesterday", "tomorrow", "tonight",
                    "week", "weekend", "month", "year", "spring", "summer", "autumn", "winter", "morning"])
 _NUMBER = frozenset(NUMBER_WORDS)
-_SOMEWHERE = re.compile(r"\b(?:at|in|from|near|outside|inside|on)\s+(?:a|an|the|my|his|her|their|our)\s+\w+"
-                        r"|\b(?:at|in)\s+(?:home|work|school|church|town)\b|\bhere\b|\bthere\b", re.IGNORECASE)
 _DAY_ASKED = re.compile(r"^\W*(?:what|which)\s+(day|date)\b", re.IGNORECASE)  # "which date was Kenji born?"
 # a part opens with a question word, or names a kind of value after "and" ("my trade and town")
 _PART = re.compile(r"\s*(?:,|\band\b|\balso\b)\s*(?=(?:(?:in|at|on|for|with|from|to)\s+)?"
@@ -177,8 +185,8 @@ def _has_value(candidate: Candidate, value: str, part: str, subjects: frozenset[
         return bool(names_for(part, candidate.text))
     if value == "number":  # not the day of a date ("her birthday is 14 December" tells no age)
         return bool(extract(candidate.text, ("number",))) or any(w in _NUMBER for w in said)
-    if value == "where":  # "where does Joost work?": a place, or somewhere said ("at a bakery", "in the garage")
-        return bool(places(candidate.text)) or _SOMEWHERE.search(candidate.text) is not None
+    if value == "where":  # "where does Joost work?": a place of his, or somewhere he is said to be ("at a bakery")
+        return says_where(candidate.text, owner_of(part, subjects, _asked(part, subjects)[0]))
     if value == "day":  # a day word, or a time phrase ("on the 3rd", "just now": dates/event_days.py)
         return any(w.isdigit() or w in _DAYS or w.removesuffix("s") in _DAYS for w in said) or bool(
             event_days(candidate.text, _SOME_DAY))

@@ -123,6 +123,18 @@ def kind_values(text: str, kind: Kind, owner: frozenset[str] = frozenset()) -> s
                                              if re.search(rf"\b{re.escape(value)}", clause, re.IGNORECASE))}
 
 
+_SOMEWHERE = re.compile(r"\b(?:at|in|from|near|outside|inside|on)\s+(?:a|an|the|my|his|her|their|our)\s+\w+"
+                        r"|\b(?:at|in)\s+(?:home|work|school|church|town)\b", re.IGNORECASE)
+
+
+def says_where(text: str, owner: frozenset[str] = frozenset()) -> bool:
+    """Whether `text` says where `owner` (the user when none) is or does something: a place of
+    theirs, or a clause of theirs that says somewhere ("at a bakery", "in the garage")."""
+    if kind_values(text, "place", owner):
+        return True
+    return any(_SOMEWHERE.search(clause.text) and _owns(clause.text, text, owner) for clause in split_clauses(text))
+
+
 def _values(text: str, kind: Kind) -> set[str]:
     """The values of the kind in `text`, whoever's they are."""
     if kind == "job":
