@@ -4,8 +4,9 @@
 import pytest
 
 from local_agent.turn.evidence import from_dialogue, from_memory
+from local_agent.turn.not_told import asked_phrase, not_told_reply
 from local_agent.turn.result import outcome_of
-from local_agent.turn.told import asked_phrase, not_told_reply, parts, untold_parts
+from local_agent.turn.told import parts, untold_parts
 from tests.test_replies import make_agent
 
 TOMAS = [from_dialogue("Hi, I'm Tomás. I moved to Ghent last spring and I teach chemistry at a secondary school."),
@@ -237,3 +238,16 @@ def test_the_record_that_names_the_kind_asked_answers_before_a_newer_one_that_do
             from_dialogue("knee is fine, I just wanted more time to train properly")]
     assert [c.text for c in answering("what race am I training for?", race)] == [race[0].text]
     assert [c.text for c in answering("what am I training for?", race)] != []  # no kind named: any that answers
+
+
+def test_a_name_said_of_a_relation_stands_for_it():
+    said = [from_dialogue("I have a son, Tobi, who is seven years old."),
+            from_dialogue("Also, Tobi has started piano lessons.")]
+    assert untold_parts("Which instrument is my son learning?", said) == []  # Tobi is the son; piano an instrument
+    assert untold_parts("Which instrument is my daughter learning?", said) != []  # no daughter was named
+
+
+def test_a_name_said_of_two_relations_stands_for_neither():
+    from local_agent.turn.aliases import aliases
+    assert aliases(["my son Sam", "my brother Sam"]) == {}
+    assert aliases(["a golden retriever named Biscuit"]) == {"biscuit": frozenset({"retriever"})}

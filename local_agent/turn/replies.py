@@ -66,6 +66,7 @@ from .content import unheld_claims
 from .evidence import Candidate, content_words, draws_on, from_dialogue, from_memory, relevant, said_back_evidence
 from .latest import changed, history_reply
 from .memory_answers import after_introduction, not_remembered, user_names
+from .not_told import not_told_reply
 from .phrases import answers_courtesy
 from .plans import ReplyPlan, past_plan
 from .plans import plan_reply as plan_reply  # re-exported: the agent's and the tests' one place for replies
@@ -73,7 +74,7 @@ from .quotes import quotes_inside, without_invented
 from .reply_checks import apologizes_or_refuses
 from .result import TokenCounts
 from .statements import statement_problem
-from .told import answering, draws_on_each_part, names_each_kind, not_told_reply, parts, said_by_user, untold_parts
+from .told import answering, draws_on_each_part, names_each_kind, parts, said_by_user, untold_parts
 from .when_answer import Told, answer_when
 
 # Added to the system message when a memory answer is asked again: the first named or counted

@@ -22,7 +22,7 @@ Multi-part questions ("Where do I live and what does Jonas do?") are scored part
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from difflib import SequenceMatcher
 from functools import cache
@@ -35,6 +35,7 @@ from ..reading.introductions import introduced_name
 from ..reading.names import proper_names
 from ..reading.values import extract
 from ..reading.words import MONTHS, NUMBER_WORDS, STOPWORDS, WEEKDAYS, word_list, word_set, words
+from .aliases import alias_words, aliases
 from .evidence import Candidate, asks_only, content_words
 from .value_kinds import (
     KIND_NOUNS,
@@ -193,12 +194,14 @@ def _has_value(candidate: Candidate, value: str, part: str, subjects: frozenset[
     return holds_kind(candidate.text, value, owner_of(part, subjects, _asked(part, subjects)[0]))
 
 
-def score(part: str, candidate: Candidate, subjects: frozenset[str]) -> float:
-    """The share of the part's asked words the candidate holds (1.0 when none are asked), 0.0
-    when the value the part asks for is not in it."""
+def score(part: str, candidate: Candidate, subjects: frozenset[str], named: Mapping[str, frozenset[str]] = {}
+          ) -> float:
+    """The share of the part's asked words the candidate holds (1.0 when none are asked; a name
+    of `named` holds the word it stands for: aliases.py), 0.0 when the value the part asks for
+    is not in it."""
     if not _has_value(candidate, _asked(part, subjects)[1], part, subjects):
         return 0.0
-    return held_share(part, candidate.note, subjects)  # the note: with its day
+    return held_share(part, f"{candidate.note} {alias_words(candidate.text, named)}", subjects)  # with its day
 
 
 def held_share(part: str, text: str, subjects: frozenset[str]) -> float:
@@ -254,56 +257,9 @@ def margin(part: str, subjects: frozenset[str]) -> float:
 def untold_parts(question: str, candidates: Sequence[Candidate]) -> list[str]:
     """The parts of `question` that no candidate answers by the margin."""
     candidates = said_by_user(candidates)
-    subjects = subjects_of(candidates, question)
-    return [part for part in parts(question)
-            if not any(score(part, candidate, subjects) >= margin(part, subjects) - 1e-9 for candidate in candidates)]
-
-
-_EMBED = (
-    (re.compile(r"^(?:what(?:'s| is| was)|whats)\s+(?!(?:i|you|we|he|she|they)\b)(?P<rest>.+)$", re.I), "{rest}"),
-    (re.compile(r"^(?P<wh>how \w+|where|who|what|which \w+|when)\s+(?P<verb>is|are|was|were|am)\s+"
-                r"(?P<rest>(?!(?:i|you|we|he|she|they)\b\s*\w).+)$", re.I), "{wh} {rest} {verb}"),
-    (re.compile(r"^(?P<wh>what|where|who|when|which \w+|how \w*)\s*(?P<aux>do|does|did)\s+(?P<rest>.+)$", re.I),
-     "{wh} {rest}"),
-)
-_DETERMINERS = frozenset("my your his her our their the a an".split())
-
-
-def _third_person(rest: str) -> str:
-    """"Jonas like to cook" -> "Jonas likes to cook", "my partner do" -> "my partner does"."""
-    said = rest.split()
-    at = 2 if said[0].lower() in _DETERMINERS else 1
-    if len(said) <= at:
-        return rest
-    verb = said[at]
-    said[at] = ("has" if verb == "have" else verb + "es" if re.search(r"(?:s|sh|ch|x|o)$", verb) else
-                verb[:-1] + "ies" if re.search(r"[^aeiou]y$", verb) else verb + "s")
-    return " ".join(said)
-_PERSON = {"my": "your", "i": "you", "me": "you", "am": "are", "mine": "yours", "we": "you", "our": "your",
-           "us": "you", "i'm": "you're"}
-
-
-def asked_phrase(part: str) -> str:
-    """A question part as what was not told: "what's my cat's name?" -> "your cat's name",
-    "how old is Zara" -> "how old Zara is"; "that" when it reads otherwise."""
-    text = re.sub(r"\b(where|who|when|how)'s\b", r"\1 is", part.strip().rstrip("?.! "), flags=re.IGNORECASE)
-    for pattern, form in _EMBED:
-        match = pattern.match(text)
-        if match:
-            found = match.groupdict()
-            if (found.get("aux") or "").lower() == "does":
-                found["rest"] = _third_person(found["rest"])
-            said = form.format(**found).split()
-            return " ".join(_PERSON.get(w.lower(), w.lower() if n == 0 and _WH.match(w) else w)
-                            for n, w in enumerate(said))
-    return "that"
-
-
-def not_told_reply(untold: Sequence[str], known: Candidate | None) -> str:
-    """"You haven't told me ...", with what the program does know when some memory is close."""
-    asked = " or ".join(dict.fromkeys(asked_phrase(part) for part in untold))
-    said = f"You haven't told me {asked}."
-    return f"{said} {known.told}" if known is not None else said
+    subjects, named = subjects_of(candidates, question), aliases(c.text for c in candidates)
+    return [part for part in parts(question) if not any(
+        score(part, candidate, subjects, named) >= margin(part, subjects) - 1e-9 for candidate in candidates)]
 
 
 def answering(question: str, candidates: Sequence[Candidate]) -> list[Candidate]:
@@ -312,10 +268,10 @@ def answering(question: str, candidates: Sequence[Candidate]) -> list[Candidate]
     for when some do ("what race am I training for?": "a half marathon", not "time to train
     properly"): the records an answer must draw on."""
     candidates = said_by_user(candidates)
-    subjects = subjects_of(candidates, question)
+    subjects, standing = subjects_of(candidates, question), aliases(c.text for c in candidates)
     found: list[Candidate] = []
     for part in parts(question):
-        passing = [c for c in candidates if score(part, c, subjects) >= margin(part, subjects) - 1e-9]
+        passing = [c for c in candidates if score(part, c, subjects, standing) >= margin(part, subjects) - 1e-9]
         named = _KIND.match(part)  # "what race ...": a record that names one ("a half marathon") first
         if named and (naming := [c for c in passing if shares_sense({named[1].lower()}, content_words(c.text))]):
             passing = naming
