@@ -251,3 +251,4 @@ def test_a_name_said_of_two_relations_stands_for_neither():
     from local_agent.turn.aliases import aliases
     assert aliases(["my son Sam", "my brother Sam"]) == {}
     assert aliases(["a golden retriever named Biscuit"]) == {"biscuit": frozenset({"retriever"})}
+

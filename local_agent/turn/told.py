@@ -271,7 +271,9 @@ def answering(question: str, candidates: Sequence[Candidate]) -> list[Candidate]
     subjects, standing = subjects_of(candidates, question), aliases(c.text for c in candidates)
     found: list[Candidate] = []
     for part in parts(question):
-        passing = [c for c in candidates if score(part, c, subjects, standing) >= margin(part, subjects) - 1e-9]
+        need = margin(part, subjects) - 1e-9  # a record that says the words itself before one a name stands in for
+        passing = ([c for c in candidates if score(part, c, subjects) >= need]
+                   or [c for c in candidates if score(part, c, subjects, standing) >= need])
         named = _KIND.match(part)  # "what race ...": a record that names one ("a half marathon") first
         if named and (naming := [c for c in passing if shares_sense({named[1].lower()}, content_words(c.text))]):
             passing = naming
