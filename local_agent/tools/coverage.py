@@ -178,7 +178,7 @@ def period_left_out(message: str, expression: str) -> str | None:
     if not rates or not wanted or wanted & rates:
         return None
     stated = set(re.findall(r"\d+(?:\.\d+)?", message))
-    if set(re.findall(r"\d+(?:\.\d+)?", expression)) - stated & _CONVERSIONS:
+    if (set(re.findall(r"\d+(?:\.\d+)?", expression)) - stated) & _CONVERSIONS:
         return None
     return f"the {sorted(wanted)[0]}"
 

@@ -8,8 +8,8 @@ import re
 from collections.abc import Sequence
 
 from .evidence import Candidate
+from .told import QUESTION_WORD
 
-_WH = re.compile(r"^\W*(what|what's|whats|where|when|who|whose|which|how)\b", re.IGNORECASE)
 _EMBED = (
     (re.compile(r"^(?:what(?:'s| is| was)|whats)\s+(?!(?:i|you|we|he|she|they)\b)(?P<rest>.+)$", re.I), "{rest}"),
     (re.compile(r"^(?P<wh>how \w+|where|who|what|which \w+|when)\s+(?P<verb>is|are|was|were|am)\s+"
@@ -45,7 +45,7 @@ def asked_phrase(part: str) -> str:
             if (found.get("aux") or "").lower() == "does":
                 found["rest"] = _third_person(found["rest"])
             said = form.format(**found).split()
-            return " ".join(_PERSON.get(w.lower(), w.lower() if n == 0 and _WH.match(w) else w)
+            return " ".join(_PERSON.get(w.lower(), w.lower() if n == 0 and QUESTION_WORD.match(w) else w)
                             for n, w in enumerate(said))
     return "that"
 

@@ -123,10 +123,7 @@ class Replier:
                 return Reply(said, f"template:{plan.kind}")
             if past_plan(reading, self.memories) is not None:  # "Hi, I'm Sam. Where do I live?": answered from memory
                 return self.after_opening(plan, said, self.grounded)(after_introduction(reading))
-            rest = stream_answer(self.backend, self.messages, self.settings, self.on_token_after(), self.timings,
-                                 self.start, earlier=self.earlier)
-            return Reply(rest._replace(text=f"{plan.text} {rest.text}", first_token_at=said.first_token_at),
-                         f"template:{plan.kind}+model")
+            return self.model_after(plan, said)
         if plan.kind == "past":
             return self.grounded(reading)
         if plan.kind in ("statement", "courtesy"):
@@ -134,13 +131,16 @@ class Replier:
         if plan.kind == "calculation":
             return self.calculated(reading)
         if plan.kind == "estimate":  # the model's guess, after the program says it is one
-            said = self.said(plan.text)
-            rest = stream_answer(self.backend, self.messages, self.settings, self.on_token_after(), self.timings,
-                                 self.start, earlier=self.earlier)
-            return Reply(rest._replace(text=f"{plan.text} {rest.text}", first_token_at=said.first_token_at),
-                         "template:estimate+model")
+            return self.model_after(plan, self.said(plan.text))
         return Reply(stream_answer(self.backend, self.messages, self.settings, self.on_token, self.timings,
                                    self.start, earlier=self.earlier), "model")
+
+    def model_after(self, plan: ReplyPlan, opening: Answer) -> Reply:
+        """The model's answer streamed after the plan's opening, shown already (`opening`)."""
+        rest = stream_answer(self.backend, self.messages, self.settings, self.on_token_after(), self.timings,
+                             self.start, earlier=self.earlier)
+        return Reply(rest._replace(text=f"{plan.text} {rest.text}", first_token_at=opening.first_token_at),
+                     f"template:{plan.kind}+model")
 
     def said(self, text: str, tokens: TokenCounts | None = None, interrupted: bool = False) -> Answer:
         """`text` shown at once, as the whole answer."""

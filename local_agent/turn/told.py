@@ -70,7 +70,7 @@ _PART = re.compile(r"\s*(?:,|\band\b|\balso\b)\s*(?=(?:(?:in|at|on|for|with|from
 _SPEAKER = re.compile(r"^[A-Z][\w'.-]*(?: [A-Z][\w'.-]*)?: ")  # an imported conversation's line: "Melanie: ..."
 _NAMED_THING = re.compile(r"(\w+?)(?:'s)?\s+(?:called|named|name)\b", re.IGNORECASE)  # "my restaurant called"
 _OPENING = re.compile(r"(?:^|[.!?]\s+|^- .*?: )\W*$")  # what stands before a sentence's first word
-_WH = re.compile(r"^\W*(what|what's|whats|where|when|who|whose|which|how)\b", re.IGNORECASE)
+QUESTION_WORD = re.compile(r"^\W*(what|what's|whats|where|when|who|whose|which|how)\b", re.IGNORECASE)
 
 
 @cache
@@ -129,7 +129,7 @@ def _named_again(part: str, before: str) -> str:
 def _asked(part: str, subjects: frozenset[str]) -> tuple[set[str], str]:
     """The part's asked words, and the value it asks for: "name", "number", "day" or ""."""
     found = content_words(without_filler(part))
-    opening = _WH.match(part)
+    opening = QUESTION_WORD.match(part)
     wh = opening[1].lower() if opening else ""
     named, naming = asked_kind(part)  # "what is my profession?": a job, not the word "profession"
     value = ("age" if named == "age" else "name" if found & _ASKS_NAME or wh in ("who", "whose") else
