@@ -239,3 +239,47 @@ def test_a_name_asked_is_answered_with_a_name_a_record_holds():
     untold = [from_dialogue("I'm a chef at a Turkish restaurant in Berlin.")]
     assert not names_each_kind("You work in Berlin.", question, untold)  # a place is no restaurant's name
     assert names_each_kind("You're a chef.", "what's my job?", untold)  # a job asked: no name needed
+
+
+@pytest.mark.parametrize(("text", "owner", "values"), [
+    # the nearest person before the value says whose it is
+    ("I'm Liam, 34, software tester in Cork, married to Aoife, two kids", "", {"tester"}),
+    ("I'm Liam, 34, software tester in Cork, married to Aoife, two kids", "aoife", set()),
+    ("Jonas, my partner, is a nurse.", "jonas", {"nurse"}),
+    ("My partner Jonas is a nurse and I'm a teacher.", "partner", {"nurse"}),
+    ("My partner Jonas is a nurse and I'm a teacher.", "", {"teacher"}),
+    # work said as a verb, before "job", or spelled another way; look-alikes that tell none
+    ("helo, im Marcus, i wrok as a plumbr in Denver", "", {"plumbr"}),
+    ("I just moved to Lisbon for a design job", "", {"design"}),
+    ("Hello, I'm Tariq. I drive a bus in Leicester.", "", {"drive"}),
+    ("I teach chemistry at a high school", "", {"teach"}),
+    ("I drive a Honda to work", "", set()), ("I got a new job!", "", set()), ("you did a good job", "", set()),
+    ("she can teach me to swim", "", set()), ("I love my plumber", "", set()), ("the planet is warming", "", set()),
+])
+def test_a_job_is_the_nearest_persons_and_told_in_more_ways(text, owner, values):
+    assert kind_values(text, "job", frozenset(owner.split())) == values
+
+
+def test_a_sort_of_occupation_asks_a_job_and_a_word_is_held_spelled_two_ways():
+    assert asked_kind("What sort of doctor am I?")[0] == "job"
+    assert asked_kind("what kind of music do I like?")[0] == ""
+    vet = [from_dialogue("Good afternoon. My name is Dr. Helena Varga; I am a veterinary surgeon based in Vienna.")]
+    assert untold_parts("What sort of doctor am I?", vet) == []
+    yuki = [from_dialogue("my bf Kenji got me a pottery wheel"), from_dialogue("also im alergic to shelfish fyi")]
+    assert untold_parts("whats my boyfriends name", yuki) == [] and untold_parts("what am i allergic to", yuki) == []
+    assert untold_parts("whats my girlfriends name", yuki) != []
+    assert misspelled("allergic", {"alergic"}) and not misspelled("latter", {"later"})  # a word of five is no typo
+
+
+def test_a_thing_asked_of_something_told_of_asks_about_the_users_life():
+    wedding = [from_dialogue("Oh, and scratch what I said about December — Hannah's wedding got moved to January.")]
+    assert asks_of_records("what venue is the wedding at?", wedding)
+    assert untold_parts("what venue is the wedding at?", wedding) == ["what venue is the wedding at?"]
+    assert not asks_of_records("what planet is the largest?", wedding)  # a thing of nothing told of
+    assert not asks_of_records("which colour is the sky?", wedding)
+
+
+def test_where_someone_came_from_is_told_by_the_place_they_came_from():
+    karim = [from_dialogue("My brother Karim flew in from Beirut yesterday and he's staying with me for two weeks.")]
+    assert untold_parts("where did Karim come from?", karim) == []
+    assert untold_parts("where did Nadia come from?", karim) != []

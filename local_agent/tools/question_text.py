@@ -110,7 +110,7 @@ def correct(word: str, extra: frozenset[str] = frozenset()) -> str:
         return word
     near = sorted((edit_distance(word, term), term) for term in vocabulary if _close(word, term))
     tied = _nearest([term for distance, term in near if distance == near[0][0]] if near else [], word)
-    if len(tied) != 1 or _known(word):
+    if len(tied) != 1 or known_word(word):
         return word  # no vocabulary word near, two equally near, or an English word already
     return tied[0]
 
@@ -158,7 +158,8 @@ def edit_distance(a: str, b: str) -> int:
     return previous[-1]
 
 
-def _known(word: str) -> bool:
+def known_word(word: str) -> bool:
+    """Whether `word` is an English word (pyspellchecker's dictionary)."""
     return word in _dictionary()
 
 

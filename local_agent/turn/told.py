@@ -62,6 +62,8 @@ _KIND = re.compile(r"^\W*(?:what|which)\s+(\w+)\s+(?:of|do|does|did|am|i|you|we|
 _DAYS = frozenset([*MONTHS, *WEEKDAYS, *(m[:3] for m in MONTHS), "today", "yesterday", "tomorrow", "tonight",
                    "week", "weekend", "month", "year", "spring", "summer", "autumn", "winter", "morning"])
 _NUMBER = frozenset(NUMBER_WORDS)
+_THING = re.compile(r"^\W*(?:what|which)\s+(?!(?:is|was|are|were|do|does|did|has|have|had|can|will)\b)(\w+)\s+"
+                    r"(?:is|was|are|were)\s+(?:the|my|our)\b", re.IGNORECASE)
 _DAY_ASKED = re.compile(r"^\W*(?:what|which)\s+(day|date)\b", re.IGNORECASE)  # "which date was Kenji born?"
 # a part opens with a question word, or names a kind of value after "and" ("my trade and town")
 _PART = re.compile(r"\s*(?:,|\band\b|\balso\b)\s*(?=(?:(?:in|at|on|for|with|from|to)\s+)?"
@@ -205,20 +207,28 @@ def score(part: str, candidate: Candidate, subjects: frozenset[str], named: Mapp
 
 
 def held_share(part: str, text: str, subjects: frozenset[str]) -> float:
-    """The share of the part's asked words `text` holds, by stem or sense, whatever value the
-    part asks for (1.0 when none are asked)."""
+    """The share of the part's asked words `text` holds, by stem or sense (a record that names a
+    job of the user's holds "work"), whatever value the part asks for (1.0 when none are asked)."""
     asked, said = _asked(part, subjects)[0], content_words(text)
+    if asked and kind_values(text, "job"):  # "which city do I work in?" is told by "I'm a pastry chef in Montreal"
+        said.add("job")
     held = set().union(*map(_sense, said))
     return sum(1 for word in asked if _sense(word) & held or misspelled(word, said)) / len(asked) if asked else 1.0
 
 
 def misspelled(word: str, said: set[str]) -> bool:
-    """Whether one of `said` is `word` spelled another way ("studyin", "studyng"): both at least
-    SPELLED_LENGTH letters, the same first three, and alike by SPELLED_RATIO (difflib)."""
+    """Whether one of `said` is `word` spelled another way ("studyin", "studyng", "alergic"): both
+    at least SPELLED_LENGTH letters, and the same with doubled letters written once, or the same
+    first three and alike by SPELLED_RATIO (difflib)."""
     if len(word) < SPELLED_LENGTH:
         return False
-    return any(len(other) >= SPELLED_LENGTH and other[:3] == word[:3]
-               and SequenceMatcher(None, word, other).ratio() >= SPELLED_RATIO for other in said)
+    return any(len(other) >= SPELLED_LENGTH and (_squeezed(other) == _squeezed(word) or (other[:3] == word[:3]
+               and SequenceMatcher(None, word, other).ratio() >= SPELLED_RATIO)) for other in said)
+
+
+def _squeezed(word: str) -> str:
+    """The word with each doubled letter written once: "allergic" and "alergic" are one."""
+    return re.sub(r"(\w)\1+", r"\1", word)
 
 
 def asked_words(part: str, subjects: frozenset[str]) -> set[str]:
@@ -348,11 +358,23 @@ def _numbers(text: str) -> set[str]:
 def asks_of_records(question: str, candidates: Sequence[Candidate]) -> bool:
     """Whether a part of `question` asks for a value (a name, a number, a day, a job, a place) of
     something a record the user told holds every asked word of: "what's the vet clinic called?"
-    after "I'm now a receptionist at a vet clinic" asks about their life, with no "my" in it."""
+    after "I'm now a receptionist at a vet clinic" asks about their life, with no "my" in it; or
+    names the thing it asks ("what venue ...") of something a record holds every other asked
+    word of ("what venue is the wedding at?" after "Hannah's wedding got moved to January")."""
     candidates = said_by_user(candidates)
     subjects = subjects_of(candidates, question)
     for part in parts(question):
         asked_words_, value = _asked(part, subjects)
-        if asked_words_ and value and any(held_share(part, c.note, subjects) >= 1.0 for c in candidates):
+        thing = _THING.match(part)  # "what venue is the wedding at?": a thing of the wedding the user told of
+        rest = asked_words_ - content_words(thing[1]) if thing else set()
+        if not (asked_words_ and value) and not rest:
+            continue
+        if any(_holds_all(rest or asked_words_, c.note) for c in candidates):
             return True
     return False
+
+
+def _holds_all(asked: set[str], text: str) -> bool:
+    said = content_words(text)
+    held = set().union(*map(_sense, said))
+    return all(_sense(word) & held or misspelled(word, said) for word in asked)

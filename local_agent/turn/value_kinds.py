@@ -31,6 +31,7 @@ from functools import cache
 from ..reading.clauses import split_clauses
 from ..reading.names import proper_names
 from ..reading.words import NUMBER_WORDS, word_list, word_set, words
+from ..tools.question_text import edit_distance, known_word
 from .evidence import content_words
 
 Kind = str  # "job", "place" or ""
@@ -40,6 +41,7 @@ _PLACE_VERBS = word_set("place_verbs")
 _OCCUPATIONS = word_set("occupations")
 _RELATIONS = word_set("relations")
 _SELF = frozenset("i i'm me my mine myself we our us".split())
+_POSSESSIVE = frozenset("my our his her their your".split())
 _THIRD = frozenset("he she his her him they their them".split())
 KIND_NOUNS = _JOB | _PLACE  # the nouns that name a kind of value
 _DOES = re.compile(r"^\W*what\s+(?:do|does|did)\s+(?:\w+\s+){1,2}do\b(?:\s+for\s+(?:work|a\s+living))?\W*$",
@@ -47,11 +49,19 @@ _DOES = re.compile(r"^\W*what\s+(?:do|does|did)\s+(?:\w+\s+){1,2}do\b(?:\s+for\s
 # "for work", "for a living", "earn my living": a job; "what city am I living in" is no job
 _FOR_WORK = re.compile(r"\bfor\s+(?:work|a\s+living)\b"
                        r"|\b(?:earn|earns|make|makes)\s+(?:a|my|his|her|their|your)\s+living\b", re.IGNORECASE)
+_SORT_OF = re.compile(r"^\W*(?:what|which)\s+(?:sort|kind|type)s?\s+of\s+(\w+)", re.IGNORECASE)
 _WHERE = re.compile(r"^\W*where\b", re.IGNORECASE)
 _OTHER_WH = re.compile(r"^\W*(?:where|when|who|whose|how\s+(?:many|much|long|old))\b", re.IGNORECASE)
 # "work in IT support", "works at a bakery": what the work is (a capitalized name after it is a place or a firm)
 _WORKS_IN = re.compile(r"\bwork(?:s|ed|ing)?\s+(?:in|at)\s+(?:an?\s+|the\s+)?(?:[A-Z]{2,}\s+)?([a-z][a-z-]+)\b")
 _WORKS_AS = re.compile(r"\bwork(?:s|ed|ing)?\s+as\s+(?:a|an)?\s*\w+", re.IGNORECASE)
+_WORK_VERBS = word_set("work_verbs")
+# "I teach chemistry", "drives a bus", "a design job": work said as a verb, or named before "job"
+_WORK_VERB = re.compile(rf"\b({'|'.join(sorted(_WORK_VERBS))})\s+(?!me\b|us\b|him\b|her\b|them\b|you\b)\w+"
+                        rf"|\b(drive|drives)\s+(?:a|an|the)\s+(?:{'|'.join(sorted(word_set('work_vehicles')))})\b",
+                        re.IGNORECASE)
+_NAMED_JOB = re.compile(r"\b(?:a|an|my|his|her|their|our)\s+([a-z][a-z-]+)\s+job\b", re.IGNORECASE)
+_JOB_ADJECTIVES = word_set("job_adjectives")
 # an age: "how old am I", "my age?", "how old is Yaw"; told as "41 years old", "I'm 41", "turns eighty",
 # or a number on its own in a list of facts ("Omar. 41. taxi driver", "I'm Ines, 27, software tester")
 _ASKS_AGE = re.compile(r"\bhow\s+old\b|\b(?:my|his|her|their|your|\w+'s)\s+age\b", re.IGNORECASE)
@@ -85,6 +95,9 @@ def asked_kind(part: str) -> tuple[Kind, set[str]]:
         return "place", said & _PLACE_VERBS
     if _OTHER_WH.match(part):
         return "", set()
+    sort = _SORT_OF.match(part)  # "what sort of doctor am I?": a job of that kind
+    if sort and _occupation(sort[1].lower()):
+        return "job", {sort[1].lower(), "work", "do"}
     if said & _JOB or _FOR_WORK.search(part) or _DOES.match(without_filler(part)):
         return "job", (said & _JOB) | {"work", "do", "living", "earn"}
     if said & _PLACE:
@@ -119,8 +132,8 @@ def kind_values(text: str, kind: Kind, owner: frozenset[str] = frozenset()) -> s
     if not found:
         return set()
     clauses = [clause.text for clause in split_clauses(text)]
-    return {value for value in found if any(_owns(clause, text, owner) for clause in clauses
-                                             if re.search(rf"\b{re.escape(value)}", clause, re.IGNORECASE))}
+    return {value for value in found if any(_owns_value(clause, text, owner, at.start()) for clause in clauses
+                                             for at in re.finditer(rf"\b{re.escape(value)}", clause, re.IGNORECASE))}
 
 
 _SOMEWHERE = re.compile(r"\b(?:at|in|from|near|outside|inside|on)\s+(?:a|an|the|my|his|her|their|our)\s+\w+"
@@ -138,8 +151,10 @@ def says_where(text: str, owner: frozenset[str] = frozenset()) -> bool:
 def _values(text: str, kind: Kind) -> set[str]:
     """The values of the kind in `text`, whoever's they are."""
     if kind == "job":
-        found = {w for w in words(text) if w in _OCCUPATIONS or (w.endswith("s") and w[:-1] in _OCCUPATIONS)}
+        found = {w for w in words(text) if _occupation(w)}
         found |= {m[0].split()[-1].lower() for m in _WORKS_AS.finditer(text)}
+        found |= {(m[1] or m[2]).lower().removesuffix("es").removesuffix("s") for m in _WORK_VERB.finditer(text)}
+        found |= {m[1].lower() for m in _NAMED_JOB.finditer(text) if m[1].lower() not in _JOB_ADJECTIVES}
         return found | {m[1].lower() for m in _WORKS_IN.finditer(text)}
     if kind == "place":
         return {name.lower() for name in proper_names(text) if _at_place(text[: text.find(name)])
@@ -147,6 +162,16 @@ def _values(text: str, kind: Kind) -> set[str]:
     if kind == "age":
         return {next(filter(None, m.groups())) for m in _AGE.finditer(text)}
     return set()
+
+
+@cache
+def _occupation(word: str) -> bool:
+    """Whether `word` names an occupation, in the plural or spelled another way ("plumbr"): one
+    letter off one of six letters or more, and no English word itself."""
+    if word in _OCCUPATIONS or (word.endswith("s") and word[:-1] in _OCCUPATIONS):
+        return True
+    return len(word) >= 6 and not known_word(word) and any(
+        abs(len(word) - len(job)) <= 1 and edit_distance(word, job) == 1 for job in _OCCUPATIONS)
 
 
 def _at_place(before: str) -> bool:
@@ -166,6 +191,27 @@ def places(text: str) -> set[str]:
 def asks_place(part: str) -> bool:
     """Whether the part names a kind of place ("the name of the town I grew up in")."""
     return bool(set(words(part)) & _PLACE)
+
+
+def _owns_value(clause: str, text: str, owner: frozenset[str], at: int) -> bool:
+    """Whether the value at `at` in `clause` is `owner`'s (the user's when none): the nearest
+    person the clause speaks of before it ("I", "my husband", "she", a name of `owner`) says
+    whose it is ("I'm Liam, software tester, married to Aoife": Liam's, not Aoife's); with none
+    before it, the whole clause does (`_owns`); a value right after "my" is someone of theirs
+    ("my plumber"), no one's value."""
+    people = _SELF | _THIRD | _RELATIONS | owner
+    before = [word.removesuffix("'s") for word in words(clause[:at])]
+    nearest = next((word for word in reversed(before) if word in people), None)
+    if before and before[-1] in _POSSESSIVE:  # "I love my plumber": someone of theirs, no job of theirs
+        return False
+    if nearest is None:
+        return _owns(clause, text, owner)
+    if not owner:
+        return nearest in _SELF
+    if nearest in _SELF:
+        return False
+    named = set(words(text)) | content_words(text)  # "Jonas, my partner, is a nurse" is Jonas's
+    return nearest in owner or bool(owner & set(before)) or (nearest in _THIRD | _RELATIONS and bool(named & owner))
 
 
 def _owns(clause: str, text: str, owner: frozenset[str]) -> bool:
