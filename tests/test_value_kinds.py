@@ -7,6 +7,7 @@ import datetime as dt
 import pytest
 
 from local_agent.reading import read
+from local_agent.turn.aliases import with_antecedents
 from local_agent.turn.evidence import from_dialogue, from_memory
 from local_agent.turn.kind_recall import with_kind_records
 from local_agent.turn.plans import plan_reply
@@ -283,3 +284,27 @@ def test_where_someone_came_from_is_told_by_the_place_they_came_from():
     karim = [from_dialogue("My brother Karim flew in from Beirut yesterday and he's staying with me for two weeks.")]
     assert untold_parts("where did Karim come from?", karim) == []
     assert untold_parts("where did Nadia come from?", karim) != []
+
+
+def test_she_or_he_opening_a_record_is_the_one_of_theirs_said_that_day():
+    cat = ["- 20 October 2026, you: So sad today. My cat Mochi passed away last night",
+           "- 20 October 2026, you: She was 16. I've had her since I was in college."]
+    read = with_antecedents([from_memory(line) for line in cat])
+    assert read[1].text.endswith("(my cat Mochi)") and read[1].told == from_memory(cat[1]).told  # said back as said
+    assert untold_parts("how old was my cat?", read) == []
+    assert untold_parts("how old am I?", read) != [] and untold_parts("how old is my dog?", read) != []
+    brother = ["- 5 November 2026, you: my brother Karim visited.", "- 5 November 2026, you: She is studying law."]
+    assert [c.text for c in with_antecedents([from_memory(line) for line in brother])][1] == "She is studying law."
+    two = ["- 5 November 2026, you: my sister came.", "- 5 November 2026, you: my mum came too.",
+           "- 5 November 2026, you: She is studying law."]
+    assert with_antecedents([from_memory(line) for line in two])[2].text == "She is studying law."  # which one?
+    other_day = ["- 4 November 2026, you: my sister came.", "- 5 November 2026, you: She is studying law."]
+    assert with_antecedents([from_memory(line) for line in other_day])[1].text == "She is studying law."
+
+
+def test_a_kind_with_members_is_told_by_one_of_them():
+    oskar = [from_dialogue("started guitar 2 days ago"), from_dialogue("dog = Biscuit. beagle")]
+    assert untold_parts("what instrument am i learning", oskar) == []
+    assert untold_parts("what language am i learning", oskar) != []  # learning, but no language
+    assert untold_parts("what breed is my dog?", oskar) == [] and untold_parts("what sport do i play?", oskar) != []
+    assert asks_of_records("dog's name and breed?", oskar)

@@ -60,6 +60,7 @@ from ..reading import Reading
 from ..reading.introductions import introduced_name
 from ..reading.problems import not_worked_out
 from ..types import GenerationSettings, Message
+from .aliases import with_antecedents
 from .answering import Answer, stream_answer
 from .choose import Choice, composed, winning
 from .content import unheld_claims
@@ -194,8 +195,8 @@ class Replier:
         names = [*filter(None, map(introduced_name, dialogue)), *user_names(self.memories)]
         if reading.own_name and names:  # the newest introduction in the dialogue, else the best memory's
             return Reply(self.said(f"Your name is {names[0]}."), "template:name")
-        candidates = [c for c in [*map(from_memory, self.memories), *map(from_dialogue, dialogue)]
-                      if not quotes_inside(c.text)]  # an earlier answer that quoted memory is never quoted again
+        candidates = with_antecedents([c for c in [*map(from_memory, self.memories), *map(from_dialogue, dialogue)]
+                                       if not quotes_inside(c.text)])  # an earlier answer that quoted memory never is
         evidence, untold = relevant(message, candidates), untold_parts(message, candidates) if candidates else []
         if untold:  # some part no record answers: said so, with the closest thing told
             known = next(iter(said_by_user(evidence)), None)

@@ -56,6 +56,7 @@ _ASKS_NAME = word_set("asks_name")
 _ASKS_NUMBER = word_set("asks_number")
 _GENERIC = word_set("asks_generic") | {"long", "many", "much", "what"}
 _STEM = Stemmer.Stemmer("english")
+_SOMEONE = word_set("relations", "pets")
 # "which sport", "what type of": the noun says what kind of value is asked, it is no asked word
 _KIND = re.compile(r"^\W*(?:what|which)\s+(\w+)\s+(?:of|do|does|did|am|i|you|we|my|got|has|have)\b",
                    re.IGNORECASE)
@@ -200,10 +201,17 @@ def score(part: str, candidate: Candidate, subjects: frozenset[str], named: Mapp
           ) -> float:
     """The share of the part's asked words the candidate holds (1.0 when none are asked; a name
     of `named` holds the word it stands for: aliases.py), 0.0 when the value the part asks for
-    is not in it."""
+    is not in it, when the part names a kind whose members words.toml lists ("what language")
+    and it holds none of them, or when it lacks a relation or an animal the part names."""
     if not _has_value(candidate, _asked(part, subjects)[1], part, subjects):
         return 0.0
-    return held_share(part, f"{candidate.note} {alias_words(candidate.text, named)}", subjects)  # with its day
+    text = f"{candidate.note} {alias_words(candidate.text, named)}"  # with its day
+    kind = _KIND.match(part)  # "what language am I learning?": one of the kind ("Spanish"), if the kind has members
+    if kind and _senses().get(kind[1].lower()) and not shares_sense({kind[1].lower()}, content_words(text)):
+        return 0.0
+    if not _holds_all(_asked(part, subjects)[0] & _SOMEONE, text):  # "my daughter" is never the word left out
+        return 0.0
+    return held_share(part, text, subjects)
 
 
 def held_share(part: str, text: str, subjects: frozenset[str]) -> float:

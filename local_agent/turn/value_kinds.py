@@ -40,6 +40,7 @@ _PLACE = word_set("asks_place")
 _PLACE_VERBS = word_set("place_verbs")
 _OCCUPATIONS = word_set("occupations")
 _RELATIONS = word_set("relations")
+_PETS = word_set("pets")
 _SELF = frozenset("i i'm me my mine myself we our us".split())
 _POSSESSIVE = frozenset("my our his her their your".split())
 _THIRD = frozenset("he she his her him they their them".split())
@@ -117,7 +118,7 @@ def owner_of(part: str, subjects: frozenset[str], asked: Iterable[str] = ()) -> 
     yaw", "elenis job"); none: the user's own."""
     said = set(words(part))
     bare = {w.removesuffix("'s") for w in said}  # "my boyfriend's job": the boyfriend's
-    named = (bare & _RELATIONS) | bare & subjects | {
+    named = (bare & (_RELATIONS | _PETS)) | bare & subjects | {
         w.lower() for name in proper_names(part + ".") for w in words(name)}
     return frozenset(named if named or said & _SELF else set(asked))
 
