@@ -308,3 +308,15 @@ def test_a_kind_with_members_is_told_by_one_of_them():
     assert untold_parts("what language am i learning", oskar) != []  # learning, but no language
     assert untold_parts("what breed is my dog?", oskar) == [] and untold_parts("what sport do i play?", oskar) != []
     assert asks_of_records("dog's name and breed?", oskar)
+
+
+def test_a_name_after_a_verb_said_to_someone_is_no_place_and_a_name_before_he_is_someone_else():
+    liam = "I'm Liam, 34, software tester in Cork, married to Aoife, two kids"
+    assert kind_values(liam, "place") == {"cork"} and kind_values("We moved to Lisbon", "place") == {"lisbon"}
+    assert kind_values(liam, "age") == {"34"} and kind_values(liam, "age", frozenset({"aoife"})) == set()
+    biscuit = "I told you Biscuit was 3 but he actually turned 4 in September"
+    assert kind_values(biscuit, "age") == set() and kind_values(biscuit, "age", frozenset({"biscuit"})) == {"3", "4"}
+    assert kind_values("Nadia here, pastry chef in Montreal", "job") == {"chef"}  # no one else: her own
+    dog = [from_dialogue("oh and I have a golden retriever named Biscuit, he's 3"), from_dialogue(biscuit)]
+    assert untold_parts("how old is my dog?", dog) == [] and untold_parts("how old am I?", dog) != []
+    assert untold_parts("how old is my cat?", dog) != []

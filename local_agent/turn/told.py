@@ -183,18 +183,34 @@ def asked(part: str, subjects: frozenset[str]) -> tuple[set[str], str]:
     return _asked(part, subjects)
 
 
-def _has_value(candidate: Candidate, value: str, part: str, subjects: frozenset[str] = frozenset()) -> bool:
+def _owner(part: str, subjects: frozenset[str], named: Mapping[str, frozenset[str]]) -> frozenset[str]:
+    """Whose value the part asks for (value_kinds.py `owner_of`), with the words of the same
+    sense and the names that stand for one of them ("how old is my dog?": the retriever, Biscuit)."""
+    owner = owner_of(part, subjects, _asked(part, subjects)[0])
+    alike = owner | {word for group in map(_group_words, owner) for word in group}
+    return frozenset(alike | {name for name, stands in named.items() if stands & alike})
+
+
+@cache
+def _group_words(word: str) -> frozenset[str]:
+    """The words of the groups of the same sense `word` is in."""
+    return frozenset(other for group in word_list("same_sense") if word in group.split("|")
+                     for other in group.split("|"))
+
+
+def _has_value(candidate: Candidate, value: str, part: str, subjects: frozenset[str] = frozenset(),
+               named: Mapping[str, frozenset[str]] = {}) -> bool:
     said = set(words(candidate.text))
     if value == "name":
         return bool(names_for(part, candidate.text))
     if value == "number":  # not the day of a date ("her birthday is 14 December" tells no age)
         return bool(extract(candidate.text, ("number",))) or any(w in _NUMBER for w in said)
     if value == "where":  # "where does Joost work?": a place of his, or somewhere he is said to be ("at a bakery")
-        return says_where(candidate.text, owner_of(part, subjects, _asked(part, subjects)[0]))
+        return says_where(candidate.text, _owner(part, subjects, named))
     if value == "day":  # a day word, or a time phrase ("on the 3rd", "just now": dates/event_days.py)
         return any(w.isdigit() or w in _DAYS or w.removesuffix("s") in _DAYS for w in said) or bool(
             event_days(candidate.text, _SOME_DAY))
-    return holds_kind(candidate.text, value, owner_of(part, subjects, _asked(part, subjects)[0]))
+    return holds_kind(candidate.text, value, _owner(part, subjects, named))
 
 
 def score(part: str, candidate: Candidate, subjects: frozenset[str], named: Mapping[str, frozenset[str]] = {}
@@ -203,7 +219,7 @@ def score(part: str, candidate: Candidate, subjects: frozenset[str], named: Mapp
     of `named` holds the word it stands for: aliases.py), 0.0 when the value the part asks for
     is not in it, when the part names a kind whose members words.toml lists ("what language")
     and it holds none of them, or when it lacks a relation or an animal the part names."""
-    if not _has_value(candidate, _asked(part, subjects)[1], part, subjects):
+    if not _has_value(candidate, _asked(part, subjects)[1], part, subjects, named):
         return 0.0
     text = f"{candidate.note} {alias_words(candidate.text, named)}"  # with its day
     kind = _KIND.match(part)  # "what language am I learning?": one of the kind ("Spanish"), if the kind has members

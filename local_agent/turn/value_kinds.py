@@ -29,6 +29,7 @@ from collections.abc import Iterable
 from functools import cache
 
 from ..reading.clauses import split_clauses
+from ..reading.introductions import introduced_name
 from ..reading.names import proper_names
 from ..reading.words import NUMBER_WORDS, word_list, word_set, words
 from ..tools.question_text import edit_distance, known_word
@@ -41,7 +42,9 @@ _PLACE_VERBS = word_set("place_verbs")
 _OCCUPATIONS = word_set("occupations")
 _RELATIONS = word_set("relations")
 _PETS = word_set("pets")
+_TO_SOMEONE = word_set("to_someone")
 _SELF = frozenset("i i'm me my mine myself we our us".split())
+_INTRODUCING = frozenset("me i'm im am".split())  # the word before the user's own name
 _POSSESSIVE = frozenset("my our his her their your".split())
 _THIRD = frozenset("he she his her him they their them".split())
 KIND_NOUNS = _JOB | _PLACE  # the nouns that name a kind of value
@@ -177,10 +180,13 @@ def _occupation(word: str) -> bool:
 
 def _at_place(before: str) -> bool:
     """Whether a name after `before` is a place: after "in", "from", ... or a comma, but not a
-    comma after a person ("a son, Tobi," names him)."""
+    comma after a person ("a son, Tobi," names him) nor "to" after a verb said to someone
+    ("married to Aoife")."""
     if not _AT_PLACE.search(before):
         return False
     said = words(before)
+    if len(said) > 1 and said[-1] == "to" and said[-2] in _TO_SOMEONE:  # "married to Aoife" names her
+        return False
     return not (before.rstrip().endswith(",") and said and said[-1] in _RELATIONS)
 
 
@@ -200,16 +206,23 @@ def _owns_value(clause: str, text: str, owner: frozenset[str], at: int) -> bool:
     whose it is ("I'm Liam, software tester, married to Aoife": Liam's, not Aoife's); with none
     before it, the whole clause does (`_owns`); a value right after "my" is someone of theirs
     ("my plumber"), no one's value."""
-    people = _SELF | _THIRD | _RELATIONS | owner
+    own = (introduced_name(text) or "").lower()
+    others = set(words(text)) & (_THIRD | _RELATIONS | _PETS)  # a name is someone else's only in a record of others
+    names = {w.lower() for name in proper_names(clause[:at] + ".") for w in words(name)} - places(text) if others else set()
+    people = _SELF | _THIRD | _RELATIONS | owner | names
     before = [word.removesuffix("'s") for word in words(clause[:at])]
-    nearest = next((word for word in reversed(before) if word in people), None)
+    where = next((i for i in range(len(before) - 1, -1, -1) if before[i] in people), None)
+    nearest = None if where is None else before[where]
+    if nearest in names and where is not None:  # "I'm Liam", "me: Priscilla": the user; "my partner Jonas": the partner
+        previous = before[where - 1] if where else ""
+        nearest = "i" if previous in _INTRODUCING or nearest == own else previous if previous in owner else nearest
     if before and before[-1] in _POSSESSIVE:  # "I love my plumber": someone of theirs, no job of theirs
         return False
     if nearest is None:
         return _owns(clause, text, owner)
     if not owner:
         return nearest in _SELF
-    if nearest in _SELF:
+    if nearest in _SELF or nearest in names - owner:
         return False
     named = set(words(text)) | content_words(text)  # "Jonas, my partner, is a nurse" is Jonas's
     return nearest in owner or bool(owner & set(before)) or (nearest in _THIRD | _RELATIONS and bool(named & owner))
