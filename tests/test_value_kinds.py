@@ -11,7 +11,8 @@ from local_agent.turn.aliases import with_antecedents
 from local_agent.turn.evidence import from_dialogue, from_memory
 from local_agent.turn.kind_recall import with_kind_records
 from local_agent.turn.plans import plan_reply
-from local_agent.turn.told import asks_of_records, misspelled, named_inside, names_each_kind, parts, untold_parts
+from local_agent.turn.senses import misspelled
+from local_agent.turn.told import asks_of_records, named_inside, names_each_kind, parts, untold_parts
 from local_agent.turn.value_kinds import asked_kind, kind_values
 from local_agent.types import MemoryKind, MemoryRecord, Provenance, RecallHit
 

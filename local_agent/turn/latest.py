@@ -30,7 +30,8 @@ from ..reading.names import proper_names
 from ..reading.words import word_list
 from ..types import MemoryRecord, RecallHit
 from .evidence import Candidate, content_words
-from .told import answering, said_by_user, shares_sense
+from .senses import shares_sense
+from .told import answering, said_by_user
 
 _NOW = re.compile(r"\b(?:now|currently|still|these days|at the moment|any ?more|today)\b", re.IGNORECASE)
 _PRESENT = re.compile(r"\b(?:do|does|is|are|am)\b|'s\b|\b(?:where|who|what)re\b", re.IGNORECASE)

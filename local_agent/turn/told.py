@@ -24,19 +24,16 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from datetime import datetime
-from difflib import SequenceMatcher
-from functools import cache
-
-import Stemmer
 
 from ..dates.event_days import event_days
 from ..reading.clauses import split_clauses
 from ..reading.introductions import introduced_name
 from ..reading.names import proper_names
 from ..reading.values import extract
-from ..reading.words import MONTHS, NUMBER_WORDS, STOPWORDS, WEEKDAYS, word_list, word_set, words
+from ..reading.words import MONTHS, NUMBER_WORDS, STOPWORDS, WEEKDAYS, word_set, words
 from .aliases import alias_words, aliases
 from .evidence import Candidate, asks_only, content_words
+from .senses import group_words, holds_all, misspelled, sense, senses, shares_sense
 from .value_kinds import (
     KIND_NOUNS,
     asked_kind,
@@ -50,12 +47,10 @@ from .value_kinds import (
 )
 
 _SOME_DAY = datetime(2001, 1, 1)  # whether a text names a time at all does not depend on when it was said
-SPELLED_LENGTH, SPELLED_RATIO = 6, 0.85  # a word spelled another way: "studyin" for "studyng"
 MARGIN = 1.0  # the share of a part's asked words a candidate must hold (chosen on the live dev split)
 _ASKS_NAME = word_set("asks_name")
 _ASKS_NUMBER = word_set("asks_number")
 _GENERIC = word_set("asks_generic") | {"long", "many", "much", "what"}
-_STEM = Stemmer.Stemmer("english")
 _SOMEONE = word_set("relations", "pets")
 # "which sport", "what type of": the noun says what kind of value is asked, it is no asked word
 _KIND = re.compile(r"^\W*(?:what|which)\s+(\w+)\s+(?:of|do|does|did|am|i|you|we|my|got|has|have)\b",
@@ -74,26 +69,6 @@ _SPEAKER = re.compile(r"^[A-Z][\w'.-]*(?: [A-Z][\w'.-]*)?: ")  # an imported con
 _NAMED_THING = re.compile(r"(\w+?)(?:'s)?\s+(?:called|named|name)\b", re.IGNORECASE)  # "my restaurant called"
 _OPENING = re.compile(r"(?:^|[.!?]\s+|^- .*?: )\W*$")  # what stands before a sentence's first word
 QUESTION_WORD = re.compile(r"^\W*(what|what's|whats|where|when|who|whose|which|how)\b", re.IGNORECASE)
-
-
-@cache
-def _senses() -> dict[str, frozenset[int]]:
-    found: dict[str, set[int]] = {}
-    for number, group in enumerate(word_list("same_sense")):
-        for word in group.split("|"):
-            found.setdefault(word, set()).add(number)
-    return {word: frozenset(groups) for word, groups in found.items()}
-
-
-def _sense(word: str) -> frozenset[str]:
-    """The word's stem and the groups of the same sense it is in, as keys."""
-    return frozenset({_STEM.stemWord(word), *(f"#{group}" for group in _senses().get(word, ()))})
-
-
-def shares_sense(asked: set[str], said: set[str]) -> bool:
-    """Whether one of `said` is one of `asked`, by stem or sense ("race" in "the full marathon")."""
-    held = set().union(*map(_sense, said)) if said else set()
-    return any(_sense(word) & held for word in asked)
 
 
 def parts(question: str) -> list[str]:
@@ -187,15 +162,8 @@ def _owner(part: str, subjects: frozenset[str], named: Mapping[str, frozenset[st
     """Whose value the part asks for (value_kinds.py `owner_of`), with the words of the same
     sense and the names that stand for one of them ("how old is my dog?": the retriever, Biscuit)."""
     owner = owner_of(part, subjects, _asked(part, subjects)[0])
-    alike = owner | {word for group in map(_group_words, owner) for word in group}
+    alike = owner | {word for group in map(group_words, owner) for word in group}
     return frozenset(alike | {name for name, stands in named.items() if stands & alike})
-
-
-@cache
-def _group_words(word: str) -> frozenset[str]:
-    """The words of the groups of the same sense `word` is in."""
-    return frozenset(other for group in word_list("same_sense") if word in group.split("|")
-                     for other in group.split("|"))
 
 
 def _has_value(candidate: Candidate, value: str, part: str, subjects: frozenset[str] = frozenset(),
@@ -223,9 +191,9 @@ def score(part: str, candidate: Candidate, subjects: frozenset[str], named: Mapp
         return 0.0
     text = f"{candidate.note} {alias_words(candidate.text, named)}"  # with its day
     kind = _KIND.match(part)  # "what language am I learning?": one of the kind ("Spanish"), if the kind has members
-    if kind and _senses().get(kind[1].lower()) and not shares_sense({kind[1].lower()}, content_words(text)):
+    if kind and senses().get(kind[1].lower()) and not shares_sense({kind[1].lower()}, content_words(text)):
         return 0.0
-    if not _holds_all(_asked(part, subjects)[0] & _SOMEONE, text):  # "my daughter" is never the word left out
+    if not holds_all(_asked(part, subjects)[0] & _SOMEONE, text):  # "my daughter" is never the word left out
         return 0.0
     return held_share(part, text, subjects)
 
@@ -236,23 +204,8 @@ def held_share(part: str, text: str, subjects: frozenset[str]) -> float:
     asked, said = _asked(part, subjects)[0], content_words(text)
     if asked and kind_values(text, "job"):  # "which city do I work in?" is told by "I'm a pastry chef in Montreal"
         said.add("job")
-    held = set().union(*map(_sense, said))
-    return sum(1 for word in asked if _sense(word) & held or misspelled(word, said)) / len(asked) if asked else 1.0
-
-
-def misspelled(word: str, said: set[str]) -> bool:
-    """Whether one of `said` is `word` spelled another way ("studyin", "studyng", "alergic"): both
-    at least SPELLED_LENGTH letters, and the same with doubled letters written once, or the same
-    first three and alike by SPELLED_RATIO (difflib)."""
-    if len(word) < SPELLED_LENGTH:
-        return False
-    return any(len(other) >= SPELLED_LENGTH and (_squeezed(other) == _squeezed(word) or (other[:3] == word[:3]
-               and SequenceMatcher(None, word, other).ratio() >= SPELLED_RATIO)) for other in said)
-
-
-def _squeezed(word: str) -> str:
-    """The word with each doubled letter written once: "allergic" and "alergic" are one."""
-    return re.sub(r"(\w)\1+", r"\1", word)
+    held = set().union(*map(sense, said))
+    return sum(1 for word in asked if sense(word) & held or misspelled(word, said)) / len(asked) if asked else 1.0
 
 
 def asked_words(part: str, subjects: frozenset[str]) -> set[str]:
@@ -262,7 +215,7 @@ def asked_words(part: str, subjects: frozenset[str]) -> set[str]:
 
 def holds_asked(part: str, word: str, subjects: frozenset[str]) -> bool:
     """Whether `word` (one word of a record) is one of the part's asked words, by stem or sense."""
-    return any(_sense(asked) & _sense(found) for asked in _asked(part, subjects)[0] for found in content_words(word))
+    return any(sense(asked) & sense(found) for asked in _asked(part, subjects)[0] for found in content_words(word))
 
 
 def subjects_of(candidates: Sequence[Candidate], question: str = "") -> frozenset[str]:
@@ -393,12 +346,6 @@ def asks_of_records(question: str, candidates: Sequence[Candidate]) -> bool:
         rest = asked_words_ - content_words(thing[1]) if thing else set()
         if not (asked_words_ and value) and not rest:
             continue
-        if any(_holds_all(rest or asked_words_, c.note) for c in candidates):
+        if any(holds_all(rest or asked_words_, c.note) for c in candidates):
             return True
     return False
-
-
-def _holds_all(asked: set[str], text: str) -> bool:
-    said = content_words(text)
-    held = set().union(*map(_sense, said))
-    return all(_sense(word) & held or misspelled(word, said) for word in asked)

@@ -208,7 +208,8 @@ def _owns_value(clause: str, text: str, owner: frozenset[str], at: int) -> bool:
     ("my plumber"), no one's value."""
     own = (introduced_name(text) or "").lower()
     others = set(words(text)) & (_THIRD | _RELATIONS | _PETS)  # a name is someone else's only in a record of others
-    names = {w.lower() for name in proper_names(clause[:at] + ".") for w in words(name)} - places(text) if others else set()
+    names = ({w.lower() for name in proper_names(clause[:at] + ".") for w in words(name)} - places(text)
+             if others else set())
     people = _SELF | _THIRD | _RELATIONS | owner | names
     before = [word.removesuffix("'s") for word in words(clause[:at])]
     where = next((i for i in range(len(before) - 1, -1, -1) if before[i] in people), None)

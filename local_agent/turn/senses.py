@@ -1,0 +1,67 @@
+"""Whether two words say the same: by stem, by a group of the same sense (words.toml
+`same_sense`: "mum" for "mother", "work" for "job", "guitar" for "instrument"), or as one word
+spelled another way ("studyin", "alergic"). told.py reads a question's asked words with it."""
+
+from __future__ import annotations
+
+import re
+from difflib import SequenceMatcher
+from functools import cache
+
+import Stemmer
+
+from ..reading.words import word_list
+from .evidence import content_words
+
+SPELLED_LENGTH, SPELLED_RATIO = 6, 0.85  # a word spelled another way: "studyin" for "studyng"
+_STEM = Stemmer.Stemmer("english")
+
+
+@cache
+def senses() -> dict[str, frozenset[int]]:
+    """Each word of a group of the same sense, with the numbers of its groups."""
+    found: dict[str, set[int]] = {}
+    for number, group in enumerate(word_list("same_sense")):
+        for word in group.split("|"):
+            found.setdefault(word, set()).add(number)
+    return {word: frozenset(groups) for word, groups in found.items()}
+
+
+def sense(word: str) -> frozenset[str]:
+    """The word's stem and the groups of the same sense it is in, as keys."""
+    return frozenset({_STEM.stemWord(word), *(f"#{group}" for group in senses().get(word, ()))})
+
+
+def shares_sense(asked: set[str], said: set[str]) -> bool:
+    """Whether one of `said` is one of `asked`, by stem or sense ("race" in "the full marathon")."""
+    held = set().union(*map(sense, said)) if said else set()
+    return any(sense(word) & held for word in asked)
+
+
+@cache
+def group_words(word: str) -> frozenset[str]:
+    """The words of the groups of the same sense `word` is in."""
+    return frozenset(other for group in word_list("same_sense") if word in group.split("|")
+                     for other in group.split("|"))
+
+
+def misspelled(word: str, said: set[str]) -> bool:
+    """Whether one of `said` is `word` spelled another way ("studyin", "studyng", "alergic"): both
+    at least SPELLED_LENGTH letters, and the same with doubled letters written once, or the same
+    first three and alike by SPELLED_RATIO (difflib)."""
+    if len(word) < SPELLED_LENGTH:
+        return False
+    return any(len(other) >= SPELLED_LENGTH and (_squeezed(other) == _squeezed(word) or (other[:3] == word[:3]
+               and SequenceMatcher(None, word, other).ratio() >= SPELLED_RATIO)) for other in said)
+
+
+def _squeezed(word: str) -> str:
+    """The word with each doubled letter written once: "allergic" and "alergic" are one."""
+    return re.sub(r"(\w)\1+", r"\1", word)
+
+
+def holds_all(asked: set[str], text: str) -> bool:
+    """Whether `text` holds each of `asked`, by stem, sense or another spelling."""
+    said = content_words(text)
+    held = set().union(*map(sense, said))
+    return all(sense(word) & held or misspelled(word, said) for word in asked)
