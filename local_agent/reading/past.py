@@ -104,3 +104,8 @@ def _about_past(text: str) -> bool:
         return True
     # "how do I earn my living again?" asks to be reminded, not for advice
     return bool(_SELF.search(_ADDRESSEE.sub("", text))) and (not _ADVICE.match(text) or bool(_AGAIN.search(text)))
+
+
+def asks_what_assistant_said(text: str) -> bool:
+    """Whether `text` asks what the assistant said before ("what did you recommend?")."""
+    return bool(_ASSISTANT_PAST.search(text))

@@ -1,11 +1,10 @@
 """One turn of the assistant: recall, compose, generate (streamed), store, distill, summarize.
 With tools on, the router decides first whether the turn needs a tool (tool_turn.py).
 
-Every dependency is passed in. The answer streams first and `respond` returns a result that
-nothing changes afterwards. Storing the turn, distillation and the rolling summary run
-afterwards on the agent's own worker thread, while the user reads and types; the result holds
-a future for that work (`TurnResult.memory_work()` waits for it). The next turn waits for that
-work rather than competing with it for the CPU.
+Every dependency is passed in. The answer streams first and `respond` returns a result that nothing
+changes afterwards. Storing the turn, distillation and the rolling summary run afterwards on the
+agent's own worker thread, while the user reads and types; the result holds a future for that work
+(`TurnResult.memory_work()` waits for it). The next turn waits for it rather than competing for the CPU.
 """
 
 from __future__ import annotations
@@ -33,6 +32,7 @@ from ..reading import Reading, read
 from ..reading.dates import DateSpan
 from ..types import GenerationSettings, MemoryRecord, Message, RecallHit
 from .answering import Answer
+from .exchange_recall import with_users_words
 from .kind_recall import with_kind_records
 from .latest import latest_first
 from .memory_answers import earlier_answers
@@ -226,7 +226,8 @@ class Agent:
         if not self.memory or self.settings.recall_k <= 0 or reading.small_talk:
             return []
         start = time.perf_counter()
-        hits = self.memory.store.recall(reading.text, k=self.settings.recall_k + 4, today=self.now())
+        hits = with_users_words(reading, self.memory.store.recall(reading.text, k=self.settings.recall_k + 4,
+                                                                  today=self.now()), self.memory.store.records)
         hits = latest_first(reading.text, [h for h in hits if not self._in_window(h.record)])[: self.settings.recall_k]
         hits = with_kind_records(reading, hits, self.memory.store.records, self.settings.recall_k)  # "my job?"
         timings["recall_s"] = time.perf_counter() - start
