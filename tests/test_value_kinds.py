@@ -321,3 +321,12 @@ def test_a_name_after_a_verb_said_to_someone_is_no_place_and_a_name_before_he_is
     dog = [from_dialogue("oh and I have a golden retriever named Biscuit, he's 3"), from_dialogue(biscuit)]
     assert untold_parts("how old is my dog?", dog) == [] and untold_parts("how old am I?", dog) != []
     assert untold_parts("how old is my cat?", dog) != []
+
+
+def test_what_one_eats_and_avoids_is_told_in_other_words_and_spellings():
+    said = [from_dialogue("doc says my colesterol is high so cuting out red meat"),
+            from_dialogue("Hi, I'm Aiko, 34, I live in Leeds and I've been vegetarian for ten years.")]
+    assert untold_parts("what food am i trying to avoid", said) == []  # "cuting" is "cutting", meat a food
+    assert untold_parts("do I eat meat?", said) == [] and untold_parts("is there anything I don't eat?", said) == []
+    assert untold_parts("what did I eat for dinner?", said) != []
+    assert untold_parts("what sport am i trying?", said) != []

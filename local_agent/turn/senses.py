@@ -28,8 +28,20 @@ def senses() -> dict[str, frozenset[int]]:
 
 
 def sense(word: str) -> frozenset[str]:
-    """The word's stem and the groups of the same sense it is in, as keys."""
-    return frozenset({_STEM.stemWord(word), *(f"#{group}" for group in senses().get(word, ()))})
+    """The word's stem and the groups of the same sense it is in, as keys (a word of a group
+    with a doubled letter written once is in it too: "cuting")."""
+    groups = senses().get(word) or _squeezed_senses().get(_squeezed(word), ())
+    return frozenset({_STEM.stemWord(word), *(f"#{group}" for group in groups)})
+
+
+@cache
+def _squeezed_senses() -> dict[str, frozenset[int]]:
+    """The groups of each word of a group of six letters or more, by its doubled letters written once."""
+    found: dict[str, set[int]] = {}
+    for word, groups in senses().items():
+        if len(word) >= SPELLED_LENGTH and _squeezed(word) != word:
+            found.setdefault(_squeezed(word), set()).update(groups)
+    return {word: frozenset(groups) for word, groups in found.items()}
 
 
 def shares_sense(asked: set[str], said: set[str]) -> bool:
