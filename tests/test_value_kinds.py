@@ -330,3 +330,19 @@ def test_what_one_eats_and_avoids_is_told_in_other_words_and_spellings():
     assert untold_parts("do I eat meat?", said) == [] and untold_parts("is there anything I don't eat?", said) == []
     assert untold_parts("what did I eat for dinner?", said) != []
     assert untold_parts("what sport am i trying?", said) != []
+
+
+def test_a_title_or_an_abbreviation_ends_no_sentence():
+    from local_agent.reading.clauses import split_clauses
+    said = [clause.text for clause in split_clauses("I am Dr. Amara Nwosu. I work as a cardiologist at St. Mary's.")]
+    assert said == ["I am Dr. Amara Nwosu", "I work as a cardiologist at St. Mary's"]
+    assert [c.text for c in split_clauses("We met at noon. It was fun.")] == ["We met at noon", "It was fun"]
+
+
+def test_a_member_tells_its_kind_never_another_member_nor_a_name():
+    said = [from_dialogue("I play guitar on Sundays"), from_dialogue("dog = Biscuit. beagle")]
+    assert untold_parts("what instrument do i play", said) == [] and untold_parts("do i play piano?", said) != []
+    assert untold_parts("what breed is my dog?", said) == [] and untold_parts("is my dog a poodle?", said) != []
+    yusuf = [from_dialogue("I'm Yusuf, a chef at a Turkish restaurant in Berlin, I speak German and English.")]
+    assert untold_parts("what's my restaurant called?", yusuf) != []  # a language names no restaurant
+    assert untold_parts("what languages do I speak?", yusuf) == []

@@ -23,7 +23,9 @@ _SPELLINGS = [
     (LazyPattern(r"[\u2018\u2019]"), "'"),
     (LazyPattern(r"\s+"), " "),
 ]
-_SENTENCE_BREAK = LazyPattern(r"(?<=[.!?;])\s+|\s*\n+\s*|(?<=[.!?])(?=[A-Z])")
+# A title or an abbreviation ends no sentence: "I am Dr. Amara Nwosu", "a cardiologist at St. Mary's".
+_NOT_AN_END = "".join(rf"(?<!\b{word}\.)" for word in sorted(word_set("abbreviations")))
+_SENTENCE_BREAK = LazyPattern(rf"(?<=[.!?;]){_NOT_AN_END}\s+|\s*\n+\s*|(?<=[.!?]){_NOT_AN_END}(?=[A-Z])")
 _SUBJECTS = r"(?:I|I'm|I've|I'd|I'll|my|me|we|we're|our|you|your|you're)"
 _QUESTION_OPENERS = (
     r"(?:whats|what|how|where|when|why|who|whom|whose|which|do|does|did|are|is|was|were|have|has|had|"

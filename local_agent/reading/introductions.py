@@ -19,8 +19,10 @@ _ANY = r"[^\W\d_][\w'\u2019-]*"
 _NAME_TWO = rf"{_CAPITAL}(?:\s+{_CAPITAL})?"
 # Clause ends: punctuation, "and", the end, or what follows a name in an introduction.
 _AFTER = r"(?=\s*(?:[,.!;:?)]|$|\band\b|\bbut\b|\bby the way\b|\bnice\b|\bpleased\b|\d|\b(?:a|an|the)\s))"
+# A title before a name is no name: "I am Dr. Amara Nwosu", "my name is Mr. Mori".
+_TITLE = r"(?:(?-i:Dr|Mr|Mrs|Ms|Mx|Prof|Rev|Sir|Dame|Doctor|Professor)\.?\s+)?"
 _STATED = (
-    rf"\bmy (?:first |full |real )?name(?:'s| is)\s+(?P<a>{_NAME_TWO}|{_ANY})",
+    rf"\bmy (?:first |full |real )?name(?:'s| is)\s+{_TITLE}(?P<a>{_NAME_TWO}|{_ANY})",
     rf"\bname'?s\s+(?P<b>{_NAME_TWO}|{_ANY})",
     rf"\b(?:I(?:'m| am) called|people call me)\s+(?P<c>{_NAME_TWO}|{_ANY})",
     rf"\bintroduce myself\W+(?P<d>{_NAME_TWO})",
@@ -30,7 +32,7 @@ _STATED = (
 )
 _PREFERRED = re.compile(rf"\b(?:call me|I go by|I prefer to be called|my nickname is)\s+(?P<n>{_NAME_TWO}|{_ANY})",
                         re.IGNORECASE)
-_I_AM = re.compile(rf"\b(?:I'm|I am|im|i m)\s+(?P<n>{_NAME_TWO}){_AFTER}", re.IGNORECASE)
+_I_AM = re.compile(rf"\b(?:I'm|I am|im|i m)\s+{_TITLE}(?P<n>{_NAME_TWO}){_AFTER}", re.IGNORECASE)
 _I_AM_LOWER = re.compile(rf"\b(?:I'm|I am|im)\s+(?P<n>{_ANY}){_AFTER}", re.IGNORECASE)
 _OPENING = re.compile(rf"^\W*(?:(?:it's|it is|this is)\s+(?P<a>{_NAME_TWO}|{_ANY})(?=\W*$|[.!,])"
                       rf"|(?P<b>{_NAME_TWO}|{_ANY})\s+here\b)", re.IGNORECASE)

@@ -1,6 +1,7 @@
-"""Whether two words say the same: by stem, by a group of the same sense (words.toml
-`same_sense`: "mum" for "mother", "work" for "job", "guitar" for "instrument"), or as one word
-spelled another way ("studyin", "alergic"). told.py reads a question's asked words with it."""
+"""Whether a word said holds a word asked: by stem, by a group of the same sense (words.toml
+`same_sense`: "mum" for "mother", "work" for "job"), as a member of the kind asked (`kinds`:
+"guitar" for "instrument", never "guitar" for "piano"), or as one word spelled another way
+("studyin", "alergic"). told.py reads a question's asked words with it."""
 
 from __future__ import annotations
 
@@ -30,7 +31,7 @@ def senses() -> dict[str, frozenset[int]]:
 def sense(word: str) -> frozenset[str]:
     """The word's stem and the groups of the same sense it is in, as keys (a word of a group
     with a doubled letter written once is in it too: "cuting")."""
-    groups = senses().get(word) or _squeezed_senses().get(_squeezed(word), ())
+    groups = senses().get(word) or _squeezed_senses().get(_squeezed(word), frozenset())
     return frozenset({_STEM.stemWord(word), *(f"#{group}" for group in groups)})
 
 
@@ -44,17 +45,54 @@ def _squeezed_senses() -> dict[str, frozenset[int]]:
     return {word: frozenset(groups) for word, groups in found.items()}
 
 
+@cache
+def _kinds() -> tuple[dict[str, frozenset[int]], dict[str, frozenset[int]]]:
+    """The kinds each word names (`kinds`' left sides), and the kinds each word is a member of."""
+    naming: dict[str, set[int]] = {}
+    members: dict[str, set[int]] = {}
+    for number, entry in enumerate(word_list("kinds")):
+        names, _, said = entry.partition("=")
+        for word in names.split("|"):
+            naming.setdefault(word, set()).add(number)
+        for word in said.split("|"):
+            members.setdefault(word, set()).add(number)
+    return ({w: frozenset(k) for w, k in naming.items()}, {w: frozenset(k) for w, k in members.items()})
+
+
+def a_member(word: str) -> bool:
+    """Whether `word` is a member of a kind words.toml lists ("german" of languages)."""
+    return word in _kinds()[1]
+
+
+def names_kind(word: str) -> bool:
+    """Whether `word` names a kind whose members words.toml lists ("instrument", "breed")."""
+    return word in _kinds()[0]
+
+
+def asked_sense(word: str) -> frozenset[str]:
+    """An asked word's keys: its `sense`, and the kinds it names."""
+    return sense(word) | {f"%{kind}" for kind in _kinds()[0].get(word, ())}
+
+
+def said_sense(word: str) -> frozenset[str]:
+    """A said word's keys: its `sense`, the kinds it names and the kinds it is a member of."""
+    naming, members = _kinds()
+    return sense(word) | {f"%{kind}" for kind in naming.get(word, frozenset()) | members.get(word, frozenset())}
+
+
 def shares_sense(asked: set[str], said: set[str]) -> bool:
-    """Whether one of `said` is one of `asked`, by stem or sense ("race" in "the full marathon")."""
-    held = set().union(*map(sense, said)) if said else set()
-    return any(sense(word) & held for word in asked)
+    """Whether one of `said` holds one of `asked`, by stem, sense or kind ("race" in "the full marathon")."""
+    held = set().union(*map(said_sense, said)) if said else set()
+    return any(asked_sense(word) & held for word in asked)
 
 
 @cache
 def group_words(word: str) -> frozenset[str]:
-    """The words of the groups of the same sense `word` is in."""
-    return frozenset(other for group in word_list("same_sense") if word in group.split("|")
-                     for other in group.split("|"))
+    """The words of the groups of the same sense `word` is in, and the members of the kinds it
+    names ("dog": "retriever", "beagle")."""
+    alike = {other for group in word_list("same_sense") if word in group.split("|") for other in group.split("|")}
+    kinds = _kinds()[0].get(word, frozenset())
+    return frozenset(alike | {member for member, of in _kinds()[1].items() if of & kinds})
 
 
 def misspelled(word: str, said: set[str]) -> bool:
@@ -75,5 +113,5 @@ def _squeezed(word: str) -> str:
 def holds_all(asked: set[str], text: str) -> bool:
     """Whether `text` holds each of `asked`, by stem, sense or another spelling."""
     said = content_words(text)
-    held = set().union(*map(sense, said))
-    return all(sense(word) & held or misspelled(word, said) for word in asked)
+    held = set().union(*map(said_sense, said))
+    return all(asked_sense(word) & held or misspelled(word, said) for word in asked)

@@ -6,7 +6,8 @@ A transparent scorer, its margin chosen on the live set's dev split (docs/answer
   (the subject: "Jonas", "Mochi"); a word that asks for a name ("name", "called") or a number
   ("old", "age") is no asked word, it asks for a value instead;
 - a candidate (a memory shown, or an earlier message) holds an asked word when it has the word
-  or one of the same sense (words.toml `same_sense`: "mum" for "mother", "work" for "job");
+  or one of the same sense (words.toml `same_sense`: "mum" for "mother", "work" for "job"), or a
+  member of the kind it names (`kinds`: "guitar" for "instrument"; senses.py);
 - a candidate answers when it holds every asked word and, when a name is asked for, a proper
   name the question does not hold, when a number is asked for, a number; "when" asks for a
   day, a date, a number or a time phrase ("on the 3rd", "just now": dates/event_days.py), "who"
@@ -33,7 +34,7 @@ from ..reading.values import extract
 from ..reading.words import MONTHS, NUMBER_WORDS, STOPWORDS, WEEKDAYS, word_set, words
 from .aliases import alias_words, aliases
 from .evidence import Candidate, asks_only, content_words
-from .senses import group_words, holds_all, misspelled, sense, senses, shares_sense
+from .senses import a_member, asked_sense, group_words, holds_all, misspelled, names_kind, said_sense, shares_sense
 from .value_kinds import (
     KIND_NOUNS,
     asked_kind,
@@ -83,6 +84,7 @@ _LEADING_PREPOSITION = re.compile(r"^\W*(?:on|in|at|for|from|to|with|by|during)\
                                   r"(?=(?:what|which|whose|who|whom|how|when|where)\b)", re.IGNORECASE)
 _OWN_RELATION = re.compile(rf"\b(?:my|our)\s+({'|'.join(sorted(word_set('relations'), key=len, reverse=True))})\b",
                            re.IGNORECASE)
+_OWN_NAME = re.compile(r"\b(?:my|your)\s+(?:first\s+|full\s+|last\s+)?name\b|\bwho\s+am\s+i\b", re.IGNORECASE)
 _PRONOUN = re.compile(r"\b(?:(?P<whose>his|their)|(?P<her>her)(?=\s+[a-z])|(?P<who>he|she|they|him|them|her))\b",
                       re.IGNORECASE)
 
@@ -133,14 +135,15 @@ def _describes(name: str, text: str, part: str) -> bool:
 def names_for(part: str, text: str) -> set[str]:
     """The names in `text` (lower case) that could answer a part asking for a name: not one the
     part says itself, not a place unless a town is asked, not one that only describes the thing
-    asked ("a Turkish restaurant" for "what's my restaurant called?"), not the user's own for
-    someone of theirs ("my name is Tomás and my mom is in the hospital" names no mother)."""
+    asked ("a Turkish restaurant" for "what's my restaurant called?"), not the user's own unless
+    asked ("my name is Tomás and my mom is in the hospital" names no mother), not a
+    member of a kind ("German", "Turkish": languages, no names of a thing)."""
     asked = {w.lower() for w in proper_names(part + ".")}
     asked |= set() if asks_place(part) else places(text)
-    if _OWN_RELATION.search(part) and (own := introduced_name(text)):  # "my mom's name" is never the user's own
+    if not _OWN_NAME.search(part) and (own := introduced_name(text)):  # "my mom's name" is never the user's own
         asked |= {own.lower(), *(word.lower() for word in own.split())}
-    return {name.lower() for name in named_inside(text)
-            if name.lower() not in asked and not _describes(name, text, part)}
+    return {name.lower() for name in named_inside(text) if name.lower() not in asked
+            and not _describes(name, text, part) and not a_member(name.lower())}
 
 
 def named_inside(text: str) -> list[str]:
@@ -191,7 +194,7 @@ def score(part: str, candidate: Candidate, subjects: frozenset[str], named: Mapp
         return 0.0
     text = f"{candidate.note} {alias_words(candidate.text, named)}"  # with its day
     kind = _KIND.match(part)  # "what language am I learning?": one of the kind ("Spanish"), if the kind has members
-    if kind and senses().get(kind[1].lower()) and not shares_sense({kind[1].lower()}, content_words(text)):
+    if kind and names_kind(kind[1].lower()) and not shares_sense({kind[1].lower()}, content_words(text)):
         return 0.0
     if not holds_all(_asked(part, subjects)[0] & _SOMEONE, text):  # "my daughter" is never the word left out
         return 0.0
@@ -204,8 +207,8 @@ def held_share(part: str, text: str, subjects: frozenset[str]) -> float:
     asked, said = _asked(part, subjects)[0], content_words(text)
     if asked and kind_values(text, "job"):  # "which city do I work in?" is told by "I'm a pastry chef in Montreal"
         said.add("job")
-    held = set().union(*map(sense, said))
-    return sum(1 for word in asked if sense(word) & held or misspelled(word, said)) / len(asked) if asked else 1.0
+    held = set().union(*map(said_sense, said))
+    return sum(1 for word in asked if asked_sense(word) & held or misspelled(word, said)) / len(asked) if asked else 1.0
 
 
 def asked_words(part: str, subjects: frozenset[str]) -> set[str]:
@@ -215,7 +218,8 @@ def asked_words(part: str, subjects: frozenset[str]) -> set[str]:
 
 def holds_asked(part: str, word: str, subjects: frozenset[str]) -> bool:
     """Whether `word` (one word of a record) is one of the part's asked words, by stem or sense."""
-    return any(sense(asked) & sense(found) for asked in _asked(part, subjects)[0] for found in content_words(word))
+    return any(asked_sense(asked) & said_sense(found) for asked in _asked(part, subjects)[0]
+               for found in content_words(word))
 
 
 def subjects_of(candidates: Sequence[Candidate], question: str = "") -> frozenset[str]:
