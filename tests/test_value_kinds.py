@@ -12,7 +12,14 @@ from local_agent.turn.evidence import from_dialogue, from_memory
 from local_agent.turn.kind_recall import with_kind_records
 from local_agent.turn.plans import plan_reply
 from local_agent.turn.senses import misspelled
-from local_agent.turn.told import asks_of_records, named_inside, names_each_kind, parts, untold_parts
+from local_agent.turn.told import (
+    asks_of_records,
+    draws_on_each_part,
+    named_inside,
+    names_each_kind,
+    parts,
+    untold_parts,
+)
 from local_agent.turn.value_kinds import asked_kind, kind_values
 from local_agent.types import MemoryKind, MemoryRecord, Provenance, RecallHit
 
@@ -304,8 +311,9 @@ def test_she_or_he_opening_a_record_is_the_one_of_theirs_said_that_day():
 
 
 def test_a_kind_with_members_is_told_by_one_of_them():
-    oskar = [from_dialogue("started guitar 2 days ago"), from_dialogue("dog = Biscuit. beagle")]
+    oskar = [from_dialogue("started guitar lessons 2 days ago"), from_dialogue("dog = Biscuit. beagle")]
     assert untold_parts("what instrument am i learning", oskar) == []
+    assert untold_parts("which hospital do i work at", [from_dialogue("i'm Dana. ER nurse.")]) != []
     assert untold_parts("what language am i learning", oskar) != []  # learning, but no language
     assert untold_parts("what breed is my dog?", oskar) == [] and untold_parts("what sport do i play?", oskar) != []
     assert asks_of_records("dog's name and breed?", oskar)
@@ -346,3 +354,12 @@ def test_a_member_tells_its_kind_never_another_member_nor_a_name():
     yusuf = [from_dialogue("I'm Yusuf, a chef at a Turkish restaurant in Berlin, I speak German and English.")]
     assert untold_parts("what's my restaurant called?", yusuf) != []  # a language names no restaurant
     assert untold_parts("what languages do I speak?", yusuf) == []
+
+
+def test_a_name_standing_for_the_subject_answers_nothing_of_it():
+    told = ["- 5 November 2026, you: I should mention that my granddaughter, Zainab, visited me on Tuesday.",
+            "- 5 November 2026, you: She is studying law in Lagos."]
+    said = with_antecedents([from_memory(line) for line in told])
+    question = "What is my granddaughter's name and what does she study?"
+    assert not draws_on_each_part("Your granddaughter, Zainab, visited you on Tuesday.", question, said, [])
+    assert draws_on_each_part("Your granddaughter is Zainab and she studies law.", question, said, [])

@@ -203,10 +203,11 @@ def score(part: str, candidate: Candidate, subjects: frozenset[str], named: Mapp
 
 def held_share(part: str, text: str, subjects: frozenset[str]) -> float:
     """The share of the part's asked words `text` holds, by stem or sense (a record that names a
-    job of the user's holds "work"), whatever value the part asks for (1.0 when none are asked)."""
-    asked, said = _asked(part, subjects)[0], content_words(text)
-    if asked and kind_values(text, "job"):  # "which city do I work in?" is told by "I'm a pastry chef in Montreal"
-        said.add("job")
+    job of the user's holds "work" for a part asking where), whatever value the part asks for
+    (1.0 when none are asked)."""
+    (asked, value), said = _asked(part, subjects), content_words(text)
+    if asked and value in ("place", "where") and kind_values(text, "job"):  # "which city do I work in?" is told
+        said.add("job")  # by "I'm a pastry chef in Montreal"; "which hospital do I work at?" by no job alone
     held = set().union(*map(said_sense, said))
     return sum(1 for word in asked if asked_sense(word) & held or misspelled(word, said)) / len(asked) if asked else 1.0
 
@@ -281,14 +282,16 @@ def draws_on_each_part(answer: str, question: str, candidates: Sequence[Candidat
     answers the part which the question does not hold and which is none of `names` (the user's
     own: "Tomás is a doctor" says nothing of what Jonas does); of a part that names its subject,
     a word of the record's clause about the subject ("Jonas at the Ghent residence" says
-    nothing of what Jonas does either)."""
+    nothing of what Jonas does either); a name that only stands for the part's subject ("Zainab"
+    for "what does my granddaughter study?") draws on nothing."""
     said = content_words(answer) - content_words(question) - {w for name in names for w in content_words(name)}
     candidates = said_by_user(candidates)
-    subjects = subjects_of(candidates, question)
+    subjects, standing = subjects_of(candidates, question), aliases(c.text for c in candidates)
     for part in parts(question):
         told = [c for c in candidates if score(part, c, subjects) >= margin(part, subjects) - 1e-9]
         named = {word for name in proper_names(part + ".") for word in content_words(name)} & subjects
-        if told and not any(said & _near(c.text, named) for c in told):
+        whose = {name for name, stands in standing.items() if stands & content_words(part)}  # "Zainab" for "she"
+        if told and not any((said - whose) & _near(c.text, named) for c in told):
             return False
     return True
 
