@@ -196,3 +196,10 @@ def test_period_bounds_and_the_weekend_asked_by_name(message: str, ending: str):
 def test_a_span_is_counted_in_the_unit_the_question_says(message: str, unit: str):
     arguments = date_question(message)
     assert arguments is not None and arguments["unit"] == unit
+
+
+def test_a_holiday_written_beside_its_date_names_one_day():
+    asked = date_question("the kids ask how long till Halloween (Oct 31 this year). how many days is that from today?")
+    assert asked == {"operation": "between", "date": "today", "other": "--10-31", "unit": "days"}
+    twice = date_question("how many days between Oct 31 and Oct 31?")  # written twice: two dates
+    assert (twice["date"], twice["other"]) == ("--10-31", "--10-31")

@@ -79,8 +79,8 @@ def date_question(message: str) -> dict[str, Any] | None:
 
 
 def _dates(text: str) -> list[str]:
-    """The dates in `text`, in order: written dates, and holidays by name; ISO, or --MM-DD
-    when no year is written."""
+    """The dates in `text`, in order: written dates, and holidays by name (not one written beside
+    its date: "Halloween (Oct 31)" names one day); ISO, or --MM-DD when no year is written."""
     found = [(value.start, value.key) for value in extract(text, ("date",))
              if len(value.key) == 10 or value.key.startswith("--")]  # not a month and year alone
     holidays = [(match, month, day) for pattern, (month, day) in _HOLIDAYS.items()
@@ -89,7 +89,8 @@ def _dates(text: str) -> list[str]:
         if not any(other is not match and other.start() <= match.start() and match.end() <= other.end()
                    and len(other[0]) > len(match[0]) for other, _, _ in holidays):
             year = f"{int(match[1]):04d}" if match[1] else "-"
-            found.append((match.start(), f"{year}-{month:02d}-{day:02d}"))
+            if (key := f"{year}-{month:02d}-{day:02d}") not in {written for _, written in found}:
+                found.append((match.start(), key))  # "Halloween (Oct 31)" names one day
     if not found:  # a weekday beside a written date says which day that is ("... 2000-01-01? a Sunday")
         found += [(match.start(), ("last-" if match[1] else "") + match[2][:3])  # the date tool's fri, last-sat
                   for match in _NAMED_DAY.finditer(text)]
