@@ -200,3 +200,13 @@ def test_an_underflow_is_said_not_answered_as_zero(scripted):
     assert data["answer"] == ("I could not answer this. The calculator failed: the result is too small for the "
                               "calculator to represent (it underflows).")
     assert data["tools"]["route"] == "direct" and scripted.prompts == []
+
+
+def test_an_answer_to_a_one_row_result_names_its_words():
+    from local_agent.turn.tool_answer import names_row
+    grouped = ToolCall("sql_query", {}, "job_industry | count(*)\nhealthcare | 13\n(1 rows)", None, 0.0)
+    assert not names_row("The answer is: 13.", grouped) and names_row("Most work in healthcare (13).", grouped)
+    counted = ToolCall("sql_query", {}, "count(*)\n41\n(1 rows)", None, 0.0)  # a number alone: nothing to name
+    assert names_row("The result is 41.", counted)
+    many = ToolCall("sql_query", {}, "city | n\nLisbon | 4\nPorto | 2\n(2 rows)", None, 0.0)
+    assert names_row("Lisbon has 4.", many)  # several rows: the first value is enough (checked elsewhere)

@@ -37,6 +37,9 @@ def usable(calls: Sequence[ToolCall]) -> list[ToolCall]:
             and not (queried and call.name == "sql_schema")]
 
 
+_NUMBER_CELL = re.compile(r"^[-+]?[\d.,]+%?$")
+
+
 def plain_answer(call: ToolCall) -> str:
     """An answer made from one result by template."""
     text = call.result.strip()
@@ -88,3 +91,13 @@ def failure_answer(calls: Sequence[ToolCall], question: str) -> str:
     if not said:
         return "I could not work this out with the tools."
     return "I could not answer this. " + " ".join(said)
+
+
+def one_row_words(call: ToolCall) -> list[str]:
+    """The words of a one-row SQL result's cells that are no numbers ("healthcare" of
+    "job_industry | count(*) / healthcare | 13"): what the answer to "which industry ...?" names."""
+    lines = call.result.strip().splitlines() if call.name == "sql_query" else []
+    if len(lines) != 3 or not _ROWS.match(lines[-1]) or " | " not in lines[0]:
+        return []
+    cells = [cell.strip() for cell in lines[1].split(" | ")]
+    return [cell for cell in cells if cell and not _NUMBER_CELL.match(cell) and cell.lower() not in ("null", "none")]

@@ -5,8 +5,9 @@ The answer step sees only the question and this turn's results (never the worked
 or the dialogue), so no example value can reach it. Every number, date, weekday, time and
 name in its answer must be supported by those results or the question (grounding/), and it
 must state at least one value the tools returned (an answer that only restates the question
-says nothing). An answer that fails gets one retry, with the result quoted right before the
-answer; if that fails too the answer is built from the result by template (tools/plain.py). A turn whose
+says nothing) and every word of a one-row query result (the group a "which ...?" asks for).
+An answer that fails gets one retry, with the result quoted right before the answer; if that
+fails too the answer is built from the result by template (tools/plain.py). A turn whose
 every call failed or came back empty gets an answer that says so, and the model is not asked.
 
 The path taken is the answer's `check`: accepted, retried, templated or failed."""
@@ -21,7 +22,7 @@ from typing import Literal
 from ..backends.base import Backend
 from ..grounding import Support, Value, check
 from ..tools.loop import ASK_USER, ToolCall
-from ..tools.plain import failure_answer, plain_answer, usable
+from ..tools.plain import failure_answer, one_row_words, plain_answer, usable
 from ..tools.text import quoted_result
 from ..types import GenerationSettings, Message
 
@@ -62,6 +63,13 @@ def _argument_text(arguments: object) -> str:
     return str(arguments)
 
 
+def names_row(draft: str, call: ToolCall) -> bool:
+    """Whether `draft` names each word of a one-row SQL result ("healthcare" for "which industry
+    do most of them work in?"): "The answer is: 13." states the count and leaves out what was asked."""
+    said = draft.lower()
+    return all(word.lower() in said for word in one_row_words(call))
+
+
 def first_sentences(text: str) -> str:
     """The model's answer: its first line, without wrapping quotes, within the length cap."""
     line = next((line.strip() for line in text.strip().splitlines() if line.strip()), "")
@@ -98,7 +106,8 @@ class AnswerStep:
         for path, prompt in (("accepted", results), ("retried", results + "\n\n" + RETRY.format(result=plain))):
             draft = self._generate(question, prompt, tokens)
             verdict = check(draft, support)
-            if draft and verdict.ok and any(returned.supports(value) for value in verdict.values):
+            if draft and verdict.ok and any(returned.supports(value) for value in verdict.values) and names_row(
+                    draft, good[-1]):
                 return Phrased(draft, path, tuple(rejected), tokens)  # type: ignore[arg-type]
             rejected += verdict.unsupported
         return Phrased(plain, "templated", tuple(rejected), tokens)
