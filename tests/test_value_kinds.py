@@ -363,3 +363,12 @@ def test_a_name_standing_for_the_subject_answers_nothing_of_it():
     question = "What is my granddaughter's name and what does she study?"
     assert not draws_on_each_part("Your granddaughter, Zainab, visited you on Tuesday.", question, said, [])
     assert draws_on_each_part("Your granddaughter is Zainab and she studies law.", question, said, [])
+
+
+def test_a_change_of_a_trip_said_as_its_flights_is_the_latest_value():
+    from local_agent.turn.latest import changed
+    said = [from_memory("- 5 November 2026, you: big news, me and mates booked a trip to Lisbon for december!!"),
+            from_memory("- 9 November 2026, you: lol change of plans, flights to lisbon went crazy so we're doing "
+                        "Porto instead, same dates")]
+    assert changed("where's the december trip to?", said) is not None
+    assert changed("what's my job?", said) is None
