@@ -372,3 +372,13 @@ def test_a_change_of_a_trip_said_as_its_flights_is_the_latest_value():
                         "Porto instead, same dates")]
     assert changed("where's the december trip to?", said) is not None
     assert changed("what's my job?", said) is None
+
+
+def test_a_part_asking_a_kind_is_answered_with_a_member_told():
+    oskar = [from_dialogue("dog = Biscuit. beagle")]
+    assert parts("dog's name and breed?") == ["dog's name", "breed?"]
+    assert untold_parts("dog's name and breed?", oskar) == []
+    assert not names_each_kind("The dog is a Biscuit.", "dog's name and breed?", oskar)
+    assert names_each_kind("Biscuit, a beagle.", "dog's name and breed?", oskar)
+    assert untold_parts("what breed is my dog?", [from_dialogue("I have a dog named Rex")]) != []  # a dog is no breed
+    assert parts("what are my husband and dog called?") == ["what are my husband and dog called?"]

@@ -75,9 +75,20 @@ def asked_sense(word: str) -> frozenset[str]:
 
 
 def said_sense(word: str) -> frozenset[str]:
-    """A said word's keys: its `sense`, the kinds it names and the kinds it is a member of."""
-    naming, members = _kinds()
-    return sense(word) | {f"%{kind}" for kind in naming.get(word, frozenset()) | members.get(word, frozenset())}
+    """A said word's keys: its `sense`, and the kinds it is a member of ("beagle" tells a breed,
+    "my dog" does not)."""
+    return sense(word) | {f"%{kind}" for kind in _kinds()[1].get(word, ())}
+
+
+def members_of(word: str) -> frozenset[str]:
+    """The members of the kinds `word` names ("instrument": "piano", "guitar", ...)."""
+    kinds = _kinds()[0].get(word, frozenset())
+    return frozenset(member for member, of in _kinds()[1].items() if of & kinds)
+
+
+def kind_nouns() -> frozenset[str]:
+    """The words that name a kind with members ("instrument", "breed")."""
+    return frozenset(_kinds()[0])
 
 
 def shares_sense(asked: set[str], said: set[str]) -> bool:

@@ -34,7 +34,18 @@ from ..reading.values import extract
 from ..reading.words import MONTHS, NUMBER_WORDS, STOPWORDS, WEEKDAYS, word_set, words
 from .aliases import alias_words, aliases
 from .evidence import Candidate, asks_only, content_words
-from .senses import a_member, asked_sense, group_words, holds_all, misspelled, names_kind, said_sense, shares_sense
+from .senses import (
+    a_member,
+    asked_sense,
+    group_words,
+    holds_all,
+    kind_nouns,
+    members_of,
+    misspelled,
+    names_kind,
+    said_sense,
+    shares_sense,
+)
 from .value_kinds import (
     KIND_NOUNS,
     asked_kind,
@@ -63,9 +74,10 @@ _THING = re.compile(r"^\W*(?:what|which)\s+(?!(?:is|was|are|were|do|does|did|has
                     r"(?:is|was|are|were)\s+(?:the|my|our)\b", re.IGNORECASE)
 _DAY_ASKED = re.compile(r"^\W*(?:what|which)\s+(day|date)\b", re.IGNORECASE)  # "which date was Kenji born?"
 # a part opens with a question word, or names a kind of value after "and" ("my trade and town")
+_SPLITTING = KIND_NOUNS | (kind_nouns() - word_set("pets"))  # "name and breed?": a part asks the breed
 _PART = re.compile(r"\s*(?:,|\band\b|\balso\b)\s*(?=(?:(?:in|at|on|for|with|from|to)\s+)?"
                    r"(?:what|what's|whats|where|when|who|which|how|do|does|did)\b"
-                   rf"|(?:(?:my|your|his|her|their|the)\s+)?(?:{'|'.join(sorted(KIND_NOUNS))})\b)", re.IGNORECASE)
+                   rf"|(?:(?:my|your|his|her|their|the)\s+)?(?:{'|'.join(sorted(_SPLITTING))})\b)", re.IGNORECASE)
 _SPEAKER = re.compile(r"^[A-Z][\w'.-]*(?: [A-Z][\w'.-]*)?: ")  # an imported conversation's line: "Melanie: ..."
 _NAMED_THING = re.compile(r"(\w+?)(?:'s)?\s+(?:called|named|name)\b", re.IGNORECASE)  # "my restaurant called"
 _OPENING = re.compile(r"(?:^|[.!?]\s+|^- .*?: )\W*$")  # what stands before a sentence's first word
@@ -327,11 +339,23 @@ def names_each_kind(answer: str, question: str, candidates: Sequence[Candidate])
             if values and not values & _numbers(answer):
                 return False
             continue
+        if not _names_a_member(answer, part, candidates):  # "breed?" is answered with a breed told
+            return False
+        if not kind:
+            continue
         owner = owner_of(part, subjects, asked_words_)
         values = set().union(*(kind_values(c.text, kind, owner) for c in told))
         if values and not any(re.search(rf"\b{re.escape(value)}", said) for value in values):
             return False
     return True
+
+
+def _names_a_member(answer: str, part: str, candidates: Sequence[Candidate]) -> bool:
+    """Whether `answer` names a member of the kind the part names ("breed": "beagle") that a
+    record answering the part names, when one does."""
+    wanted = set().union(*map(members_of, content_words(part) & kind_nouns()))
+    told = set().union(*(content_words(c.text) & wanted for c in answering(part, candidates))) if wanted else set()
+    return not told or bool(content_words(answer) & told)
 
 
 def _numbers(text: str) -> set[str]:
