@@ -395,3 +395,13 @@ def test_a_memory_answer_that_refuses_is_asked_again_then_not_remembered(tmp_pat
     agent, backend = make_agent(tmp_path, ["I'm sorry, but I can't help with that.", "I can't say."])
     result = agent.respond("What did I do last summer?")
     assert result.answer == DONT_REMEMBER and result.reply_route == "dont-remember" and len(backend.prompts) == 2
+
+
+def test_a_memory_answer_that_says_the_question_back_answers_nothing():
+    echo = "Do you play the piano?"
+    backend = ScriptedBackend([echo, echo])
+    messages = [Message("system", "Be brief."), Message("user", "do I play the piano?")]  # nothing recalled
+    replier = Replier(backend, messages, GenerationSettings(max_tokens=32), None, {}, 0.0,
+                      sources=[m.content for m in messages])
+    reply = replier.reply(ReplyPlan("past"), reading("do I play the piano?"))
+    assert reply.answer.text != echo and reply.route != "grounded"

@@ -256,12 +256,15 @@ class Replier:
         return Reply(self.said(not_told_reply(parts(asked.question), None), answer.tokens), "template:not-told")
 
     def acceptable(self, answer: Answer, asked: _Asked) -> str | None:
-        """The answer's text without the quotes nobody said (quotes.py) when what is left names
-        nothing no source holds and answers (`answers`); an interrupted answer as it is."""
+        """The answer's text without the quotes nobody said (quotes.py) when what is left says
+        something the question does not ("Do you play the piano?" says nothing), names nothing
+        no source holds and answers (`answers`); an interrupted answer as it is."""
         if answer.interrupted:
             return answer.text
         text = without_invented(answer.text, asked.candidates)
-        if not content_words(text) or self.missing(answer._replace(text=text)) or not self.answers(text, asked):
+        if not content_words(text) - content_words(asked.question):  # nothing, or the question said back
+            return None
+        if self.missing(answer._replace(text=text)) or not self.answers(text, asked):
             return None
         return text
 
