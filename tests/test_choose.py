@@ -147,3 +147,11 @@ def test_a_claim_ends_where_another_clause_begins() -> None:
     answer = "You are a retired civil engineer. You live in Leeds and work as a volunteer at the garden."
     assert unheld_claims(answer, sources) == []
     assert unheld_claims("You live in Leeds and you work as a surgeon.", sources) == ["surgeon"]
+
+
+def test_an_answer_that_denies_what_a_record_says_is_caught():
+    from local_agent.turn.content import denied_claims
+    told = ["Hi, I'm Aiko, I've been vegetarian for ten years.", "I don't eat fish"]
+    assert denied_claims("You are not vegetarian.", told) == ["vegetarian"]
+    assert denied_claims("You are vegetarian.", told) == [] and denied_claims("You don't eat fish.", told) == []
+    assert denied_claims("Aiko is not a nurse.", told) == []  # nothing said of it either way

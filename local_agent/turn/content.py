@@ -9,7 +9,9 @@ Definitions:
   opens another clause ("and", "but", "who", ...), at most FIRST_WORDS;
 - a claimed word is held when a record or the question has it, or a word of the same stem
   ("driving" for "driver" is not: "drive" and "driver" are two stems);
-- an answer states an unheld property when some claim has a claimed word no source holds.
+- an answer states an unheld property when some claim has a claimed word no source holds;
+- an answer denies a held property when it says someone is not (does not, never) what a
+  source says they are, unnegated ("You are not vegetarian." after "I've been vegetarian").
 """
 
 from __future__ import annotations
@@ -29,6 +31,29 @@ _VERBS = (r"is|are|am|was|were|'re|'s|works?(?:\s+(?:as|at|in|for))?|worked(?:\s
 _CLAIM = re.compile(
     rf"\b(?:you|your\s+\w+|he|she|they|[A-Z][\w'-]+)\s*(?:{_VERBS})\s+"
     r"(?P<what>(?:(?!\b(?:and|but|who|which|where|while|because|so)\b)[^.,;:!?\n()])+)")
+
+
+# "you are not vegetarian", "you don't eat meat", "he isn't a nurse": a claim said negated
+_NEGATED = re.compile(r"\b(?:you|your\s+\w+|he|she|they|[A-Z][\w'-]+)\s+(?:(?:are|is|am|was|were|do|does|did)\s+"
+                      r"(?:not|never)|aren't|isn't|wasn't|weren't|don't|doesn't|didn't|never|no\s+longer)\s+"
+                      r"(?:\w+\s+)?(?:(?:a|an|the)\s+)?(?P<what>[\w'-]+)", re.IGNORECASE)
+_DENIAL = re.compile(r"\b(?:not|never|no|don't|doesn't|didn't|isn't|aren't|wasn't|weren't)\b", re.IGNORECASE)
+
+
+def denied_claims(answer: str, sources: Iterable[str]) -> list[str]:
+    """The words `answer` says are not so of someone that a source says are, unnegated ("You
+    are not vegetarian." when the record says "I've been vegetarian for ten years")."""
+    said = list(sources)
+    found: list[str] = []
+    for match in _NEGATED.finditer(answer):
+        stem = _STEM.stemWord(match["what"].lower())
+        for source in said:
+            for word in re.finditer(r"[\w'-]+", source):
+                before = source[max(0, word.start() - 20):word.start()]
+                if _STEM.stemWord(word[0].lower()) == stem and not _DENIAL.search(before):
+                    found.append(match["what"])
+                    break
+    return list(dict.fromkeys(found))
 
 
 def _stems(words: Iterable[str]) -> set[str]:

@@ -63,7 +63,7 @@ from ..types import GenerationSettings, Message
 from .aliases import with_antecedents
 from .answering import Answer, stream_answer
 from .choose import Choice, composed, winning
-from .content import unheld_claims
+from .content import denied_claims, unheld_claims
 from .evidence import Candidate, content_words, draws_on, from_dialogue, from_memory, relevant, said_back_evidence
 from .latest import changed, history_reply
 from .memory_answers import after_introduction, not_remembered, user_names
@@ -280,7 +280,8 @@ class Replier:
             return Reply(self.said(composed(chosen), answer.tokens), "template:chosen")
         cut = answer.tokens.completion >= self.settings.max_tokens  # its last word may be cut: not checked
         checked = text.rsplit(None, 1)[0] if cut and " " in text.strip() else text
-        if unheld_claims(checked, [asked.question, *(c.text for c in asked.candidates)]):
+        sources = [asked.question, *(c.text for c in asked.candidates)]
+        if unheld_claims(checked, sources) or denied_claims(checked, sources):  # "You are not vegetarian."
             if asked.said_back:
                 return Reply(self.said(f"I'm not sure. {asked.said_back}", answer.tokens), "template:not-held")
             known = next(iter(said_by_user(asked.evidence)), None)
