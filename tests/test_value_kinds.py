@@ -382,3 +382,13 @@ def test_a_part_asking_a_kind_is_answered_with_a_member_told():
     assert names_each_kind("Biscuit, a beagle.", "dog's name and breed?", oskar)
     assert untold_parts("what breed is my dog?", [from_dialogue("I have a dog named Rex")]) != []  # a dog is no breed
     assert parts("what are my husband and dog called?") == ["what are my husband and dog called?"]
+
+
+def test_a_terse_note_naming_someone_of_theirs_and_a_value_asks_about_them():
+    assert plan_reply(read("wife's name", NOW), []).kind == "past"
+    assert plan_reply(read("kids' names", NOW), []).kind == "past"
+    assert plan_reply(read("wife's name is Ada", NOW), []).kind != "past"  # it tells, it does not ask
+    assert plan_reply(read("sister's wedding was lovely", NOW), []).kind != "past"
+    terse = [from_dialogue("wife Ada, 2 kids"), from_dialogue("ran 10k this morning, 52 mins")]
+    assert untold_parts("what's my wife called?", terse) == [] and untold_parts("what was my 10k time", terse) == []
+    assert untold_parts("what are my kids called", terse) != []  # Ada is the wife

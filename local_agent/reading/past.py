@@ -22,9 +22,11 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
 
 from .clauses import Clause
 from .names import proper_names
+from .words import word_set
 
 # "What's my name?", "who am I?", "do you remember my name?": the program answers from the
 # introductions the dialogue and the memories shown hold.
@@ -61,6 +63,17 @@ _ASKS = re.compile(r"^(?:what|what's|how|where|when|who|whom|whose|which|why|do|
                    r"should|would|will|have|has|had|am|remind|tell)\b", re.IGNORECASE)
 
 
+@cache
+def _terse_ask() -> re.Pattern[str]:
+    """A note that asks a value of someone or something of the user's by naming both: "wife's
+    name", "my dog's breed?", "son's age" (words.toml `relations`, `pets`, and the words that
+    ask a value: `asks_name`, `asks_number`, `asks_job`, `terse_values`)."""
+    who = "|".join(sorted(word_set("relations", "pets"), key=len, reverse=True))
+    what = "|".join(sorted(word_set("asks_name", "asks_number", "asks_job", "terse_values"), key=len, reverse=True))
+    return re.compile(rf"^\W*(?:(?:my|our)\s+)?(?:{who})(?:'s|s')\s+(?:{what})\b(?:\s+(?:and|&)\s+\w+)?\W*$",
+                      re.IGNORECASE)
+
+
 def _question_part(text: str) -> str:
     """The question itself in a clause that opens with something else ("My laptop is loud, but
     anyway, what's a good way to ...?" -> "what's a good way to ...")."""
@@ -92,6 +105,8 @@ def past_question(message: str, clauses: Sequence[Clause], language: str | None)
         return None
     asked = [c for c in clauses if c.act == "question" or _REMIND.search(c.text)
              or (c.act == "request" and _question_part(c.text) != c.text)]  # "I was wondering, where did I ..."
+    if not asked and _terse_ask().match(message):  # "wife's name", "dog's breed?": a question about theirs
+        return PastQuestion(True, (message,), ())
     if not asked:
         return None
     return PastQuestion(any(_about_past(_question_part(clause.text)) for clause in asked),

@@ -26,8 +26,15 @@ from .evidence import Candidate
 @cache
 def _appositive() -> re.Pattern[str]:
     who = "|".join(sorted(word_set("relations", "pets"), key=len, reverse=True))
-    return re.compile(rf"\b(?:[Mm]y|[Oo]ur|[Aa]n?|[Tt]he)\s+(?:[a-z]+\s+)?(?P<who>{who})\s*,?\s+"
-                      r"(?:(?:is\s+)?(?:named|called)\s+)?(?P<name>[A-Z][\w'-]+)")
+    # "my son Tobi", "a son, Tobi", and in a terse note "wife Ada, 2 kids" (the relation opening it)
+    return re.compile(rf"(?:\b(?:[Mm]y|[Oo]ur|[Aa]n?|[Tt]he)\s+(?:[a-z]+\s+)?(?P<who>{who})"
+                      rf"|(?:^\W*|(?<=[.,;:!?] ))(?P<opening>(?i:{who})))"
+                      r"\s*,?\s+(?:(?:is\s+)?(?:named|called)\s+)?(?P<name>[A-Z][\w'-]+)")
+
+
+def _who(match: re.Match[str]) -> str:
+    """The relation or animal an appositive names, in lower case."""
+    return (match["who"] or match["opening"]).lower()
 
 
 def aliases(texts: Iterable[str]) -> dict[str, frozenset[str]]:
@@ -35,7 +42,7 @@ def aliases(texts: Iterable[str]) -> dict[str, frozenset[str]]:
     found: dict[str, set[str]] = {}
     for text in texts:
         for match in _appositive().finditer(text):
-            found.setdefault(match["name"].lower(), set()).add(match["who"].lower())
+            found.setdefault(match["name"].lower(), set()).add(_who(match))
     return {name: frozenset(words) for name, words in found.items() if len(words) == 1}
 
 
@@ -61,7 +68,7 @@ def someone_of_theirs(text: str) -> str | None:
     if len(said) != 1:
         return None
     who = said.pop()
-    named = {m["name"] for m in _appositive().finditer(text) if m["who"].lower() == who}
+    named = {m["name"] for m in _appositive().finditer(text) if _who(m) == who}
     return f"my {who} {named.pop()}" if len(named) == 1 else f"my {who}"
 
 

@@ -149,11 +149,14 @@ def names_for(part: str, text: str) -> set[str]:
     part says itself, not a place unless a town is asked, not one that only describes the thing
     asked ("a Turkish restaurant" for "what's my restaurant called?"), not the user's own unless
     asked ("my name is Tomás and my mom is in the hospital" names no mother), not a
-    member of a kind ("German", "Turkish": languages, no names of a thing)."""
+    member of a kind ("German", "Turkish": languages, no names of a thing), not one said of
+    another relation than the one asked ("wife Ada, 2 kids" names no kid)."""
     asked = {w.lower() for w in proper_names(part + ".")}
     asked |= set() if asks_place(part) else places(text)
     if not _OWN_NAME.search(part) and (own := introduced_name(text)):  # "my mom's name" is never the user's own
         asked |= {own.lower(), *(word.lower() for word in own.split())}
+    standing, whose = aliases([text]), content_words(part) & _SOMEONE  # "wife Ada" names no kid
+    asked |= {name for name, stands in standing.items() if whose and not shares_sense(whose, set(stands))}
     return {name.lower() for name in named_inside(text) if name.lower() not in asked
             and not _describes(name, text, part) and not a_member(name.lower())}
 
