@@ -392,3 +392,18 @@ def test_a_terse_note_naming_someone_of_theirs_and_a_value_asks_about_them():
     terse = [from_dialogue("wife Ada, 2 kids"), from_dialogue("ran 10k this morning, 52 mins")]
     assert untold_parts("what's my wife called?", terse) == [] and untold_parts("what was my 10k time", terse) == []
     assert untold_parts("what are my kids called", terse) != []  # Ada is the wife
+
+
+def test_a_part_naming_someone_is_told_only_by_a_record_of_theirs():
+    said = [from_dialogue("I'm learning to play the cello, lessons on Mondays."),
+            from_dialogue("My sister Marta is getting married next spring, she's a lawyer.")]
+    assert untold_parts("what day are Marta's lessons?", said) != []
+    assert untold_parts("what day are my lessons?", said) == []
+    assert untold_parts("what does Marta do?", said) == []
+
+
+def test_a_record_told_by_a_name_that_stands_for_the_animal_joins_the_recall():
+    collie = _record("c", "turn", "I've got a border collie called Nuno.", "2026-09-10")
+    turned = _record("t", "turn", "Nuno turned 5 yesterday!", "2026-09-15")
+    hits = with_kind_records(read("how old is my dog?", NOW), [RecallHit(collie, 0.5)], lambda: [collie, turned], k=6)
+    assert [hit.record.id for hit in hits] == ["t", "c"]

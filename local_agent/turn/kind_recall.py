@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from ..memory.index.render import prompt_text, turn_speaker
 from ..reading import Reading
 from ..types import MemoryRecord, RecallHit
+from .aliases import aliases
 from .evidence import Candidate, asks_only, from_memory
 from .told import margin, parts, score, subjects_of
 from .value_kinds import asked_kind
@@ -40,15 +41,15 @@ def with_kind_records(reading: Reading, hits: Sequence[RecallHit], records: Call
     if not kinds:
         return list(hits)
     told = [(record, c) for record in records() if (c := _told(record)) is not None]
-    subjects = subjects_of([c for _, c in told], question)
+    subjects, standing = subjects_of([c for _, c in told], question), aliases(c.text for _, c in told)
     shown = {hit.record.id for hit in hits}
     added: list[RecallHit] = []
     recalled = [c for hit in hits if (c := _told(hit.record)) is not None]  # the assistant's words tell nothing
     for part in kinds:
         need = margin(part, subjects) - 1e-9
-        if any(score(part, c, subjects) >= need for c in recalled):
-            continue
-        found = [record for record, c in told if score(part, c, subjects) >= need and record.id not in shown]
+        if any(score(part, c, subjects, standing) >= need for c in recalled):
+            continue  # "how old is my dog?": "Nuno turned 5" when Nuno is the collie
+        found = [record for record, c in told if score(part, c, subjects, standing) >= need and record.id not in shown]
         for record in sorted(found, key=lambda r: (r.provenance.date or "", r.created), reverse=True)[:KIND_RECORDS]:
             shown.add(record.id)
             added.append(RecallHit(record, 0.0))

@@ -204,7 +204,7 @@ def score(part: str, candidate: Candidate, subjects: frozenset[str], named: Mapp
     """The share of the part's asked words the candidate holds (1.0 when none are asked; a name
     of `named` holds the word it stands for: aliases.py), 0.0 when the value the part asks for
     is not in it, when the part names a kind whose members words.toml lists ("what language")
-    and it holds none of them, or when it lacks a relation or an animal the part names."""
+    and it holds none of them, or when it lacks a relation, an animal or a name the part names."""
     if not _has_value(candidate, _asked(part, subjects)[1], part, subjects, named):
         return 0.0
     text = f"{candidate.note} {alias_words(candidate.text, named)}"  # with its day
@@ -212,6 +212,9 @@ def score(part: str, candidate: Candidate, subjects: frozenset[str], named: Mapp
     if kind and names_kind(kind[1].lower()) and not shares_sense({kind[1].lower()}, content_words(text)):
         return 0.0
     if not holds_all(_asked(part, subjects)[0] & _SOMEONE, text):  # "my daughter" is never the word left out
+        return 0.0
+    named = {word for name in proper_names(part + ".") for word in content_words(name)} & subjects
+    if named and not named & content_words(text):  # "what day are Marta's lessons?": a record of Marta's
         return 0.0
     return held_share(part, text, subjects)
 
