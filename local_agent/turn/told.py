@@ -213,8 +213,8 @@ def score(part: str, candidate: Candidate, subjects: frozenset[str], named: Mapp
         return 0.0
     if not holds_all(_asked(part, subjects)[0] & _SOMEONE, text):  # "my daughter" is never the word left out
         return 0.0
-    named = {word for name in proper_names(part + ".") for word in content_words(name)} & subjects
-    if named and not named & content_words(text):  # "what day are Marta's lessons?": a record of Marta's
+    naming = {word for name in proper_names(part + ".") for word in content_words(name)} & subjects
+    if naming and not naming & content_words(text):  # "what day are Marta's lessons?": a record of Marta's
         return 0.0
     return held_share(part, text, subjects)
 
