@@ -407,3 +407,11 @@ def test_a_record_told_by_a_name_that_stands_for_the_animal_joins_the_recall():
     turned = _record("t", "turn", "Nuno turned 5 yesterday!", "2026-09-15")
     hits = with_kind_records(read("how old is my dog?", NOW), [RecallHit(collie, 0.5)], lambda: [collie, turned], k=6)
     assert [hit.record.id for hit in hits] == ["t", "c"]
+
+
+def test_a_member_told_of_someone_else_tells_no_kind_of_the_users():
+    said = [from_dialogue("My husband, Konrad, has recently taken up beekeeping."),
+            from_dialogue("I'm Gwen, I keep chickens in my back garden in Cardiff, six of them.")]
+    assert untold_parts("what hobby have I taken up?", said) != []  # the husband's
+    assert untold_parts("what hobby has my husband taken up?", said) == []
+    assert untold_parts("how many hens have I got?", said) == [] and untold_parts("how many dogs have I got?", said) != []

@@ -53,6 +53,7 @@ from .value_kinds import (
     holds_kind,
     kind_values,
     owner_of,
+    owns_word,
     places,
     says_where,
     without_filler,
@@ -208,8 +209,9 @@ def score(part: str, candidate: Candidate, subjects: frozenset[str], named: Mapp
     if not _has_value(candidate, _asked(part, subjects)[1], part, subjects, named):
         return 0.0
     text = f"{candidate.note} {alias_words(candidate.text, named)}"  # with its day
-    kind = _KIND.match(part)  # "what language am I learning?": one of the kind ("Spanish"), if the kind has members
-    if kind and names_kind(kind[1].lower()) and not shares_sense({kind[1].lower()}, content_words(text)):
+    kind = _KIND.match(part)  # "what language am I learning?": one of the kind ("Spanish") of the owner's
+    if kind and names_kind(kind[1].lower()) and not _owns_member(kind[1].lower(), candidate.text + " " + text,
+                                                                  _owner(part, subjects, named)):
         return 0.0
     if not holds_all(_asked(part, subjects)[0] & _SOMEONE, text):  # "my daughter" is never the word left out
         return 0.0
@@ -217,6 +219,12 @@ def score(part: str, candidate: Candidate, subjects: frozenset[str], named: Mapp
     if naming and not naming & content_words(text):  # "what day are Marta's lessons?": a record of Marta's
         return 0.0
     return held_share(part, text, subjects)
+
+
+def _owns_member(kind: str, text: str, owner: frozenset[str]) -> bool:
+    """Whether `text` names a member of the kind as `owner`'s ("what hobby have I taken up?" is
+    not told by "My husband has taken up beekeeping")."""
+    return any(owns_word(text, word, owner) for word in members_of(kind) if re.search(rf"\b{word}", text, re.I))
 
 
 def held_share(part: str, text: str, subjects: frozenset[str]) -> float:

@@ -200,6 +200,13 @@ def asks_place(part: str) -> bool:
     return bool(set(words(part)) & _PLACE)
 
 
+def owns_word(text: str, word: str, owner: frozenset[str] = frozenset()) -> bool:
+    """Whether `word` is said in `text` as `owner`'s (the user's when none): "beekeeping" in "My
+    husband has taken up beekeeping" is the husband's (see `kind_values`)."""
+    return any(_owns_value(clause.text, text, owner, at.start()) for clause in split_clauses(text)
+               for at in re.finditer(rf"\b{re.escape(word)}", clause.text, re.IGNORECASE))
+
+
 def _owns_value(clause: str, text: str, owner: frozenset[str], at: int) -> bool:
     """Whether the value at `at` in `clause` is `owner`'s (the user's when none): the nearest
     person the clause speaks of before it ("I", "my husband", "she", a name of `owner`) says
