@@ -224,7 +224,8 @@ def score(part: str, candidate: Candidate, subjects: frozenset[str], named: Mapp
 def _owns_member(kind: str, text: str, owner: frozenset[str]) -> bool:
     """Whether `text` names a member of the kind as `owner`'s ("what hobby have I taken up?" is
     not told by "My husband has taken up beekeeping")."""
-    return any(owns_word(text, word, owner) for word in members_of(kind) if re.search(rf"\b{word}", text, re.I))
+    said = set(words(text))
+    return any(owns_word(text, word, owner) for word in members_of(kind) if word in said)
 
 
 def held_share(part: str, text: str, subjects: frozenset[str]) -> float:
