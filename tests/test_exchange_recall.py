@@ -47,3 +47,8 @@ def test_a_question_about_what_the_assistant_said_keeps_its_words():
 def test_a_reply_whose_message_was_not_kept_is_left_out():
     hits = [RecallHit(OTHER, 0.9), RecallHit(HALF, 0.5)]
     assert _ids(with_users_words(read("what race am I training for?", NOW), hits, lambda: STORE)) == ["u1"]
+
+
+def test_a_question_that_does_not_speak_of_the_user_keeps_the_assistants_words():
+    hits = [RecallHit(GARBLED, 0.9)]
+    assert _ids(with_users_words(read("what was that marathon plan again?", NOW), hits, lambda: STORE)) == ["a2"]

@@ -7,7 +7,8 @@ full marathon in April"), and the embedding may rank that reply above the user's
 then the recall holds only the garbled version, which tells nothing (told.py never takes the
 assistant's words as evidence).
 
-Definition: for a question about the past (reading/past.py) that does not ask what the
+Definition: for a question about the user's own past (reading/past.py: it speaks of the user;
+"what was that recipe again?" may ask for the assistant's words) that does not ask what the
 assistant said, each recalled reply of the assistant is replaced, in its place, by the user's
 message of the same exchange (the same session and turn), or left out when that message is
 recalled already or was not kept; the recall never grows.
@@ -37,7 +38,9 @@ def with_users_words(reading: Reading, hits: Sequence[RecallHit], records: Calla
     """`hits` with each reply of the assistant replaced by the user's message it answered (see
     the module's definition); `records` gives the store's records, read only when a reply was
     recalled."""
-    if reading.past is None or asks_what_assistant_said(reading.text) or not any(_reply(h.record) for h in hits):
+    past = reading.past
+    if past is None or not past.certain or asks_what_assistant_said(reading.text) or not any(
+            _reply(h.record) for h in hits):
         return list(hits)
     replied = {_exchange(h.record) for h in hits if _reply(h.record)}
     asked = {_exchange(record): record for record in records()
