@@ -416,3 +416,12 @@ def test_a_member_told_of_someone_else_tells_no_kind_of_the_users():
     assert untold_parts("what hobby has my husband taken up?", said) == []
     assert untold_parts("how many hens have I got?", said) == []
     assert untold_parts("how many dogs have I got?", said) != []
+
+
+def test_a_record_of_her_naming_no_one_else_may_be_the_named_persons():
+    greta = [from_dialogue("My sister's birthday is on 12 December."),
+             from_dialogue("Wait, I got that wrong, her birthday is 14 December. She'd kill me lol."),
+             from_dialogue("Her name's Greta by the way.")]
+    assert untold_parts("When is Greta's birthday?", greta) == []
+    others = [from_dialogue("Tom came over, his birthday is 3 May."), from_dialogue("Greta is my sister.")]
+    assert untold_parts("When is Greta's birthday?", others) != []  # his, and he is Tom

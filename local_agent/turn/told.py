@@ -52,8 +52,9 @@ from .value_kinds import (
     asks_place,
     holds_kind,
     kind_values,
+    of_someone_unnamed,
     owner_of,
-    owns_word,
+    owns_member,
     places,
     says_where,
     without_filler,
@@ -210,22 +211,16 @@ def score(part: str, candidate: Candidate, subjects: frozenset[str], named: Mapp
         return 0.0
     text = f"{candidate.note} {alias_words(candidate.text, named)}"  # with its day
     kind = _KIND.match(part)  # "what language am I learning?": one of the kind ("Spanish") of the owner's
-    if kind and names_kind(kind[1].lower()) and not _owns_member(kind[1].lower(), candidate.text + " " + text,
+    if kind and names_kind(kind[1].lower()) and not owns_member(kind[1].lower(), candidate.text + " " + text,
                                                                   _owner(part, subjects, named)):
         return 0.0
     if not holds_all(_asked(part, subjects)[0] & _SOMEONE, text):  # "my daughter" is never the word left out
         return 0.0
     naming = {word for name in proper_names(part + ".") for word in content_words(name)} & subjects
-    if naming and not naming & content_words(text):  # "what day are Marta's lessons?": a record of Marta's
-        return 0.0
+    if naming and not naming & content_words(text) and not of_someone_unnamed(
+            candidate.text, proper_names(candidate.text), subjects):
+        return 0.0  # "what day are Marta's lessons?": a record of Marta's, or of "her" naming no one else
     return held_share(part, text, subjects)
-
-
-def _owns_member(kind: str, text: str, owner: frozenset[str]) -> bool:
-    """Whether `text` names a member of the kind as `owner`'s ("what hobby have I taken up?" is
-    not told by "My husband has taken up beekeeping")."""
-    said = set(words(text))
-    return any(owns_word(text, word, owner) for word in members_of(kind) if word in said)
 
 
 def held_share(part: str, text: str, subjects: frozenset[str]) -> float:

@@ -31,9 +31,10 @@ from functools import cache
 from ..reading.clauses import split_clauses
 from ..reading.introductions import introduced_name
 from ..reading.names import proper_names
-from ..reading.words import NUMBER_WORDS, word_list, word_set, words
+from ..reading.words import MONTHS, NUMBER_WORDS, WEEKDAYS, word_list, word_set, words
 from ..tools.question_text import edit_distance, known_word
 from .evidence import content_words
+from .senses import members_of
 
 Kind = str  # "job", "place" or ""
 _JOB = word_set("asks_job")
@@ -46,6 +47,7 @@ _TO_SOMEONE = word_set("to_someone")
 _SELF = frozenset("i i'm me my mine myself we our us".split())
 _INTRODUCING = frozenset("me i'm im am".split())  # the word before the user's own name
 _POSSESSIVE = frozenset("my our his her their your".split())
+_CALENDAR = frozenset([*MONTHS, *WEEKDAYS])  # a capitalized word that names no one
 _THIRD = frozenset("he she his her him they their them".split())
 KIND_NOUNS = _JOB | _PLACE  # the nouns that name a kind of value
 _DOES = re.compile(r"^\W*what\s+(?:do|does|did)\s+(?:\w+\s+){1,2}do\b(?:\s+for\s+(?:work|a\s+living))?\W*$",
@@ -241,3 +243,18 @@ def _owns(clause: str, text: str, owner: frozenset[str]) -> bool:
     if owner:
         return bool(said & owner) or bool(everything & owner and said & _THIRD)
     return not (said & (_THIRD | _RELATIONS | {"named", "called"}))
+
+
+def of_someone_unnamed(text: str, named: Iterable[str], subjects: frozenset[str]) -> bool:
+    """Whether `text` speaks of someone by "she", "her", "he" or "his" and, of `named` (its
+    names), names none of `subjects` ("her birthday is 14 December" may be Greta's)."""
+    opening = re.match(r"\W*(\w+),", text)  # "Wait, I got that wrong": no name
+    others = {w for name in named for w in content_words(name)} - _CALENDAR - {opening[1].lower() if opening else ""}
+    return bool(set(words(text)) & _THIRD) and not others & subjects
+
+
+def owns_member(kind: str, text: str, owner: frozenset[str]) -> bool:
+    """Whether `text` names a member of the kind as `owner`'s ("what hobby have I taken up?" is
+    not told by "My husband has taken up beekeeping")."""
+    said = set(words(text))
+    return any(owns_word(text, word, owner) for word in members_of(kind) if word in said)
