@@ -121,3 +121,19 @@ def test_a_clock_time_with_seconds_holds_no_quantity() -> None:
 def test_a_sum_where_the_problem_says_times_as_many_is_doubted(text, expression, cue):
     from local_agent.reading.problems.solve import cue_missed
     assert cue_missed(text, expression) == cue
+
+
+@pytest.mark.parametrize("text", [
+    "how many cans of paint do i need for my walls, one can covers about 35 sq meters",
+    "how many pounds is 68 kg? round to 1 decimel",
+])
+def test_a_reading_that_multiplies_or_divides_by_one_is_doubted(text: str) -> None:
+    result = solve(text)  # "35 ÷ 1" would win by its margin
+    assert isinstance(result, Unsure) and result.reason == "a one that changes nothing"
+    assert result.reading.endswith("but the 1 there changes nothing; could you say how you would work it out?")
+
+
+def test_a_one_that_is_a_quantity_of_its_own_is_read() -> None:
+    """The look-alike: a 1 added or taken away is a quantity like any other."""
+    result = solve("Tom had 1 apple and Ann gave him 4 more apples. How many apples does Tom have now?")
+    assert isinstance(result, Solved) and result.value == 5

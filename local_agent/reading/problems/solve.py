@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from .candidates import Candidate, asks_for_both, candidates
 from .dimensions import unit_check
 from .features import features
-from .quantities import Reading, read
+from .quantities import Quantity, Reading, read
 from .ranker import RankerWeights, shipped, softmax
 
 
@@ -68,6 +68,20 @@ def cue_missed(text: str, expression: str) -> str | None:
     return found.group() if found and "×" not in expression and "÷" not in expression else None
 
 
+def by_one(candidate: Candidate, quantities: tuple[Quantity, ...]) -> str | None:
+    """A quantity of 1 that `candidate` multiplies or divides by ("35 ÷ 1" for "one can covers
+    35 square metres"), as written: it changes nothing, so the reading uses one number, not two;
+    else None."""
+    for side in (candidate.left, candidate.right):
+        if isinstance(side, Candidate):
+            if (found := by_one(side, quantities)) is not None:
+                return found
+        elif candidate.top in ("*", "/", "floor", "ceil") and quantities[side].value == 1 \
+                and (side == candidate.right or candidate.top == "*"):
+            return quantities[side].text
+    return None
+
+
 def number_text(value: float) -> str:
     rounded = round(value, 2)
     return f"{int(rounded)}" if rounded == int(rounded) else f"{rounded:.2f}".rstrip("0")
@@ -107,6 +121,9 @@ def solve(text: str, weights: RankerWeights | None = None) -> Solved | Unsure:
     if margin >= needed and fits is not None and not fits(best):  # 12 pens × $7.80 is no price per item
         return Unsure(expression, value, f"I read this as {expression} = {number_text(value)}, but that does not "
                       "give what you asked for; could you say how you would work it out?", margin, "units")
+    if margin >= needed and (one := by_one(best, ranked.reading.quantities)) is not None:  # "35 ÷ 1"
+        return Unsure(expression, value, f"I read this as {expression} = {number_text(value)}, but the {one} there "
+                      "changes nothing; could you say how you would work it out?", margin, "a one that changes nothing")
     if margin >= needed and (cue := cue_missed(text, expression)):  # "3 times as many" read as 3 + 14
         return Unsure(expression, value, f"I read this as {expression} = {number_text(value)}, but \"{cue}\" asks "
                       "for a product or a share; is that what you meant?", margin, "a cue left out")

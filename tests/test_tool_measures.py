@@ -1,0 +1,74 @@
+"""What a calculation measures against what the question asks (tools/measures.py, issue 42):
+each form that is doubted has a look-alike that is not."""
+
+from __future__ import annotations
+
+import pytest
+
+from local_agent.tools.measures import asked_measure, change_as_total, measure_left_out, reading_doubt
+
+
+@pytest.mark.parametrize(("message", "expression", "said"), [
+    ("how many 30x30 cm tiles do i need for the bathroom floor?", "30*30",
+     "you asked for a count of tiles, and it gives an area"),
+    ("how many tiles for the bathroom floor, tiles are 30x30 cm", "30*30",
+     "you asked for a count of tiles, and it gives an area"),
+    ("how long till my car loan is paid off if i pay 300 a month at 6% interest?", "300 * (1 - 6 / 100)",
+     "you asked for a time, and it gives an amount per time"),
+    ("how many cans of paint do i need for my walls, one can covers about 35 sq meters", "35 ÷ 1",
+     "you asked for a count of cans, and it gives an area"),
+    ("how many millilitres are in two and a half cups, if one cup is two hundred fifty ml?", "250 ÷ 2.5",
+     "you asked for a volume, and it gives an amount per volume"),
+    ("I drive 60 km/h for 3 hours. How many hours is that?", "60 × 3", "you asked for a time, and it gives a length"),
+])
+def test_a_reading_of_another_measure_than_the_one_asked_is_doubted(message: str, expression: str, said: str):
+    assert measure_left_out(message, expression) == said
+
+
+@pytest.mark.parametrize(("message", "expression"), [
+    ("how many 30x30 cm tiles cover a floor of 270x360 cm?", "(270 × 360) ÷ (30 × 30)"),  # a count of tiles
+    ("how many millilitres are in two and a half cups, if one cup is two hundred fifty ml?", "2.5 × 250"),
+    ("I drive 60 km/h for 3 hours. How many km do I go?", "60 × 3"),
+    ("How many hours to drive 180 km at 60 km/h?", "180 ÷ 60"),
+    ("A box holds 8 eggs. I have 50 eggs. How many boxes can I fill completely?", "⌊50 ÷ 8⌋"),
+    ("how much will 3 kg of apples cost at $2.50 a kg?", "3 × 2.5"),
+    ("She slept 8 hours. If an hour is made of 60 minutes, how many minutes did she sleep?", "8 × 60"),
+    ("how many pounds is 68 kg?", "68 * 2.20462"),  # a factor the message does not hold: not checked
+    ("A machine washes 28 pounds of clothes per day. How many machines for 200 pounds a day?", "⌈200 ÷ 28⌉"),
+    ("She kept 15 stones and had 78. How many did she send away?", "78 - 15"),  # asks no measure
+    ("how long is the rope if I cut 3 pieces of 2 m?", "3 × 2"),  # "how long is": a length or a time
+])
+def test_a_reading_of_the_measure_asked_or_of_one_not_read_is_not_doubted(message: str, expression: str):
+    assert measure_left_out(message, expression) is None
+
+
+@pytest.mark.parametrize(("message", "asked"), [
+    ("how many kg bags do I need?", "a count of bags"), ("how many miles per gallon do I get?", "a length per volume"),
+    ("how much time will it take?", "a time"), ("how much will the fuel cost?", "an amount of money"),
+])
+def test_what_a_question_asks_for(message: str, asked: str):
+    found = asked_measure(message)
+    assert found is not None and found[1] == asked
+
+
+@pytest.mark.parametrize("message", ["how much flour do I need?", "how many are left?", "what is 3 times 4?",
+                                     "how many pounds is that?"])
+def test_questions_that_ask_no_measure_this_reads(message: str):
+    assert asked_measure(message) is None
+
+
+def test_a_change_asked_and_a_total_worked_out_is_doubted():
+    message = "I put $2,000 into a CD at 3.5% simple interest per year. How much interest will I have earned?"
+    assert change_as_total(message, "2000 * (1 + 3.5 / 100)") == "interest"
+    assert reading_doubt(message, "2000 * (1 + 3.5 / 100)") == \
+        "you asked for the interest, and it gives the amount with the interest in it"
+    assert change_as_total("what is the tip on $80 at 15%?", "80 plus 15%") == "tip"
+
+
+@pytest.mark.parametrize(("message", "expression"), [
+    ("How much interest will I earn on $2000 at 3.5% a year?", "3.5 / 100 * 2000"),  # the interest itself
+    ("what's the total with a 15% tip on $80?", "80 * (1 + 15 / 100)"),  # a total asked
+    ("how much do I pay including 8% tax on $40?", "40 * (1 + 8 / 100)"),
+])
+def test_a_change_worked_out_or_a_total_asked_is_not_doubted(message: str, expression: str):
+    assert change_as_total(message, expression) is None
