@@ -137,3 +137,58 @@ def test_a_one_that_is_a_quantity_of_its_own_is_read() -> None:
     """The look-alike: a 1 added or taken away is a quantity like any other."""
     result = solve("Tom had 1 apple and Ann gave him 4 more apples. How many apples does Tom have now?")
     assert isinstance(result, Solved) and result.value == 5
+
+
+@pytest.mark.parametrize(("question", "expression", "cue"), [
+    ("how many apples are left", "12 + 5", "left"),  # "left" asks to take away
+    ("how many eggs are left over", "⌊50 ÷ 8⌋", "left"),
+    ("what is their average score", "80 + 90", "average"),
+    ("how many apples are left", "12 - 5", None),  # it takes away
+    ("how many eggs are left over", "the remainder of 50 ÷ 8", None),
+    ("what is their average score", "(80 + 90) ÷ 2", None),
+    ("how far did he walk after he turned", "3 + 4", None),  # no cue in the question
+])
+def test_a_question_that_asks_to_take_away_or_share_out_is_doubted_when_the_reading_does_not(question, expression,
+                                                                                              cue):
+    from local_agent.reading.problems.solve import cue_missed
+    assert cue_missed("", expression, question.split()) == cue
+
+
+def test_left_outside_the_question_asks_nothing():
+    """The look-alike: "turned left" in the story is no cue; the question asks for a sum."""
+    result = solve("Sam turned left and walked 3 km, then walked 4 km more. How far did Sam walk in all?")
+    assert not (isinstance(result, Unsure) and result.reason == "a cue left out")
+
+
+def test_a_comparison_read_the_wrong_way_round_is_doubted():
+    result = solve("Carl collected 74 stamps which are 36 more than what Mark collected. "
+                   "How many stamps did Mark collect?")
+    assert not isinstance(result, Solved) or result.value == 38
+
+
+@pytest.mark.parametrize(("text", "expression", "cue"), [
+    ("Carl has 74 stamps, 36 more than Mark. How many stamps does Mark have?", "74 + 36", "36 more than"),
+    ("Carl has 74 stamps, 36 more than Mark. How many stamps does Mark have?", "74 - 36", None),
+    ("Jo has 7 pens and Kim has 4 more than Jo. How many pens does Kim have?", "7 + 4", None),  # Kim's: added
+    ("Jo has 7 pens and Kim has 4 more than Jo. How many pens does Kim have?", "7 - 4", "4 more than"),
+    ("Jo has 7 pens and Kim has 4 more. How many pens do they have?", "7 + 4", None),  # no one named after than
+])
+def test_comparison_missed(text, expression, cue):
+    from local_agent.reading.problems.candidates import candidates
+    from local_agent.reading.problems.quantities import read
+    from local_agent.reading.problems.solve import comparison_missed
+    reading = read(text)
+    chosen = next(c for c in candidates(reading.quantities) if c.text(reading.quantities) == expression)
+    assert comparison_missed(reading, chosen) == cue
+
+
+@pytest.mark.parametrize(("text", "cue"), [
+    ("I'm splitting a 96 euro bill between me and 4 friends, how much does each of us pay?", "and 4 friends"),
+    ("Bob and his 4 friends paid $8 each. What was the total price?", "and 4 friends"),
+    ("Bob has 4 friends. Each friend paid $8. What was the total price?", None),  # Bob is not counted
+])
+def test_people_counted_without_someone_besides_are_doubted(text, cue):
+    from local_agent.reading.problems.quantities import read
+    from local_agent.reading.problems.solve import company_missed, rank
+    reading = read(text)
+    assert company_missed(reading, rank(text).values[0][2]) == cue
