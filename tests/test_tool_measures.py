@@ -72,3 +72,28 @@ def test_a_change_asked_and_a_total_worked_out_is_doubted():
 ])
 def test_a_change_worked_out_or_a_total_asked_is_not_doubted(message: str, expression: str):
     assert change_as_total(message, expression) is None
+
+
+@pytest.mark.parametrize(("message", "expression", "change"), [
+    ("I got a 20% raise on my $3000 salary, how much more do I earn now?", "3000 * (1 + 20 / 100)", "more"),
+    ("How much will I save on a $120 coat at 30% off?", "120 * (1 - 30 / 100)", "save"),
+    ("how much tax do I pay on $80 at 8%?", "80 * (1 + 8 / 100)", "tax"),
+])
+def test_more_forms_of_a_change_asked(message: str, expression: str, change: str):
+    assert change_as_total(message, expression) == change
+
+
+@pytest.mark.parametrize(("message", "expression"), [
+    ("I got a 20% raise on my $3000 salary, how much do I earn now?", "3000 * (1 + 20 / 100)"),  # the new amount
+    ("How much will I pay for a $120 coat at 30% off?", "120 * (1 - 30 / 100)"),
+    ("how much do I pay with 8% tax on $80?", "80 * (1 + 8 / 100)"),
+])
+def test_the_amount_after_a_change_asked_is_not_doubted(message: str, expression: str):
+    assert change_as_total(message, expression) is None
+
+
+def test_a_sum_of_unlike_amounts_is_doubted():
+    message = "I owe $500 and pay $35 a month. How many months to pay it off?"
+    assert measure_left_out(message, "500 + 35") == "you asked for a time, and it adds or takes away unlike amounts"
+    assert measure_left_out(message, "500 / 35") is None  # money over money a month: months
+    assert measure_left_out("I have $500 and get $35 more. How much money do I have?", "500 + 35") is None

@@ -145,3 +145,9 @@ def test_a_rule_reading_of_another_measure_than_the_one_asked_is_doubted(scripte
     assert data["answer"].startswith("I'm not sure this answers your question: you asked for a count of tiles, "
                                      "and it gives an area.")
     assert data["outcome"] == "unsure" and data["tools"]["route"] == "direct"
+
+
+def test_a_rule_reading_that_works_nothing_out_is_doubted(scripted):
+    data = ask_json("--tools", "I sleep 7.5 hours a night. How many hours is that in a week?", backend=scripted)
+    assert data["answer"].startswith("I'm not sure this answers your question: it works nothing out.")
+    assert data["outcome"] == "unsure"

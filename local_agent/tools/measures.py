@@ -10,10 +10,11 @@ table (tools/units.py: length, mass, volume, time, temperature; "sq" or "square"
 length makes an area), money ("$40", "12 euros"), a rate ("300 a month": over a time; "60 km/h"),
 or nothing (a count of things, a percentage). A result's measure composes over the
 expression: × adds the powers, ÷ takes them away, + and - keep a measure when both sides have
-it or one side has none. The question asks for a time ("how long till", "how many hours"), a
-unit ("how many millilitres"), money ("how much will it cost") or a count of things ("how many
-tiles"); any other question, and any expression with a number the message does not hold (a
-conversion's factor), is not checked. An amount of "pounds" is money or a weight: not checked.
+it or one side has none (else the reading adds unlike amounts: "$500 + $35 a month"). The
+question asks for a time ("how long till", "how many hours"), a unit ("how many millilitres"),
+money ("how much will it cost") or a count of things ("how many tiles"); any other question,
+and any expression with a number the message does not hold (a conversion's factor), is not
+checked. An amount of "pounds" is money or a weight: not checked.
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ _ONE_UNIT = re.compile(r"\b(?:a|an|one|1|each|every)\s+([a-z]+)\s+(?:(?:is|are|h
                        r"contains?|weighs?|covers?)(?:\s+(?:composed|made|made\s+up))?(?:\s+of)?|to\s+[a-z]+|for)"
                        r"(?:\s+(?:about|around|roughly|nearly|almost))?\s*$")
 _UNKNOWN = "?"  # a measure this check does not read ("pounds")
+_UNLIKE = "unlike"  # a sum or difference of unlike measures: no measure at all
 
 
 def _prepared(message: str) -> str:
@@ -103,7 +105,8 @@ def message_measures(message: str) -> list[tuple[Decimal, Measure]]:
 
 def result_measure(message: str, expression: str) -> Measure | None:
     """What `expression` over the message's numbers measures, or None when it cannot be told
-    (a number the message does not hold, adding unlike things, a measure not read)."""
+    (a number the message does not hold, a measure not read); adding unlike measures ($500 + $35 a
+month) has the measure `unlike`."""
     try:
         tree = ast.parse(_python(expression), mode="eval").body
     except SyntaxError:
@@ -142,9 +145,11 @@ def _compose(node: ast.expr, pool: list[tuple[Decimal, Measure]]) -> Measure | N
         return Counter({k: left[k] + right[k] for k in left.keys() | right.keys()})
     if isinstance(node.op, ast.Div | ast.FloorDiv):
         return Counter({k: left[k] - right[k] for k in left.keys() | right.keys()})
+    if _UNLIKE in left or _UNLIKE in right:
+        return Counter({_UNLIKE: 1})
     if isinstance(node.op, ast.Mod) or _bare(right) or _same(left, right):
         return left
-    return right if _bare(left) else None
+    return right if _bare(left) else Counter({_UNLIKE: 1})  # $500 + $35 a month
 
 
 def _literal(value: Decimal, pool: list[tuple[Decimal, Measure]]) -> Measure | None:
@@ -227,6 +232,8 @@ def measure_left_out(message: str, expression: str) -> str | None:
     if result is None:
         return None
     wanted, said = asked
+    if _UNLIKE in result:
+        return f"you asked for {said}, and it adds or takes away unlike amounts"
     counted = said.startswith("a count of")  # a count: no unit or money left over
     fits = not any(power > 0 for power in result.values()) if counted else _same(result, wanted)
     return None if fits else f"you asked for {said}, and it gives {_said(result)}"
@@ -237,20 +244,22 @@ _TOTAL_WORDS = re.compile(r"\b(?:total|altogether|including|incl|with|after|fina
 
 
 def change_as_total(message: str, expression: str) -> str | None:
-    """The change a question asks for ("how much interest", "what is the tip") when
+    """The change a question asks for ("how much interest", "what is the tip", "how much more",
+    "how much will I save") when
     `expression` gives the amount with the change in it (2000 × (1 + 3.5 / 100)), or None."""
     asking = asking_sentence(_prepared(message))
     words = "|".join(sorted(_CHANGE_ASKED))
-    asked = re.search(rf"\bhow\s+much\s+(?:\w+\s+)?({words})\b|\bwhat(?:'s|\s+is|\s+was|\s+will\s+be)?\s+"
-                      rf"(?:the|my|our)\s+({words})\b", asking)
+    asked = re.search(rf"\bhow\s+much\s+(more|extra|less)\b|\bhow\s+much\s+(?:\w+\s+){{0,3}}?({words})\b|"
+                      rf"\bwhat(?:'s|\s+is|\s+was|\s+will\s+be)?\s+(?:the|my|our)\s+({words})\b", asking)
     if asked is None or _TOTAL_WORDS.search(asking) or not _CHANGE_AFTER.search(expression):
         return None
-    return asked[1] or asked[2]
+    return asked[1] or asked[2] or asked[3]
 
 
 def reading_doubt(message: str, expression: str) -> str | None:
     """Why a calculation read from `message` may answer another question: it gives the total
     where a change is asked, or another measure than the one asked; None when neither."""
     if change := change_as_total(message, expression):
+        change = "difference" if change in ("more", "extra", "less") else change
         return f"you asked for the {change}, and it gives the amount with the {change} in it"
     return measure_left_out(message, expression)

@@ -23,6 +23,7 @@ when nobody can be asked every call is denied, with a notice, and the model is t
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -289,6 +290,8 @@ def numbers_left_out(route: Route, numbers: Sequence[Value], message: str = "") 
                 "I read it as:")
     if route.tools[0] == "calculator" and (period := period_left_out(message, expression)):
         return f"I'm not sure this answers your question: it leaves out {period} you asked about. I read it as:"
+    if route.tools[0] == "calculator" and re.fullmatch(r"\s*-?\d+(?:\.\d+)?\s*", expression):
+        return "I'm not sure this answers your question: it works nothing out. I read it as:"  # "7.5 hours ... a week"
     if route.tools[0] == "calculator" and (doubt := reading_doubt(message, expression)):
         return f"I'm not sure this answers your question: {doubt}. I read it as:"
     unused = unused_numbers(numbers, route.arguments)
