@@ -369,3 +369,16 @@ def test_a_conversion_asked_in_reported_words(message: str, value: float):
 ])
 def test_reported_words_with_no_unit_asked_are_no_conversion(message: str):
     assert arithmetic(message) is None
+
+
+@pytest.mark.parametrize(("message", "value"), [
+    ("The price rose by 8% to $54. What was the old price?", 50),
+    ("Rent went up 5% to 1260. What was it initially?", 1200),
+])
+def test_the_amount_before_a_change_asked_in_more_words(message: str, value: float):
+    assert_reads(message, value)
+
+
+def test_old_that_is_no_amount_before_is_not_read_as_one():
+    """The look-alike: "old" of an age asks for no amount before the change."""
+    assert arithmetic("My 10 year old bike cost $200 and rose 5%. How much is it now?") != "200 / (1 + 5 / 100)"

@@ -192,3 +192,13 @@ def test_people_counted_without_someone_besides_are_doubted(text, cue):
     from local_agent.reading.problems.solve import company_missed, rank
     reading = read(text)
     assert company_missed(reading, rank(text).values[0][2]) == cue
+
+
+@pytest.mark.parametrize(("question", "expression", "cue"), [
+    ("how much did i lose", "450 + 380", "lose"), ("how much older is he", "34 + 61", "older"),
+    ("how much did i lose", "450 - 380", None), ("how much older is he", "61 - 34", None),
+    ("how much did i spend", "450 + 380", None),  # no difference asked
+])
+def test_a_difference_asked_and_a_sum_worked_out_is_doubted(question, expression, cue):
+    from local_agent.reading.problems.solve import cue_missed
+    assert cue_missed("", expression, question.split()) == cue

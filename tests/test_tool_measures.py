@@ -61,7 +61,7 @@ def test_a_change_asked_and_a_total_worked_out_is_doubted():
     message = "I put $2,000 into a CD at 3.5% simple interest per year. How much interest will I have earned?"
     assert change_as_total(message, "2000 * (1 + 3.5 / 100)") == "interest"
     assert reading_doubt(message, "2000 * (1 + 3.5 / 100)") == \
-        "you asked for the interest, and it gives the amount with the interest in it"
+        "you asked for the interest, and it gives the amount after it"
     assert change_as_total("what is the tip on $80 at 15%?", "80 plus 15%") == "tip"
 
 
@@ -97,3 +97,27 @@ def test_a_sum_of_unlike_amounts_is_doubted():
     assert measure_left_out(message, "500 + 35") == "you asked for a time, and it adds or takes away unlike amounts"
     assert measure_left_out(message, "500 / 35") is None  # money over money a month: months
     assert measure_left_out("I have $500 and get $35 more. How much money do I have?", "500 + 35") is None
+
+
+def test_a_unit_of_one_letter():
+    message = "I need 4 boards of 2.4 m each. How many meters of wood in total?"
+    assert measure_left_out(message, "4 * 2.4") is None  # metres asked, metres worked out
+    assert measure_left_out(message, "4 + 2.4") is None  # a count and a length: the count is no measure
+    assert measure_left_out("A 5 g coin and a 4 g coin: how many meters?", "5 + 4") == \
+        "you asked for a length, and it gives a weight"
+
+
+def test_a_saving_asked_with_the_discount_named():
+    message = "A TV is $800. With 25% off, how much do I save?"
+    said = reading_doubt(message, "800 * (1 - 25 / 100)")
+    assert said == "you asked for the saving, and it gives the amount after it"
+    assert change_as_total("A TV is $800. How much do I pay with 25% off?", "800 * (1 - 25 / 100)") is None
+
+
+def test_a_rate_before_a_span_is_no_unit_said_to_be_an_amount():
+    """"one cup is 250 ml" makes 250 ml a cup; the look-alike "25 pages a day for 2 weeks" leaves 2 weeks a time."""
+    from local_agent.tools.measures import message_measures
+    found = dict(message_measures("I read 25 pages a day for 2 weeks."))
+    assert found[2] == {"time": 1}
+    cups = dict(message_measures("one cup is 250 ml"))
+    assert not any(cups[250].values())

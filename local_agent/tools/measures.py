@@ -43,7 +43,7 @@ _NUMBER = re.compile(r"(?<![\d.])\d+(?:\.\d+)?(?![\d.]*\d)")
 _TOKEN = re.compile(r"°\s?[cfk]\b|\d+(?:\.\d+)?|[a-z]+|[%/]")
 # A unit said to be an amount of another ("one cup is 250 ml", "it takes an hour to make 7 shirts").
 _ONE_UNIT = re.compile(r"\b(?:a|an|one|1|each|every)\s+([a-z]+)\s+(?:(?:is|are|has|equals?|makes?|holds?|"
-                       r"contains?|weighs?|covers?)(?:\s+(?:composed|made|made\s+up))?(?:\s+of)?|to\s+[a-z]+|for)"
+                       r"contains?|weighs?|covers?)(?:\s+(?:composed|made|made\s+up))?(?:\s+of)?|to\s+[a-z]+)"
                        r"(?:\s+(?:about|around|roughly|nearly|almost))?\s*$")
 _UNKNOWN = "?"  # a measure this check does not read ("pounds")
 _UNLIKE = "unlike"  # a sum or difference of unlike measures: no measure at all
@@ -62,7 +62,7 @@ def _unit(token: str) -> str | None:
         return _UNKNOWN
     if token in _SPEEDS:
         return token
-    name = unit_name(token) if len(token) > 1 or token in "°" else None
+    name = unit_name(token) if len(token) > 1 or token in ("m", "g", "l") else None  # "c", "f": letters
     return dimension(name) if name else None
 
 
@@ -240,7 +240,10 @@ def measure_left_out(message: str, expression: str) -> str | None:
 
 
 _CHANGE_AFTER = re.compile(r"\*\s*\(\s*1\s*[-+]|\b(?:less|plus)\s+\d+(?:\.\d+)?%$")
-_TOTAL_WORDS = re.compile(r"\b(?:total|altogether|including|incl|with|after|final|end\s+up|in\s+all|plus)\b")
+# A total asked: "with" only with the change ("how much do I pay with 8% tax", not "with 25% off, how much
+# do I save?").
+_TOTAL_WORDS = re.compile(r"\b(?:total|altogether|including|incl|after|final|end\s+up|in\s+all|plus)\b|"
+                          rf"\bwith\s+(?:\S+\s+){{0,2}}(?:{'|'.join(sorted(_CHANGE_ASKED))})\b")
 
 
 def change_as_total(message: str, expression: str) -> str | None:
@@ -256,10 +259,13 @@ def change_as_total(message: str, expression: str) -> str | None:
     return asked[1] or asked[2] or asked[3]
 
 
+_CHANGE_NAMES = {"more": "difference", "extra": "difference", "less": "difference", "save": "saving"}
+
+
 def reading_doubt(message: str, expression: str) -> str | None:
     """Why a calculation read from `message` may answer another question: it gives the total
     where a change is asked, or another measure than the one asked; None when neither."""
     if change := change_as_total(message, expression):
-        change = "difference" if change in ("more", "extra", "less") else change
-        return f"you asked for the {change}, and it gives the amount with the {change} in it"
+        change = _CHANGE_NAMES.get(change, change)
+        return f"you asked for the {change}, and it gives the amount after it"
     return measure_left_out(message, expression)

@@ -65,9 +65,9 @@ _MULTIPLYING = re.compile(r"\b(?:\d+(?:\.\d+)?|two|three|four|five|six|ten)\s+ti
 
 # What the question's own words ask for, and the operations that do it: "how many are left"
 # takes away (or keeps a remainder), "on average" shares out, "what percent" asks for a share (words.toml).
-_ASKED_CUES = ((word_set("cue_left"), ("-", "remainder", "less")), (word_set("cue_average"), ("÷",)),
+_ASKED_CUES = ((word_set("cue_left", "cue_difference"), ("-", "remainder", "less")), (word_set("cue_average"), ("÷",)),
                (word_set("cue_percent"), ("÷", "%")))
-_CUE_ASKS = {**dict.fromkeys(word_set("cue_left"), "to take something away"),
+_CUE_ASKS = {**dict.fromkeys(word_set("cue_left", "cue_difference"), "to take something away"),
              **dict.fromkeys(word_set("cue_average"), "to share out"),
              **dict.fromkeys(word_set("cue_percent"), "for a share")}
 
