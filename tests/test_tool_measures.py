@@ -45,13 +45,14 @@ def test_a_reading_of_the_measure_asked_or_of_one_not_read_is_not_doubted(messag
 @pytest.mark.parametrize(("message", "asked"), [
     ("how many kg bags do I need?", "a count of bags"), ("how many miles per gallon do I get?", "a length per volume"),
     ("how much time will it take?", "a time"), ("how much will the fuel cost?", "an amount of money"),
+    ("how many are left?", "a count"),
 ])
 def test_what_a_question_asks_for(message: str, asked: str):
     found = asked_measure(message)
     assert found is not None and found[1] == asked
 
 
-@pytest.mark.parametrize("message", ["how much flour do I need?", "how many are left?", "what is 3 times 4?",
+@pytest.mark.parametrize("message", ["how much flour do I need?", "what is 3 times 4?",
                                      "how many pounds is that?"])
 def test_questions_that_ask_no_measure_this_reads(message: str):
     assert asked_measure(message) is None
@@ -121,3 +122,20 @@ def test_a_rate_before_a_span_is_no_unit_said_to_be_an_amount():
     assert found[2] == {"time": 1}
     cups = dict(message_measures("one cup is 250 ml"))
     assert not any(cups[250].values())
+
+
+@pytest.mark.parametrize(("message", "expression", "doubted"), [
+    ("I have 4 packs of 6 cans. I drink 5. How many cans are left?", "(4 + 6) - 5", True),  # packs + cans a pack
+    ("I have 4 packs of 6 cans. I drink 5. How many cans are left?", "4 × 6 - 5", False),
+    ("Each bag holds 6 oranges. How many oranges are in 7 bags?", "6 × 7", False),  # a count of bags times 6
+    ("I have 3 bags and 5 apples. How many things do I have?", "3 + 5", False),  # no "bags of": like counts
+])
+def test_containers_of_things_are_multiplied_not_added(message: str, expression: str, doubted: bool):
+    assert (measure_left_out(message, expression) is not None) == doubted
+
+
+def test_a_letter_before_an_ampersand_or_apostrophe_is_no_unit():
+    message = "Bryan has 50 skittles. Ben has 20 M&M's. How many more does Bryan have?"
+    assert measure_left_out(message, "50 - 20") is None
+    assert measure_left_out("I ran 20 m and 50 m. How many are left?", "50 - 20") == \
+        "you asked for a count, and it gives a length"

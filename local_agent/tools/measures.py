@@ -8,7 +8,8 @@ total, not the interest.
 Each number of the message measures what the words right after it say: a unit of the units
 table (tools/units.py: length, mass, volume, time, temperature; "sq" or "square" before a
 length makes an area), money ("$40", "12 euros"), a rate ("300 a month": over a time; "60 km/h"),
-or nothing (a count of things, a percentage). A result's measure composes over the
+or nothing (a count of things, a percentage); "4 packs of 6 cans" counts packs, and cans a pack
+(words.toml `containers`), so that 4 + 6 adds unlike amounts. A result's measure composes over the
 expression: × adds the powers, ÷ takes them away, + and - keep a measure when both sides have
 it or one side has none (else the reading adds unlike amounts: "$500 + $35 a month"). The
 question asks for a time ("how long till", "how many hours"), a unit ("how many millilitres"),
@@ -24,6 +25,7 @@ import re
 from collections import Counter
 from decimal import Decimal
 
+from ..reading.problems.quantities import singular
 from ..reading.words import word_set
 from .coverage import asking_sentence
 from .question_text import normalize
@@ -36,6 +38,7 @@ _AREA_WORDS = word_set("measure_area")
 _MONEY_ASKED = word_set("measure_money_asked")
 _COUNT_SKIP = word_set("measure_count_skip")
 _CHANGE_ASKED = word_set("measure_change_asked")
+_CONTAINERS = word_set("containers")  # "4 packs of 6 cans": packs, and cans a pack
 _PER = frozenset({"per", "a", "an", "each", "every", "/"})
 _SPEEDS = {"mph": "length", "kph": "length", "kmh": "length"}  # a length an hour
 _CURRENCY = re.compile(r"[$€£¥]\s?(\d[\d,]*(?:\.\d+)?)|(\d[\d,]*(?:\.\d+)?)\s?[$€¥]")
@@ -46,6 +49,7 @@ _ONE_UNIT = re.compile(r"\b(?:a|an|one|1|each|every)\s+([a-z]+)\s+(?:(?:is|are|h
                        r"contains?|weighs?|covers?)(?:\s+(?:composed|made|made\s+up))?(?:\s+of)?|to\s+[a-z]+)"
                        r"(?:\s+(?:about|around|roughly|nearly|almost))?\s*$")
 _UNKNOWN = "?"  # a measure this check does not read ("pounds")
+_CONTAINER = "#"  # a count of containers ("#pack"): told apart from other counts only to add like with like
 _UNLIKE = "unlike"  # a sum or difference of unlike measures: no measure at all
 
 
@@ -96,7 +100,13 @@ def message_measures(message: str) -> list[tuple[Decimal, Measure]]:
         rest = text[match.end():match.end() + 60]
         if re.match(r"\s*[x×*]\s*\d", rest) and at + 1 < len(matches):  # "30x30 cm": as the next one
             rest = text[matches[at + 1].end():matches[at + 1].end() + 60]
-        measure = _measure_of(_TOKEN.findall(re.split(r"[,;?!]|\.(?!\d)", rest)[0])[:5])  # its own clause
+        clause = re.split(r"[,;?!]|\.(?!\d)", rest)[0]  # its own clause; "20 M&M's" names no unit
+        tokens = [] if re.match(r"\s*[a-z]\s?[&'’]", clause) else _TOKEN.findall(clause)[:5]
+        measure = _measure_of(tokens)
+        if tokens and tokens[0] in _CONTAINERS:  # "4 packs": a count of packs
+            measure[_CONTAINER + singular(tokens[0])] += 1
+        if (held := re.search(r"\b([a-z]+)\s+of\s+$", text[:match.start()])) and held[1] in _CONTAINERS:
+            measure[_CONTAINER + singular(held[1])] -= 1  # "packs of 6 cans": 6 a pack
         if (one := _ONE_UNIT.search(text[max(0, match.start() - 60):match.start()])) and (unit := _unit(one[1])):
             measure[unit] -= 1  # "one cup is 250 ml": 250 ml a cup; "an hour is made of 60 minutes"
         found.append((Decimal(match.group()), measure))
@@ -196,8 +206,10 @@ def _asked_many(tokens: list[str]) -> tuple[Measure, str] | None:
     at = 0
     while at < len(tokens) and (tokens[at] in _COUNT_SKIP or tokens[at][0].isdigit() or tokens[at] == "x"):
         at += 1
-    if at >= len(tokens) or not tokens[at].isalpha() or tokens[at] in _STOP_AFTER:
-        return None  # "how many did she send away"
+    if at < len(tokens) and tokens[at] in _STOP_AFTER:
+        return Counter(), "a count"  # "how many are free", "how many did she send away"
+    if at >= len(tokens) or not tokens[at].isalpha():
+        return None
     following = tokens[at + 1] if at + 1 < len(tokens) else ""
     unit = _unit(tokens[at + (tokens[at] in _AREA_WORDS)])
     modifier = unit not in (None, MONEY) and following.isalpha() and _unit(following) is None \
@@ -235,6 +247,7 @@ def measure_left_out(message: str, expression: str) -> str | None:
     if _UNLIKE in result:
         return f"you asked for {said}, and it adds or takes away unlike amounts"
     counted = said.startswith("a count of")  # a count: no unit or money left over
+    result = Counter({key: power for key, power in result.items() if not key.startswith(_CONTAINER)})
     fits = not any(power > 0 for power in result.values()) if counted else _same(result, wanted)
     return None if fits else f"you asked for {said}, and it gives {_said(result)}"
 
