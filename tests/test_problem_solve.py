@@ -202,3 +202,21 @@ def test_people_counted_without_someone_besides_are_doubted(text, cue):
 def test_a_difference_asked_and_a_sum_worked_out_is_doubted(question, expression, cue):
     from local_agent.reading.problems.solve import cue_missed
     assert cue_missed("", expression, question.split()) == cue
+
+
+@pytest.mark.parametrize(("text", "asks"), [
+    ("I got 45 out of 60 on the test. What percent is that?", True),
+    ("My garden is 12 m long and 8 m wide. What's the area?", True),
+    ("A plane flies 900 km in 1.5 hours. What is its speed?", True),
+    ("I have 2 cats and 3 dogs. What percent of people like cats?", True),  # asks, then the reading doubts
+    ("I have 2 cats and 3 dogs. What is the area code here?", True),
+    ("I have 2 cats and 3 dogs. What should I name them?", False),  # a name, not an amount
+])
+def test_a_share_an_area_or_a_speed_is_an_amount_asked(text: str, asks: bool) -> None:
+    assert asks_about_its_quantities(text) is asks
+
+
+def test_a_share_asked_with_no_percentage_given_is_never_answered() -> None:
+    """No candidate takes a share times 100: "45 out of 60, what percent" is said back."""
+    result = solve("I got 45 out of 60 on the test. What percent is that?")
+    assert isinstance(result, Unsure)

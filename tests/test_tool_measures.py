@@ -139,3 +139,14 @@ def test_a_letter_before_an_ampersand_or_apostrophe_is_no_unit():
     assert measure_left_out(message, "50 - 20") is None
     assert measure_left_out("I ran 20 m and 50 m. How many are left?", "50 - 20") == \
         "you asked for a count, and it gives a length"
+
+
+@pytest.mark.parametrize(("message", "expression", "doubted"), [
+    ("My garden is 12 m long and 8 m wide. What's the area?", "12 × 8", False),
+    ("My garden is 12 m long and 8 m wide. What's the area?", "12 + 8", True),  # a length, not an area
+    ("A car goes 150 km in 2 hours. What is its speed?", "150 ÷ 2", False),
+    ("A car goes 150 km in 2 hours. What is its speed?", "150 × 2", True),
+    ("What area code is 212 and 646?", "212 + 646", False),  # no "the area": not asked
+])
+def test_an_area_or_a_speed_asked(message: str, expression: str, doubted: bool):
+    assert (measure_left_out(message, expression) is not None) == doubted

@@ -192,6 +192,10 @@ def asked_measure(message: str) -> tuple[Measure, str] | None:
     if re.search(r"\bhow\s+long\s+(?:till|until|before|will|would|does|do|did|to|it|for|has|have)\b"
                  r"|\bhow\s+much\s+time\b", asking):
         return Counter({"time": 1}), "a time"
+    if re.search(r"\b(?:the|its|their|an?)\s+area\b", asking):
+        return Counter({"length": 2}), "an area"
+    if re.search(r"\b(?:the|its|their|his|her|my|our|average)\s+speed\b", asking):
+        return Counter({"length": 1, "time": -1}), "a speed"
     if found := re.search(r"\bhow\s+many\s+(.+)", asking):
         return _asked_many(_TOKEN.findall(found[1])[:8])
     if found := re.search(r"\bhow\s+much\b(.*)", asking):

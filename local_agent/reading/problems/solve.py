@@ -66,7 +66,7 @@ _MULTIPLYING = re.compile(r"\b(?:\d+(?:\.\d+)?|two|three|four|five|six|ten)\s+ti
 # What the question's own words ask for, and the operations that do it: "how many are left"
 # takes away (or keeps a remainder), "on average" shares out, "what percent" asks for a share (words.toml).
 _ASKED_CUES = ((word_set("cue_left", "cue_difference"), ("-", "remainder", "less")), (word_set("cue_average"), ("÷",)),
-               (word_set("cue_percent"), ("÷", "%")))
+               (word_set("cue_percent"), ("%",)))  # no candidate takes a share × 100
 _CUE_ASKS = {**dict.fromkeys(word_set("cue_left", "cue_difference"), "to take something away"),
              **dict.fromkeys(word_set("cue_average"), "to share out"),
              **dict.fromkeys(word_set("cue_percent"), "for a share")}
