@@ -150,3 +150,8 @@ def test_a_letter_before_an_ampersand_or_apostrophe_is_no_unit():
 ])
 def test_an_area_or_a_speed_asked(message: str, expression: str, doubted: bool):
     assert (measure_left_out(message, expression) is not None) == doubted
+
+
+def test_a_unit_before_a_preposition_is_what_is_asked():
+    found = asked_measure("He hikes every 12 days. How many days from now will he hike again?")
+    assert found is not None and found[1] == "a time"

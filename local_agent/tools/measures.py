@@ -182,7 +182,7 @@ def _same(one: Measure, other: Measure) -> bool:
 
 # Words after a unit that show it is what "how many" counts ("how many ml are in a cup").
 _STOP_AFTER = frozenset("""are is was were do does did will would can could should in to of for does there it
-i we you they he she left""".split())
+i we you they he she left from now at on by with after before until till since ago""".split())
 
 
 def asked_measure(message: str) -> tuple[Measure, str] | None:
