@@ -353,3 +353,32 @@ def test_simple_interest_and_a_misspelled_split_are_read(message: str, value: fl
 def test_simple_interest_with_another_number_is_not_read_as_simple_interest():
     read = arithmetic("my 2 kids put 500 at 3% simple interest for 4 years, total?") or ""
     assert "/ 100 * 4" not in read  # another number: not this form (what reads it leaves numbers out, said unsure)
+
+
+@pytest.mark.parametrize(("message", "value"), [
+    ("The thermostat is set to 23°C and my dad keeps asking what that is in Fahrenheit. What is it?", 73.4),
+    ("I weigh 70 kg, what would that be in pounds?", 154.3235835),
+])
+def test_a_conversion_asked_in_reported_words(message: str, value: float):
+    assert_reads(message, value)
+
+
+@pytest.mark.parametrize("message", [
+    "My dad keeps asking what that is in the box. I have 3 boxes, what is it?",  # no unit asked
+    "I ran 5 km and wonder what it would be like in the rain?",
+])
+def test_reported_words_with_no_unit_asked_are_no_conversion(message: str):
+    assert arithmetic(message) is None
+
+
+@pytest.mark.parametrize(("message", "value"), [
+    ("The price rose by 8% to $54. What was the old price?", 50),
+    ("Rent went up 5% to 1260. What was it initially?", 1200),
+])
+def test_the_amount_before_a_change_asked_in_more_words(message: str, value: float):
+    assert_reads(message, value)
+
+
+def test_old_that_is_no_amount_before_is_not_read_as_one():
+    """The look-alike: "old" of an age asks for no amount before the change."""
+    assert arithmetic("My 10 year old bike cost $200 and rose 5%. How much is it now?") != "200 / (1 + 5 / 100)"

@@ -121,3 +121,102 @@ def test_a_clock_time_with_seconds_holds_no_quantity() -> None:
 def test_a_sum_where_the_problem_says_times_as_many_is_doubted(text, expression, cue):
     from local_agent.reading.problems.solve import cue_missed
     assert cue_missed(text, expression) == cue
+
+
+@pytest.mark.parametrize("text", [
+    "how many cans of paint do i need for my walls, one can covers about 35 sq meters",
+    "how many pounds is 68 kg? round to 1 decimel",
+])
+def test_a_reading_that_multiplies_or_divides_by_one_is_doubted(text: str) -> None:
+    result = solve(text)  # "35 ÷ 1" would win by its margin
+    assert isinstance(result, Unsure) and result.reason == "a one that changes nothing"
+    assert result.reading.endswith("but the 1 there changes nothing; could you say how you would work it out?")
+
+
+def test_a_one_that_is_a_quantity_of_its_own_is_read() -> None:
+    """The look-alike: a 1 added or taken away is a quantity like any other."""
+    result = solve("Tom had 1 apple and Ann gave him 4 more apples. How many apples does Tom have now?")
+    assert isinstance(result, Solved) and result.value == 5
+
+
+@pytest.mark.parametrize(("question", "expression", "cue"), [
+    ("how many apples are left", "12 + 5", "left"),  # "left" asks to take away
+    ("how many eggs are left over", "⌊50 ÷ 8⌋", "left"),
+    ("what is their average score", "80 + 90", "average"),
+    ("how many apples are left", "12 - 5", None),  # it takes away
+    ("how many eggs are left over", "the remainder of 50 ÷ 8", None),
+    ("what is their average score", "(80 + 90) ÷ 2", None),
+    ("how far did he walk after he turned", "3 + 4", None),  # no cue in the question
+])
+def test_a_question_that_asks_to_take_away_or_share_out_is_doubted_when_the_reading_does_not(question, expression,
+                                                                                              cue):
+    from local_agent.reading.problems.solve import cue_missed
+    assert cue_missed("", expression, question.split()) == cue
+
+
+def test_left_outside_the_question_asks_nothing():
+    """The look-alike: "turned left" in the story is no cue; the question asks for a sum."""
+    result = solve("Sam turned left and walked 3 km, then walked 4 km more. How far did Sam walk in all?")
+    assert not (isinstance(result, Unsure) and result.reason == "a cue left out")
+
+
+def test_a_comparison_read_the_wrong_way_round_is_doubted():
+    result = solve("Carl collected 74 stamps which are 36 more than what Mark collected. "
+                   "How many stamps did Mark collect?")
+    assert not isinstance(result, Solved) or result.value == 38
+
+
+@pytest.mark.parametrize(("text", "expression", "cue"), [
+    ("Carl has 74 stamps, 36 more than Mark. How many stamps does Mark have?", "74 + 36", "36 more than"),
+    ("Carl has 74 stamps, 36 more than Mark. How many stamps does Mark have?", "74 - 36", None),
+    ("Jo has 7 pens and Kim has 4 more than Jo. How many pens does Kim have?", "7 + 4", None),  # Kim's: added
+    ("Jo has 7 pens and Kim has 4 more than Jo. How many pens does Kim have?", "7 - 4", "4 more than"),
+    ("Jo has 7 pens and Kim has 4 more. How many pens do they have?", "7 + 4", None),  # no one named after than
+])
+def test_comparison_missed(text, expression, cue):
+    from local_agent.reading.problems.candidates import candidates
+    from local_agent.reading.problems.quantities import read
+    from local_agent.reading.problems.solve import comparison_missed
+    reading = read(text)
+    chosen = next(c for c in candidates(reading.quantities) if c.text(reading.quantities) == expression)
+    assert comparison_missed(reading, chosen) == cue
+
+
+@pytest.mark.parametrize(("text", "cue"), [
+    ("I'm splitting a 96 euro bill between me and 4 friends, how much does each of us pay?", "and 4 friends"),
+    ("Bob and his 4 friends paid $8 each. What was the total price?", "and 4 friends"),
+    ("Bob has 4 friends. Each friend paid $8. What was the total price?", None),  # Bob is not counted
+])
+def test_people_counted_without_someone_besides_are_doubted(text, cue):
+    from local_agent.reading.problems.quantities import read
+    from local_agent.reading.problems.solve import company_missed, rank
+    reading = read(text)
+    assert company_missed(reading, rank(text).values[0][2]) == cue
+
+
+@pytest.mark.parametrize(("question", "expression", "cue"), [
+    ("how much did i lose", "450 + 380", "lose"), ("how much older is he", "34 + 61", "older"),
+    ("how much did i lose", "450 - 380", None), ("how much older is he", "61 - 34", None),
+    ("how much did i spend", "450 + 380", None),  # no difference asked
+])
+def test_a_difference_asked_and_a_sum_worked_out_is_doubted(question, expression, cue):
+    from local_agent.reading.problems.solve import cue_missed
+    assert cue_missed("", expression, question.split()) == cue
+
+
+@pytest.mark.parametrize(("text", "asks"), [
+    ("I got 45 out of 60 on the test. What percent is that?", True),
+    ("My garden is 12 m long and 8 m wide. What's the area?", True),
+    ("A plane flies 900 km in 1.5 hours. What is its speed?", True),
+    ("I have 2 cats and 3 dogs. What percent of people like cats?", True),  # asks, then the reading doubts
+    ("I have 2 cats and 3 dogs. What is the area code here?", True),
+    ("I have 2 cats and 3 dogs. What should I name them?", False),  # a name, not an amount
+])
+def test_a_share_an_area_or_a_speed_is_an_amount_asked(text: str, asks: bool) -> None:
+    assert asks_about_its_quantities(text) is asks
+
+
+def test_a_share_asked_with_no_percentage_given_is_never_answered() -> None:
+    """No candidate takes a share times 100: "45 out of 60, what percent" is said back."""
+    result = solve("I got 45 out of 60 on the test. What percent is that?")
+    assert isinstance(result, Unsure)

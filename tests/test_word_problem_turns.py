@@ -127,3 +127,27 @@ def test_other_questions_and_statements_are_not_gated(scripted, message, reply):
     scripted.queue(reply)
     data = ask_json("--tools", message, backend=scripted)
     assert data["answer"] == reply
+
+
+CUPS = "how many millilitres are in two and a half cups, if one cup is two hundred fifty ml?"
+
+
+@pytest.mark.parametrize("tools", [("--tools",), ()])
+def test_a_reading_of_another_measure_than_the_one_asked_is_said_back(scripted, tools):
+    data = ask_json(*tools, CUPS, backend=scripted)  # 250 ÷ 2.5 is ml a cup, not millilitres
+    assert data["answer"] == ("I'm not sure: you asked for a volume, and it gives an amount per volume. "
+                              "I read this as 250 ÷ 2.5 = 100, is that what you meant?")
+    assert data["outcome"] == "unsure" and scripted.prompts == []
+
+
+def test_a_rule_reading_of_another_measure_than_the_one_asked_is_doubted(scripted):
+    data = ask_json("--tools", "how many 30x30 cm tiles do i need for the bathroom floor?", backend=scripted)
+    assert data["answer"].startswith("I'm not sure this answers your question: you asked for a count of tiles, "
+                                     "and it gives an area.")
+    assert data["outcome"] == "unsure" and data["tools"]["route"] == "direct"
+
+
+def test_a_rule_reading_that_works_nothing_out_is_doubted(scripted):
+    data = ask_json("--tools", "I sleep 7.5 hours a night. How many hours is that in a week?", backend=scripted)
+    assert data["answer"].startswith("I'm not sure this answers your question: it works nothing out.")
+    assert data["outcome"] == "unsure"

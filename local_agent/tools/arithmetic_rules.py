@@ -112,7 +112,8 @@ def _list_after(keyword: str, text: str) -> list[str]:
 _PERCENT = re.compile(rf"{N}\s*(?:%|percent\b|per\s*cent\b)")
 # The question asks for the amount before a percentage change ("$40 after a 20% discount, what was the
 # original price?", "price before tax?"): the amount given is the changed one.
-_ASKS_BEFORE = re.compile(r"\b(?:original(?:ly)?|before|regular|full\s+price|used\s+to|previous(?:ly)?|"
+_ASKS_BEFORE = re.compile(r"\b(?:original(?:ly)?|before|regular|full\s+price|used\s+to|previous(?:ly)?|initial(?:ly)?|"
+                          r"at\s+first|(?:the|my|our|its|their)\s+old|"
                           r"pre-?(?:tax|discount|sale)|without\s+(?:the\s+)?(?:tax|discount|tip))\b")
 _OFF = r"off|discount|discounted|sale|cheaper|reduced?|decreased?|less|down|drop(?:s|ped)?|fell|falls?|lower(?:ed)?|cut"
 _ON = r"increased?|raised?|more|plus|added|markup|tax|vat|interest|up|rose|rises?|grew|grows?|higher|tip|gratuity"

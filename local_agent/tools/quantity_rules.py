@@ -32,7 +32,9 @@ _TARGET = rf"(?P<target>{units.UNIT})"
 _CONVERSIONS = tuple(re.compile(form) for form in (
     rf"\bhow\s+many\s+{_TARGET}\s+(?:are\s+|is\s+)?(?:there\s+)?(?:in|is|are|make|equals?)\s+{_AMOUNT_NAMED}",
     rf"{_AMOUNT_NAMED}\s+(?:in|to|into|as)\s+{_TARGET}",
-    rf"{_AMOUNT_NAMED}.*?\b(?:what(?:'s|\s+is)|how\s+much\s+is)\s+(?:that|it|this)\s+in\s+{_TARGET}",
+    (rf"{_AMOUNT_NAMED}.*?\b(?:(?:what(?:'s|\s+is)|how\s+much\s+is)\s+(?:that|it|this)|"
+    rf"what\s+(?:that|it|this)\s+(?:is|was|would\s+be|comes\s+to)|what\s+(?:would|will)\s+(?:that|it|this)\s+be)"
+     rf"\s+in\s+{_TARGET}"),  # "asking what that is in F"
     rf"{_AMOUNT_NAMED}.*?\bhow\s+many\s+{_TARGET}\s+(?:is|are)\s+(?:that|it|this)\b",
 ))
 # A terse conversion, nothing around it but a word or two ("minutes in 3.5 hours", "hw many

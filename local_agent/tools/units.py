@@ -62,6 +62,14 @@ def ratio(unit: str, per: str) -> float | None:
     return _SIZES[per][1] / _SIZES[unit][1]
 
 
+def dimension(name: str) -> str | None:
+    """What a unit of the table measures ("km": length; months and years: time), or None."""
+    if name in _SCALES:
+        return "temperature"
+    found = _SIZES.get(name)
+    return None if found is None else ("time" if found[0] == "calendar" else found[0])
+
+
 def smaller(unit: str, than: str) -> bool:
     """Whether `unit` is a smaller unit of the same measure as `than` (inches than feet)."""
     if unit not in _SIZES or than not in _SIZES:

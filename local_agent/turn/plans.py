@@ -10,13 +10,13 @@ from typing import Literal
 
 from ..reading import Reading
 from ..reading.problems import amount_without_numbers, calculation_request
-from ..reading.problems import reply as problem_reply
 from .about_me import about_me_reply
 from .acknowledge import correction_reply, introduction_reply
 from .evidence import from_memory
 from .latest import changed
 from .memory_answers import asks_about_past
 from .phrases import farewell_reply, phrase
+from .problem_said import problem_said
 from .statements import statement_reply
 from .told import asks_of_records
 from .when_answer import asks_when_told
@@ -69,8 +69,8 @@ def _courtesy(reading: Reading, memories: Sequence[str]) -> ReplyPlan | None:
 
 
 def _problem(reading: Reading, memories: Sequence[str]) -> ReplyPlan | None:
-    said = problem_reply(reading.text) if reading.english else None
-    return ReplyPlan("problem", said.text, outcome=said.outcome) if said else None
+    said = problem_said(reading.text) if reading.english else None
+    return ReplyPlan("problem", said[0], outcome=said[1]) if said else None
 
 
 def past_plan(reading: Reading, memories: Sequence[str]) -> ReplyPlan | None:

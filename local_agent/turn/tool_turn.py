@@ -23,6 +23,7 @@ when nobody can be asked every call is denied, with a notice, and the model is t
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -34,13 +35,13 @@ from ..backends.base import Backend
 from ..errors import ApprovalUnavailable, ToolError
 from ..grounding import check
 from ..reading import Reading
-from ..reading.problems import reply as problem_reply
 from ..reading.values import Value, extract
 from ..tools.actions import capped, instructions
 from ..tools.base import Tool
 from ..tools.coverage import percent_as_amount, period_left_out, sql_text, unused_numbers
 from ..tools.intent import Intent
 from ..tools.loop import Approve, AskUser, LoopLimits, LoopResult, ToolCall, ToolLoop
+from ..tools.measures import reading_doubt
 from ..tools.narrowing import grounded
 from ..tools.plain import failure_answer
 from ..tools.router import Route, Router
@@ -48,6 +49,7 @@ from ..tools.sql import TIED, left_out, written_sql
 from ..tools.text import quoted_result
 from ..types import GenerationSettings, Message
 from .answering import Answer
+from .problem_said import problem_said
 from .result import TokenCounts, ToolTrace
 from .tool_answer import AnswerStep, Phrased, sources
 
@@ -288,6 +290,10 @@ def numbers_left_out(route: Route, numbers: Sequence[Value], message: str = "") 
                 "I read it as:")
     if route.tools[0] == "calculator" and (period := period_left_out(message, expression)):
         return f"I'm not sure this answers your question: it leaves out {period} you asked about. I read it as:"
+    if route.tools[0] == "calculator" and re.fullmatch(r"\s*-?\d+(?:\.\d+)?\s*", expression):
+        return "I'm not sure this answers your question: it works nothing out. I read it as:"  # "7.5 hours ... a week"
+    if route.tools[0] == "calculator" and (doubt := reading_doubt(message, expression)):
+        return f"I'm not sure this answers your question: {doubt}. I read it as:"
     unused = unused_numbers(numbers, route.arguments)
     if not unused:
         return ""
@@ -298,11 +304,9 @@ def numbers_left_out(route: Route, numbers: Sequence[Value], message: str = "") 
 def word_problem(route: Route, message: str) -> ToolOutcome:
     """The solver's reply to a word problem: its answer with the reading, or, unsure, the
     reading said back and asked about (a question to the user)."""
-    said = problem_reply(message)
-    if said is None:  # the router asks the same question of the same text: not reached
-        said_text, outcome = "I'm not sure how to work this out from what you wrote.", "unsure"
-    else:
-        said_text, outcome = said.text, said.outcome
+    said = problem_said(message)
+    # the router asks the same question of the same text: None is not reached
+    said_text, outcome = said or ("I'm not sure how to work this out from what you wrote.", "unsure")
     trace = ToolTrace(route.kind, route.reason, stop="answered", check="direct" if outcome == "answer" else "unsure")
     return ToolOutcome(said_text, (), trace, asked_user=said_text.endswith("?"), outcome=outcome)
 

@@ -211,6 +211,7 @@ def _comparison(following: list[str]) -> tuple[str, str]:
         if word in MORE or word in LESS:
             kind = "more" if word in MORE else "less"
             after = lower.index("than", at) + 1 if "than" in lower[at:] else len(lower)
+            after += after < len(lower) and lower[after] == "what"  # "36 more than what Mark collected"
             name = following[after] if after < len(following) else ""
             named = name.lower() in PRONOUNS or (name[:1].isupper() and name not in _NOT_NAMES)
             return kind, name.lower() if named else ""

@@ -13,12 +13,14 @@ old" (`cue_missed`)."""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ..words import word_set
 from .candidates import Candidate, asks_for_both, candidates
 from .dimensions import unit_check
 from .features import features
-from .quantities import Reading, read
+from .quantities import Quantity, Reading, read, singular
 from .ranker import RankerWeights, shipped, softmax
 
 
@@ -61,11 +63,89 @@ _MULTIPLYING = re.compile(r"\b(?:\d+(?:\.\d+)?|two|three|four|five|six|ten)\s+ti
                           r"|\b(?:twice|double|triple|thrice|half\s+as)\b", re.IGNORECASE)
 
 
-def cue_missed(text: str, expression: str) -> str | None:
+# What the question's own words ask for, and the operations that do it: "how many are left"
+# takes away (or keeps a remainder), "on average" shares out, "what percent" asks for a share (words.toml).
+_ASKED_CUES = ((word_set("cue_left", "cue_difference"), ("-", "remainder", "less")), (word_set("cue_average"), ("÷",)),
+               (word_set("cue_percent"), ("%",)))  # no candidate takes a share × 100
+_CUE_ASKS = {**dict.fromkeys(word_set("cue_left", "cue_difference"), "to take something away"),
+             **dict.fromkeys(word_set("cue_average"), "to share out"),
+             **dict.fromkeys(word_set("cue_percent"), "for a share")}
+
+
+def _cue_asks(cue: str) -> str:
+    if cue.endswith(" than"):
+        return "the other way round"
+    if cue.startswith("and "):
+        return "to count one more"
+    return _CUE_ASKS.get(cue, "for a product or a share")
+
+
+def cue_missed(text: str, expression: str, question: Sequence[str] = ()) -> str | None:
     """The words of `text` that ask to multiply or take a share ("3 times as many", "twice as
-    old") when `expression` neither multiplies nor divides, else None."""
+    old") when `expression` neither multiplies nor divides, or the word of the `question`'s
+    words that asks to take away ("left") or share out ("average") when `expression` does
+    neither; else None."""
     found = _MULTIPLYING.search(text)
-    return found.group() if found and "×" not in expression and "÷" not in expression else None
+    if found and "×" not in expression and "÷" not in expression:
+        return found.group()
+    for cue_words, operations in _ASKED_CUES:
+        cue = next((word for word in question if word in cue_words), None)
+        if cue and not any(operation in expression for operation in operations):
+            return cue
+    return None
+
+
+def comparison_missed(reading: Reading, candidate: Candidate) -> str | None:
+    """A comparison the reading turns the wrong way, as written ("36 more than"): "74 stamps,
+    36 more than Mark" asks for Mark's by taking away, "Kim has 4 more than Jo" for Kim's by
+    adding. It is checked where the question names the one compared with (`than`) or the one
+    compared (`owner`), and `candidate` uses the compared quantity with neither + nor -
+    of the direction that reads it; else None."""
+    used = candidate.leaves_set()
+    for at, quantity in enumerate(reading.quantities):
+        if at not in used or not quantity.compared or not quantity.than or not reading.asked_owner:
+            continue
+        asked_base = reading.asked_owner == quantity.than
+        if not asked_base and reading.asked_owner != quantity.owner:
+            continue
+        adds = (quantity.compared == "more") != asked_base  # Kim's "4 more than Jo": add; Jo's: take away
+        if ("+" if adds else "-") not in candidate.text(reading.quantities):
+            return f"{quantity.text} {quantity.compared} than"
+    return None
+
+
+_COMPANY = word_set("company_nouns")
+_WITH = frozenset({"his", "her", "my", "their", "our"})
+_WHO = frozenset({"NAME", "me", "i", "he", "she", "we", "you", "myself"})
+
+
+def company_missed(reading: Reading, candidate: Candidate) -> str | None:
+    """A count of people with someone besides ("Bob and his 4 friends", "between me and 4
+    friends": 5 people) that `candidate` uses as the whole count, as written; None when it
+    uses none, or the question asks for those people ("how many friends")."""
+    for at in candidate.leaves_set():
+        quantity = reading.quantities[at]
+        before = list(quantity.context[:len(quantity.context) - len(quantity.after[:3])])
+        before = before[:-1] if before[-1:] and before[-1] in _WITH else before
+        noun = quantity.after[0] if quantity.after else ""
+        if (noun in _COMPANY and before[-2:-1] and before[-2] in _WHO and before[-1] == "and"
+                and singular(noun) not in reading.asked_unit):
+            return f"and {quantity.text} {noun}"
+    return None
+
+
+def by_one(candidate: Candidate, quantities: tuple[Quantity, ...]) -> str | None:
+    """A quantity of 1 that `candidate` multiplies or divides by ("35 ÷ 1" for "one can covers
+    35 square metres"), as written: it changes nothing, so the reading uses one number, not two;
+    else None."""
+    for side in (candidate.left, candidate.right):
+        if isinstance(side, Candidate):
+            if (found := by_one(side, quantities)) is not None:
+                return found
+        elif candidate.top in ("*", "/", "floor", "ceil") and quantities[side].value == 1 \
+                and (side == candidate.right or candidate.top == "*"):
+            return quantities[side].text
+    return None
 
 
 def number_text(value: float) -> str:
@@ -107,9 +187,15 @@ def solve(text: str, weights: RankerWeights | None = None) -> Solved | Unsure:
     if margin >= needed and fits is not None and not fits(best):  # 12 pens × $7.80 is no price per item
         return Unsure(expression, value, f"I read this as {expression} = {number_text(value)}, but that does not "
                       "give what you asked for; could you say how you would work it out?", margin, "units")
-    if margin >= needed and (cue := cue_missed(text, expression)):  # "3 times as many" read as 3 + 14
+    if margin >= needed and (one := by_one(best, ranked.reading.quantities)) is not None:  # "35 ÷ 1"
+        return Unsure(expression, value, f"I read this as {expression} = {number_text(value)}, but the {one} there "
+                      "changes nothing; could you say how you would work it out?", margin, "a one that changes nothing")
+    cue = (cue_missed(text, expression, ranked.reading.question_words)  # "3 times as many" read as 3 + 14
+           or comparison_missed(ranked.reading, best) or company_missed(ranked.reading, best))
+    if margin >= needed and cue:
         return Unsure(expression, value, f"I read this as {expression} = {number_text(value)}, but \"{cue}\" asks "
-                      "for a product or a share; is that what you meant?", margin, "a cue left out")
+                      f"{_cue_asks(cue)}; is that what you meant?", margin,
+                      "a cue left out")
     if margin >= needed:
         return Solved(expression, value, f"I read this as {expression} = {number_text(value)}.", margin)
     return Unsure(expression, value, f"I read this as {expression} = {number_text(value)}, is that what you meant?",
