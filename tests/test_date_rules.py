@@ -202,4 +202,4 @@ def test_a_holiday_written_beside_its_date_names_one_day():
     asked = date_question("the kids ask how long till Halloween (Oct 31 this year). how many days is that from today?")
     assert asked == {"operation": "between", "date": "today", "other": "--10-31", "unit": "days"}
     twice = date_question("how many days between Oct 31 and Oct 31?")  # written twice: two dates
-    assert (twice["date"], twice["other"]) == ("--10-31", "--10-31")
+    assert twice is not None and (twice["date"], twice["other"]) == ("--10-31", "--10-31")

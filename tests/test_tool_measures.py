@@ -3,6 +3,8 @@ each form that is doubted has a look-alike that is not."""
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 import pytest
 
 from local_agent.tools.measures import asked_measure, change_as_total, measure_left_out, reading_doubt
@@ -119,9 +121,9 @@ def test_a_rate_before_a_span_is_no_unit_said_to_be_an_amount():
     """"one cup is 250 ml" makes 250 ml a cup; the look-alike "25 pages a day for 2 weeks" leaves 2 weeks a time."""
     from local_agent.tools.measures import message_measures
     found = dict(message_measures("I read 25 pages a day for 2 weeks."))
-    assert found[2] == {"time": 1}
+    assert found[Decimal(2)] == {"time": 1}
     cups = dict(message_measures("one cup is 250 ml"))
-    assert not any(cups[250].values())
+    assert not any(cups[Decimal(250)].values())
 
 
 @pytest.mark.parametrize(("message", "expression", "doubted"), [
