@@ -252,3 +252,15 @@ def test_a_name_said_of_two_relations_stands_for_neither():
     assert aliases(["my son Sam", "my brother Sam"]) == {}
     assert aliases(["a golden retriever named Biscuit"]) == {"biscuit": frozenset({"retriever"})}
 
+
+
+def test_not_told_says_back_the_record_the_recall_ranked_first_too():
+    from local_agent.turn.not_told import closest_told
+    recalled = [from_memory("- 12 October 2026, you: started guitar 2 days ago"),
+                from_memory("- 12 October 2026, me: That's great!"),  # the assistant's words tell nothing
+                from_memory("- 10 October 2026, you: what instrument is easiest?")]  # nor a question asked
+    assert closest_told([], recalled) == [recalled[0]]
+    reply = not_told_reply(["what instrument am i learning"], closest_told([], recalled))
+    assert reply.startswith("You haven't told me") and '"started guitar 2 days ago"' in reply
+    lexical = [from_memory("- 9 October 2026, you: my guitar teacher is Ana")]
+    assert closest_told(lexical, recalled) == [lexical[0], recalled[0]]  # each once, at most two

@@ -8,7 +8,7 @@ import re
 from collections.abc import Sequence
 
 from .evidence import Candidate
-from .told import QUESTION_WORD
+from .told import QUESTION_WORD, said_by_user
 
 _EMBED = (
     (re.compile(r"^(?:what(?:'s| is| was)|whats)\s+(?!(?:i|you|we|he|she|they)\b)(?P<rest>.+)$", re.I), "{rest}"),
@@ -17,6 +17,7 @@ _EMBED = (
     (re.compile(r"^(?P<wh>what|where|who|when|which \w+|how \w*)\s*(?P<aux>do|does|did)\s+(?P<rest>.+)$", re.I),
      "{wh} {rest}"),
 )
+CLOSEST = 2  # records said back with "You haven't told me ..."
 _DETERMINERS = frozenset("my your his her our their the a an".split())
 
 
@@ -50,8 +51,20 @@ def asked_phrase(part: str) -> str:
     return "that"
 
 
-def not_told_reply(untold: Sequence[str], known: Candidate | None) -> str:
-    """"You haven't told me ...", with what the program does know when some memory is close."""
+def not_told_reply(untold: Sequence[str], known: Candidate | Sequence[Candidate] | None) -> str:
+    """"You haven't told me ...", with what the program does know when some memory is close
+    (one record, or the closest ones: `closest_told`)."""
     asked = " or ".join(dict.fromkeys(asked_phrase(part) for part in untold))
     said = f"You haven't told me {asked}."
-    return f"{said} {known.told}" if known is not None else said
+    close = [known] if isinstance(known, Candidate) else list(known or ())
+    return " ".join([said, *(candidate.told for candidate in close)])
+
+
+def closest_told(evidence: Sequence[Candidate], candidates: Sequence[Candidate]) -> list[Candidate]:
+    """What the program does know that is closest to a question it was not told the answer of:
+    the user's record that shares most words with it (`evidence`, best first), and the user's
+    record the recall ranked first (`candidates` are the memories in recall order, then the
+    dialogue), which finds one told in other words ("started guitar" for "what instrument am I
+    learning?"); each once, at most CLOSEST."""
+    found = [*said_by_user(evidence)[:1], *said_by_user(candidates)[:1]]
+    return list(dict.fromkeys(found))[:CLOSEST]

@@ -67,7 +67,7 @@ from .content import denied_claims, unheld_claims
 from .evidence import Candidate, content_words, draws_on, from_dialogue, from_memory, relevant, said_back_evidence
 from .latest import changed, history_reply
 from .memory_answers import after_introduction, not_remembered, user_names
-from .not_told import not_told_reply
+from .not_told import closest_told, not_told_reply
 from .phrases import answers_courtesy
 from .plans import ReplyPlan, past_plan
 from .plans import plan_reply as plan_reply  # re-exported: the agent's and the tests' one place for replies
@@ -199,8 +199,7 @@ class Replier:
                                        if not quotes_inside(c.text)])  # an earlier answer that quoted memory never is
         evidence, untold = relevant(message, candidates), untold_parts(message, candidates) if candidates else []
         if untold:  # some part no record answers: said so, with the closest thing told
-            known = next(iter(said_by_user(evidence)), None)
-            return Reply(self.said(not_told_reply(untold, known)), "template:not-told")
+            return Reply(self.said(not_told_reply(untold, closest_told(evidence, candidates))), "template:not-told")
         when = self.when(message, candidates, dialogue)
         if when is not None:  # a part asks when: the program's day, from the record that tells it
             return Reply(self.said(when), "template:when")
