@@ -425,3 +425,28 @@ def test_a_record_of_her_naming_no_one_else_may_be_the_named_persons():
     assert untold_parts("When is Greta's birthday?", greta) == []
     others = [from_dialogue("Tom came over, his birthday is 3 May."), from_dialogue("Greta is my sister.")]
     assert untold_parts("When is Greta's birthday?", others) != []  # his, and he is Tom
+
+
+def test_parts_joined_by_a_plus_a_day_changed_and_a_thing_called_by_name():
+    assert parts("my job + my sister's name?") == ["my job", "my sister's name?"]
+    assert parts("who are Tom & Jerry?") == ["who are Tom & Jerry?"]
+    from local_agent.turn.latest import changed
+    vienna = [from_memory("- 2 March 2026, you: I am presenting a paper at a conference in Vienna on 14 April."),
+              from_memory("- 4 March 2026, you: Note that the Vienna conference has been moved to 21 April.")]
+    assert changed("On what date am I presenting in Vienna?", vienna) is not None
+    dentist = [from_memory("- 2 March 2026, you: I have a dentist appointment on 14 April."),
+               from_memory("- 4 March 2026, you: moved to Lisbon on 21 April.")]
+    assert changed("when is my dentist appointment?", dentist) is None
+    from local_agent.turn.told import answering
+    band = [from_memory("- 20 April 2026, you: I play bass in a band called The Static Hours."),
+            from_memory("- 22 April 2026, you: Our band has a gig at the Rialto on May 9.")]
+    assert answering("What's my band called?", band) == [band[0]]
+
+
+def test_a_newer_record_of_the_kind_asked_joins_a_recall_that_has_an_older_one():
+    gdansk = _record("g", "turn", "live in Gdansk", "2026-04-06")
+    sopot = _record("s", "turn", "update: not Gdansk anymore. moved to Sopot on the weekend", "2026-04-08")
+    hits = with_kind_records(read("where do i live", NOW), [RecallHit(gdansk, 0.5)], lambda: [gdansk, sopot], k=6)
+    assert [hit.record.id for hit in hits] == ["s", "g"]
+    older = with_kind_records(read("where do i live", NOW), [RecallHit(sopot, 0.5)], lambda: [gdansk, sopot], k=6)
+    assert [hit.record.id for hit in older] == ["s"]  # the recalled one is the newest: nothing joins

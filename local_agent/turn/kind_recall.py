@@ -5,7 +5,8 @@ it low, so the recall of that question may hold no record with a job at all.
 Definition: for a part that asks for a job or a place, when no recalled record holds a value of
 that kind and every asked word of the part (told.py `score`), the newest records the user told
 (facts, and the user's own turns; never a question they asked) that do join the recall, at most
-KIND_RECORDS, ahead of the rest; the recall keeps its length.
+KIND_RECORDS, ahead of the rest; when one recalled does, those told after it join ("where do I
+live?" recalls "live in Gdansk"; "moved to Sopot", told later, joins); the recall keeps its length.
 """
 
 from __future__ import annotations
@@ -44,13 +45,19 @@ def with_kind_records(reading: Reading, hits: Sequence[RecallHit], records: Call
     subjects, standing = subjects_of([c for _, c in told], question), aliases(c.text for _, c in told)
     shown = {hit.record.id for hit in hits}
     added: list[RecallHit] = []
-    recalled = [c for hit in hits if (c := _told(hit.record)) is not None]  # the assistant's words tell nothing
     for part in kinds:
         need = margin(part, subjects) - 1e-9
-        if any(score(part, c, subjects, standing) >= need for c in recalled):
-            continue  # "how old is my dog?": "Nuno turned 5" when Nuno is the collie
+        answered = [hit.record for hit in hits if (c := _told(hit.record)) is not None  # the user's, never the
+                    and score(part, c, subjects, standing) >= need]  # assistant's; "Nuno turned 5" for my dog
         found = [record for record, c in told if score(part, c, subjects, standing) >= need and record.id not in shown]
-        for record in sorted(found, key=lambda r: (r.provenance.date or "", r.created), reverse=True)[:KIND_RECORDS]:
+        newest = sorted(found, key=_when, reverse=True)
+        if answered:  # one recalled answers: a newer one joins ("moved to Sopot" after "live in Gdansk")
+            newest = [record for record in newest if _when(record) > max(map(_when, answered))]
+        for record in newest[:KIND_RECORDS]:
             shown.add(record.id)
             added.append(RecallHit(record, 0.0))
     return [*added, *hits][: max(k, len(added))]
+
+
+def _when(record: MemoryRecord) -> tuple[str, float]:
+    return record.provenance.date or "", record.created

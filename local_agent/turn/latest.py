@@ -33,6 +33,7 @@ from .evidence import Candidate, content_words
 from .senses import shares_sense
 from .told import answering, said_by_user
 
+_ASKS_DAY = re.compile(r"\bwhen\b|\b(?:what|which)\s+(?:date|day)\b", re.IGNORECASE)
 _NOW = re.compile(r"\b(?:now|currently|still|these days|at the moment|any ?more|today)\b", re.IGNORECASE)
 _PRESENT = re.compile(r"\b(?:do|does|is|are|am)\b|'s\b|\b(?:where|who|what)re\b", re.IGNORECASE)
 _PAST = re.compile(r"\b(?:did|was|were|used to|use to|before|previously|had|last)\b", re.IGNORECASE)
@@ -65,7 +66,9 @@ def update_of(record: Candidate, candidates: Sequence[Candidate], subjects: froz
 def changed(question: str, candidates: Sequence[Candidate]) -> tuple[Candidate, Candidate] | None:
     """The record that answers `question` and its update, when it has one and the update is
     about what is asked: it holds a word of the question besides its names (or one of the same
-    sense), or the question asks for the value now ("now", "currently"). One-part questions only."""
+    sense), a name of the question that asks for a day ("the Vienna conference has been moved to 21
+    April" for "on what date am I presenting in Vienna?"), or the question asks for the value now
+    ("now", "currently"). One-part questions only."""
     told = answering(question, candidates)
     if len(told) != 1:
         return None
@@ -74,7 +77,8 @@ def changed(question: str, candidates: Sequence[Candidate]) -> tuple[Candidate, 
     if update is None:
         return None
     about = shares_sense(content_words(question) - names, content_words(update.text))
-    return (told[0], update) if about or _NOW.search(question) else None
+    named = bool(names & content_words(update.text)) and _ASKS_DAY.search(question) is not None
+    return (told[0], update) if about or named or _NOW.search(question) else None
 
 
 def history_reply(old: Candidate, new: Candidate) -> str:

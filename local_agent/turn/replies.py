@@ -200,10 +200,10 @@ class Replier:
         evidence, untold = relevant(message, candidates), untold_parts(message, candidates) if candidates else []
         if untold:  # some part no record answers: said so, with the closest thing told
             return Reply(self.said(not_told_reply(untold, closest_told(evidence, candidates))), "template:not-told")
-        when = self.when(message, candidates, dialogue)
+        update = changed(message, candidates)  # a day changed since is the day ("moved to 21 April")
+        when = self.when(message, [c for c in candidates if update is None or c is not update[0]], dialogue)
         if when is not None:  # a part asks when: the program's day, from the record that tells it
             return Reply(self.said(when), "template:when")
-        update = changed(message, candidates)
         if update is not None:  # the old value as history, the newest as what holds now
             return Reply(self.said(history_reply(*update)), "template:evidence")
         told = answering(message, candidates)

@@ -50,6 +50,7 @@ from .value_kinds import (
     KIND_NOUNS,
     asked_kind,
     asks_place,
+    calls_thing,
     holds_kind,
     kind_values,
     of_someone_unnamed,
@@ -89,11 +90,14 @@ QUESTION_WORD = re.compile(r"^\W*(what|what's|whats|where|when|who|whose|which|h
 def parts(question: str) -> list[str]:
     """The parts of a multi-part question, each a question of its own ("Where do I live",
     "what does Jonas do?"); one part when it asks one thing."""
-    pieces = [_LEADING_PREPOSITION.sub("", piece.strip()) for piece in _PART.split(question) if piece.strip()]
+    pieces = [_LEADING_PREPOSITION.sub("", piece.strip()) for joined in _JOINED.split(question)
+              for piece in _PART.split(joined) if piece.strip()]  # "my job + my sister's name?"
     return [_named_again(piece, before) for before, piece in zip(["", *pieces], pieces, strict=False)] or [question]
 
 
 # "On which date was Kenji born?", "in which city is my practice": the question word asks, not "date".
+_JOINED = re.compile(r"\s+[+&]\s+(?=(?:my|our|his|her|their|what|what's|whats|where|when|who|how|which)\b)",
+                     re.IGNORECASE)  # "my job + my sister's name?", not "Tom & Jerry"
 _LEADING_PREPOSITION = re.compile(r"^\W*(?:on|in|at|for|from|to|with|by|during)\s+"
                                   r"(?=(?:what|which|whose|who|whom|how|when|where)\b)", re.IGNORECASE)
 _OWN_RELATION = re.compile(rf"\b(?:my|our)\s+({'|'.join(sorted(word_set('relations'), key=len, reverse=True))})\b",
@@ -291,6 +295,8 @@ def answering(question: str, candidates: Sequence[Candidate]) -> list[Candidate]
         named = _KIND.match(part)  # "what race ...": a record that names one ("a half marathon") first
         if named and (naming := [c for c in passing if shares_sense({named[1].lower()}, content_words(c.text))]):
             passing = naming
+        if calling := [c for c in passing if calls_thing(c.text, *_asked(part, subjects))]:
+            passing = calling  # "what's my band called?": "a band called The Static Hours", not "our band's gig"
         best = None
         for candidate in passing:
             best = candidate if best is None or candidate.newer_than(best) else best

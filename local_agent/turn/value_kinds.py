@@ -258,3 +258,9 @@ def owns_member(kind: str, text: str, owner: frozenset[str]) -> bool:
     not told by "My husband has taken up beekeeping")."""
     said = set(words(text))
     return any(owns_word(text, word, owner) for word in members_of(kind) if word in said)
+
+
+def calls_thing(text: str, things: set[str], value: str) -> bool:
+    """Whether `text` names an asked thing with "called" or "named" ("a band called The Static Hours")."""
+    return value == "name" and any(re.search(rf"\b(?i:{re.escape(thing)})\w*,?\s+(?i:is\s+)?(?i:called|named)\s+"
+                                             r"(?:the\s+)?[A-Z]", text) for thing in things)
