@@ -405,3 +405,20 @@ def test_a_memory_answer_that_says_the_question_back_answers_nothing():
                       sources=[m.content for m in messages])
     reply = replier.reply(ReplyPlan("past"), reading("do I play the piano?"))
     assert reply.answer.text != echo and reply.route != "grounded"
+
+
+def test_a_when_question_whose_day_was_changed_is_not_answered_with_the_old_day():
+    memories = ["- 2 March 2026, you: I am presenting a paper at a conference in Vienna on 14 April.",
+                "- 4 March 2026, you: Note that the Vienna conference has been moved to 21 April."]
+    backend = ScriptedBackend(["On 14 April."])
+    messages = [Message("system", "Be brief."), Message("user", "On what date am I presenting in Vienna?")]
+    from datetime import datetime
+
+    from local_agent.turn.when_answer import Told
+    told = [Told(memory.split("you: ")[1], datetime.fromisoformat(day)) for memory, day in
+            zip(memories, ["2026-03-02T19:00", "2026-03-04T19:00"], strict=True)]
+    replier = Replier(backend, messages, GenerationSettings(max_tokens=32), None, {}, 0.0,
+                      sources=[m.content for m in messages], memories=memories,
+                      today=datetime(2026, 3, 10, 20), told=told)
+    reply = replier.reply(ReplyPlan("past"), reading("On what date am I presenting in Vienna?"))
+    assert "21 April" in reply.answer.text and "14 April 2026 (" not in reply.answer.text

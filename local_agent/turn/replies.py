@@ -201,7 +201,9 @@ class Replier:
         if untold:  # some part no record answers: said so, with the closest thing told
             return Reply(self.said(not_told_reply(untold, closest_told(evidence, candidates))), "template:not-told")
         update = changed(message, candidates)  # a day changed since is the day ("moved to 21 April")
-        when = self.when(message, [c for c in candidates if update is None or c is not update[0]], dialogue)
+        left_out = update[0] if update is not None else None
+        when = self.when(message, [c for c in candidates if c is not left_out], dialogue,
+                         left_out.text if left_out else None)
         if when is not None:  # a part asks when: the program's day, from the record that tells it
             return Reply(self.said(when), "template:when")
         if update is not None:  # the old value as history, the newest as what holds now
@@ -240,13 +242,15 @@ class Replier:
             return Reply(self.said(said_back, second.tokens), "template:evidence")
         return Reply(self.said(not_remembered(self.memories), second.tokens), "dont-remember")
 
-    def when(self, question: str, candidates: Sequence[Candidate], dialogue: Sequence[str]) -> str | None:
+    def when(self, question: str, candidates: Sequence[Candidate], dialogue: Sequence[str],
+             left_out: str | None = None) -> str | None:
         """The program's answer to a question with a when-part (when_answer.py), from the records
-        shown and the dialogue's earlier messages (said today), or None."""
+        shown (but `left_out`, a record changed since) and the dialogue's earlier messages (said
+        today), or None."""
         if self.today is None:
             return None
-        told = [*self.told, *(Told(text, self.today) for text in dialogue)]
-        return answer_when(question, told, candidates, self.today)
+        told = [t for t in self.told if t.text != left_out]  # a record changed since is left out
+        return answer_when(question, [*told, *(Told(text, self.today) for text in dialogue)], candidates, self.today)
 
     def evidence_or_not_told(self, asked: _Asked, said_back: str, answer: Answer) -> Reply:
         """The evidence said back by the program, or, with none, that it was not told."""
