@@ -102,8 +102,7 @@ def group_words(word: str) -> frozenset[str]:
     """The words of the groups of the same sense `word` is in, and the members of the kinds it
     names ("dog": "retriever", "beagle")."""
     alike = {other for group in word_list("same_sense") if word in group.split("|") for other in group.split("|")}
-    kinds = _kinds()[0].get(word, frozenset())
-    return frozenset(alike | {member for member, of in _kinds()[1].items() if of & kinds})
+    return frozenset(alike) | members_of(word)
 
 
 def misspelled(word: str, said: set[str]) -> bool:
