@@ -88,6 +88,10 @@ def test_look_alikes_name_no_day(text):
     ("I need a haircut on Monday", False),  # "need" is no past form
     ("Duchess laid her first egg in weeks on Sunday", True),  # an irregular past form
     ("the hens lay on Sunday", False),
+    ("the first class was the day after, on the Friday", True),  # a clause with no tense: its sentence's
+    ("See you soon, on Friday", False),
+    ("Dinner is booked, on Friday", False),  # "booked" after "is" is no past
+    ("It was fun. Lunch on Friday", False),  # another sentence's tense is not this one's
 ])
 def test_the_tense_of_the_clause(text, past):
     at = text.lower().rfind("on ")

@@ -422,3 +422,31 @@ def test_a_when_question_whose_day_was_changed_is_not_answered_with_the_old_day(
                       today=datetime(2026, 3, 10, 20), told=told)
     reply = replier.reply(ReplyPlan("past"), reading("On what date am I presenting in Vienna?"))
     assert "21 April" in reply.answer.text and "14 April 2026 (" not in reply.answer.text
+
+
+def _when_replier(said: list[tuple[str, str, str]], question: str, today: str) -> Replier:
+    """A replier whose memories are `said` (text, ISO moment, kind) as the prompt shows them."""
+    from datetime import datetime
+
+    from local_agent.memory.index.render import prompt_text
+    from local_agent.turn.when_answer import told_records
+    from local_agent.types import MemoryRecord, Provenance
+    records = [MemoryRecord(id=f"m{n}", kind=kind, text=text, provenance=Provenance(role="user", date=moment))
+               for n, (text, moment, kind) in enumerate(said)]
+    memories = [prompt_text(record) for record in records]
+    messages = [Message("system", "Be brief."), Message("user", question)]
+    return Replier(ScriptedBackend(["On 21 May."]), messages, GenerationSettings(max_tokens=32), None, {}, 0.0,
+                   sources=[m.content for m in messages], memories=memories,
+                   today=datetime.fromisoformat(today), told=told_records(records))
+
+
+def test_a_day_corrected_since_answers_when_and_the_note_of_the_old_message_is_left_out_too():
+    said = [("I started a pottery course last Thursday, it's so relaxing", "2026-05-27T19:00", "turn"),
+            ("The user started a pottery course last Thursday.", "2026-05-27T19:00", "fact"),
+            ("Actually I got that wrong, the first pottery class was on the Friday, not the Thursday.",
+             "2026-05-29T19:00", "turn")]
+    question = "On what date did my pottery course start?"
+    reply = _when_replier(said, question, "2026-06-02T20:00").reply(ReplyPlan("past"), reading(question))
+    assert "22 May" in reply.answer.text and "21 May" not in reply.answer.text
+    kept = _when_replier(said[:2], question, "2026-06-02T20:00").reply(ReplyPlan("past"), reading(question))
+    assert "21 May" in kept.answer.text  # a look-alike with no correction: the day told answers

@@ -7,6 +7,7 @@ import datetime as dt
 import pytest
 
 from local_agent.reading import read
+from local_agent.reading.introductions import introduced_name
 from local_agent.turn.aliases import with_antecedents
 from local_agent.turn.evidence import from_dialogue, from_memory
 from local_agent.turn.kind_recall import with_kind_records
@@ -388,6 +389,10 @@ def test_a_terse_note_naming_someone_of_theirs_and_a_value_asks_about_them():
     assert plan_reply(read("wife's name", NOW), []).kind == "past"
     assert plan_reply(read("kids' names", NOW), []).kind == "past"
     assert plan_reply(read("wife's name is Ada", NOW), []).kind != "past"  # it tells, it does not ask
+    assert plan_reply(read("names of both my dogs", NOW), []).kind == "past"  # the value "of" them
+    assert plan_reply(read("names of both my dogs are silly", NOW), []).kind != "past"
+    assert plan_reply(read("names of the planets", NOW), []).kind != "past"  # nobody of the user's
+    assert introduced_name("names of both my dogs") is None  # "names of": no introduction of "Of"
     assert plan_reply(read("sister's wedding was lovely", NOW), []).kind != "past"
     terse = [from_dialogue("wife Ada, 2 kids"), from_dialogue("ran 10k this morning, 52 mins")]
     assert untold_parts("what's my wife called?", terse) == [] and untold_parts("what was my 10k time", terse) == []

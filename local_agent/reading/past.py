@@ -66,12 +66,13 @@ _ASKS = re.compile(r"^(?:what|what's|how|where|when|who|whom|whose|which|why|do|
 @cache
 def _terse_ask() -> re.Pattern[str]:
     """A note that asks a value of someone or something of the user's by naming both: "wife's
-    name", "my dog's breed?", "son's age" (words.toml `relations`, `pets`, and the words that
+    name", "my dog's breed?", "son's age", "names of both my dogs" (words.toml `relations`, `pets`, and the words that
     ask a value: `asks_name`, `asks_number`, `asks_job`, `terse_values`)."""
     who = "|".join(sorted(word_set("relations", "pets"), key=len, reverse=True))
     what = "|".join(sorted(word_set("asks_name", "asks_number", "asks_job", "terse_values"), key=len, reverse=True))
-    return re.compile(rf"^\W*(?:(?:my|our)\s+)?(?:{who})(?:'s|s')\s+(?:{what})\b(?:\s+(?:and|&)\s+\w+)?\W*$",
-                      re.IGNORECASE)
+    return re.compile(rf"^\W*(?:(?:my|our)\s+)?(?:{who})(?:'s|s')\s+(?:{what})\b(?:\s+(?:and|&)\s+\w+)?\W*$"
+                      rf"|^\W*(?:the\s+)?(?:{what})s?\s+of\s+(?:(?:both|all|each)\s+(?:of\s+)?)?(?:my|our)\s+"
+                      rf"(?:\w+\s+)?(?:{who})s?\W*$", re.IGNORECASE)  # "names of both my dogs"
 
 
 def _question_part(text: str) -> str:
