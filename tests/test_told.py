@@ -264,3 +264,23 @@ def test_not_told_says_back_the_record_the_recall_ranked_first_too():
     assert reply.startswith("You haven't told me") and '"started guitar 2 days ago"' in reply
     lexical = [from_memory("- 9 October 2026, you: my guitar teacher is Ana")]
     assert closest_told(lexical, recalled) == [lexical[0], recalled[0]]  # each once, at most two
+
+
+def test_a_name_asked_is_taken_from_the_stretch_that_speaks_of_whom_it_is_asked():
+    from local_agent.turn.told import answering
+
+    marcus = [from_memory("- 12 October 2026, you: Marcus here, ER nurse in Phoenix, married to Jill, two kids Sam "
+                          "and Ella."),
+              from_memory("- 14 October 2026, you: Jill's birthday was yesterday, took her to Olive Garden, kids "
+                          "behaved for once.")]
+    assert answering("what are my kids called", marcus) == [marcus[0]]  # not the newer one naming Jill
+    assert answering("what are my kids called", marcus[1:]) == [marcus[1]]  # none beside: the record that passes
+
+
+def test_a_diet_asked_is_answered_with_the_diet_told():
+    from local_agent.turn.told import names_each_kind
+
+    aiko = [from_dialogue("I'm Aiko, 29, UX designer in Osaka, vegetarian, and I'm learning Portuguese.")]
+    question = "what's my diet and what language am i learning"
+    assert not names_each_kind("You are learning Portuguese on the side.", question, aiko)
+    assert names_each_kind("You are vegetarian and you are learning Portuguese.", question, aiko)

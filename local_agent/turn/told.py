@@ -124,6 +124,9 @@ def _named_again(part: str, before: str) -> str:
     return _PRONOUN.sub(lambda m: f"{name}'s" if m["whose"] or m["her"] else name, part)
 
 
+_STRETCH = re.compile(r"[,.;:!?\n\u2014\u2013]|\s-\s")
+
+
 def _asked(part: str, subjects: frozenset[str]) -> tuple[set[str], str]:
     """The part's asked words, and the value it asks for: "name", "number", "day" or ""."""
     found = content_words(without_filler(part))
@@ -297,6 +300,8 @@ def answering(question: str, candidates: Sequence[Candidate]) -> list[Candidate]
             passing = naming
         if calling := [c for c in passing if calls_thing(c.text, *_asked(part, subjects))]:
             passing = calling  # "what's my band called?": "a band called The Static Hours", not "our band's gig"
+        elif beside := [c for c in passing if _names_beside(part, c.text, subjects)]:
+            passing = beside  # "what are my kids called?": "two kids Sam and Ella", not "Jill's birthday ... kids"
         best = None
         for candidate in passing:
             best = candidate if best is None or candidate.newer_than(best) else best
@@ -322,6 +327,16 @@ def draws_on_each_part(answer: str, question: str, candidates: Sequence[Candidat
         if told and not any((said - whose) & _near(c.text, named) for c in told):
             return False
     return True
+
+
+def _names_beside(part: str, text: str, subjects: frozenset[str]) -> bool:
+    """Whether a part asking for a name finds one in a stretch of `text` (between commas or
+    sentence ends) that holds a word it asks about ("two kids Sam and Ella")."""
+    asked_words, value = _asked(part, subjects)
+    if value != "name" or not asked_words:
+        return False
+    return any(shares_sense(asked_words, content_words(stretch)) and names_for(part, stretch)
+               for stretch in _STRETCH.split(text))
 
 
 def _near(text: str, named: set[str]) -> set[str]:
