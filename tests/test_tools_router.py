@@ -187,3 +187,44 @@ def test_a_word_problem_that_names_days_or_hours_is_no_date_question(message):
                                      "how many working days between 2026-03-02 and 2026-03-20?"])
 def test_a_count_of_days_or_weeks_stays_a_date_question(message):
     assert Router(["calculator", "date"]).route(message).tools == ("date",)
+
+
+@pytest.mark.parametrize(("message", "asked"), [
+    ("I need to know how many working days are left in March", "how many working days are left in March?"),
+    ("can't remember if 2028 is a leap year", "2028 is a leap year?"),
+    ("trying to work out my age, born 14 feb 1990", "what is my age, born 14 feb 1990?"),
+    ("so, wondering what day of the week christmas falls on this year",
+     "what day of the week christmas falls on this year?"),
+    ("figuring out the average of 12, 15 and 21", "what is the average of 12, 15 and 21?"),
+    ("I need to split a 84 euro bill between 4 of us", "split a 84 euro bill between 4 of us"),
+    ("need the date 45 days from today", "what is the date 45 days from today?"),
+    # look-alikes: no question asked indirectly, the message as it is
+    ("I need to buy milk", "I need to buy milk"),
+    ("I have a dentist appointment on the 20th", "I have a dentist appointment on the 20th"),
+    ("I need a haircut", "I need a haircut"),
+])
+def test_a_question_asked_indirectly_is_read_for_the_tools(message, asked):
+    from local_agent.reading import read
+    from local_agent.reading.requests import embedded_question
+
+    assert embedded_question(message) == asked
+    reading = read(message, dt.datetime(2026, 3, 11, 12))
+    assert reading.tool_text == asked and reading.text == message  # the message itself is kept as said
+
+
+@pytest.mark.parametrize("message", [
+    "can't remember if 2028 is a leap year",
+    "I'd like to know how many weeks until 1 June",
+    "trying to work out my age, born 14 feb 1990",
+    "figuring out the average of 12, 15 and 21",
+])
+def test_a_question_asked_indirectly_goes_to_a_tool(message):
+    from local_agent.reading import read
+
+    assert ROUTER.route(read(message, dt.datetime(2026, 3, 11, 12))).kind == "direct"
+
+
+def test_a_thing_forgotten_that_no_tool_answers_goes_to_none():
+    from local_agent.reading import read
+
+    assert ROUTER.route(read("can't remember if I locked the door", dt.datetime(2026, 3, 11, 12))).kind == "none"

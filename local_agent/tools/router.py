@@ -103,7 +103,7 @@ class Router:
     def route(self, reading: Reading | str) -> Route:
         """The route of a message the turn has read (or of a text: its rules read the text)."""
         if isinstance(reading, Reading):
-            message, request, subjects = reading.text, reading.tool_request, reading.tool_subjects
+            message, request, subjects = reading.tool_text or reading.text, reading.tool_request, reading.tool_subjects
             rounding = reading.rounding
         else:
             message, request, subjects = reading, asks_tool(reading), tool_subjects(reading)
