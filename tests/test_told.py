@@ -284,3 +284,12 @@ def test_a_diet_asked_is_answered_with_the_diet_told():
     question = "what's my diet and what language am i learning"
     assert not names_each_kind("You are learning Portuguese on the side.", question, aiko)
     assert names_each_kind("You are vegetarian and you are learning Portuguese.", question, aiko)
+
+
+def test_a_name_answered_must_be_one_said_beside_whom_it_is_asked():
+    from local_agent.turn.told import names_each_kind
+
+    marcus = [from_memory("- 12 October 2026, you: Marcus here, ER nurse in Phoenix, married to Jill, two kids Sam "
+                          "and Ella, and I coach little league.")]
+    assert not names_each_kind("Marcus here, I'm a coach in Phoenix.", "what are my kids called", marcus)
+    assert names_each_kind("Your kids are Sam and Ella.", "what are my kids called", marcus)

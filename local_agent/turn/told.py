@@ -329,14 +329,14 @@ def draws_on_each_part(answer: str, question: str, candidates: Sequence[Candidat
     return True
 
 
-def _names_beside(part: str, text: str, subjects: frozenset[str]) -> bool:
-    """Whether a part asking for a name finds one in a stretch of `text` (between commas or
-    sentence ends) that holds a word it asks about ("two kids Sam and Ella")."""
+def _names_beside(part: str, text: str, subjects: frozenset[str]) -> set[str]:
+    """The names a part asking for a name finds in the stretches of `text` (between commas or
+    sentence ends) that hold a word it asks about ("two kids Sam and Ella": Sam, Ella)."""
     asked_words, value = _asked(part, subjects)
     if value != "name" or not asked_words:
-        return False
-    return any(shares_sense(asked_words, content_words(stretch)) and names_for(part, stretch)
-               for stretch in _STRETCH.split(text))
+        return set()
+    return set().union(*(names_for(part, stretch) for stretch in _STRETCH.split(text)
+                         if shares_sense(asked_words, content_words(stretch))))
 
 
 def _near(text: str, named: set[str]) -> set[str]:
@@ -360,7 +360,7 @@ def names_each_kind(answer: str, question: str, candidates: Sequence[Candidate])
         kind = asked_kind(part)[0] or (value if value in ("number", "name") else "")
         told = answering(part, candidates) if kind else []
         if kind == "name":  # "what's my restaurant called?" is answered with a name, a told one if any
-            held = set().union(*(names_for(part, c.text) for c in told))
+            held = set().union(*(_names_beside(part, c.text, subjects) or names_for(part, c.text) for c in told))
             named = names_for(part, answer)
             if not named or (held and not named & held):
                 return False
