@@ -293,3 +293,17 @@ def test_a_name_answered_must_be_one_said_beside_whom_it_is_asked():
                           "and Ella, and I coach little league.")]
     assert not names_each_kind("Marcus here, I'm a coach in Phoenix.", "what are my kids called", marcus)
     assert names_each_kind("Your kids are Sam and Ella.", "what are my kids called", marcus)
+
+
+def test_a_question_naming_someone_memory_names_in_lower_case_asks_about_the_past():
+    import datetime as dt
+
+    from local_agent.reading import read
+    from local_agent.turn.memory_answers import asks_about_past, lowercase_names
+
+    memories = ["- 8 October 2026, you: my son arjun turnd 7 last tuesday!! had a party w 12 kids"]
+    assert lowercase_names(memories[0]) == {"arjun"}
+    assert lowercase_names("my son plays football") == set()  # an English word after "my son" names no one
+    now = dt.datetime(2026, 10, 15)
+    assert asks_about_past(read("what school does arjun go to", now).past, memories)
+    assert not asks_about_past(read("what school is good for kids", now).past, memories)
