@@ -192,6 +192,9 @@ def test_a_question_after_a_comma_is_asked(message: str, value: float):
     ("the TV costs 600, there's 15% off and then 21% VAT goes on top. what's the final price?", 617.1),
     ("i'm splitting a 96 euro dinner bill between me and 4 friends, how much does each of us pay?", 19.2),
     ("remainder of 100 divided by 7", 2),
+    ("3 friends and me are sharing a taxi of 46 dollars, how much each", 11.5),  # the speaker after the count
+    ("4 friends and I split a 100 bill with a 10% tip, how much each", 22),
+    ("we split 90 between 3 friends, how much each", 30),  # look-alike: nobody besides
 ])
 def test_exact_readings_use_every_quantity(message: str, value: float):
     """Percentages taken in turn, "me and 4 friends" (five), a remainder without a question word."""

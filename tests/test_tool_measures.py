@@ -157,3 +157,17 @@ def test_an_area_or_a_speed_asked(message: str, expression: str, doubted: bool):
 def test_a_unit_before_a_preposition_is_what_is_asked():
     found = asked_measure("He hikes every 12 days. How many days from now will he hike again?")
     assert found is not None and found[1] == "a time"
+
+
+@pytest.mark.parametrize(("message", "expression", "doubted"), [
+    ("I run 5 km in 27 minutes, what's my pace per km", "5 * 27", True),  # km times minutes: no pace
+    ("I run 5 km in 27 minutes, what's my pace per km", "27 / 5", False),
+    ("apples cost 6 dollars for 2 kg, what is the price per kg", "6 * 2", True),
+    ("apples cost 6 dollars for 2 kg, what is the price per kg", "6 / 2", False),
+    ("we drove 340 km on 27 litres, what's our consumption per 100 km", "27 / 340 * 100", False),  # not checked
+    ("I earn 18.50 per hour and worked 37 hours, what did I make", "18.50 * 37", False),  # "per" not asked
+])
+def test_an_amount_asked_per_a_unit_must_be_divided_by_it(message, expression, doubted):
+    from local_agent.tools.measures import reading_doubt
+
+    assert (reading_doubt(message, expression) is not None) is doubted

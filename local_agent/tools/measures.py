@@ -276,6 +276,29 @@ def change_as_total(message: str, expression: str) -> str | None:
     return asked[1] or asked[2] or asked[3]
 
 
+_PER_ASKED = re.compile(r"\bper\s+(?:\d+(?:\.\d+)?\s+)?([a-z]+)")
+_ASKING_WORD = re.compile(r"\b(?:what|what's|whats|how|which)\b")
+_RATE_DIMENSIONS = frozenset({"length", "time", "mass", "volume"})
+
+
+def rate_left_out(message: str, expression: str) -> str | None:
+    """What a question asking for an amount per a unit ("what's my pace per km", "litres per
+    100 km") gets from an `expression` that does not divide by that unit's measure (5 km × 27
+    minutes), or None."""
+    asking = asking_sentence(_prepared(message))
+    opening = [found.start() for found in _ASKING_WORD.finditer(asking)]
+    asked = _PER_ASKED.search(asking, opening[-1]) if opening else None  # "per" in the question itself
+    dimension_ = _unit(asked[1]) if asked and not asked[0].split()[1][0].isdigit() else None
+    if asked is None or dimension_ not in _RATE_DIMENSIONS:  # "per 100 km" is not checked
+        return None
+    result = result_measure(message, expression)
+    if result is None:
+        return None
+    if _UNLIKE in result:
+        return f"you asked for an amount per {asked[1]}, and it adds or takes away unlike amounts"
+    return None if result[dimension_] < 0 else f"you asked for an amount per {asked[1]}, and it gives {_said(result)}"
+
+
 _CHANGE_NAMES = {"more": "difference", "extra": "difference", "less": "difference", "save": "saving"}
 
 
@@ -285,4 +308,4 @@ def reading_doubt(message: str, expression: str) -> str | None:
     if change := change_as_total(message, expression):
         change = _CHANGE_NAMES.get(change, change)
         return f"you asked for the {change}, and it gives the amount after it"
-    return measure_left_out(message, expression)
+    return measure_left_out(message, expression) or rate_left_out(message, expression)
