@@ -450,3 +450,17 @@ def test_a_day_corrected_since_answers_when_and_the_note_of_the_old_message_is_l
     assert "22 May" in reply.answer.text and "21 May" not in reply.answer.text
     kept = _when_replier(said[:2], question, "2026-06-02T20:00").reply(ReplyPlan("past"), reading(question))
     assert "21 May" in kept.answer.text  # a look-alike with no correction: the day told answers
+
+
+@pytest.mark.parametrize(("model_says", "route"), [
+    ("That is 35 euros, so about 380 dollars.", "template:calculation"),  # numbers nobody worked out
+    ("At 1.0862 dollars per euro, 350 euros is worth converting at a bank.", "model"),  # only the message's numbers
+])
+def test_a_reply_to_a_message_with_its_own_quantities_names_no_number_worked_out_without_a_tool(model_says, route):
+    message = "convrt 350 euros to dollars at a rate of 1.0862 dolars per euro"
+    messages = [Message("system", "Be brief."), Message("user", message)]
+    replier = Replier(ScriptedBackend([model_says]), messages, GenerationSettings(max_tokens=64), None, {}, 0.0,
+                      sources=[m.content for m in messages])
+    reply = replier.reply(ReplyPlan("open"), reading(message))
+    assert reply.route == route
+    assert ("380" in reply.answer.text) is (route == "model" and "380" in model_says)

@@ -171,3 +171,17 @@ def test_an_amount_asked_per_a_unit_must_be_divided_by_it(message, expression, d
     from local_agent.tools.measures import reading_doubt
 
     assert (reading_doubt(message, expression) is not None) is doubted
+
+
+@pytest.mark.parametrize(("message", "expression", "doubted"), [
+    ("I have 5.5 liters of jam and each jar holds 340 ml. How many jars can I fill completely?", "⌊5.5 ÷ 340⌋", True),
+    ("I have 5.5 liters of jam and each jar holds 340 ml. How many jars can I fill completely?",
+     "⌊5.5 × 1000 ÷ 340⌋", False),  # a factor between them: converted
+    ("How many floor tiles do I need for my kitchen if each tile is 30 cm by 30 cm?", "30 ÷ 30", True),
+    ("a rope of 12 m is cut into pieces of 3 m, how many pieces", "12 ÷ 3", False),
+    ("I have 20 apples and 20 pears, how many more apples than pears", "20 - 20", False),  # a difference of 0
+])
+def test_amounts_in_different_units_or_a_number_by_itself_are_doubted(message, expression, doubted):
+    from local_agent.tools.measures import reading_doubt
+
+    assert (reading_doubt(message, expression) is not None) is doubted

@@ -91,17 +91,25 @@ def _measure_of(tokens: list[str]) -> Measure:
     return measure
 
 
-def message_measures(message: str) -> list[tuple[Decimal, Measure]]:
-    """Each number of the message with its measure, in order ("30x30 cm": both lengths)."""
+def _number_words(message: str) -> list[tuple[re.Match[str], list[str], str]]:
+    """Each number of the message with the words right after it, in its own clause ("30x30
+    cm": the next one's), and the message as the rules read it."""
     text = _prepared(message)
-    found: list[tuple[Decimal, Measure]] = []
+    found = []
     matches = list(_NUMBER.finditer(text))
     for at, match in enumerate(matches):
         rest = text[match.end():match.end() + 60]
         if re.match(r"\s*[x×*]\s*\d", rest) and at + 1 < len(matches):  # "30x30 cm": as the next one
             rest = text[matches[at + 1].end():matches[at + 1].end() + 60]
         clause = re.split(r"[,;?!]|\.(?!\d)", rest)[0]  # its own clause; "20 M&M's" names no unit
-        tokens = [] if re.match(r"\s*[a-z]\s?[&'’]", clause) else _TOKEN.findall(clause)[:5]
+        found.append((match, [] if re.match(r"\s*[a-z]\s?[&'’]", clause) else _TOKEN.findall(clause)[:5], text))
+    return found
+
+
+def message_measures(message: str) -> list[tuple[Decimal, Measure]]:
+    """Each number of the message with its measure, in order ("30x30 cm": both lengths)."""
+    found: list[tuple[Decimal, Measure]] = []
+    for match, tokens, text in _number_words(message):
         measure = _measure_of(tokens)
         if tokens and tokens[0] in _CONTAINERS:  # "4 packs": a count of packs
             measure[_CONTAINER + singular(tokens[0])] += 1
@@ -124,6 +132,48 @@ month) has the measure `unlike`."""
     pool = message_measures(message)
     measure = _compose(tree, pool)
     return None if measure is None or _UNKNOWN in measure else measure
+
+
+def mixed_units(message: str, expression: str) -> str | None:
+    """Why `expression` cannot be right as it stands: it works two amounts of one kind in
+    different units together with no factor between them (5.5 litres ÷ 340 ml), or divides a
+    number by itself (30 ÷ 30); None otherwise, or when the reading brought in a factor."""
+    try:
+        tree = ast.parse(_python(expression), mode="eval").body
+    except SyntaxError:
+        return None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.BinOp) and _by_itself(node):
+            return f"it divides {ast.unparse(node.left)} by itself"
+    pool = [(Decimal(match.group()), _unit_named(tokens)) for match, tokens, _ in _number_words(message)]
+    units = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, int | float):
+            value = Decimal(str(node.value))
+            at = next((n for n, (number, _) in enumerate(pool) if number == value), None)
+            if at is None and value not in (1, 100):  # a factor the reading brought in (a conversion)
+                return None
+            units += [] if at is None else [pool.pop(at)[1]]
+    named: dict[str, str] = {}
+    for unit in filter(None, units):
+        if named.setdefault(dimension(unit) or "", unit) != unit:
+            return f"it works {named[dimension(unit) or '']} and {unit} together without converting"
+    return None
+
+
+def _by_itself(node: ast.BinOp) -> bool:
+    """Whether `node` divides a number by the same number."""
+    return (isinstance(node.op, ast.Div | ast.FloorDiv)
+            and isinstance(node.left, ast.Constant) and isinstance(node.right, ast.Constant)
+            and node.left.value == node.right.value)
+
+
+def _unit_named(tokens: list[str]) -> str | None:
+    """The unit of length, weight, volume or time the words after a number name ("ml"), or None."""
+    at = 1 if tokens and tokens[0] in _AREA_WORDS else 0
+    token = tokens[at] if at < len(tokens) else ""
+    name = unit_name(token) if len(token) > 1 or token in ("m", "g", "l") else None
+    return name if name and dimension(name) in _RATE_DIMENSIONS else None
 
 
 def _python(expression: str) -> str:
@@ -308,4 +358,5 @@ def reading_doubt(message: str, expression: str) -> str | None:
     if change := change_as_total(message, expression):
         change = _CHANGE_NAMES.get(change, change)
         return f"you asked for the {change}, and it gives the amount after it"
-    return measure_left_out(message, expression) or rate_left_out(message, expression)
+    return (measure_left_out(message, expression) or rate_left_out(message, expression)
+            or mixed_units(message, expression))

@@ -134,8 +134,20 @@ class Replier:
             return self.calculated(reading)
         if plan.kind == "estimate":  # the model's guess, after the program says it is one
             return self.model_after(plan, self.said(plan.text))
+        if len(reading.numbers) >= 2:  # its own quantities: held, a number worked out without a tool is a guess
+            return self.numbers_checked(reading)
         return Reply(stream_answer(self.backend, self.messages, self.settings, self.on_token, self.timings,
                                    self.start, earlier=self.earlier), "model")
+
+    def numbers_checked(self, reading: Reading) -> Reply:
+        """The model's reply to a message with quantities of its own that no tool answered
+        ("convrt 350 euros to dollars at 1.0862 dolars per euro"): shown when it names no number
+        that neither the message nor the prompt holds, else "I'm not sure" with the numbers read
+        (a small model's sum is a guess)."""
+        first = self.held(self.messages)
+        if first.interrupted or not self.missing(first):
+            return Reply(self.said(first.text, first.tokens, first.interrupted), "model")
+        return Reply(self.said(not_worked_out(reading.text), first.tokens), "template:calculation")
 
     def model_after(self, plan: ReplyPlan, opening: Answer) -> Reply:
         """The model's answer streamed after the plan's opening, shown already (`opening`)."""
