@@ -455,3 +455,9 @@ def test_a_newer_record_of_the_kind_asked_joins_a_recall_that_has_an_older_one()
     assert [hit.record.id for hit in hits] == ["s", "g"]
     older = with_kind_records(read("where do i live", NOW), [RecallHit(sopot, 0.5)], lambda: [gdansk, sopot], k=6)
     assert [hit.record.id for hit in older] == ["s"]  # the recalled one is the newest: nothing joins
+
+
+def test_a_place_said_as_an_item_of_its_own_comes_after_a_short_item():
+    assert kind_values("Pete. plumber. Cork.", "place") == {"cork"}
+    assert kind_values("dana. 34. vet nurse. Leeds.", "place") == {"leeds"}
+    assert kind_values("Sorry, typo yesterday - his name is Mike, not Mark. Autocorrect.", "place") == set()

@@ -77,6 +77,8 @@ _COUNTED = "|".join(NUMBER_WORDS)
 _AGE = re.compile(rf"\b(\d{{1,3}}|{_COUNTED})\s*(?:years?|yrs?)\s+old\b|\b(?:turns|turned|turning)\s+({_COUNTED})\b"
                   rf"|\b(?:I'm|I\s+am|im|aged|is|turns|turned|turning|was)\s+(\d{{1,3}})\b{_NOT_AGE}"
                   r"|(?:^|[.,;:]\s*)(\d{1,3})\s*(?=[.,;]|$)", re.IGNORECASE)
+# an item of its own after a short one, in a terse note: "plumber. Cork.", not "... not Mark. Autocorrect."
+_SHORT_ITEM = r"(?:^|[.;])\s*(?:[^\s.;]+\s+){0,2}[^\s.;]+[.;]\s+"
 _AT_PLACE = re.compile(r"(?:\b(?:in|from|to|near|at|outside|around|into)\s+|,\s*)$", re.IGNORECASE)
 
 
@@ -164,7 +166,7 @@ def _values(text: str, kind: Kind) -> set[str]:
         return found | {m[1].lower() for m in _WORKS_IN.finditer(text)}
     if kind == "place":
         return {name.lower() for name in proper_names(text) if _at_place(text[: text.find(name)])
-                or re.search(rf"[.;]\s+{re.escape(name)}\s*(?:[.;]|$)", text)}  # an item of its own: "plumber. Cork."
+                or re.search(_SHORT_ITEM + rf"{re.escape(name)}\s*(?:[.;]|$)", text)}
     if kind == "age":
         return {next(filter(None, m.groups())) for m in _AGE.finditer(text)}
     return set()
