@@ -226,6 +226,9 @@ def test_a_name_asked_of_someone_of_the_users_is_never_their_own():
     ("did you see that", "question"),  # a subject after the auxiliary: it asks
     ("Is Lily ok", "question"),
     ("was the shop open", "question"),
+    ("is next year a leap year", "question"),  # a time word or a year is the subject
+    ("is 2028 a leap year", "question"),
+    ("Was 5 minutes late today", "statement"),  # a number that is no year: the "I" left out
 ])
 def test_an_auxiliary_with_no_subject_after_it_opens_a_statement(text, act):
     from local_agent.reading.clauses import split_clauses

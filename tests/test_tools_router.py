@@ -228,3 +228,28 @@ def test_a_thing_forgotten_that_no_tool_answers_goes_to_none():
     from local_agent.reading import read
 
     assert ROUTER.route(read("can't remember if I locked the door", dt.datetime(2026, 3, 11, 12))).kind == "none"
+
+
+def test_a_date_written_in_numbers_that_reads_two_ways_is_said_back_and_asked():
+    route = ROUTER.route("my passport expires on 3/4/2027, how many days left")
+    assert route.kind == "unsure" and "3/4/2027" in route.arguments["part"]
+    assert ROUTER.route("my passport expires on 3/15/2027, how many days left").kind == "direct"  # one reading only
+
+
+@pytest.mark.parametrize(("text", "today", "day"), [
+    ("nth-15", dt.date(2026, 3, 11), dt.date(2026, 3, 15)),  # still to come this month
+    ("nth-5", dt.date(2026, 3, 11), dt.date(2026, 4, 5)),  # gone: next month's
+    ("nth-11", dt.date(2026, 3, 11), dt.date(2026, 3, 11)),  # today included
+    ("nth-31", dt.date(2026, 4, 10), dt.date(2026, 5, 31)),  # April has no 31st
+])
+def test_the_coming_nth_day_of_a_month(text, today, day):
+    from local_agent.tools.dates import parse_date
+
+    assert parse_date(text, today) == day
+
+
+def test_a_day_of_the_month_alone_is_read_as_the_coming_one():
+    assert date_question("how many days till the 15th") == {
+        "operation": "between", "date": "today", "other": "nth-15", "unit": "days"}
+    assert date_question("when is the 2nd tuesday of april")["operation"] == "nth_weekday"  # not the 2nd alone
+    assert date_question("how many days until the 3rd of may")["other"] == "--05-03"

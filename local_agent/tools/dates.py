@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import calendar
 import datetime as dt
+import re
 from collections.abc import Callable
 from typing import Literal
 
@@ -16,7 +17,7 @@ Today = dt.date | Callable[[], dt.date]
 """A fixed date, or what gives the date at the time of the call (the agent's today)."""
 MAX_AMOUNT = 100_000
 DATE_PATTERN = (r"^(today|tomorrow|yesterday|(last-)?(mon|tue|wed|thu|fri|sat|sun)|(month|year)-(start|end)|"
-                r"([0-9]{4}|-)-[0-9]{2}-[0-9]{2})$")
+                r"nth-([1-9]|[12][0-9]|3[01])|([0-9]{4}|-)-[0-9]{2}-[0-9]{2})$")
 DESCRIPTION = ("Dates from today: operation today (today's date), weekday (the weekday of date), add (date plus "
                "amount units; a negative amount goes back), between (days from date to other, also in unit), "
                "age (the age on other, or today, of someone born on date), month_days (the days in date's "
@@ -25,8 +26,8 @@ DESCRIPTION = ("Dates from today: operation today (today's date), weekday (the w
                "(how many of `weekday`, or of workday: Monday to Friday, from date to other, both counted) or day_n "
                "(the amount-th day of a span whose day 1 is date). "
                "Dates are YYYY-MM-DD, today, tomorrow, yesterday, --MM-DD for a day of this year, mon "
-               "to sun for the coming weekday, last-mon to last-sun for the last one, month-start, "
-               "month-end, year-start or year-end.")
+               "to sun for the coming weekday, last-mon to last-sun for the last one, nth-15 for the coming "
+               "15th of a month (today included), month-start, month-end, year-start or year-end.")
 _RELATIVE = {"today": 0, "tomorrow": 1, "yesterday": -1}
 WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 _PERIOD_BOUNDS: dict[str, Callable[[dt.date], dt.date]] = {
@@ -49,6 +50,8 @@ def parse_date(text: str, today: dt.date, *, upcoming: bool = False) -> dt.date:
         return today - dt.timedelta(days=(today.weekday() - WEEKDAYS.index(word[5:])) % 7 or 7)
     if word in _PERIOD_BOUNDS:
         return _PERIOD_BOUNDS[word](today)
+    if re.fullmatch(r"nth-([1-9]|[12][0-9]|3[01])", word):
+        return _coming_day_of_month(int(word[4:]), today)
     try:
         if word.startswith("--"):
             day = dt.date(today.year, int(word[2:4]), int(word[5:7]))
@@ -57,6 +60,16 @@ def parse_date(text: str, today: dt.date, *, upcoming: bool = False) -> dt.date:
     except ValueError:
         raise ToolError(f"not a date: {text!r} (write YYYY-MM-DD, --MM-DD, today, tomorrow, yesterday, a weekday "
                         "such as fri or last-fri, month-start, month-end, year-start or year-end)") from None
+
+
+def _coming_day_of_month(number: int, today: dt.date) -> dt.date:
+    """The coming `number`-th day of a month, today included ("the 15th": this month's when it
+    is still to come, else the next month's; "the 31st": the next month that has one)."""
+    year, month = today.year, today.month
+    while True:
+        if number <= calendar.monthrange(year, month)[1] and dt.date(year, month, number) >= today:
+            return dt.date(year, month, number)
+        year, month = (year + 1, 1) if month == 12 else (year, month + 1)
 
 
 def shift(day: dt.date, amount: int, unit: Unit) -> dt.date:

@@ -171,6 +171,6 @@ class Router:
         if "calculator" in self.enabled and (read_exactly(message) or _COUNTS_THINGS.search(message)):
             return None  # "27 km at 18 km/h, how many minutes?", "on Saturday ... how many boxes?": no date question
         arguments = date_question(message)
-        if (part := date_left_out(message, arguments)) and _ASKS.search(message):
+        if (part := date_left_out(message, arguments)) and (_ASKS.search(message) or arguments is not None):
             return Route("unsure", ("date",), {"part": part}, f"no date rule reads {part}")
         return None if arguments is None else Route("direct", ("date",), arguments, "date rule")
