@@ -310,3 +310,28 @@ def test_a_question_naming_someone_memory_names_in_lower_case_asks_about_the_pas
     now = dt.datetime(2026, 10, 15)
     assert asks_about_past(read("what school does arjun go to", now).past, memories)
     assert not asks_about_past(read("what school is good for kids", now).past, memories)
+
+
+@pytest.mark.parametrize(("question", "said", "told"), [
+    ("Which university do I teach at?", "I am Dr. Okafor; I teach economics at the university.", False),
+    ("Which university do I teach at?", "I teach economics at Leeds University.", True),
+    ("which hospital do I work at", "I am a nurse at St Mary's Hospital in Leeds.", True),
+    ("which hospital do I work at", "I am a nurse in Leeds.", False),  # a town is no hospital's name
+    ("what company do i work for", "I work at Zalando as a designer.", True),
+    ("what team does jack play for", "my son jack plays footy every saturday", False),
+    ("what team does jack play for", "my son jack plays for Hibs", True),
+    ("what colour is my car", "bought a used golf last week", False),  # a colour is asked: one must be said
+    ("what colour is my car", "bought a used car last week, a red one", True),
+])
+def test_which_named_thing_or_what_colour_is_told_only_by_its_name_or_colour(question, said, told):
+    assert (untold_parts(question, [from_memory(f"- 3 September 2026, you: {said}")]) == []) is told
+
+
+def test_what_someone_did_to_the_user_asks_about_their_past():
+    import datetime as dt
+
+    from local_agent.reading import read
+
+    now = dt.datetime(2026, 9, 16)
+    assert read("what did grandma teach me", now).past.certain
+    assert read("tell me a story about dragons", now).past is None  # "me" whom a request is made to

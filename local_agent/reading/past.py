@@ -36,6 +36,8 @@ _SELF = re.compile(r"\b(?:my|mine|our|ours|myself|I|I'm|I've|I'd|me|we|we've|us)
 # "me" as whom a request is made to says nothing of the user's past: "Tell me a story about ..."
 _ADDRESSEE = re.compile(r"\b(?:tell|give|show|help|let|teach|send|write|get|find|make|bring|read)\s+(?:me|us)\b",
                         re.IGNORECASE)
+_DID = re.compile(r"\b(?:did|has|have|had)\s+(?!you\b)\w+\s+(?:\w+\s+)?(?:tell|give|show|teach|send|write|get|find|"
+                  r"make|bring|read|lend|buy)\s+(?:me|us)\b", re.IGNORECASE)
 _ADVICE = re.compile(
     r"^(?:\w+\s+){0,3}?(?:how|where|what|which|when)?\s*(?:\w+\s+){0,2}?"
     r"(?:should|can|could|would|shall|might|must)\s+(?:I|we)\b"
@@ -119,7 +121,9 @@ def _about_past(text: str) -> bool:
     if _ASSISTANT_PAST.search(text) or _REMIND.search(text):
         return True
     # "how do I earn my living again?" asks to be reminded, not for advice
-    return bool(_SELF.search(_ADDRESSEE.sub("", text))) and (not _ADVICE.match(text) or bool(_AGAIN.search(text)))
+    # "what did grandma teach me": said of the past, "me" is the user whom it happened to
+    asked = text if _DID.search(text) else _ADDRESSEE.sub("", text)
+    return bool(_SELF.search(asked)) and (not _ADVICE.match(text) or bool(_AGAIN.search(text)))
 
 
 def asks_what_assistant_said(text: str) -> bool:

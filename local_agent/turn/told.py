@@ -70,6 +70,10 @@ _SOMEONE = word_set("relations", "pets")
 # "which sport", "what type of": the noun says what kind of value is asked, it is no asked word
 _KIND = re.compile(r"^\W*(?:what|which)\s+(\w+)\s+(?:of|do|does|did|am|i|you|we|my|got|has|have)\b",
                    re.IGNORECASE)
+_THING_ASKED = re.compile(r"^\W*(?:what|which)\s+(\w+)\b", re.IGNORECASE)
+_NAMED_THINGS = word_set("named_things")
+_TITLES = {title.lower() for title in word_set("abbreviations")}
+_KIND_IS = re.compile(r"^\W*(?:what|which)\s+(\w+)\s+(?:is|are|was|were)\b", re.IGNORECASE)
 _DAYS = frozenset([*MONTHS, *WEEKDAYS, *(m[:3] for m in MONTHS), "today", "yesterday", "tomorrow", "tonight",
                    "week", "weekend", "month", "year", "spring", "summer", "autumn", "winter", "morning"])
 _NUMBER = frozenset(NUMBER_WORDS)
@@ -127,6 +131,28 @@ def _named_again(part: str, before: str) -> str:
 _STRETCH = re.compile(r"[,.;:!?\n\u2014\u2013]|\s-\s")
 
 
+def _after_at(text: str) -> set[str]:
+    """The names right after "at" or "for" ("I work at Zalando", "I play for Leeds United"), in lower case."""
+    return {name.lower() for name in proper_names(text) if re.search(rf"\b(?:at|for)\s+(?:the\s+)?{_spelled(name)}",
+                                                                      text, re.IGNORECASE)}
+
+
+def _asks_named_thing(part: str) -> bool:
+    """Whether the part asks which one of a thing that has a name ("which university", "what team")."""
+    thing = _THING_ASKED.match(part)
+    return thing is not None and thing[1].lower() in _NAMED_THINGS
+
+
+def _kind_asked(part: str) -> re.Match[str] | None:
+    """The noun a part asks "what/which <noun>" of ("what language am I learning"), or with "is"
+    after it only a kind whose members words.toml lists ("what colour is my car", not "what
+    venue is the wedding at")."""
+    found = _KIND.match(part)
+    if found is None and (named := _KIND_IS.match(part)) and names_kind(named[1].lower()):
+        return named
+    return found
+
+
 def _asked(part: str, subjects: frozenset[str]) -> tuple[set[str], str]:
     """The part's asked words, and the value it asks for: "name", "number", "day" or ""."""
     found = content_words(without_filler(part))
@@ -136,9 +162,11 @@ def _asked(part: str, subjects: frozenset[str]) -> tuple[set[str], str]:
     value = ("age" if named == "age" else "name" if found & _ASKS_NAME or wh in ("who", "whose") else
              "number" if found & _ASKS_NUMBER or re.search(r"\bhow (?:many|much|long)\b", part, re.IGNORECASE) else
              "day" if wh == "when" else named or ("where" if wh == "where" else ""))
-    kind = _KIND.match(part) or _DAY_ASKED.match(part)
+    kind = _kind_asked(part) or _DAY_ASKED.match(part)
     if kind and kind[1].lower() in ("day", "days", "date"):
         value = value or "day"
+    if not value and _asks_named_thing(part):
+        value = "name"  # "which university do I teach at?": its name, not "the university"
     dropped = _ASKS_NAME | _ASKS_NUMBER | _GENERIC | content_words(kind[1] if kind else "") | content_words(
         " ".join(naming))
     return {w for w in found - dropped if w not in subjects}, value
@@ -160,8 +188,9 @@ def names_for(part: str, text: str) -> set[str]:
     asked ("my name is Tomás and my mom is in the hospital" names no mother), not a
     member of a kind ("German", "Turkish": languages, no names of a thing), not one said of
     another relation than the one asked ("wife Ada, 2 kids" names no kid)."""
-    asked = {w.lower() for w in proper_names(part + ".")}
-    asked |= set() if asks_place(part) else places(text)
+    asked = {w.lower() for w in proper_names(part + ".")} | _TITLES  # "Dr" names no one
+    if not asks_place(part):  # a town is no name of a thing asked, but "at Zalando" names the firm
+        asked |= places(text) - (_after_at(text) if _asks_named_thing(part) else set())
     if not _OWN_NAME.search(part) and (own := introduced_name(text)):  # "my mom's name" is never the user's own
         asked |= {own.lower(), *(word.lower() for word in own.split())}
     standing, whose = aliases([text]), content_words(part) & _SOMEONE  # "wife Ada" names no kid
@@ -177,7 +206,13 @@ def named_inside(text: str) -> list[str]:
     def named(found: re.Match[str]) -> bool:
         after = words(text[found.end():])[:1]
         return not _OPENING.search(text[:found.start()]) or bool(after and after[0] in STOPWORDS)
-    return [name for name in proper_names(text) if any(map(named, re.finditer(re.escape(name), text)))]
+    return [name for name in proper_names(text) if any(map(named, re.finditer(_spelled(name), text)))]
+
+
+def _spelled(name: str) -> str:
+    """A pattern for `name` as the text writes it, a possessive between its words allowed ("St Mary
+    Hospital" in "St Mary's Hospital")."""
+    return r"(?:['’]s)?\s+".join(map(re.escape, name.split()))
 
 
 def asked(part: str, subjects: frozenset[str]) -> tuple[set[str], str]:
@@ -217,7 +252,7 @@ def score(part: str, candidate: Candidate, subjects: frozenset[str], named: Mapp
     if not _has_value(candidate, _asked(part, subjects)[1], part, subjects, named):
         return 0.0
     text = f"{candidate.note} {alias_words(candidate.text, named)}"  # with its day
-    kind = _KIND.match(part)  # "what language am I learning?": one of the kind ("Spanish") of the owner's
+    kind = _kind_asked(part)  # "what language am I learning?": one of the kind ("Spanish") of the owner's
     if kind and names_kind(kind[1].lower()) and not owns_member(kind[1].lower(), candidate.text + " " + text,
                                                                   _owner(part, subjects, named)):
         return 0.0
@@ -235,8 +270,9 @@ def held_share(part: str, text: str, subjects: frozenset[str]) -> float:
     job of the user's holds "work" for a part asking where), whatever value the part asks for
     (1.0 when none are asked)."""
     (asked, value), said = _asked(part, subjects), content_words(text)
-    if asked and value in ("place", "where") and kind_values(text, "job"):  # "which city do I work in?" is told
-        said.add("job")  # by "I'm a pastry chef in Montreal"; "which hospital do I work at?" by no job alone
+    where = value in ("place", "where") or _asks_named_thing(part)  # "which city do I work in?" is told by
+    if asked and where and kind_values(text, "job"):  # "I'm a pastry chef in Montreal"; "which hospital", by a name
+        said.add("job")
     held = set().union(*map(said_sense, said))
     return sum(1 for word in asked if asked_sense(word) & held or misspelled(word, said)) / len(asked) if asked else 1.0
 
@@ -295,7 +331,7 @@ def answering(question: str, candidates: Sequence[Candidate]) -> list[Candidate]
         need = margin(part, subjects) - 1e-9  # a record that says the words itself before one a name stands in for
         passing = ([c for c in candidates if score(part, c, subjects) >= need]
                    or [c for c in candidates if score(part, c, subjects, standing) >= need])
-        named = _KIND.match(part)  # "what race ...": a record that names one ("a half marathon") first
+        named = _kind_asked(part)  # "what race ...": a record that names one ("a half marathon") first
         if named and (naming := [c for c in passing if shares_sense({named[1].lower()}, content_words(c.text))]):
             passing = naming
         if calling := [c for c in passing if calls_thing(c.text, *_asked(part, subjects))]:
