@@ -177,8 +177,9 @@ def _unit_named(tokens: list[str]) -> str | None:
 
 
 def _python(expression: str) -> str:
-    """A reading's expression as Python ("⌊50 ÷ 8⌋", "80 less 25%", "the remainder of 50 ÷ 8")."""
-    text = expression.replace("×", "*").replace("÷", "/").replace("⌊", "floor(").replace("⌋", ")")
+    """A reading's expression as Python ("⌊50 ÷ 8⌋ = 6", "80 less 25%", "the remainder of 50 ÷ 8"),
+    without the result it gives."""
+    text = expression.split("=")[0].replace("×", "*").replace("÷", "/").replace("⌊", "floor(").replace("⌋", ")")
     text = text.replace("⌈", "ceil(").replace("⌉", ")").replace("the remainder of", "")
     text = re.sub(r"^(.+?)\s+(less|plus)\s+(\d+(?:\.\d+)?)%$",
                   lambda m: f"({m[1]}) * (1 {'-' if m[2] == 'less' else '+'} {m[3]} / 100)", text)
