@@ -185,3 +185,13 @@ def test_amounts_in_different_units_or_a_number_by_itself_are_doubted(message, e
     from local_agent.tools.measures import reading_doubt
 
     assert (reading_doubt(message, expression) is not None) is doubted
+
+
+@pytest.mark.parametrize(("message", "doubted"), [
+    ("15000 in savigns at 4% intrest compounded yearly, how much intrest after 3 years", True),  # misspelt
+    ("15000 at 4% interest compounded yearly, how much do I have after 3 years", False),  # the total asked
+])
+def test_the_interest_asked_after_a_time_is_no_total(message, doubted):
+    from local_agent.tools.measures import reading_doubt
+
+    assert (reading_doubt(message, "15000 * (1 + 4 / 100 / 1) ** (1 * 3)") is not None) is doubted

@@ -253,3 +253,11 @@ def test_a_day_of_the_month_alone_is_read_as_the_coming_one():
         "operation": "between", "date": "today", "other": "nth-15", "unit": "days"}
     assert date_question("when is the 2nd tuesday of april")["operation"] == "nth_weekday"  # not the 2nd alone
     assert date_question("how many days until the 3rd of may")["other"] == "--05-03"
+
+
+def test_the_days_since_a_yearless_day_still_to_come_count_from_last_years():
+    from local_agent.tools.dates import DateTool
+
+    tool = DateTool(dt.date(2026, 3, 11))
+    assert "76 days" in tool("between", date="--12-25", other="today")  # since Christmas 2025
+    assert "289 days" in tool("between", date="today", other="--12-25")  # until Christmas 2026

@@ -62,6 +62,11 @@ def parse_date(text: str, today: dt.date, *, upcoming: bool = False) -> dt.date:
                         "such as fri or last-fri, month-start, month-end, year-start or year-end)") from None
 
 
+def _year_before(day: dt.date) -> dt.date:
+    """The same day a year before (28 February for a 29th)."""
+    return day.replace(year=day.year - 1) if not (day.month == 2 and day.day == 29) else dt.date(day.year - 1, 2, 28)
+
+
 def _coming_day_of_month(number: int, today: dt.date) -> dt.date:
     """The coming `number`-th day of a month, today included ("the 15th": this month's when it
     is still to come, else the next month's; "the 31st": the next month that has one)."""
@@ -195,6 +200,8 @@ class DateTool:
             end = parse_date(other, today, upcoming=date.strip().lower() == "today")
             if other.startswith("--") and end < day:  # "between Christmas and New Year": the one after
                 end = end.replace(year=end.year + 1)
+            if date.startswith("--") and other.strip().lower() == "today" and day > end:
+                day = _year_before(day)  # "since Christmas", asked in March: last year's
             return f"From {spoken(day)} to {spoken(end)} is {_span_text(day, end, unit)}."
         if operation == "age":
             on = parse_date(other or "today", today)

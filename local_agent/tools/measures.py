@@ -39,6 +39,7 @@ _MONEY_ASKED = word_set("measure_money_asked")
 _COUNT_SKIP = word_set("measure_count_skip")
 _CHANGE_ASKED = word_set("measure_change_asked")
 _CONTAINERS = word_set("containers")  # "4 packs of 6 cans": packs, and cans a pack
+_MISSPELT = frozenset(_CHANGE_ASKED | _MONEY_ASKED)  # words a misspelling is corrected to as well ("intrest")
 _PER = frozenset({"per", "a", "an", "each", "every", "/"})
 _SPEEDS = {"mph": "length", "kph": "length", "kmh": "length"}  # a length an hour
 _CURRENCY = re.compile(r"[$€£¥]\s?(\d[\d,]*(?:\.\d+)?)|(\d[\d,]*(?:\.\d+)?)\s?[$€¥]")
@@ -55,7 +56,7 @@ _UNLIKE = "unlike"  # a sum or difference of unlike measures: no measure at all
 
 def _prepared(message: str) -> str:
     """The message as the rules read it, an amount of money written "N dollars"."""
-    return normalize(_CURRENCY.sub(lambda m: f"{m[1] or m[2]} dollars ", message))
+    return normalize(_CURRENCY.sub(lambda m: f"{m[1] or m[2]} dollars ", message), _MISSPELT)  # "intrest" too
 
 
 def _unit(token: str) -> str | None:
@@ -308,9 +309,10 @@ def measure_left_out(message: str, expression: str) -> str | None:
 
 
 _CHANGE_AFTER = re.compile(r"\*\s*\(\s*1\s*[-+]|\b(?:less|plus)\s+\d+(?:\.\d+)?%$")
-# A total asked: "with" only with the change ("how much do I pay with 8% tax", not "with 25% off, how much
-# do I save?").
-_TOTAL_WORDS = re.compile(r"\b(?:total|altogether|including|incl|after|final|end\s+up|in\s+all|plus)\b|"
+# A total asked ("after" a time is no total: "how much interest after 3 years"): "with" only with
+# the change ("how much do I pay with 8% tax", not "with 25% off, how much do I save?").
+_TOTAL_WORDS = re.compile(r"\b(?:total|altogether|including|incl|after(?!\s+\d+\s*(?:years?|months?|weeks?|days?)\b)|"
+                          r"final|end\s+up|in\s+all|plus)\b|"
                           rf"\bwith\s+(?:\S+\s+){{0,2}}(?:{'|'.join(sorted(_CHANGE_ASKED))})\b")
 
 
