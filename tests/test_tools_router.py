@@ -261,3 +261,10 @@ def test_the_days_since_a_yearless_day_still_to_come_count_from_last_years():
     tool = DateTool(dt.date(2026, 3, 11))
     assert "76 days" in tool("between", date="--12-25", other="today")  # since Christmas 2025
     assert "289 days" in tool("between", date="today", other="--12-25")  # until Christmas 2026
+
+
+def test_a_leap_year_asked_of_next_year_is_the_year_after_todays():
+    from local_agent.tools.dates import DateTool
+
+    assert DateTool(dt.date(2026, 3, 11))("leap_year", date="today", amount=1).startswith("2027 is not a leap year")
+    assert DateTool(dt.date(2027, 3, 11))("leap_year", date="today", amount=1).startswith("2028 is a leap year")

@@ -125,9 +125,10 @@ def _calendar(text: str, dates: list[str], amount: tuple[int, str] | None) -> di
         years = re.findall(r"\b\d+\b", text)
         if len(years) == 1 and len(years[0]) == 4 and years[0] != "0000":
             return {"operation": "leap_year", "date": f"{years[0]}-01-01"}
-        if not years and re.search(r"\bthis\s+year\b", text):
-            return {"operation": "leap_year", "date": "today"}
-    return None  # "is 10000 a leap year", "is next year one": not a year the tool can be sure of
+        if not years and (said := re.search(r"\b(this|next|last)\s+year\b", text)):
+            offset = {"this": 0, "next": 1, "last": -1}[said[1]]
+            return {"operation": "leap_year", "date": "today", **({"amount": offset} if offset else {})}
+    return None  # "is 10000 a leap year": not a year the tool can be sure of
 
 
 def _amount(text: str) -> tuple[int, str] | None:

@@ -21,7 +21,8 @@ DATE_PATTERN = (r"^(today|tomorrow|yesterday|(last-)?(mon|tue|wed|thu|fri|sat|su
 DESCRIPTION = ("Dates from today: operation today (today's date), weekday (the weekday of date), add (date plus "
                "amount units; a negative amount goes back), between (days from date to other, also in unit), "
                "age (the age on other, or today, of someone born on date), month_days (the days in date's "
-               "month), leap_year (whether date's year is one), day_of_year (date's day of the year and "
+               "month), leap_year (whether date's year, or the year amount years after it, is one), "
+               "day_of_year (date's day of the year and "
                "week), nth_weekday (the amount-th `weekday` of date's month, -1 the last) or count_weekdays "
                "(how many of `weekday`, or of workday: Monday to Friday, from date to other, both counted) or day_n "
                "(the amount-th day of a span whose day 1 is date). "
@@ -214,9 +215,10 @@ class DateTool:
             week = day.isocalendar()
             return (f"{spoken(day)} is day {day.timetuple().tm_yday} of {day.year}, in week {week.week} of "
                     f"{week.year} (ISO weeks).")
-        if operation == "leap_year":
-            leap = calendar.isleap(day.year)
-            return (f"{day.year} {'is' if leap else 'is not'} a leap year: it has {366 if leap else 365} days, "
+        if operation == "leap_year":  # of date's year, or the year `amount` years after it ("next year": 1)
+            year = day.year + amount
+            leap = calendar.isleap(year)
+            return (f"{year} {'is' if leap else 'is not'} a leap year: it has {366 if leap else 365} days, "
                     f"and February has {29 if leap else 28}.")
         raise ToolError(f"unknown date operation {operation!r}")
 
