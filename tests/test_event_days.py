@@ -105,3 +105,13 @@ def test_a_weekday_said_with_its_week_is_that_weekday_of_that_week():
         ("on Monday of last week", date(2026, 11, 2))]
     apart = event_days("on Monday, last week was busy", said)  # a comma between: two phrases
     assert len(apart) == 2
+
+
+@pytest.mark.parametrize(("text", "days"), [
+    ("Party is on Saturday 15 August, not Friday.", [date(2026, 8, 15), date(2026, 8, 14)]),  # one day, then another
+    ("on Saturday, 15 August we fly", [date(2026, 8, 15)]),
+    ("gig on friday, then 15 august is the wedding", [date(2026, 8, 14), date(2026, 8, 15)]),  # two days
+])
+def test_a_weekday_right_before_a_date_names_that_date(text, days):
+    said = datetime(2026, 8, 7, 19)  # a Friday
+    assert [day.span.start.date() for day in event_days(text, said) if day.span] == days

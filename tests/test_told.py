@@ -335,3 +335,13 @@ def test_what_someone_did_to_the_user_asks_about_their_past():
     now = dt.datetime(2026, 9, 16)
     assert read("what did grandma teach me", now).past.certain
     assert read("tell me a story about dragons", now).past is None  # "me" whom a request is made to
+
+
+def test_how_the_user_does_something_these_days_asks_about_their_life():
+    import datetime as dt
+
+    from local_agent.reading import read
+
+    now = dt.datetime(2026, 8, 25)
+    assert read("how do I get to work these days", now).past.certain
+    assert not read("how do I get to work", now).past.certain  # advice: a way to get there

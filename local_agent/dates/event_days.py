@@ -78,7 +78,19 @@ def event_days(text: str, said: datetime) -> list[EventDay]:
     found = _recurring(text)  # "every Thursday evening" before "Thursday evening"
     found += [day for day in _phrases(text, base) if not _covered(found, day.start, day.end)]
     found += _extra_days(text, base, found)  # after the others: only where none of them is
-    return _within_weeks(text, sorted(found, key=lambda day: day.start))
+    return _dated_weekdays_dropped(text, _within_weeks(text, sorted(found, key=lambda day: day.start)))
+
+
+_WEEKDAY_ONLY = LazyPattern(rf"^(?:on\s+|next\s+|this\s+|last\s+)?(?:{_WEEKDAY})$", re.IGNORECASE)
+
+
+def _dated_weekdays_dropped(text: str, found: list[EventDay]) -> list[EventDay]:
+    """The phrases but a weekday right before a date, which names that date ("on Saturday 15
+    August" is 15 August, not also the coming Saturday)."""
+    return [day for day, after in zip(found, [*found[1:], None], strict=False)
+            if not (after is not None and after.span is not None and after.span.kind == "day"
+                    and _WEEKDAY_ONLY.match(day.phrase.strip())
+                    and re.fullmatch(r"[\s,]*(?:the\s+)?", text[day.end:after.start]))]
 
 
 _OF_WEEK = re.compile(r"\s*(?:of\s+)?", re.IGNORECASE)

@@ -59,7 +59,8 @@ _GUESS = re.compile(r"\b(?:would|might|could)\b(?!\s+you\b)"
                     # what is to come, or what to do: "how much will I have", "if I save", "any tips"
                     r"|\b(?:will I|will we|if I|if we|am I going to|are we going to)\b"
                     r"|\b(?:tips?|advice|ideas?|suggestions?|recommendations?)\b", re.IGNORECASE)
-_AGAIN = re.compile(r"\bmy\b.*\bagain\b", re.IGNORECASE)
+# "how do I earn my living again?", "how do I get to work these days?": the user's own way, not advice
+_AGAIN = re.compile(r"\bmy\b.*\bagain\b|\b(?:these\s+days|nowadays|at\s+the\s+moment)\b", re.IGNORECASE)
 _LEADS = re.compile(r"^(?:(?:but|and|so|anyway|though|ok|okay|well|also|oh|sorry)\b\W*)+", re.IGNORECASE)
 _ASKS = re.compile(r"^(?:what|what's|how|where|when|who|whom|whose|which|why|do|does|did|is|are|was|were|can|could|"
                    r"should|would|will|have|has|had|am|remind|tell)\b", re.IGNORECASE)
