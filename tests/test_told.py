@@ -345,3 +345,11 @@ def test_how_the_user_does_something_these_days_asks_about_their_life():
     now = dt.datetime(2026, 8, 25)
     assert read("how do I get to work these days", now).past.certain
     assert not read("how do I get to work", now).past.certain  # advice: a way to get there
+
+
+def test_a_day_or_month_said_as_a_date_names_no_one_but_a_name_like_may_does():
+    from local_agent.turn.told import names_for
+
+    said = "You have a son named arjun turnd last Tuesday (6 October 2026)."
+    assert untold_parts("what school does arjun go to", [from_memory(f"{said} (noted 8 October 2026)")]) != []
+    assert names_for("what is my sister called", "my sister May is 30") == {"may"}

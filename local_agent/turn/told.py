@@ -70,6 +70,9 @@ _SOMEONE = word_set("relations", "pets")
 # "which sport", "what type of": the noun says what kind of value is asked, it is no asked word
 _KIND = re.compile(r"^\W*(?:what|which)\s+(\w+)\s+(?:of|do|does|did|am|i|you|we|my|got|has|have)\b",
                    re.IGNORECASE)
+_DAY_NAMES = "|".join([*MONTHS, *WEEKDAYS])
+_DATE_WORD = (rf"(?<=\d\s)({_DAY_NAMES})\b|\b({_DAY_NAMES})(?=\s*\d)|"
+              rf"\b(?:last|next|this|on|in|every|since|until|till|by)\s+({_DAY_NAMES})\b")
 _THING_ASKED = re.compile(r"^\W*(?:what|which)\s+(\w+)\b", re.IGNORECASE)
 _NAMED_THINGS = word_set("named_things")
 _TITLES = {title.lower() for title in word_set("abbreviations")}
@@ -137,6 +140,12 @@ def _after_at(text: str) -> set[str]:
                                                                       text, re.IGNORECASE)}
 
 
+def _dates_named(text: str) -> set[str]:
+    """The weekdays and months `text` names as days ("last Tuesday", "6 October"), not as
+    someone's name ("my sister May")."""
+    return {word.lower() for found in re.findall(_DATE_WORD, text, re.IGNORECASE) for word in found if word}
+
+
 def _asks_named_thing(part: str) -> bool:
     """Whether the part asks which one of a thing that has a name ("which university", "what team")."""
     thing = _THING_ASKED.match(part)
@@ -188,7 +197,7 @@ def names_for(part: str, text: str) -> set[str]:
     asked ("my name is Tomás and my mom is in the hospital" names no mother), not a
     member of a kind ("German", "Turkish": languages, no names of a thing), not one said of
     another relation than the one asked ("wife Ada, 2 kids" names no kid)."""
-    asked = {w.lower() for w in proper_names(part + ".")} | _TITLES  # "Dr" names no one
+    asked = {w.lower() for w in proper_names(part + ".")} | _TITLES | _dates_named(text)  # "Dr", "last Tuesday"
     if not asks_place(part):  # a town is no name of a thing asked, but "at Zalando" names the firm
         asked |= places(text) - (_after_at(text) if _asks_named_thing(part) else set())
     if not _OWN_NAME.search(part) and (own := introduced_name(text)):  # "my mom's name" is never the user's own
