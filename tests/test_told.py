@@ -353,3 +353,13 @@ def test_a_day_or_month_said_as_a_date_names_no_one_but_a_name_like_may_does():
     said = "You have a son named arjun turnd last Tuesday (6 October 2026)."
     assert untold_parts("what school does arjun go to", [from_memory(f"{said} (noted 8 October 2026)")]) != []
     assert names_for("what is my sister called", "my sister May is 30") == {"may"}
+
+
+def test_each_part_of_several_is_drawn_on_from_the_stretch_that_tells_it():
+    from local_agent.turn.told import draws_on_each_part
+
+    aiko = [from_memory("- 5 November 2026, you: I'm Aiko, 29, UX designer in Osaka, vegetarian, have a shiba inu "
+                        "called Kuro and I'm learning Portuguese on the side.")]
+    question = "what's my diet and what language am i learning"
+    assert not draws_on_each_part("You are learning Portuguese on the side.", question, aiko, [])
+    assert draws_on_each_part("You are vegetarian and learning Portuguese.", question, aiko, [])

@@ -360,18 +360,32 @@ def draws_on_each_part(answer: str, question: str, candidates: Sequence[Candidat
     answers the part which the question does not hold and which is none of `names` (the user's
     own: "Tomás is a doctor" says nothing of what Jonas does); of a part that names its subject,
     a word of the record's clause about the subject ("Jonas at the Ghent residence" says
-    nothing of what Jonas does either); a name that only stands for the part's subject ("Zainab"
-    for "what does my granddaughter study?") draws on nothing."""
+    nothing of what Jonas does either); of a part of several that names no one, a word of the
+    record's stretch that holds what it asks ("You are learning Portuguese" says nothing of the
+    diet asked beside it); a name that only stands for the part's subject ("Zainab" for "what
+    does my granddaughter study?") draws on nothing."""
     said = content_words(answer) - content_words(question) - {w for name in names for w in content_words(name)}
     candidates = said_by_user(candidates)
     subjects, standing = subjects_of(candidates, question), aliases(c.text for c in candidates)
+    several = len(parts(question)) > 1
     for part in parts(question):
         told = [c for c in candidates if score(part, c, subjects) >= margin(part, subjects) - 1e-9]
         named = {word for name in proper_names(part + ".") for word in content_words(name)} & subjects
         whose = {name for name, stands in standing.items() if stands & content_words(part)}  # "Zainab" for "she"
-        if told and not any((said - whose) & _near(c.text, named) for c in told):
+        near = [_near(c.text, named) if named or not several else _stretch_asked(part, c.text, subjects) for c in told]
+        if told and not any((said - whose) & words_near for words_near in near):
             return False
     return True
+
+
+def _stretch_asked(part: str, text: str, subjects: frozenset[str]) -> set[str]:
+    """The content words of the stretches of `text` that hold what the part asks about, all of
+    its words when none does: of "I'm Aiko, 29, UX designer in Osaka, vegetarian", the diet
+    asked is "vegetarian", which an answer must say."""
+    asked_words = _asked(part, subjects)[0]
+    found = [content_words(stretch) for stretch in _STRETCH.split(text)
+             if asked_words and shares_sense(asked_words, content_words(stretch))]
+    return set().union(*found) if found else content_words(text)
 
 
 def _names_beside(part: str, text: str, subjects: frozenset[str]) -> set[str]:
