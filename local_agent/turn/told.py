@@ -372,7 +372,8 @@ def draws_on_each_part(answer: str, question: str, candidates: Sequence[Candidat
         told = [c for c in candidates if score(part, c, subjects) >= margin(part, subjects) - 1e-9]
         named = {word for name in proper_names(part + ".") for word in content_words(name)} & subjects
         whose = {name for name, stands in standing.items() if stands & content_words(part)}  # "Zainab" for "she"
-        near = [_near(c.text, named) if named or not several else _stretch_asked(part, c.text, subjects) for c in told]
+        by_stretch = several and not named and _asked(part, subjects)[1] != "name"  # a name: names_each_kind's
+        near = [_stretch_asked(part, c.text, subjects) if by_stretch else _near(c.text, named) for c in told]
         if told and not any((said - whose) & words_near for words_near in near):
             return False
     return True
