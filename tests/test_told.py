@@ -363,3 +363,15 @@ def test_each_part_of_several_is_drawn_on_from_the_stretch_that_tells_it():
     question = "what's my diet and what language am i learning"
     assert not draws_on_each_part("You are learning Portuguese on the side.", question, aiko, [])
     assert draws_on_each_part("You are vegetarian and learning Portuguese.", question, aiko, [])
+
+
+@pytest.mark.parametrize(("question", "said", "told"), [
+    ("my wifes name?", "my wifes name is sorcha, been maried 20 yrs", True),  # a name in lower case
+    ("what is my dog called", "we called it quits last year", False),  # an English word is no name
+    ("what's my line of work", "I'm Aiko, 29, UX designer in Osaka", True),
+    ("what's my line of work", "I love hiking in Osaka", False),
+    ("What hobby did I say I'd picked up recently?", "Also I've gotten into birdwatching lately!", True),
+    ("What hobby did I say I'd picked up recently?", "I love my job at the bank", False),
+])
+def test_names_in_lower_case_a_line_of_work_and_a_hobby_picked_up_are_told(question, said, told):
+    assert (untold_parts(question, [from_memory(f"- 3 September 2026, you: {said}")]) == []) is told

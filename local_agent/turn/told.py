@@ -32,6 +32,7 @@ from ..reading.introductions import introduced_name
 from ..reading.names import proper_names
 from ..reading.values import extract
 from ..reading.words import MONTHS, NUMBER_WORDS, STOPWORDS, WEEKDAYS, word_set, words
+from ..tools.question_text import known_word
 from .aliases import alias_words, aliases
 from .evidence import Candidate, asks_only, content_words
 from .senses import (
@@ -73,6 +74,7 @@ _KIND = re.compile(r"^\W*(?:what|which)\s+(\w+)\s+(?:of|do|does|did|am|i|you|we|
 _DAY_NAMES = "|".join([*MONTHS, *WEEKDAYS])
 _DATE_WORD = (rf"(?<=\d\s)({_DAY_NAMES})\b|\b({_DAY_NAMES})(?=\s*\d)|"
               rf"\b(?:last|next|this|on|in|every|since|until|till|by)\s+({_DAY_NAMES})\b")
+_NAMED_LOWER = re.compile(r"\b(?:name\s+is|names\s+is|name's|named|called)\s+([a-z][a-z'-]+)\b")
 _THING_ASKED = re.compile(r"^\W*(?:what|which)\s+(\w+)\b", re.IGNORECASE)
 _NAMED_THINGS = word_set("named_things")
 _TITLES = {title.lower() for title in word_set("abbreviations")}
@@ -197,15 +199,22 @@ def names_for(part: str, text: str) -> set[str]:
     asked ("my name is Tomás and my mom is in the hospital" names no mother), not a
     member of a kind ("German", "Turkish": languages, no names of a thing), not one said of
     another relation than the one asked ("wife Ada, 2 kids" names no kid)."""
-    asked = {w.lower() for w in proper_names(part + ".")} | _TITLES | _dates_named(text)  # "Dr", "last Tuesday"
+    asked = {w.lower() for w in proper_names(part + ".")} | set(words(part)) | _TITLES | _dates_named(text)
     if not asks_place(part):  # a town is no name of a thing asked, but "at Zalando" names the firm
         asked |= places(text) - (_after_at(text) if _asks_named_thing(part) else set())
     if not _OWN_NAME.search(part) and (own := introduced_name(text)):  # "my mom's name" is never the user's own
         asked |= {own.lower(), *(word.lower() for word in own.split())}
     standing, whose = aliases([text]), content_words(part) & _SOMEONE  # "wife Ada" names no kid
     asked |= {name for name, stands in standing.items() if whose and not shares_sense(whose, set(stands))}
-    return {name.lower() for name in named_inside(text) if name.lower() not in asked
-            and not _describes(name, text, part) and not a_member(name.lower())}
+    found = {name.lower() for name in named_inside(text)} | _lowercase_named(text)
+    return {name for name in found if name not in asked and not _describes(name, text, part) and not a_member(name)}
+
+
+def _lowercase_named(text: str) -> set[str]:
+    """The names written in lower case after "name is", "named" or "called" ("my wifes name is
+    sorcha"): a word that is no English word ("called it quits" names no one)."""
+    return {found[1] for found in _NAMED_LOWER.finditer(text)
+            if found[1] not in STOPWORDS and not known_word(found[1])}
 
 
 def named_inside(text: str) -> list[str]:

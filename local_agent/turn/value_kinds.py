@@ -53,7 +53,7 @@ KIND_NOUNS = _JOB | _PLACE  # the nouns that name a kind of value
 _DOES = re.compile(r"^\W*what\s+(?:do|does|did)\s+(?:\w+\s+){1,2}do\b(?:\s+for\s+(?:work|a\s+living))?\W*$",
                    re.IGNORECASE)
 # "for work", "for a living", "earn my living": a job; "what city am I living in" is no job
-_FOR_WORK = re.compile(r"\bfor\s+(?:work|a\s+living)\b"
+_FOR_WORK = re.compile(r"\bfor\s+(?:work|a\s+living)\b|\bline\s+of\s+(?:work|business)\b"
                        r"|\b(?:earn|earns|make|makes)\s+(?:a|my|his|her|their|your)\s+living\b", re.IGNORECASE)
 _SORT_OF = re.compile(r"^\W*(?:what|which)\s+(?:sort|kind|type)s?\s+of\s+(\w+)", re.IGNORECASE)
 _WHERE = re.compile(r"^\W*where\b", re.IGNORECASE)
@@ -107,7 +107,7 @@ def asked_kind(part: str) -> tuple[Kind, set[str]]:
     if sort and _occupation(sort[1].lower()):
         return "job", {sort[1].lower(), "work", "do"}
     if said & _JOB or _FOR_WORK.search(part) or _DOES.match(without_filler(part)):
-        return "job", (said & _JOB) | {"work", "do", "living", "earn"}
+        return "job", (said & _JOB) | {"work", "do", "living", "earn", "line", "business"}
     if said & _PLACE:
         return "place", (said & _PLACE) | (said & _PLACE_VERBS)
     return "", set()
