@@ -76,7 +76,7 @@ from .quotes import quotes_inside, without_invented
 from .reply_checks import apologizes_or_refuses
 from .result import TokenCounts
 from .statements import statement_problem
-from .told import answering, draws_on_each_part, names_each_kind, parts, said_by_user, untold_parts
+from .told import answering, asked, draws_on_each_part, names_each_kind, parts, said_by_user, untold_parts
 from .when_answer import Told, answer_when
 
 # Added to the system message when a memory answer is asked again: the first named or counted
@@ -210,7 +210,8 @@ class Replier:
             return Reply(self.said(f"Your name is {names[0]}."), "template:name")
         candidates = with_antecedents([c for c in [*map(from_memory, self.memories), *map(from_dialogue, dialogue)]
                                        if not quotes_inside(c.text)])  # an earlier answer that quoted memory never is
-        evidence, untold = relevant(message, candidates), untold_parts(message, candidates) if candidates else []
+        evidence, untold = relevant(message, candidates), untold_parts(message, candidates) if candidates else [
+            part for part in parts(message) if asked(part, frozenset())[1] in _VALUES]  # nothing recalled: "how many"
         if untold:  # some part no record answers: said so, with the closest thing told
             return Reply(self.said(not_told_reply(untold, closest_told(evidence, candidates))), "template:not-told")
         update = changed(message, candidates)  # a day changed since is the day ("moved to 21 April")
@@ -352,6 +353,9 @@ class Replier:
         text (a small model's sum is a guess, and "Yes, that's correct" passes any check of its
         numbers), but "I'm not sure" with what the message lacks or the numbers it read."""
         return Reply(self.said(not_worked_out(reading.text)), "template:calculation")
+
+
+_VALUES = frozenset({"number", "name", "age", "day"})  # values a model's answer would have to invent
 
 
 def _not_changed(update: tuple[Candidate, Candidate] | None, text: str, day: date | None) -> bool:
