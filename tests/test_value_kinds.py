@@ -11,12 +11,12 @@ from local_agent.reading.introductions import introduced_name
 from local_agent.turn.aliases import with_antecedents
 from local_agent.turn.evidence import from_dialogue, from_memory
 from local_agent.turn.kind_recall import with_kind_records
+from local_agent.turn.names_asked import named_inside
 from local_agent.turn.plans import plan_reply
 from local_agent.turn.senses import misspelled
 from local_agent.turn.told import (
     asks_of_records,
     draws_on_each_part,
-    named_inside,
     names_each_kind,
     parts,
     untold_parts,

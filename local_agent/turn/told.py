@@ -28,15 +28,13 @@ from datetime import datetime
 
 from ..dates.event_days import event_days
 from ..reading.clauses import split_clauses
-from ..reading.introductions import introduced_name
 from ..reading.names import proper_names
 from ..reading.values import extract
-from ..reading.words import MONTHS, NUMBER_WORDS, STOPWORDS, WEEKDAYS, word_set, words
-from ..tools.question_text import known_word
+from ..reading.words import MONTHS, NUMBER_WORDS, WEEKDAYS, word_set, words
 from .aliases import alias_words, aliases
 from .evidence import Candidate, asks_only, content_words
+from .names_asked import asks_named_thing, names_for
 from .senses import (
-    a_member,
     asked_sense,
     group_words,
     holds_all,
@@ -50,14 +48,12 @@ from .senses import (
 from .value_kinds import (
     KIND_NOUNS,
     asked_kind,
-    asks_place,
     calls_thing,
     holds_kind,
     kind_values,
     of_someone_unnamed,
     owner_of,
     owns_member,
-    places,
     says_where,
     without_filler,
 )
@@ -71,13 +67,6 @@ _SOMEONE = word_set("relations", "pets")
 # "which sport", "what type of": the noun says what kind of value is asked, it is no asked word
 _KIND = re.compile(r"^\W*(?:what|which)\s+(\w+)\s+(?:of|do|does|did|am|i|you|we|my|got|has|have)\b",
                    re.IGNORECASE)
-_DAY_NAMES = "|".join([*MONTHS, *WEEKDAYS])
-_DATE_WORD = (rf"(?<=\d\s)({_DAY_NAMES})\b|\b({_DAY_NAMES})(?=\s*\d)|"
-              rf"\b(?:last|next|this|on|in|every|since|until|till|by)\s+({_DAY_NAMES})\b")
-_NAMED_LOWER = re.compile(r"\b(?:name\s+is|names\s+is|name's|named|called)\s+([a-z][a-z'-]+)\b")
-_THING_ASKED = re.compile(r"^\W*(?:what|which)\s+(\w+)\b", re.IGNORECASE)
-_NAMED_THINGS = word_set("named_things")
-_TITLES = {title.lower() for title in word_set("abbreviations")}
 _KIND_IS = re.compile(r"^\W*(?:what|which)\s+(\w+)\s+(?:is|are|was|were)\b", re.IGNORECASE)
 _DAYS = frozenset([*MONTHS, *WEEKDAYS, *(m[:3] for m in MONTHS), "today", "yesterday", "tomorrow", "tonight",
                    "week", "weekend", "month", "year", "spring", "summer", "autumn", "winter", "morning"])
@@ -91,8 +80,6 @@ _PART = re.compile(r"\s*(?:,|\band\b|\balso\b)\s*(?=(?:(?:in|at|on|for|with|from
                    r"(?:what|what's|whats|where|when|who|which|how|do|does|did)\b"
                    rf"|(?:(?:my|your|his|her|their|the)\s+)?(?:{'|'.join(sorted(_SPLITTING))})\b)", re.IGNORECASE)
 _SPEAKER = re.compile(r"^[A-Z][\w'.-]*(?: [A-Z][\w'.-]*)?: ")  # an imported conversation's line: "Melanie: ..."
-_NAMED_THING = re.compile(r"(\w+?)(?:'s)?\s+(?:called|named|name)\b", re.IGNORECASE)  # "my restaurant called"
-_OPENING = re.compile(r"(?:^|[.!?]\s+|^- .*?: )\W*$")  # what stands before a sentence's first word
 QUESTION_WORD = re.compile(r"^\W*(what|what's|whats|where|when|who|whose|which|how)\b", re.IGNORECASE)
 
 
@@ -111,7 +98,6 @@ _LEADING_PREPOSITION = re.compile(r"^\W*(?:on|in|at|for|from|to|with|by|during)\
                                   r"(?=(?:what|which|whose|who|whom|how|when|where)\b)", re.IGNORECASE)
 _OWN_RELATION = re.compile(rf"\b(?:my|our)\s+({'|'.join(sorted(word_set('relations'), key=len, reverse=True))})\b",
                            re.IGNORECASE)
-_OWN_NAME = re.compile(r"\b(?:my|your)\s+(?:first\s+|full\s+|last\s+)?name\b|\bwho\s+am\s+i\b", re.IGNORECASE)
 _PRONOUN = re.compile(r"\b(?:(?P<whose>his|their)|(?P<her>her)(?=\s+[a-z])|(?P<who>he|she|they|him|them|her))\b",
                       re.IGNORECASE)
 
@@ -136,24 +122,6 @@ def _named_again(part: str, before: str) -> str:
 _STRETCH = re.compile(r"[,.;:!?\n\u2014\u2013]|\s-\s")
 
 
-def _after_at(text: str) -> set[str]:
-    """The names right after "at" or "for" ("I work at Zalando", "I play for Leeds United"), in lower case."""
-    return {name.lower() for name in proper_names(text) if re.search(rf"\b(?:at|for)\s+(?:the\s+)?{_spelled(name)}",
-                                                                      text, re.IGNORECASE)}
-
-
-def _dates_named(text: str) -> set[str]:
-    """The weekdays and months `text` names as days ("last Tuesday", "6 October"), not as
-    someone's name ("my sister May")."""
-    return {word.lower() for found in re.findall(_DATE_WORD, text, re.IGNORECASE) for word in found if word}
-
-
-def _asks_named_thing(part: str) -> bool:
-    """Whether the part asks which one of a thing that has a name ("which university", "what team")."""
-    thing = _THING_ASKED.match(part)
-    return thing is not None and thing[1].lower() in _NAMED_THINGS
-
-
 def _kind_asked(part: str) -> re.Match[str] | None:
     """The noun a part asks "what/which <noun>" of ("what language am I learning"), or with "is"
     after it only a kind whose members words.toml lists ("what colour is my car", not "what
@@ -176,61 +144,11 @@ def _asked(part: str, subjects: frozenset[str]) -> tuple[set[str], str]:
     kind = _kind_asked(part) or _DAY_ASKED.match(part)
     if kind and kind[1].lower() in ("day", "days", "date"):
         value = value or "day"
-    if not value and _asks_named_thing(part):
+    if not value and asks_named_thing(part):
         value = "name"  # "which university do I teach at?": its name, not "the university"
     dropped = _ASKS_NAME | _ASKS_NUMBER | _GENERIC | content_words(kind[1] if kind else "") | content_words(
         " ".join(naming))
     return {w for w in found - dropped if w not in subjects}, value
-
-
-def _describes(name: str, text: str, part: str) -> bool:
-    """Whether `name` only says what kind of thing is asked the name of: it stands right before
-    that thing ("a Turkish restaurant" for "what's my restaurant called?")."""
-    thing = _NAMED_THING.search(part)
-    asked = content_words(thing[1]) if thing else set()
-    return bool(asked) and any(content_words(m[1]) & asked
-                               for m in re.finditer(rf"\b{re.escape(name)}\s+(\w+)", text))
-
-
-def names_for(part: str, text: str) -> set[str]:
-    """The names in `text` (lower case) that could answer a part asking for a name: not one the
-    part says itself, not a place unless a town is asked, not one that only describes the thing
-    asked ("a Turkish restaurant" for "what's my restaurant called?"), not the user's own unless
-    asked ("my name is Tomás and my mom is in the hospital" names no mother), not a
-    member of a kind ("German", "Turkish": languages, no names of a thing), not one said of
-    another relation than the one asked ("wife Ada, 2 kids" names no kid)."""
-    asked = {w.lower() for w in proper_names(part + ".")} | set(words(part)) | _TITLES | _dates_named(text)
-    if not asks_place(part):  # a town is no name of a thing asked, but "at Zalando" names the firm
-        asked |= places(text) - (_after_at(text) if _asks_named_thing(part) else set())
-    if not _OWN_NAME.search(part) and (own := introduced_name(text)):  # "my mom's name" is never the user's own
-        asked |= {own.lower(), *(word.lower() for word in own.split())}
-    standing, whose = aliases([text]), content_words(part) & _SOMEONE  # "wife Ada" names no kid
-    asked |= {name for name, stands in standing.items() if whose and not shares_sense(whose, set(stands))}
-    found = {name.lower() for name in named_inside(text)} | _lowercase_named(text)
-    return {name for name in found if name not in asked and not _describes(name, text, part) and not a_member(name)}
-
-
-def _lowercase_named(text: str) -> set[str]:
-    """The names written in lower case after "name is", "named" or "called" ("my wifes name is
-    sorcha"): a word that is no English word ("called it quits" names no one)."""
-    return {found[1] for found in _NAMED_LOWER.finditer(text)
-            if found[1] not in STOPWORDS and not known_word(found[1])}
-
-
-def named_inside(text: str) -> list[str]:
-    """The proper names of `text`, a word that opens a sentence only when a function word
-    follows it ("Jonas is", "Mochi and"): "Big news, ... Less stress!" names nothing, "The boss
-    hen is called Duchess" names Duchess."""
-    def named(found: re.Match[str]) -> bool:
-        after = words(text[found.end():])[:1]
-        return not _OPENING.search(text[:found.start()]) or bool(after and after[0] in STOPWORDS)
-    return [name for name in proper_names(text) if any(map(named, re.finditer(_spelled(name), text)))]
-
-
-def _spelled(name: str) -> str:
-    """A pattern for `name` as the text writes it, a possessive between its words allowed ("St Mary
-    Hospital" in "St Mary's Hospital")."""
-    return r"(?:['’]s)?\s+".join(map(re.escape, name.split()))
 
 
 def asked(part: str, subjects: frozenset[str]) -> tuple[set[str], str]:
@@ -288,7 +206,7 @@ def held_share(part: str, text: str, subjects: frozenset[str]) -> float:
     job of the user's holds "work" for a part asking where), whatever value the part asks for
     (1.0 when none are asked)."""
     (asked, value), said = _asked(part, subjects), content_words(text)
-    where = value in ("place", "where") or _asks_named_thing(part)  # "which city do I work in?" is told by
+    where = value in ("place", "where") or asks_named_thing(part)  # "which city do I work in?" is told by
     if asked and where and kind_values(text, "job"):  # "I'm a pastry chef in Montreal"; "which hospital", by a name
         said.add("job")
     held = set().union(*map(said_sense, said))
