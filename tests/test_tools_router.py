@@ -198,6 +198,9 @@ def test_a_count_of_days_or_weeks_stays_a_date_question(message):
     ("figuring out the average of 12, 15 and 21", "what is the average of 12, 15 and 21?"),
     ("I need to split a 84 euro bill between 4 of us", "split a 84 euro bill between 4 of us"),
     ("need the date 45 days from today", "what is the date 45 days from today?"),
+    ("my car does 6 litres per 100 km and I'm driving 250 km, need to know how much fuel",
+     "my car does 6 litres per 100 km and I'm driving 250 km, how much fuel?"),  # inside: its numbers kept
+    ("I was tired, and I wonder why", "I was tired, and I wonder why"),  # "why": no question a tool reads
     # look-alikes: no question asked indirectly, the message as it is
     ("I need to buy milk", "I need to buy milk"),
     ("I have a dentist appointment on the 20th", "I have a dentist appointment on the 20th"),

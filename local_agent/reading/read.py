@@ -129,13 +129,14 @@ def read(message: str, now: dt.datetime) -> Reading:
     correction, own_name = CORRECTION.search(message), ASKS_OWN_NAME.search(message)
     tokens, dates = list(compounds(message)), tuple(read_dates(message, now))
     found, asked = tuple(lower_words(tokens)), embedded_question(message)
+    tool_request = asks_tool(message) or bool(tool_subjects(asked))  # a question asked indirectly, of a tool's subject
     reading = Reading(
         text=message, words=found, clauses=clauses, language=language, numbers=tuple(extract(message, ("number",))),
         dates=dates, names=tuple(names_of(message, tokens)), intents=(), asks=asks,
         introduced_name=introduced_name(message), correction=correction is not None,
         about=asked_about_assistant(message), goodbye=farewell(message), courtesy=courtesy(found),
         small_talk=is_small_talk(found), feeling=feeling(message), past=past_question(message, clauses, language),
-        own_name=own_name is not None, recap=recap_span(message, dates, now), tool_request=asks_tool(asked),
+        own_name=own_name is not None, recap=recap_span(message, dates, now), tool_request=tool_request,
         tool_subjects=tool_subjects(asked), rounding=read_rounding(message), tool_text=asked)
     return dataclasses.replace(reading, intents=_intents(reading, correction, own_name))
 

@@ -80,10 +80,28 @@ def embedded_question(message: str) -> str:
     if noun:
         return f"what is {message[noun.end():].rstrip('.!?')}?"
     opener = _indirect().match(message)
-    if opener is None:
+    if opener is not None:
+        return _asked(message[opener.end():])
+    inside = list(_indirect_inside().finditer(message))  # "..., 250 km, need to know how much fuel"
+    if not inside:
         return message
-    rest = message[opener.end():].strip()
+    last = inside[-1]
+    return f"{message[:last.start('opener')].rstrip()} {_asked(message[last.end():])}"
+
+
+def _asked(rest: str) -> str:
+    """The words after an indirect opener as a question: "if 2028 is a leap year" -> "2028 is a
+    leap year?", "the average of 3 and 5" -> "what is the average of 3 and 5?"."""
+    rest = rest.strip()
     asked = rest if rest.endswith("?") else f"{rest.rstrip('.!')}?"
     if _IF.match(asked):
         return _IF.sub("", asked, count=1)
     return asked if _WH.match(asked) else f"what is {asked}"
+
+
+@cache
+def _indirect_inside() -> re.Pattern[str]:
+    """An indirect opener after a clause's edge inside a message, followed by what it asks."""
+    phrases = sorted((re.escape(p).replace("_", r"\s+") for p in word_list("indirect_openers")), key=len, reverse=True)
+    return re.compile(rf"(?:[.!?;,\u2014-]\s*|\s(?:and|so|but|anyway)\s+)(?P<opener>(?:{'|'.join(phrases)}))"
+                      rf"(?:\s+(?:about|on|of))?[\s,:]+(?=(?:how|what|which|when|where|who|if|whether|the)\b)", re.I)
