@@ -290,13 +290,22 @@ def _named_operations(text: str) -> str | None:
 
 def _average(text: str) -> str | None:
     """"the average of 12, 15 and 21", "avg of 3.5, 4 and 6", or a list asked about after it
-    ("I scored 78, 85 and 92 on my tests, what's my average?") when it holds every number."""
+    ("I scored 78, 85 and 92 on my tests, what's my average?") when it holds every number but a
+    year, the list's count or an age (`_beside_the_list`)."""
     values = _list_after("average|mean|avg", text)
     if len(values) < 2 and re.search(r"\b(?:average|mean|avg)\b", text):
         listed = re.search(rf"{N}(?:\s*,\s*{N})*\s*,?\s+and\s+{N}", text)
         values = numbers(listed.group()) if listed else []
-        values = values if len(values) == len(numbers(text)) else []
+        rest = text[:listed.start()] + " " + text[listed.end():] if listed else text
+        values = values if all(_beside_the_list(number, rest, len(values)) for number in numbers(rest)) else []
     return f"({' + '.join(values)}) / {len(values)}" if len(values) >= 2 else None
+
+
+def _beside_the_list(number: str, text: str, listed: int) -> bool:
+    """Whether a number outside the listed ones is none of the amounts averaged: a year ("in
+    2025"), the count of the list ("my 3 kids scored 7, 9 and 8"), or the speaker's age ("I'm 42")."""
+    return (bool(re.fullmatch(r"(?:19|20)\d\d", number)) or number == str(listed)
+            or bool(re.search(rf"\b(?:i'm|i\s+am|im|aged)\s+{re.escape(number)}\b", text)))
 
 
 def _sum(text: str) -> str | None:
