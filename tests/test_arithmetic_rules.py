@@ -192,6 +192,11 @@ def test_a_question_after_a_comma_is_asked(message: str, value: float):
     ("the TV costs 600, there's 15% off and then 21% VAT goes on top. what's the final price?", 617.1),
     ("i'm splitting a 96 euro dinner bill between me and 4 friends, how much does each of us pay?", 19.2),
     ("remainder of 100 divided by 7", 2),
+    ("3 friends and me are sharing a taxi of 46 dollars, how much each", 11.5),  # the speaker after the count
+    ("4 friends and I split a 100 bill with a 10% tip, how much each", 22),
+    ("we split 90 between 3 friends, how much each", 30),  # look-alike: nobody besides
+    ("my 3 kids scored 7, 9 and 8 on their tests, what's the average", 8),  # the list's count beside it
+    ("I'm 42 and my weekly shopping bills were 80, 95 and 110, what do I spend on average?", 95),  # an age
 ])
 def test_exact_readings_use_every_quantity(message: str, value: float):
     """Percentages taken in turn, "me and 4 friends" (five), a remainder without a question word."""
@@ -326,7 +331,8 @@ def test_averages_in_other_words(message: str, value: float):
 
 
 def test_an_average_of_a_list_that_leaves_a_number_out_is_not_read():
-    assert arithmetic("I scored 78, 85 and 92 on 3 tests, what's my average?") is None
+    assert arithmetic("I scored 78, 85 and 92 on 4 tests, what's my average?") is None  # a fourth score not given
+    assert arithmetic("I scored 78, 85 and 92 on 3 tests, what's my average?") == "(78 + 85 + 92) / 3"  # its count
 
 
 @pytest.mark.parametrize(("message", "value"), [
@@ -382,3 +388,11 @@ def test_the_amount_before_a_change_asked_in_more_words(message: str, value: flo
 def test_old_that_is_no_amount_before_is_not_read_as_one():
     """The look-alike: "old" of an age asks for no amount before the change."""
     assert arithmetic("My 10 year old bike cost $200 and rose 5%. How much is it now?") != "200 / (1 + 5 / 100)"
+
+
+@pytest.mark.parametrize("message", [
+    "I scored 78, 85 and 92 on three tests and 60 on the fourth, average?",  # an amount left out of the list
+    "we are 4 friends, bills were 20, 30 and 40, average bill?",
+])
+def test_an_average_of_a_list_with_another_amount_beside_it_is_not_read(message: str):
+    assert arithmetic(message) is None

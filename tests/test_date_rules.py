@@ -100,8 +100,10 @@ def test_a_weekday_beside_a_written_date_is_not_a_second_date():
 
 
 @pytest.mark.parametrize(("message", "expected"), [
-    ("Is 10000 a leap year?", None), ("is next year a leap year?", None), ("was 2024 or 2025 a leap year", None),
+    ("Is 10000 a leap year?", None), ("was 2024 or 2025 a leap year", None),
     ("is this year a leap year?", {"operation": "leap_year", "date": "today"}),
+    ("is next year a leap year?", {"operation": "leap_year", "date": "today", "amount": 1}),  # the year after today's
+    ("was last year a leap year", {"operation": "leap_year", "date": "today", "amount": -1}),
 ])
 def test_a_leap_year_question_is_read_only_for_one_year_it_names(message: str, expected: object):
     assert date_question(message) == expected

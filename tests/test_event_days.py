@@ -88,6 +88,10 @@ def test_look_alikes_name_no_day(text):
     ("I need a haircut on Monday", False),  # "need" is no past form
     ("Duchess laid her first egg in weeks on Sunday", True),  # an irregular past form
     ("the hens lay on Sunday", False),
+    ("the first class was the day after, on the Friday", True),  # a clause with no tense: its sentence's
+    ("See you soon, on Friday", False),
+    ("Dinner is booked, on Friday", False),  # "booked" after "is" is no past
+    ("It was fun. Lunch on Friday", False),  # another sentence's tense is not this one's
 ])
 def test_the_tense_of_the_clause(text, past):
     at = text.lower().rfind("on ")
@@ -101,3 +105,13 @@ def test_a_weekday_said_with_its_week_is_that_weekday_of_that_week():
         ("on Monday of last week", date(2026, 11, 2))]
     apart = event_days("on Monday, last week was busy", said)  # a comma between: two phrases
     assert len(apart) == 2
+
+
+@pytest.mark.parametrize(("text", "days"), [
+    ("Party is on Saturday 15 August, not Friday.", [date(2026, 8, 15), date(2026, 8, 14)]),  # one day, then another
+    ("on Saturday, 15 August we fly", [date(2026, 8, 15)]),
+    ("gig on friday, then 15 august is the wedding", [date(2026, 8, 14), date(2026, 8, 15)]),  # two days
+])
+def test_a_weekday_right_before_a_date_names_that_date(text, days):
+    said = datetime(2026, 8, 7, 19)  # a Friday
+    assert [day.span.start.date() for day in event_days(text, said) if day.span] == days

@@ -12,6 +12,7 @@ from local_agent.turn.evidence import from_dialogue, from_memory
 from local_agent.turn.latest import changed, history_reply, is_change
 from local_agent.turn.quotes import quotes, quotes_inside, verbatim, without_invented
 from local_agent.turn.replies import Replier, ReplyPlan
+from local_agent.turn.told import answering
 from local_agent.types import GenerationSettings, MemoryRecord, Message, Provenance
 from tests.fakes import ScriptedBackend
 
@@ -241,3 +242,38 @@ def test_a_change_about_a_word_of_the_same_sense_updates_the_answer():
     found = changed("what race am I training for?", race)  # a marathon is a race
     assert found is not None and found[1] is race[1]
     assert changed("what month is my half marathon in?", race[:1]) is None  # no change said: the record answers
+
+
+@pytest.mark.parametrize(("question", "said", "update"), [
+    ("how old is my daughter?", ["My daughter Mila is 5."],
+     "Sorry, got that wrong, Mila is 6, her birthday was last month."),
+    ("where are we going on holiday?", ["We're going to Crete for the holidays."],
+     "Change of plan, not Crete anymore, it's Sicily now."),
+    ("What car do I drive?", ["Quick rundown: I'm Aiyana, I drive a 2015 Honda Civic, I play bass."],
+     "Sold the Civic yesterday and bought a used Subaru Outback!"),
+    ("What's my job now?", ["I got laid off from my graphic designer job on Friday."],
+     "I GOT THE JOB!!! Junior UI artist at Pixelmoth, I start December 1st"),
+])
+def test_a_change_that_names_the_same_thing_or_is_shouted_answers_with_the_newest(question, said, update):
+    records = [*(from_memory(shown(text, "2026-04-20")) for text in said), from_memory(shown(update, "2026-04-24"))]
+    found = changed(question, records)
+    newest = answering(question, records)
+    assert (found is not None and found[1] is records[-1]) or newest == [records[-1]]
+
+
+@pytest.mark.parametrize(("question", "said", "update"), [
+    ("how old is my daughter?", "My daughter Mila is 5.", "Mila loves her new school now."),  # no age in it
+    ("What's my band called?", "I drive a 2015 Honda Civic, I play bass in a band called The Static Hours.",
+     "Sold the Civic yesterday and bought a used Subaru Outback!"),  # the name changed is not the band's
+    ("where do I live?", "I live in Leeds with my dog Rex.", "Rex is not a puppy anymore, he turned two."),
+])
+def test_a_change_of_something_else_the_record_names_leaves_the_answer(question, said, update):
+    records = [from_memory(shown(said, "2026-04-20")), from_memory(shown(update, "2026-04-24"))]
+    assert changed(question, records) is None
+
+
+def test_words_written_in_capitals_together_are_shouted_not_names():
+    from local_agent.reading.names import proper_names
+
+    assert proper_names("I GOT THE JOB!!! Junior UI artist at Pixelmoth") == ["Junior UI", "Pixelmoth"]
+    assert proper_names("I work at the NHS in Leeds.") == ["NHS", "Leeds"]  # one word in capitals: a name's letters

@@ -226,6 +226,9 @@ def test_a_name_asked_of_someone_of_the_users_is_never_their_own():
     ("did you see that", "question"),  # a subject after the auxiliary: it asks
     ("Is Lily ok", "question"),
     ("was the shop open", "question"),
+    ("is next year a leap year", "question"),  # a time word or a year is the subject
+    ("is 2028 a leap year", "question"),
+    ("Was 5 minutes late today", "statement"),  # a number that is no year: the "I" left out
 ])
 def test_an_auxiliary_with_no_subject_after_it_opens_a_statement(text, act):
     from local_agent.reading.clauses import split_clauses
@@ -264,3 +267,111 @@ def test_not_told_says_back_the_record_the_recall_ranked_first_too():
     assert reply.startswith("You haven't told me") and '"started guitar 2 days ago"' in reply
     lexical = [from_memory("- 9 October 2026, you: my guitar teacher is Ana")]
     assert closest_told(lexical, recalled) == [lexical[0], recalled[0]]  # each once, at most two
+
+
+def test_a_name_asked_is_taken_from_the_stretch_that_speaks_of_whom_it_is_asked():
+    from local_agent.turn.told import answering
+
+    marcus = [from_memory("- 12 October 2026, you: Marcus here, ER nurse in Phoenix, married to Jill, two kids Sam "
+                          "and Ella."),
+              from_memory("- 14 October 2026, you: Jill's birthday was yesterday, took her to Olive Garden, kids "
+                          "behaved for once.")]
+    assert answering("what are my kids called", marcus) == [marcus[0]]  # not the newer one naming Jill
+    assert answering("what are my kids called", marcus[1:]) == [marcus[1]]  # none beside: the record that passes
+
+
+def test_a_diet_asked_is_answered_with_the_diet_told():
+    from local_agent.turn.told import names_each_kind
+
+    aiko = [from_dialogue("I'm Aiko, 29, UX designer in Osaka, vegetarian, and I'm learning Portuguese.")]
+    question = "what's my diet and what language am i learning"
+    assert not names_each_kind("You are learning Portuguese on the side.", question, aiko)
+    assert names_each_kind("You are vegetarian and you are learning Portuguese.", question, aiko)
+
+
+def test_a_name_answered_must_be_one_said_beside_whom_it_is_asked():
+    from local_agent.turn.told import names_each_kind
+
+    marcus = [from_memory("- 12 October 2026, you: Marcus here, ER nurse in Phoenix, married to Jill, two kids Sam "
+                          "and Ella, and I coach little league.")]
+    assert not names_each_kind("Marcus here, I'm a coach in Phoenix.", "what are my kids called", marcus)
+    assert names_each_kind("Your kids are Sam and Ella.", "what are my kids called", marcus)
+
+
+def test_a_question_naming_someone_memory_names_in_lower_case_asks_about_the_past():
+    import datetime as dt
+
+    from local_agent.reading import read
+    from local_agent.turn.memory_answers import asks_about_past, lowercase_names
+
+    memories = ["- 8 October 2026, you: my son arjun turnd 7 last tuesday!! had a party w 12 kids"]
+    assert lowercase_names(memories[0]) == {"arjun"}
+    assert lowercase_names("my son plays football") == set()  # an English word after "my son" names no one
+    now = dt.datetime(2026, 10, 15)
+    assert asks_about_past(read("what school does arjun go to", now).past, memories)
+    assert not asks_about_past(read("what school is good for kids", now).past, memories)
+
+
+@pytest.mark.parametrize(("question", "said", "told"), [
+    ("Which university do I teach at?", "I am Dr. Okafor; I teach economics at the university.", False),
+    ("Which university do I teach at?", "I teach economics at Leeds University.", True),
+    ("which hospital do I work at", "I am a nurse at St Mary's Hospital in Leeds.", True),
+    ("which hospital do I work at", "I am a nurse in Leeds.", False),  # a town is no hospital's name
+    ("what company do i work for", "I work at Zalando as a designer.", True),
+    ("what team does jack play for", "my son jack plays footy every saturday", False),
+    ("what team does jack play for", "my son jack plays for Hibs", True),
+    ("what colour is my car", "bought a used golf last week", False),  # a colour is asked: one must be said
+    ("what colour is my car", "bought a used car last week, a red one", True),
+])
+def test_which_named_thing_or_what_colour_is_told_only_by_its_name_or_colour(question, said, told):
+    assert (untold_parts(question, [from_memory(f"- 3 September 2026, you: {said}")]) == []) is told
+
+
+def test_what_someone_did_to_the_user_asks_about_their_past():
+    import datetime as dt
+
+    from local_agent.reading import read
+
+    now = dt.datetime(2026, 9, 16)
+    assert read("what did grandma teach me", now).past.certain
+    assert read("tell me a story about dragons", now).past is None  # "me" whom a request is made to
+
+
+def test_how_the_user_does_something_these_days_asks_about_their_life():
+    import datetime as dt
+
+    from local_agent.reading import read
+
+    now = dt.datetime(2026, 8, 25)
+    assert read("how do I get to work these days", now).past.certain
+    assert not read("how do I get to work", now).past.certain  # advice: a way to get there
+
+
+def test_a_day_or_month_said_as_a_date_names_no_one_but_a_name_like_may_does():
+    from local_agent.turn.told import names_for
+
+    said = "You have a son named arjun turnd last Tuesday (6 October 2026)."
+    assert untold_parts("what school does arjun go to", [from_memory(f"{said} (noted 8 October 2026)")]) != []
+    assert names_for("what is my sister called", "my sister May is 30") == {"may"}
+
+
+def test_each_part_of_several_is_drawn_on_from_the_stretch_that_tells_it():
+    from local_agent.turn.told import draws_on_each_part
+
+    aiko = [from_memory("- 5 November 2026, you: I'm Aiko, 29, UX designer in Osaka, vegetarian, have a shiba inu "
+                        "called Kuro and I'm learning Portuguese on the side.")]
+    question = "what's my diet and what language am i learning"
+    assert not draws_on_each_part("You are learning Portuguese on the side.", question, aiko, [])
+    assert draws_on_each_part("You are vegetarian and learning Portuguese.", question, aiko, [])
+
+
+@pytest.mark.parametrize(("question", "said", "told"), [
+    ("my wifes name?", "my wifes name is sorcha, been maried 20 yrs", True),  # a name in lower case
+    ("what is my dog called", "we called it quits last year", False),  # an English word is no name
+    ("what's my line of work", "I'm Aiko, 29, UX designer in Osaka", True),
+    ("what's my line of work", "I love hiking in Osaka", False),
+    ("What hobby did I say I'd picked up recently?", "Also I've gotten into birdwatching lately!", True),
+    ("What hobby did I say I'd picked up recently?", "I love my job at the bank", False),
+])
+def test_names_in_lower_case_a_line_of_work_and_a_hobby_picked_up_are_told(question, said, told):
+    assert (untold_parts(question, [from_memory(f"- 3 September 2026, you: {said}")]) == []) is told

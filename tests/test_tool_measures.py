@@ -157,3 +157,41 @@ def test_an_area_or_a_speed_asked(message: str, expression: str, doubted: bool):
 def test_a_unit_before_a_preposition_is_what_is_asked():
     found = asked_measure("He hikes every 12 days. How many days from now will he hike again?")
     assert found is not None and found[1] == "a time"
+
+
+@pytest.mark.parametrize(("message", "expression", "doubted"), [
+    ("I run 5 km in 27 minutes, what's my pace per km", "5 * 27", True),  # km times minutes: no pace
+    ("I run 5 km in 27 minutes, what's my pace per km", "27 / 5", False),
+    ("apples cost 6 dollars for 2 kg, what is the price per kg", "6 * 2", True),
+    ("apples cost 6 dollars for 2 kg, what is the price per kg", "6 / 2", False),
+    ("we drove 340 km on 27 litres, what's our consumption per 100 km", "27 / 340 * 100", False),  # not checked
+    ("I earn 18.50 per hour and worked 37 hours, what did I make", "18.50 * 37", False),  # "per" not asked
+])
+def test_an_amount_asked_per_a_unit_must_be_divided_by_it(message, expression, doubted):
+    from local_agent.tools.measures import reading_doubt
+
+    assert (reading_doubt(message, expression) is not None) is doubted
+
+
+@pytest.mark.parametrize(("message", "expression", "doubted"), [
+    ("I have 5.5 liters of jam and each jar holds 340 ml. How many jars can I fill completely?", "⌊5.5 ÷ 340⌋", True),
+    ("I have 5.5 liters of jam and each jar holds 340 ml. How many jars can I fill completely?",
+     "⌊5.5 × 1000 ÷ 340⌋", False),  # a factor between them: converted
+    ("How many floor tiles do I need for my kitchen if each tile is 30 cm by 30 cm?", "30 ÷ 30", True),
+    ("a rope of 12 m is cut into pieces of 3 m, how many pieces", "12 ÷ 3", False),
+    ("I have 20 apples and 20 pears, how many more apples than pears", "20 - 20", False),  # a difference of 0
+])
+def test_amounts_in_different_units_or_a_number_by_itself_are_doubted(message, expression, doubted):
+    from local_agent.tools.measures import reading_doubt
+
+    assert (reading_doubt(message, expression) is not None) is doubted
+
+
+@pytest.mark.parametrize(("message", "doubted"), [
+    ("15000 in savigns at 4% intrest compounded yearly, how much intrest after 3 years", True),  # misspelt
+    ("15000 at 4% interest compounded yearly, how much do I have after 3 years", False),  # the total asked
+])
+def test_the_interest_asked_after_a_time_is_no_total(message, doubted):
+    from local_agent.tools.measures import reading_doubt
+
+    assert (reading_doubt(message, "15000 * (1 + 4 / 100 / 1) ** (1 * 3)") is not None) is doubted

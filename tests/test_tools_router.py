@@ -187,3 +187,87 @@ def test_a_word_problem_that_names_days_or_hours_is_no_date_question(message):
                                      "how many working days between 2026-03-02 and 2026-03-20?"])
 def test_a_count_of_days_or_weeks_stays_a_date_question(message):
     assert Router(["calculator", "date"]).route(message).tools == ("date",)
+
+
+@pytest.mark.parametrize(("message", "asked"), [
+    ("I need to know how many working days are left in March", "how many working days are left in March?"),
+    ("can't remember if 2028 is a leap year", "2028 is a leap year?"),
+    ("trying to work out my age, born 14 feb 1990", "what is my age, born 14 feb 1990?"),
+    ("so, wondering what day of the week christmas falls on this year",
+     "what day of the week christmas falls on this year?"),
+    ("figuring out the average of 12, 15 and 21", "what is the average of 12, 15 and 21?"),
+    ("I need to split a 84 euro bill between 4 of us", "split a 84 euro bill between 4 of us"),
+    ("need the date 45 days from today", "what is the date 45 days from today?"),
+    ("my car does 6 litres per 100 km and I'm driving 250 km, need to know how much fuel",
+     "my car does 6 litres per 100 km and I'm driving 250 km, how much fuel?"),  # inside: its numbers kept
+    ("I was tired, and I wonder why", "I was tired, and I wonder why"),  # "why": no question a tool reads
+    # look-alikes: no question asked indirectly, the message as it is
+    ("I need to buy milk", "I need to buy milk"),
+    ("I have a dentist appointment on the 20th", "I have a dentist appointment on the 20th"),
+    ("I need a haircut", "I need a haircut"),
+])
+def test_a_question_asked_indirectly_is_read_for_the_tools(message, asked):
+    from local_agent.reading import read
+    from local_agent.reading.requests import embedded_question
+
+    assert embedded_question(message) == asked
+    reading = read(message, dt.datetime(2026, 3, 11, 12))
+    assert reading.tool_text == asked and reading.text == message  # the message itself is kept as said
+
+
+@pytest.mark.parametrize("message", [
+    "can't remember if 2028 is a leap year",
+    "I'd like to know how many weeks until 1 June",
+    "trying to work out my age, born 14 feb 1990",
+    "figuring out the average of 12, 15 and 21",
+])
+def test_a_question_asked_indirectly_goes_to_a_tool(message):
+    from local_agent.reading import read
+
+    assert ROUTER.route(read(message, dt.datetime(2026, 3, 11, 12))).kind == "direct"
+
+
+def test_a_thing_forgotten_that_no_tool_answers_goes_to_none():
+    from local_agent.reading import read
+
+    assert ROUTER.route(read("can't remember if I locked the door", dt.datetime(2026, 3, 11, 12))).kind == "none"
+
+
+def test_a_date_written_in_numbers_that_reads_two_ways_is_said_back_and_asked():
+    route = ROUTER.route("my passport expires on 3/4/2027, how many days left")
+    assert route.kind == "unsure" and "3/4/2027" in route.arguments["part"]
+    assert ROUTER.route("my passport expires on 3/15/2027, how many days left").kind == "direct"  # one reading only
+
+
+@pytest.mark.parametrize(("text", "today", "day"), [
+    ("nth-15", dt.date(2026, 3, 11), dt.date(2026, 3, 15)),  # still to come this month
+    ("nth-5", dt.date(2026, 3, 11), dt.date(2026, 4, 5)),  # gone: next month's
+    ("nth-11", dt.date(2026, 3, 11), dt.date(2026, 3, 11)),  # today included
+    ("nth-31", dt.date(2026, 4, 10), dt.date(2026, 5, 31)),  # April has no 31st
+])
+def test_the_coming_nth_day_of_a_month(text, today, day):
+    from local_agent.tools.dates import parse_date
+
+    assert parse_date(text, today) == day
+
+
+def test_a_day_of_the_month_alone_is_read_as_the_coming_one():
+    assert date_question("how many days till the 15th") == {
+        "operation": "between", "date": "today", "other": "nth-15", "unit": "days"}
+    assert date_question("when is the 2nd tuesday of april")["operation"] == "nth_weekday"  # not the 2nd alone
+    assert date_question("how many days until the 3rd of may")["other"] == "--05-03"
+
+
+def test_the_days_since_a_yearless_day_still_to_come_count_from_last_years():
+    from local_agent.tools.dates import DateTool
+
+    tool = DateTool(dt.date(2026, 3, 11))
+    assert "76 days" in tool("between", date="--12-25", other="today")  # since Christmas 2025
+    assert "289 days" in tool("between", date="today", other="--12-25")  # until Christmas 2026
+
+
+def test_a_leap_year_asked_of_next_year_is_the_year_after_todays():
+    from local_agent.tools.dates import DateTool
+
+    assert DateTool(dt.date(2026, 3, 11))("leap_year", date="today", amount=1).startswith("2027 is not a leap year")
+    assert DateTool(dt.date(2027, 3, 11))("leap_year", date="today", amount=1).startswith("2028 is a leap year")

@@ -7,15 +7,16 @@ import datetime as dt
 import pytest
 
 from local_agent.reading import read
+from local_agent.reading.introductions import introduced_name
 from local_agent.turn.aliases import with_antecedents
 from local_agent.turn.evidence import from_dialogue, from_memory
 from local_agent.turn.kind_recall import with_kind_records
+from local_agent.turn.names_asked import named_inside
 from local_agent.turn.plans import plan_reply
 from local_agent.turn.senses import misspelled
 from local_agent.turn.told import (
     asks_of_records,
     draws_on_each_part,
-    named_inside,
     names_each_kind,
     parts,
     untold_parts,
@@ -388,6 +389,10 @@ def test_a_terse_note_naming_someone_of_theirs_and_a_value_asks_about_them():
     assert plan_reply(read("wife's name", NOW), []).kind == "past"
     assert plan_reply(read("kids' names", NOW), []).kind == "past"
     assert plan_reply(read("wife's name is Ada", NOW), []).kind != "past"  # it tells, it does not ask
+    assert plan_reply(read("names of both my dogs", NOW), []).kind == "past"  # the value "of" them
+    assert plan_reply(read("names of both my dogs are silly", NOW), []).kind != "past"
+    assert plan_reply(read("names of the planets", NOW), []).kind != "past"  # nobody of the user's
+    assert introduced_name("names of both my dogs") is None  # "names of": no introduction of "Of"
     assert plan_reply(read("sister's wedding was lovely", NOW), []).kind != "past"
     terse = [from_dialogue("wife Ada, 2 kids"), from_dialogue("ran 10k this morning, 52 mins")]
     assert untold_parts("what's my wife called?", terse) == [] and untold_parts("what was my 10k time", terse) == []
@@ -450,3 +455,9 @@ def test_a_newer_record_of_the_kind_asked_joins_a_recall_that_has_an_older_one()
     assert [hit.record.id for hit in hits] == ["s", "g"]
     older = with_kind_records(read("where do i live", NOW), [RecallHit(sopot, 0.5)], lambda: [gdansk, sopot], k=6)
     assert [hit.record.id for hit in older] == ["s"]  # the recalled one is the newest: nothing joins
+
+
+def test_a_place_said_as_an_item_of_its_own_comes_after_a_short_item():
+    assert kind_values("Pete. plumber. Cork.", "place") == {"cork"}
+    assert kind_values("dana. 34. vet nurse. Leeds.", "place") == {"leeds"}
+    assert kind_values("Sorry, typo yesterday - his name is Mike, not Mark. Autocorrect.", "place") == set()

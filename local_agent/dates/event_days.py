@@ -38,6 +38,12 @@ _NTH = LazyPattern(r"\bon\s+the\s+(?P<n>3[01]|[12][0-9]|0?[1-9])(?:st|nd|rd|th)\
 _JUST_NOW = LazyPattern(r"\bjust\s+now\b", re.IGNORECASE)
 _MARKED = LazyPattern(r"\b(?:last|past|previous|this|next)\b", re.IGNORECASE)
 _CLAUSE_EDGE = LazyPattern(r"[.!?;,\n]|\b(?:but|and then|then|so)\b", re.IGNORECASE)
+_SENTENCE_OPEN = LazyPattern(r"[.!?\n]")
+# a clause with one of these (or a past form) has a tense of its own; one without ("on the
+# Friday") takes its sentence's
+_TENSED = LazyPattern(r"\b(?:am|is|are|will|shall|can|do|does|have|has|going|gonna|'m|'re|'ll|'s|"
+                      r"i'm|we're|you're|it's|he's|she's|they're|tomorrow|next|need|want|hope|plan|"
+                      r"I|we|you|he|she|they)\b", re.IGNORECASE)
 _PAST_VERBS = word_set("past_verbs") | {"ago", "yesterday"}
 # "I'm excited for Saturday", "we're booked for friday": an -ed word after these is no past
 _STATE = frozenset("am is are be being been get getting i'm we're you're he's she's it's they're so very really "
@@ -72,7 +78,19 @@ def event_days(text: str, said: datetime) -> list[EventDay]:
     found = _recurring(text)  # "every Thursday evening" before "Thursday evening"
     found += [day for day in _phrases(text, base) if not _covered(found, day.start, day.end)]
     found += _extra_days(text, base, found)  # after the others: only where none of them is
-    return _within_weeks(text, sorted(found, key=lambda day: day.start))
+    return _dated_weekdays_dropped(text, _within_weeks(text, sorted(found, key=lambda day: day.start)))
+
+
+_WEEKDAY_ONLY = LazyPattern(rf"^(?:on\s+|next\s+|this\s+|last\s+)?(?:{_WEEKDAY})$", re.IGNORECASE)
+
+
+def _dated_weekdays_dropped(text: str, found: list[EventDay]) -> list[EventDay]:
+    """The phrases but a weekday right before a date, which names that date ("on Saturday 15
+    August" is 15 August, not also the coming Saturday)."""
+    return [day for day, after in zip(found, [*found[1:], None], strict=False)
+            if not (after is not None and after.span is not None and after.span.kind == "day"
+                    and _WEEKDAY_ONLY.match(day.phrase.strip())
+                    and re.fullmatch(r"[\s,]*(?:the\s+)?", text[day.end:after.start]))]
 
 
 _OF_WEEK = re.compile(r"\s*(?:of\s+)?", re.IGNORECASE)
@@ -99,6 +117,16 @@ def in_past(text: str, start: int, end: int) -> bool:
     """Whether the clause of `text` around [start, end) speaks in the past: a past form ("went",
     "died", "ago"), an -ed word not after "I'm", "so", "feel" ("I'm excited for Saturday")."""
     clause = _clause(text, start, end)
+    if _past(clause):
+        return True
+    if _TENSED.search(clause) or not text[:start].strip():
+        return False
+    sentence = _SENTENCE_OPEN.split(text[:start])[-1]  # ", on the Friday," has no tense of its own
+    return _past(sentence)
+
+
+def _past(clause: str) -> bool:
+    """Whether `clause` holds a past form (see `in_past`)."""
     said = words(clause)
     for index, word in enumerate(said):
         if word in _PAST_VERBS:

@@ -74,9 +74,11 @@ _SUBORDINATORS = frozenset(
     do does did can could should would will shall may might must am was were have has had""".split()
 )  # the last line: an auxiliary before "I" asks a question of it ("where do I live")
 _AUXILIARIES = frozenset("do does did are is was were have has had can could would will should shall may might".split())
-# What follows an auxiliary that opens a question: its subject ("did you", "was the shop", "is there").
+# What follows an auxiliary that opens a question: its subject ("did you", "was the shop", "is there",
+# "is next year", "is 2028": a number too).
 _ASKED_SUBJECTS = frozenset("""i you he she it we they there this that these those the a an my your his her its our
-their anyone anybody someone somebody everyone everybody anything something he's she's it's u ur ya y'all""".split())
+their anyone anybody someone somebody everyone everybody anything something he's she's it's u ur ya y'all
+next last today tomorrow yesterday any some all both each every""".split())
 _QUESTION_START = LazyPattern(rf"^{_QUESTION_OPENERS}\b", re.I)
 # "my trade and town", "my age": a message of nothing but the user's own kinds of value asks for them
 _KIND_NOUNS = "|".join(sorted(word_set("asks_job", "asks_place") | {"age", "name", "birthday", "address"}))
@@ -239,7 +241,8 @@ def _subjectless(clause: str) -> bool:
     if len(said) < 2 or said[0].lower() not in _AUXILIARIES:
         return False
     after = said[1]
-    return not (after[:1].isupper() or after.lower().strip(",") in _ASKED_SUBJECTS)
+    year = after.isdigit() and len(after) == 4  # "is 2028 a leap year", not "was 5 minutes late"
+    return not (after[:1].isupper() or year or after.lower().strip(",") in _ASKED_SUBJECTS)
 
 
 def _is_imperative(clause: str) -> bool:

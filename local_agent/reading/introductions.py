@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import re
 
+from .words import FUNCTION_WORDS
+
 _GREETING = re.compile(r"^\W*(?:hi+|hey+|hello+|hiya|heya|howdy|yo|greetings|good (?:morning|afternoon|evening)|"
                        r"morning|evening|hola|bonjour|hallo|ciao|ol[aá])\b", re.IGNORECASE)
 _CAPITAL = r"(?-i:[A-Z\u00C0-\u00DE][\w'\u2019-]*)"
@@ -49,7 +51,7 @@ _WORD_FORMS = ("ed", "ing", "y", "ful", "ous", "ive", "ic", "al", "ble", "less",
 
 def _lower_name_ok(word: str) -> bool:
     low = word.lower()
-    return low not in _STATES and not low.endswith(_WORD_FORMS) and len(low) > 1
+    return low not in _STATES and low not in FUNCTION_WORDS and not low.endswith(_WORD_FORMS) and len(low) > 1
 
 
 def _capitalize(name: str) -> str:

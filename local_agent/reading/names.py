@@ -107,19 +107,29 @@ def names_of(text: str, tokens: Sequence[tuple[str, int, int]], context: Iterabl
                 names.append(name)
         run.clear()
 
-    for word, start, end in tokens:
+    loud = _shouted(tokens)
+    for index, (word, start, end) in enumerate(tokens):
         between = text[last_end:start]
         last_end = end
         starts = bool(_SENTENCE_START.search(text[:start]))
         if run and between.strip():  # punctuation between words ends a run
             close()
-        named = capitalized(word) and not (starts and (_opener(word, lower_seen) or _exclaimed(text, end)))
+        named = capitalized(word) and index not in loud and not (
+            starts and (_opener(word, lower_seen) or _exclaimed(text, end)))
         if named or (run and word.lower() in _JOINERS and between == " "):
             run.append(word)
         else:
             close()
     close()
     return names
+
+
+def _shouted(tokens: Sequence[tuple[str, int, int]]) -> set[int]:
+    """The places of the words written in capitals beside another such word: "I GOT THE JOB"
+    is shouted, and names nobody ("UI" alone may be a name's letters)."""
+    upper = [word.isupper() for word, _, _ in tokens]
+    return {index for index, is_upper in enumerate(upper) if is_upper and (
+        (index > 0 and upper[index - 1]) or (index + 1 < len(upper) and upper[index + 1]))}
 
 
 def known_words(sources: Iterable[str]) -> set[str]:

@@ -36,6 +36,8 @@ _SELF = re.compile(r"\b(?:my|mine|our|ours|myself|I|I'm|I've|I'd|me|we|we've|us)
 # "me" as whom a request is made to says nothing of the user's past: "Tell me a story about ..."
 _ADDRESSEE = re.compile(r"\b(?:tell|give|show|help|let|teach|send|write|get|find|make|bring|read)\s+(?:me|us)\b",
                         re.IGNORECASE)
+_DID = re.compile(r"\b(?:did|has|have|had)\s+(?!you\b)\w+\s+(?:\w+\s+)?(?:tell|give|show|teach|send|write|get|find|"
+                  r"make|bring|read|lend|buy)\s+(?:me|us)\b", re.IGNORECASE)
 _ADVICE = re.compile(
     r"^(?:\w+\s+){0,3}?(?:how|where|what|which|when)?\s*(?:\w+\s+){0,2}?"
     r"(?:should|can|could|would|shall|might|must)\s+(?:I|we)\b"
@@ -57,7 +59,8 @@ _GUESS = re.compile(r"\b(?:would|might|could)\b(?!\s+you\b)"
                     # what is to come, or what to do: "how much will I have", "if I save", "any tips"
                     r"|\b(?:will I|will we|if I|if we|am I going to|are we going to)\b"
                     r"|\b(?:tips?|advice|ideas?|suggestions?|recommendations?)\b", re.IGNORECASE)
-_AGAIN = re.compile(r"\bmy\b.*\bagain\b", re.IGNORECASE)
+# "how do I earn my living again?", "how do I get to work these days?": the user's own way, not advice
+_AGAIN = re.compile(r"\bmy\b.*\bagain\b|\b(?:these\s+days|nowadays|at\s+the\s+moment)\b", re.IGNORECASE)
 _LEADS = re.compile(r"^(?:(?:but|and|so|anyway|though|ok|okay|well|also|oh|sorry)\b\W*)+", re.IGNORECASE)
 _ASKS = re.compile(r"^(?:what|what's|how|where|when|who|whom|whose|which|why|do|does|did|is|are|was|were|can|could|"
                    r"should|would|will|have|has|had|am|remind|tell)\b", re.IGNORECASE)
@@ -66,12 +69,13 @@ _ASKS = re.compile(r"^(?:what|what's|how|where|when|who|whom|whose|which|why|do|
 @cache
 def _terse_ask() -> re.Pattern[str]:
     """A note that asks a value of someone or something of the user's by naming both: "wife's
-    name", "my dog's breed?", "son's age" (words.toml `relations`, `pets`, and the words that
+    name", "my dog's breed?", "son's age", "names of both my dogs" (words.toml `relations`, `pets`, and the words that
     ask a value: `asks_name`, `asks_number`, `asks_job`, `terse_values`)."""
     who = "|".join(sorted(word_set("relations", "pets"), key=len, reverse=True))
     what = "|".join(sorted(word_set("asks_name", "asks_number", "asks_job", "terse_values"), key=len, reverse=True))
-    return re.compile(rf"^\W*(?:(?:my|our)\s+)?(?:{who})(?:'s|s')\s+(?:{what})\b(?:\s+(?:and|&)\s+\w+)?\W*$",
-                      re.IGNORECASE)
+    return re.compile(rf"^\W*(?:(?:my|our)\s+)?(?:{who})(?:'s|s')\s+(?:{what})\b(?:\s+(?:and|&)\s+\w+)?\W*$"
+                      rf"|^\W*(?:the\s+)?(?:{what})s?\s+of\s+(?:(?:both|all|each)\s+(?:of\s+)?)?(?:my|our)\s+"
+                      rf"(?:\w+\s+)?(?:{who})s?\W*$", re.IGNORECASE)  # "names of both my dogs"
 
 
 def _question_part(text: str) -> str:
@@ -118,7 +122,9 @@ def _about_past(text: str) -> bool:
     if _ASSISTANT_PAST.search(text) or _REMIND.search(text):
         return True
     # "how do I earn my living again?" asks to be reminded, not for advice
-    return bool(_SELF.search(_ADDRESSEE.sub("", text))) and (not _ADVICE.match(text) or bool(_AGAIN.search(text)))
+    # "what did grandma teach me": said of the past, "me" is the user whom it happened to
+    asked = text if _DID.search(text) else _ADDRESSEE.sub("", text)
+    return bool(_SELF.search(asked)) and (not _ADVICE.match(text) or bool(_AGAIN.search(text)))
 
 
 def asks_what_assistant_said(text: str) -> bool:

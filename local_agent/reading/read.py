@@ -36,7 +36,7 @@ from .language import language_of
 from .names import names_of
 from .past import ASKS_OWN_NAME, PastQuestion, past_question
 from .recap import recap_span
-from .requests import Subject, asks_tool, tool_subjects
+from .requests import Subject, asks_tool, embedded_question, tool_subjects
 from .rounding import Rounding, read_rounding
 from .values import Value, extract
 from .words import compounds, lower_words, respelled
@@ -95,6 +95,7 @@ class Reading:
     tool_request: bool
     tool_subjects: tuple[Subject, ...]
     rounding: Rounding | None = None  # how the user wants the answer's number rounded (rounding.py)
+    tool_text: str = ""  # the question the tools read: the one a message asks indirectly (requests.py)
 
     @property
     def english(self) -> bool:
@@ -127,15 +128,16 @@ def read(message: str, now: dt.datetime) -> Reading:
         for clause in clauses)
     correction, own_name = CORRECTION.search(message), ASKS_OWN_NAME.search(message)
     tokens, dates = list(compounds(message)), tuple(read_dates(message, now))
-    found = tuple(lower_words(tokens))
+    found, asked = tuple(lower_words(tokens)), embedded_question(message)
+    tool_request = asks_tool(message) or bool(tool_subjects(asked))  # a question asked indirectly, of a tool's subject
     reading = Reading(
         text=message, words=found, clauses=clauses, language=language, numbers=tuple(extract(message, ("number",))),
         dates=dates, names=tuple(names_of(message, tokens)), intents=(), asks=asks,
         introduced_name=introduced_name(message), correction=correction is not None,
         about=asked_about_assistant(message), goodbye=farewell(message), courtesy=courtesy(found),
         small_talk=is_small_talk(found), feeling=feeling(message), past=past_question(message, clauses, language),
-        own_name=own_name is not None, recap=recap_span(message, dates, now), tool_request=asks_tool(message),
-        tool_subjects=tool_subjects(message), rounding=read_rounding(message))
+        own_name=own_name is not None, recap=recap_span(message, dates, now), tool_request=tool_request,
+        tool_subjects=tool_subjects(asked), rounding=read_rounding(message), tool_text=asked)
     return dataclasses.replace(reading, intents=_intents(reading, correction, own_name))
 
 

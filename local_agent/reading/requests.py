@@ -6,7 +6,10 @@ user's memory. Chat that merely mentions numbers, days or notes names no subject
 from __future__ import annotations
 
 import re
+from functools import cache
 from typing import Literal
+
+from .words import word_list
 
 Subject = Literal["calculation", "date", "notes", "database", "memory"]
 REQUEST = re.compile(
@@ -45,3 +48,60 @@ def asks_tool(message: str) -> bool:
 def tool_subjects(message: str) -> tuple[Subject, ...]:
     """The subjects `message` asks about, in `_SUBJECTS` order, each once."""
     return tuple(dict.fromkeys(subject for subject, pattern in _SUBJECTS if pattern.search(message)))
+
+
+_LEAD = r"^\W*(?:(?:so|ok|okay|hey|hi|um+|quick\s+one|question)\W+)*"
+_WH = re.compile(r"^(?:how|what|which|when|where|who|whether|if)\b", re.I)
+_IF = re.compile(r"^(?:if|whether)\s+", re.I)
+_NEED_TO = re.compile(_LEAD + r"(?:i\s+)?(?:need|have|got|want)\s+to\s+(?=(?:split|convert|calculate|work\s+out|"
+                      r"figure\s+out|divide|share|add|find|count)\b)", re.I)
+
+# "need the date 45 days from today": a value asked for by its noun
+_NEED_THE = re.compile(_LEAD + r"(?:i\s+)?(?:need|want)\s+(?=the\s+(?:date|day|number|total|average|sum|difference|"
+                       r"price|cost|answer|result|time)\b)", re.I)
+
+
+@cache
+def _indirect() -> re.Pattern[str]:
+    phrases = sorted((re.escape(p).replace("_", r"\s+") for p in word_list("indirect_openers")), key=len, reverse=True)
+    return re.compile(_LEAD + rf"(?:{'|'.join(phrases)})(?:\s+(?:about|on|of))?[\s,:]+(?=\S)", re.I)
+
+
+def embedded_question(message: str) -> str:
+    """The question a message asks indirectly, as the tools read it: "I need to know how many
+    working days are left" -> "how many working days are left"; "can't remember if 2028 is a
+    leap year" -> "2028 is a leap year?"; "trying to work out my age, born 1990" -> "what is my
+    age, born 1990?"; "I need to split a bill between 4" -> "split a bill between 4"; any other
+    message as it is."""
+    need = _NEED_TO.match(message)
+    if need:
+        return message[need.end():]
+    noun = _NEED_THE.match(message)
+    if noun:
+        return f"what is {message[noun.end():].rstrip('.!?')}?"
+    opener = _indirect().match(message)
+    if opener is not None:
+        return _asked(message[opener.end():])
+    inside = list(_indirect_inside().finditer(message))  # "..., 250 km, need to know how much fuel"
+    if not inside:
+        return message
+    last = inside[-1]
+    return f"{message[:last.start('opener')].rstrip()} {_asked(message[last.end():])}"
+
+
+def _asked(rest: str) -> str:
+    """The words after an indirect opener as a question: "if 2028 is a leap year" -> "2028 is a
+    leap year?", "the average of 3 and 5" -> "what is the average of 3 and 5?"."""
+    rest = rest.strip()
+    asked = rest if rest.endswith("?") else f"{rest.rstrip('.!')}?"
+    if _IF.match(asked):
+        return _IF.sub("", asked, count=1)
+    return asked if _WH.match(asked) else f"what is {asked}"
+
+
+@cache
+def _indirect_inside() -> re.Pattern[str]:
+    """An indirect opener after a clause's edge inside a message, followed by what it asks."""
+    phrases = sorted((re.escape(p).replace("_", r"\s+") for p in word_list("indirect_openers")), key=len, reverse=True)
+    return re.compile(rf"(?:[.!?;,\u2014-]\s*|\s(?:and|so|but|anyway)\s+)(?P<opener>(?:{'|'.join(phrases)}))"
+                      rf"(?:\s+(?:about|on|of))?[\s,:]+(?=(?:how|what|which|when|where|who|if|whether|the)\b)", re.I)

@@ -26,6 +26,7 @@ from . import price_rules, quantity_rules
 from .question_text import asks, decimal_text, normalize
 
 N = r"(\d+(?:\.\d+)?)"
+_COMPANY = word_set("company_nouns")
 _OPENERS = (r"what|whats|what's|how|calculate|compute|evaluate|solve|work\s+out|tell\s+me|can\s+you|could\s+you|"
             r"add|sum|average|mean|split|divide|multiply|sqrt|square|cube|find|increase|decrease|reduce|take|"
             r"subtract|deduct|double|triple|halve|cut|convert|round|remainder")
@@ -151,7 +152,7 @@ def _percent_forms(text: str) -> str | None:
     amount = amounts[-1] if re.search(rf"{N}\s*(?:%|percent)\s+of\s", text) else amounts[0]
     if re.search(r"\btip\b|\bgratuity\b|\bservice\b", text):
         if count:
-            return f"{amount} * (1 + {share} / 100) / {count}"
+            return f"{amount} * (1 + {share} / 100) / {_with_me(rest, count)}"
         return f"{amount} * (1 + {share} / 100)" if _TOTAL.search(text) else f"{share} / 100 * {amount}"
     before = _ASKS_BEFORE.search(re.split(r"[.!;,]\s+", text.rstrip(" ?.!"))[-1])  # the amount before the change
     if re.search(r"\b(?:off|discount|discounted|sale|cheaper|reduced?|decreased?|less|down|drop(?:s|ped)?|fell|"
@@ -289,13 +290,22 @@ def _named_operations(text: str) -> str | None:
 
 def _average(text: str) -> str | None:
     """"the average of 12, 15 and 21", "avg of 3.5, 4 and 6", or a list asked about after it
-    ("I scored 78, 85 and 92 on my tests, what's my average?") when it holds every number."""
+    ("I scored 78, 85 and 92 on my tests, what's my average?") when it holds every number but a
+    year, the list's count or an age (`_beside_the_list`)."""
     values = _list_after("average|mean|avg", text)
     if len(values) < 2 and re.search(r"\b(?:average|mean|avg)\b", text):
         listed = re.search(rf"{N}(?:\s*,\s*{N})*\s*,?\s+and\s+{N}", text)
         values = numbers(listed.group()) if listed else []
-        values = values if len(values) == len(numbers(text)) else []
+        rest = text[:listed.start()] + " " + text[listed.end():] if listed else text
+        values = values if all(_beside_the_list(number, rest, len(values)) for number in numbers(rest)) else []
     return f"({' + '.join(values)}) / {len(values)}" if len(values) >= 2 else None
+
+
+def _beside_the_list(number: str, text: str, listed: int) -> bool:
+    """Whether a number outside the listed ones is none of the amounts averaged: a year ("in
+    2025"), the count of the list ("my 3 kids scored 7, 9 and 8"), or the speaker's age ("I'm 42")."""
+    return (bool(re.fullmatch(r"(?:19|20)\d\d", number)) or number == str(listed)
+            or bool(re.search(rf"\b(?:i'm|i\s+am|im|aged)\s+{re.escape(number)}\b", text)))
 
 
 def _sum(text: str) -> str | None:
@@ -310,15 +320,24 @@ def _split(text: str) -> str | None:
     people = _PEOPLE.search(text)
     if people is None or not _EACH.search(text) or re.search(r"\bhow\s+many\b", text):
         return None  # "130 students, each bus seats 40, how many buses?" is a word problem
-    count = base = next(group for group in people.groups() if group)
-    if re.search(rf"\b(?:me|myself|us)\s+and\s+{base}\b", text):
-        count = f"({base} + 1)"  # "between me and 4 friends" are five
+    base = next(group for group in people.groups() if group)
+    count = _with_me(text, base)
     if chipped := _CHIPPED_IN.search(text):  # "8 friends chip in 15 dollars each": each gives it, nothing is split
         pooled = _TOTAL.search(text) or re.search(r"\bhow\s+much\s+(?:money\s+)?(?:do|did|will)\s+(?:we|they)\s+have\b",
                                                    text)
         return f"{chipped[1]} * {count}" if pooled and len(numbers(text)) == 2 else None
     amounts = [n for n in numbers(text[:people.start()] + " " + text[people.end():]) if n != base]
     return f"{amounts[0]} / {count}" if len(amounts) == 1 else None
+
+
+def _with_me(text: str, count: str) -> str:
+    """The count of people sharing, with the speaker when they are said beside it: "between me
+    and 4 friends", "3 friends and me" are one more than the number written."""
+    people = "|".join(sorted(_COMPANY))
+    if re.search(rf"\b(?:me|myself|us|i)\s+(?:and|&|\+)\s+(?:my\s+)?{count}\b", text) or re.search(
+            rf"\b{count}\s+(?:other\s+)?(?:{people})\s+(?:and|&|\+|plus)\s+(?:me|myself|i)\b", text):
+        return f"({count} + 1)"
+    return count
 
 
 def _each_price(text: str) -> str | None:

@@ -89,10 +89,15 @@ _WHICH = re.compile(r"^\s*(?:which|what)\s+(?:\w+\s+){1,3}?(?:has|have|had|is|wa
 _MONTH_NAMES = re.compile(r"\b(?:" + "|".join(MONTHS) + r")\b", re.IGNORECASE)
 
 
+_NUMERIC_DATE = re.compile(r"(?<![\d/.-])0?([1-9]|1[0-2])[/.-]0?([1-9]|1[0-2])[/.-](\d{4}|\d{2})(?![\d/.-])")
+
+
 def date_left_out(message: str, reading: Mapping[str, Any] | None = None) -> str | None:
     """The part of a date question that its reading (the date tool's arguments a rule read, or
     None) does not cover, or None: a form is covered only by the operation that computes it
     (an age still to come, only by an age on a named day)."""
+    if (numeric := _NUMERIC_DATE.search(message)) and numeric[1] != numeric[2]:  # both could be a month
+        return f"the date {numeric[0]}, which reads two ways (day first or month first)"
     for pattern, form, operation in _DATE_FORMS:
         if pattern.search(message) and not _covers(reading, operation):
             return form
@@ -114,7 +119,7 @@ def _unused_number(message: str, reading: Mapping[str, Any]) -> str:
         text = text[:value.start] + " " + text[value.start + len(value.text):]
     used = {int(digits) for digits in re.findall(r"\d+", " ".join(str(value) for value in reading.values()))}
     used |= {1} if reading.get("operation") == "day_n" else set()  # "counting March 3 as day 1"
-    return next((number for number in re.findall(r"(?<![\w.,/])\d+(?![\w.,/]\d)(?![a-z])", text)
+    return next((number for number in re.findall(r"(?<![\w.,/])\d+(?!\d)(?![.,/]\d)(?![a-z])", text)
                  if int(number) not in used), "")
 
 

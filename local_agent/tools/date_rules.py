@@ -33,6 +33,9 @@ _HOLIDAYS = {r"christmas\s+eve": (12, 24), r"christmas(?:\s+day)?|xmas": (12, 25
 _OPENERS = (r"what'?s?|which|when|how|tell\s+me|can\s+you|could\s+you|date|weekday|day|days|weeks|months|give|count|"
             r"is|was|will|does|did")  # "is it a leap year this year"
 _NAMED_DAY = re.compile(rf"\b(?:(last|previous|past)\s+)?({'|'.join(WEEKDAYS)})\b")
+# "the 15th" with no month, ending its clause ("how many days till the 15th?"), not "the 2nd Tuesday"
+_ORDINAL_DAY = re.compile(r"\bthe\s+([1-9]|[12][0-9]|3[01])(?:st|nd|rd|th)\b"
+                          r"(?=\s*(?:[?.!,;]|$|(?:and|or|to|until|till|at|this|then|please)\b))")
 _PERIOD_END = re.compile(r"\b(?:end\s+of|last\s+day\s+of|left\s+(?:in|of)|remaining\s+in|rest\s+of)\s+(?:the|this)\s+"
                          r"(month|year)\b")
 _PERIOD_START = re.compile(r"\b(?:start|beginning|(?:first|1st)\s+day)\s+of\s+(?:the|this)\s+(month|year)\b")
@@ -95,6 +98,8 @@ def _dates(text: str) -> list[str]:
         found += [(match.start(), ("last-" if match[1] else "") + match[2][:3])  # the date tool's fri, last-sat
                   for match in _NAMED_DAY.finditer(text)]
         found += [(match.start(), "sat") for match in re.finditer(r"\b(?:the|this)\s+weekend\b", text)]
+    if not found:  # "till the 15th": the coming 15th of a month
+        found += [(match.start(), f"nth-{int(match[1])}") for match in _ORDINAL_DAY.finditer(text)]
     found += [(match.start(), f"{match[1]}-end") for match in _PERIOD_END.finditer(text)]
     found += [(match.start(), f"{match[1]}-start") for match in _PERIOD_START.finditer(text)]
     for match in _MONTH_END.finditer(text):  # "left in March": its last day (February's depends on the year)
@@ -120,9 +125,10 @@ def _calendar(text: str, dates: list[str], amount: tuple[int, str] | None) -> di
         years = re.findall(r"\b\d+\b", text)
         if len(years) == 1 and len(years[0]) == 4 and years[0] != "0000":
             return {"operation": "leap_year", "date": f"{years[0]}-01-01"}
-        if not years and re.search(r"\bthis\s+year\b", text):
-            return {"operation": "leap_year", "date": "today"}
-    return None  # "is 10000 a leap year", "is next year one": not a year the tool can be sure of
+        if not years and (said := re.search(r"\b(this|next|last)\s+year\b", text)):
+            offset = {"this": 0, "next": 1, "last": -1}[said[1]]
+            return {"operation": "leap_year", "date": "today", **({"amount": offset} if offset else {})}
+    return None  # "is 10000 a leap year": not a year the tool can be sure of
 
 
 def _amount(text: str) -> tuple[int, str] | None:

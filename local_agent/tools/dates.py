@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import calendar
 import datetime as dt
+import re
 from collections.abc import Callable
 from typing import Literal
 
@@ -16,17 +17,18 @@ Today = dt.date | Callable[[], dt.date]
 """A fixed date, or what gives the date at the time of the call (the agent's today)."""
 MAX_AMOUNT = 100_000
 DATE_PATTERN = (r"^(today|tomorrow|yesterday|(last-)?(mon|tue|wed|thu|fri|sat|sun)|(month|year)-(start|end)|"
-                r"([0-9]{4}|-)-[0-9]{2}-[0-9]{2})$")
+                r"nth-([1-9]|[12][0-9]|3[01])|([0-9]{4}|-)-[0-9]{2}-[0-9]{2})$")
 DESCRIPTION = ("Dates from today: operation today (today's date), weekday (the weekday of date), add (date plus "
                "amount units; a negative amount goes back), between (days from date to other, also in unit), "
                "age (the age on other, or today, of someone born on date), month_days (the days in date's "
-               "month), leap_year (whether date's year is one), day_of_year (date's day of the year and "
+               "month), leap_year (whether date's year, or the year amount years after it, is one), "
+               "day_of_year (date's day of the year and "
                "week), nth_weekday (the amount-th `weekday` of date's month, -1 the last) or count_weekdays "
                "(how many of `weekday`, or of workday: Monday to Friday, from date to other, both counted) or day_n "
                "(the amount-th day of a span whose day 1 is date). "
                "Dates are YYYY-MM-DD, today, tomorrow, yesterday, --MM-DD for a day of this year, mon "
-               "to sun for the coming weekday, last-mon to last-sun for the last one, month-start, "
-               "month-end, year-start or year-end.")
+               "to sun for the coming weekday, last-mon to last-sun for the last one, nth-15 for the coming "
+               "15th of a month (today included), month-start, month-end, year-start or year-end.")
 _RELATIVE = {"today": 0, "tomorrow": 1, "yesterday": -1}
 WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 _PERIOD_BOUNDS: dict[str, Callable[[dt.date], dt.date]] = {
@@ -49,6 +51,8 @@ def parse_date(text: str, today: dt.date, *, upcoming: bool = False) -> dt.date:
         return today - dt.timedelta(days=(today.weekday() - WEEKDAYS.index(word[5:])) % 7 or 7)
     if word in _PERIOD_BOUNDS:
         return _PERIOD_BOUNDS[word](today)
+    if re.fullmatch(r"nth-([1-9]|[12][0-9]|3[01])", word):
+        return _coming_day_of_month(int(word[4:]), today)
     try:
         if word.startswith("--"):
             day = dt.date(today.year, int(word[2:4]), int(word[5:7]))
@@ -57,6 +61,21 @@ def parse_date(text: str, today: dt.date, *, upcoming: bool = False) -> dt.date:
     except ValueError:
         raise ToolError(f"not a date: {text!r} (write YYYY-MM-DD, --MM-DD, today, tomorrow, yesterday, a weekday "
                         "such as fri or last-fri, month-start, month-end, year-start or year-end)") from None
+
+
+def _year_before(day: dt.date) -> dt.date:
+    """The same day a year before (28 February for a 29th)."""
+    return day.replace(year=day.year - 1) if not (day.month == 2 and day.day == 29) else dt.date(day.year - 1, 2, 28)
+
+
+def _coming_day_of_month(number: int, today: dt.date) -> dt.date:
+    """The coming `number`-th day of a month, today included ("the 15th": this month's when it
+    is still to come, else the next month's; "the 31st": the next month that has one)."""
+    year, month = today.year, today.month
+    while True:
+        if number <= calendar.monthrange(year, month)[1] and dt.date(year, month, number) >= today:
+            return dt.date(year, month, number)
+        year, month = (year + 1, 1) if month == 12 else (year, month + 1)
 
 
 def shift(day: dt.date, amount: int, unit: Unit) -> dt.date:
@@ -182,6 +201,8 @@ class DateTool:
             end = parse_date(other, today, upcoming=date.strip().lower() == "today")
             if other.startswith("--") and end < day:  # "between Christmas and New Year": the one after
                 end = end.replace(year=end.year + 1)
+            if date.startswith("--") and other.strip().lower() == "today" and day > end:
+                day = _year_before(day)  # "since Christmas", asked in March: last year's
             return f"From {spoken(day)} to {spoken(end)} is {_span_text(day, end, unit)}."
         if operation == "age":
             on = parse_date(other or "today", today)
@@ -194,9 +215,10 @@ class DateTool:
             week = day.isocalendar()
             return (f"{spoken(day)} is day {day.timetuple().tm_yday} of {day.year}, in week {week.week} of "
                     f"{week.year} (ISO weeks).")
-        if operation == "leap_year":
-            leap = calendar.isleap(day.year)
-            return (f"{day.year} {'is' if leap else 'is not'} a leap year: it has {366 if leap else 365} days, "
+        if operation == "leap_year":  # of date's year, or the year `amount` years after it ("next year": 1)
+            year = day.year + amount
+            leap = calendar.isleap(year)
+            return (f"{year} {'is' if leap else 'is not'} a leap year: it has {366 if leap else 365} days, "
                     f"and February has {29 if leap else 28}.")
         raise ToolError(f"unknown date operation {operation!r}")
 

@@ -39,6 +39,7 @@ _MONEY_ASKED = word_set("measure_money_asked")
 _COUNT_SKIP = word_set("measure_count_skip")
 _CHANGE_ASKED = word_set("measure_change_asked")
 _CONTAINERS = word_set("containers")  # "4 packs of 6 cans": packs, and cans a pack
+_MISSPELT = frozenset(_CHANGE_ASKED | _MONEY_ASKED)  # words a misspelling is corrected to as well ("intrest")
 _PER = frozenset({"per", "a", "an", "each", "every", "/"})
 _SPEEDS = {"mph": "length", "kph": "length", "kmh": "length"}  # a length an hour
 _CURRENCY = re.compile(r"[$€£¥]\s?(\d[\d,]*(?:\.\d+)?)|(\d[\d,]*(?:\.\d+)?)\s?[$€¥]")
@@ -55,7 +56,7 @@ _UNLIKE = "unlike"  # a sum or difference of unlike measures: no measure at all
 
 def _prepared(message: str) -> str:
     """The message as the rules read it, an amount of money written "N dollars"."""
-    return normalize(_CURRENCY.sub(lambda m: f"{m[1] or m[2]} dollars ", message))
+    return normalize(_CURRENCY.sub(lambda m: f"{m[1] or m[2]} dollars ", message), _MISSPELT)  # "intrest" too
 
 
 def _unit(token: str) -> str | None:
@@ -91,17 +92,25 @@ def _measure_of(tokens: list[str]) -> Measure:
     return measure
 
 
-def message_measures(message: str) -> list[tuple[Decimal, Measure]]:
-    """Each number of the message with its measure, in order ("30x30 cm": both lengths)."""
+def _number_words(message: str) -> list[tuple[re.Match[str], list[str], str]]:
+    """Each number of the message with the words right after it, in its own clause ("30x30
+    cm": the next one's), and the message as the rules read it."""
     text = _prepared(message)
-    found: list[tuple[Decimal, Measure]] = []
+    found = []
     matches = list(_NUMBER.finditer(text))
     for at, match in enumerate(matches):
         rest = text[match.end():match.end() + 60]
         if re.match(r"\s*[x×*]\s*\d", rest) and at + 1 < len(matches):  # "30x30 cm": as the next one
             rest = text[matches[at + 1].end():matches[at + 1].end() + 60]
         clause = re.split(r"[,;?!]|\.(?!\d)", rest)[0]  # its own clause; "20 M&M's" names no unit
-        tokens = [] if re.match(r"\s*[a-z]\s?[&'’]", clause) else _TOKEN.findall(clause)[:5]
+        found.append((match, [] if re.match(r"\s*[a-z]\s?[&'’]", clause) else _TOKEN.findall(clause)[:5], text))
+    return found
+
+
+def message_measures(message: str) -> list[tuple[Decimal, Measure]]:
+    """Each number of the message with its measure, in order ("30x30 cm": both lengths)."""
+    found: list[tuple[Decimal, Measure]] = []
+    for match, tokens, text in _number_words(message):
         measure = _measure_of(tokens)
         if tokens and tokens[0] in _CONTAINERS:  # "4 packs": a count of packs
             measure[_CONTAINER + singular(tokens[0])] += 1
@@ -126,9 +135,52 @@ month) has the measure `unlike`."""
     return None if measure is None or _UNKNOWN in measure else measure
 
 
+def mixed_units(message: str, expression: str) -> str | None:
+    """Why `expression` cannot be right as it stands: it works two amounts of one kind in
+    different units together with no factor between them (5.5 litres ÷ 340 ml), or divides a
+    number by itself (30 ÷ 30); None otherwise, or when the reading brought in a factor."""
+    try:
+        tree = ast.parse(_python(expression), mode="eval").body
+    except SyntaxError:
+        return None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.BinOp) and _by_itself(node):
+            return f"it divides {ast.unparse(node.left)} by itself"
+    pool = [(Decimal(match.group()), _unit_named(tokens)) for match, tokens, _ in _number_words(message)]
+    units = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, int | float):
+            value = Decimal(str(node.value))
+            at = next((n for n, (number, _) in enumerate(pool) if number == value), None)
+            if at is None and value not in (1, 100):  # a factor the reading brought in (a conversion)
+                return None
+            units += [] if at is None else [pool.pop(at)[1]]
+    named: dict[str, str] = {}
+    for unit in filter(None, units):
+        if named.setdefault(dimension(unit) or "", unit) != unit:
+            return f"it works {named[dimension(unit) or '']} and {unit} together without converting"
+    return None
+
+
+def _by_itself(node: ast.BinOp) -> bool:
+    """Whether `node` divides a number by the same number."""
+    return (isinstance(node.op, ast.Div | ast.FloorDiv)
+            and isinstance(node.left, ast.Constant) and isinstance(node.right, ast.Constant)
+            and node.left.value == node.right.value)
+
+
+def _unit_named(tokens: list[str]) -> str | None:
+    """The unit of length, weight, volume or time the words after a number name ("ml"), or None."""
+    at = 1 if tokens and tokens[0] in _AREA_WORDS else 0
+    token = tokens[at] if at < len(tokens) else ""
+    name = unit_name(token) if len(token) > 1 or token in ("m", "g", "l") else None
+    return name if name and dimension(name) in _RATE_DIMENSIONS else None
+
+
 def _python(expression: str) -> str:
-    """A reading's expression as Python ("⌊50 ÷ 8⌋", "80 less 25%", "the remainder of 50 ÷ 8")."""
-    text = expression.replace("×", "*").replace("÷", "/").replace("⌊", "floor(").replace("⌋", ")")
+    """A reading's expression as Python ("⌊50 ÷ 8⌋ = 6", "80 less 25%", "the remainder of 50 ÷ 8"),
+    without the result it gives."""
+    text = expression.split("=")[0].replace("×", "*").replace("÷", "/").replace("⌊", "floor(").replace("⌋", ")")
     text = text.replace("⌈", "ceil(").replace("⌉", ")").replace("the remainder of", "")
     text = re.sub(r"^(.+?)\s+(less|plus)\s+(\d+(?:\.\d+)?)%$",
                   lambda m: f"({m[1]}) * (1 {'-' if m[2] == 'less' else '+'} {m[3]} / 100)", text)
@@ -257,9 +309,10 @@ def measure_left_out(message: str, expression: str) -> str | None:
 
 
 _CHANGE_AFTER = re.compile(r"\*\s*\(\s*1\s*[-+]|\b(?:less|plus)\s+\d+(?:\.\d+)?%$")
-# A total asked: "with" only with the change ("how much do I pay with 8% tax", not "with 25% off, how much
-# do I save?").
-_TOTAL_WORDS = re.compile(r"\b(?:total|altogether|including|incl|after|final|end\s+up|in\s+all|plus)\b|"
+# A total asked ("after" a time is no total: "how much interest after 3 years"): "with" only with
+# the change ("how much do I pay with 8% tax", not "with 25% off, how much do I save?").
+_TOTAL_WORDS = re.compile(r"\b(?:total|altogether|including|incl|after(?!\s+\d+\s*(?:years?|months?|weeks?|days?)\b)|"
+                          r"final|end\s+up|in\s+all|plus)\b|"
                           rf"\bwith\s+(?:\S+\s+){{0,2}}(?:{'|'.join(sorted(_CHANGE_ASKED))})\b")
 
 
@@ -276,6 +329,29 @@ def change_as_total(message: str, expression: str) -> str | None:
     return asked[1] or asked[2] or asked[3]
 
 
+_PER_ASKED = re.compile(r"\bper\s+(?:\d+(?:\.\d+)?\s+)?([a-z]+)")
+_ASKING_WORD = re.compile(r"\b(?:what|what's|whats|how|which)\b")
+_RATE_DIMENSIONS = frozenset({"length", "time", "mass", "volume"})
+
+
+def rate_left_out(message: str, expression: str) -> str | None:
+    """What a question asking for an amount per a unit ("what's my pace per km", "litres per
+    100 km") gets from an `expression` that does not divide by that unit's measure (5 km × 27
+    minutes), or None."""
+    asking = asking_sentence(_prepared(message))
+    opening = [found.start() for found in _ASKING_WORD.finditer(asking)]
+    asked = _PER_ASKED.search(asking, opening[-1]) if opening else None  # "per" in the question itself
+    dimension_ = _unit(asked[1]) if asked and not asked[0].split()[1][0].isdigit() else None
+    if asked is None or dimension_ not in _RATE_DIMENSIONS:  # "per 100 km" is not checked
+        return None
+    result = result_measure(message, expression)
+    if result is None:
+        return None
+    if _UNLIKE in result:
+        return f"you asked for an amount per {asked[1]}, and it adds or takes away unlike amounts"
+    return None if result[dimension_] < 0 else f"you asked for an amount per {asked[1]}, and it gives {_said(result)}"
+
+
 _CHANGE_NAMES = {"more": "difference", "extra": "difference", "less": "difference", "save": "saving"}
 
 
@@ -285,4 +361,5 @@ def reading_doubt(message: str, expression: str) -> str | None:
     if change := change_as_total(message, expression):
         change = _CHANGE_NAMES.get(change, change)
         return f"you asked for the {change}, and it gives the amount after it"
-    return measure_left_out(message, expression)
+    return (measure_left_out(message, expression) or rate_left_out(message, expression)
+            or mixed_units(message, expression))

@@ -103,7 +103,7 @@ class Router:
     def route(self, reading: Reading | str) -> Route:
         """The route of a message the turn has read (or of a text: its rules read the text)."""
         if isinstance(reading, Reading):
-            message, request, subjects = reading.text, reading.tool_request, reading.tool_subjects
+            message, request, subjects = reading.tool_text or reading.text, reading.tool_request, reading.tool_subjects
             rounding = reading.rounding
         else:
             message, request, subjects = reading, asks_tool(reading), tool_subjects(reading)
@@ -171,6 +171,6 @@ class Router:
         if "calculator" in self.enabled and (read_exactly(message) or _COUNTS_THINGS.search(message)):
             return None  # "27 km at 18 km/h, how many minutes?", "on Saturday ... how many boxes?": no date question
         arguments = date_question(message)
-        if (part := date_left_out(message, arguments)) and _ASKS.search(message):
+        if (part := date_left_out(message, arguments)) and (_ASKS.search(message) or arguments is not None):
             return Route("unsure", ("date",), {"part": part}, f"no date rule reads {part}")
         return None if arguments is None else Route("direct", ("date",), arguments, "date rule")

@@ -15,11 +15,16 @@ Definitions:
   holds a word of the question or one of the same sense: "what race am I training for?" after
   "switching to the full marathon", or the question asks for the value now: "now", "currently"),
   the program says both, the old as history and the newest as what holds now
-  (`history_reply`), verbatim from the store.
+  (`history_reply`), verbatim from the store;
+- an update about the same named thing also answers: one that names a thing the record names
+  and the question does not ("Mila", "Crete", "the Civic": "Sorry, got that wrong, Mila is 6"
+  for "how old is my daughter?" after "My daughter Mila is 5."), holding a value of the kind the
+  question asks for, when it asks for one (an age: "Mila is 6", not "Mila loves her school now").
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from collections.abc import Sequence
 from functools import cache
@@ -27,15 +32,18 @@ from functools import cache
 from ..memory.index.time_boost import moment_of
 from ..reading.corrections import is_correction
 from ..reading.names import proper_names
-from ..reading.words import word_list
+from ..reading.words import MONTHS, WEEKDAYS, word_list
 from ..types import MemoryRecord, RecallHit
 from .evidence import Candidate, content_words
 from .senses import shares_sense
-from .told import answering, said_by_user
+from .told import answering, held_share, said_by_user
+from .value_kinds import asked_kind, holds_kind
 
 _ASKS_DAY = re.compile(r"\bwhen\b|\b(?:what|which)\s+(?:date|day)\b", re.IGNORECASE)
 _NOW = re.compile(r"\b(?:now|currently|still|these days|at the moment|any ?more|today)\b", re.IGNORECASE)
 _PRESENT = re.compile(r"\b(?:do|does|is|are|am)\b|'s\b|\b(?:where|who|what)re\b", re.IGNORECASE)
+_TIME_WORDS = {word.lower() for word in [*WEEKDAYS, *MONTHS]} | {"day", "week", "month", "year", "today", "yesterday"}
+_CLAUSE_EDGE = re.compile(r"[.;!?,\n]|\s(?:and|but)\s")
 _PAST = re.compile(r"\b(?:did|was|were|used to|use to|before|previously|had|last)\b", re.IGNORECASE)
 
 
@@ -78,7 +86,40 @@ def changed(question: str, candidates: Sequence[Candidate]) -> tuple[Candidate, 
         return None
     about = shares_sense(content_words(question) - names, content_words(update.text))
     named = bool(names & content_words(update.text)) and _ASKS_DAY.search(question) is not None
-    return (told[0], update) if about or named or _NOW.search(question) else None
+    same_thing = _names_same_thing(question, told[0], update, frozenset(names))
+    return (told[0], update) if about or named or same_thing or _NOW.search(question) else None
+
+
+def _names_same_thing(question: str, record: Candidate, update: Candidate, names: frozenset[str]) -> bool:
+    """Whether `update` names a thing `record` names and the question does not ("Crete"; not a
+    month or a day), and
+    holds a value of the kind the question asks for, if it asks for one."""
+    named = {word for clause in _asked_clauses(question, record.text) for name in proper_names(clause)
+             for word in content_words(name)} - names - _TIME_WORDS  # "April" is no thing
+    shared = frozenset(named & {word for name in proper_names(update.text) for word in content_words(name)})
+    if not shared:
+        return False
+    kind, _ = asked_kind(question)
+    return not kind or holds_kind(update.text, kind) or holds_kind(update.text, kind, shared)
+
+
+def _asked_clauses(question: str, text: str) -> list[str]:
+    """The clauses of `text` that hold most of what `question` asks ("I drive a 2015 Honda Civic"
+    of a rundown, for "what car do I drive?")."""
+    clauses = [clause for clause in _CLAUSE_EDGE.split(text) if clause.strip()]
+    shares = [held_share(question, clause, frozenset()) for clause in clauses]
+    best = max(shares, default=0.0)
+    return [clause for clause, share in zip(clauses, shares, strict=True) if share == best and best > 0]
+
+
+def outdated(old: Candidate, update: Candidate, text: str, day: dt.date | None) -> bool:
+    """Whether a record (its `text`, said on `day`) is one `update` changed: said no later than
+    `old`, holding a word that `old` and `update` share, not a day's name ("pottery" of "the first
+    pottery class was the day after, on the Friday": the fact noted from the old message too)."""
+    if day is None or old.day is None or day > old.day:
+        return False
+    linking = content_words(old.text) & content_words(update.text) - _TIME_WORDS
+    return bool(linking & content_words(text))
 
 
 def history_reply(old: Candidate, new: Candidate) -> str:

@@ -13,13 +13,15 @@ import dataclasses
 import itertools
 import re
 from collections.abc import Sequence
+from functools import cache
 
 from ..memory.sessions import Turn
 from ..reading import Reading
 from ..reading.introductions import introduced_name
 from ..reading.names import known_words, proper_names
 from ..reading.past import PastQuestion
-from ..reading.words import words
+from ..reading.words import FUNCTION_WORDS, word_set, words
+from ..tools.question_text import known_word
 from .evidence import from_memory
 
 DONT_REMEMBER = "I don't remember that."
@@ -35,10 +37,24 @@ def asks_about_past(past: PastQuestion | None, memories: Sequence[str] = ()) -> 
         return True
     if not past.named:  # no name read on its own: a word the memories hold as a name ("how old is yaw", "yaw's")
         named = {word.lower() for text in memories for name in proper_names(text) for word in name.split()}
+        named |= {name for text in memories for name in lowercase_names(text)}
         return any(word.removesuffix("'s") in named for clause in past.clauses for word in words(clause))
     known = known_words(memories)
     return any(all(word.lower() in known for word in name.split())
                for clause in past.clauses for name in proper_names(clause + ".", memories))
+
+
+def lowercase_names(text: str) -> set[str]:
+    """The names written in lower case right after someone of the user's ("my son arjun turned
+    7", "wife sorcha"): a word that is no English word (so not "my son plays")."""
+    return {match[1].lower() for match in _after_relation().finditer(text)
+            if match[1].islower() and match[1] not in FUNCTION_WORDS and not known_word(match[1])}
+
+
+@cache
+def _after_relation() -> re.Pattern[str]:
+    who = "|".join(sorted(word_set("relations", "pets"), key=len, reverse=True))
+    return re.compile(rf"\b(?:my|our)\s+(?:{who})\s+([a-z][a-z'-]+)\b", re.IGNORECASE)
 
 
 _QUESTION_OPENING = re.compile(r"\b(?:what|what's|whats|where|where's|when|who|whose|which|how|do|does|did|is|are)\b",

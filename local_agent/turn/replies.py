@@ -51,7 +51,8 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from datetime import datetime
+from datetime import date, datetime
+from functools import partial
 from typing import NamedTuple
 
 from ..backends.base import Backend
@@ -65,7 +66,7 @@ from .answering import Answer, stream_answer
 from .choose import Choice, composed, winning
 from .content import denied_claims, unheld_claims
 from .evidence import Candidate, content_words, draws_on, from_dialogue, from_memory, relevant, said_back_evidence
-from .latest import changed, history_reply
+from .latest import changed, history_reply, outdated
 from .memory_answers import after_introduction, not_remembered, user_names
 from .not_told import closest_told, not_told_reply
 from .phrases import answers_courtesy
@@ -75,7 +76,7 @@ from .quotes import quotes_inside, without_invented
 from .reply_checks import apologizes_or_refuses
 from .result import TokenCounts
 from .statements import statement_problem
-from .told import answering, draws_on_each_part, names_each_kind, parts, said_by_user, untold_parts
+from .told import answering, asked, draws_on_each_part, names_each_kind, parts, said_by_user, untold_parts
 from .when_answer import Told, answer_when
 
 # Added to the system message when a memory answer is asked again: the first named or counted
@@ -133,8 +134,20 @@ class Replier:
             return self.calculated(reading)
         if plan.kind == "estimate":  # the model's guess, after the program says it is one
             return self.model_after(plan, self.said(plan.text))
+        if len(reading.numbers) >= 2:  # its own quantities: held, a number worked out without a tool is a guess
+            return self.numbers_checked(reading)
         return Reply(stream_answer(self.backend, self.messages, self.settings, self.on_token, self.timings,
                                    self.start, earlier=self.earlier), "model")
+
+    def numbers_checked(self, reading: Reading) -> Reply:
+        """The model's reply to a message with quantities of its own that no tool answered
+        ("convrt 350 euros to dollars at 1.0862 dolars per euro"): shown when it names no number
+        that neither the message nor the prompt holds, else "I'm not sure" with the numbers read
+        (a small model's sum is a guess)."""
+        first = self.held(self.messages)
+        if first.interrupted or not self.missing(first):
+            return Reply(self.said(first.text, first.tokens, first.interrupted), "model")
+        return Reply(self.said(not_worked_out(reading.text), first.tokens), "template:calculation")
 
     def model_after(self, plan: ReplyPlan, opening: Answer) -> Reply:
         """The model's answer streamed after the plan's opening, shown already (`opening`)."""
@@ -197,13 +210,14 @@ class Replier:
             return Reply(self.said(f"Your name is {names[0]}."), "template:name")
         candidates = with_antecedents([c for c in [*map(from_memory, self.memories), *map(from_dialogue, dialogue)]
                                        if not quotes_inside(c.text)])  # an earlier answer that quoted memory never is
-        evidence, untold = relevant(message, candidates), untold_parts(message, candidates) if candidates else []
+        evidence, untold = relevant(message, candidates), untold_parts(message, candidates) if candidates else [
+            part for part in parts(message) if asked(part, frozenset())[1] in _VALUES]  # nothing recalled: "how many"
         if untold:  # some part no record answers: said so, with the closest thing told
             return Reply(self.said(not_told_reply(untold, closest_told(evidence, candidates))), "template:not-told")
         update = changed(message, candidates)  # a day changed since is the day ("moved to 21 April")
-        left_out = update[0] if update is not None else None
-        when = self.when(message, [c for c in candidates if c is not left_out], dialogue,
-                         left_out.text if left_out else None)
+        kept = partial(_not_changed, update)
+        when = self.when(message, [c for c in candidates if kept(c.text, c.day)], dialogue, kept,
+                         update[1] if update else None)
         if when is not None:  # a part asks when: the program's day, from the record that tells it
             return Reply(self.said(when), "template:when")
         if update is not None:  # the old value as history, the newest as what holds now
@@ -243,14 +257,18 @@ class Replier:
         return Reply(self.said(not_remembered(self.memories), second.tokens), "dont-remember")
 
     def when(self, question: str, candidates: Sequence[Candidate], dialogue: Sequence[str],
-             left_out: str | None = None) -> str | None:
+             kept: Callable[[str, date | None], bool] = lambda text, day: True,
+             update: Candidate | None = None) -> str | None:
         """The program's answer to a question with a when-part (when_answer.py), from the records
-        shown (but `left_out`, a record changed since) and the dialogue's earlier messages (said
-        today), or None."""
+        shown that are `kept` (not changed since) and the dialogue's earlier messages (said
+        today), or None; `update`, a record that changed the event, is read when none of them tells it."""
         if self.today is None:
             return None
-        told = [t for t in self.told if t.text != left_out]  # a record changed since is left out
-        return answer_when(question, [*told, *(Told(text, self.today) for text in dialogue)], candidates, self.today)
+        told = [t for t in self.told if kept(t.text, t.said.date())]  # a record changed since is left out
+        correction = [t for t in told if update is not None and not t.fact and t.said.date() == update.day
+                      and content_words(t.text) <= content_words(update.text)]
+        return answer_when(question, [*told, *(Told(text, self.today) for text in dialogue)], candidates, self.today,
+                           correction)
 
     def evidence_or_not_told(self, asked: _Asked, said_back: str, answer: Answer) -> Reply:
         """The evidence said back by the program, or, with none, that it was not told."""
@@ -335,3 +353,11 @@ class Replier:
         text (a small model's sum is a guess, and "Yes, that's correct" passes any check of its
         numbers), but "I'm not sure" with what the message lacks or the numbers it read."""
         return Reply(self.said(not_worked_out(reading.text)), "template:calculation")
+
+
+_VALUES = frozenset({"number", "name", "age", "day"})  # values a model's answer would have to invent
+
+
+def _not_changed(update: tuple[Candidate, Candidate] | None, text: str, day: date | None) -> bool:
+    """Whether a record (its text and day) is not one that `update` (latest.changed) changed."""
+    return update is None or not outdated(*update, text, day)

@@ -28,14 +28,13 @@ from datetime import datetime
 
 from ..dates.event_days import event_days
 from ..reading.clauses import split_clauses
-from ..reading.introductions import introduced_name
 from ..reading.names import proper_names
 from ..reading.values import extract
-from ..reading.words import MONTHS, NUMBER_WORDS, STOPWORDS, WEEKDAYS, word_set, words
+from ..reading.words import MONTHS, NUMBER_WORDS, WEEKDAYS, word_set, words
 from .aliases import alias_words, aliases
 from .evidence import Candidate, asks_only, content_words
+from .names_asked import asks_named_thing, names_for
 from .senses import (
-    a_member,
     asked_sense,
     group_words,
     holds_all,
@@ -49,14 +48,12 @@ from .senses import (
 from .value_kinds import (
     KIND_NOUNS,
     asked_kind,
-    asks_place,
     calls_thing,
     holds_kind,
     kind_values,
     of_someone_unnamed,
     owner_of,
     owns_member,
-    places,
     says_where,
     without_filler,
 )
@@ -70,6 +67,7 @@ _SOMEONE = word_set("relations", "pets")
 # "which sport", "what type of": the noun says what kind of value is asked, it is no asked word
 _KIND = re.compile(r"^\W*(?:what|which)\s+(\w+)\s+(?:of|do|does|did|am|i|you|we|my|got|has|have)\b",
                    re.IGNORECASE)
+_KIND_IS = re.compile(r"^\W*(?:what|which)\s+(\w+)\s+(?:is|are|was|were)\b", re.IGNORECASE)
 _DAYS = frozenset([*MONTHS, *WEEKDAYS, *(m[:3] for m in MONTHS), "today", "yesterday", "tomorrow", "tonight",
                    "week", "weekend", "month", "year", "spring", "summer", "autumn", "winter", "morning"])
 _NUMBER = frozenset(NUMBER_WORDS)
@@ -82,8 +80,6 @@ _PART = re.compile(r"\s*(?:,|\band\b|\balso\b)\s*(?=(?:(?:in|at|on|for|with|from
                    r"(?:what|what's|whats|where|when|who|which|how|do|does|did)\b"
                    rf"|(?:(?:my|your|his|her|their|the)\s+)?(?:{'|'.join(sorted(_SPLITTING))})\b)", re.IGNORECASE)
 _SPEAKER = re.compile(r"^[A-Z][\w'.-]*(?: [A-Z][\w'.-]*)?: ")  # an imported conversation's line: "Melanie: ..."
-_NAMED_THING = re.compile(r"(\w+?)(?:'s)?\s+(?:called|named|name)\b", re.IGNORECASE)  # "my restaurant called"
-_OPENING = re.compile(r"(?:^|[.!?]\s+|^- .*?: )\W*$")  # what stands before a sentence's first word
 QUESTION_WORD = re.compile(r"^\W*(what|what's|whats|where|when|who|whose|which|how)\b", re.IGNORECASE)
 
 
@@ -102,7 +98,6 @@ _LEADING_PREPOSITION = re.compile(r"^\W*(?:on|in|at|for|from|to|with|by|during)\
                                   r"(?=(?:what|which|whose|who|whom|how|when|where)\b)", re.IGNORECASE)
 _OWN_RELATION = re.compile(rf"\b(?:my|our)\s+({'|'.join(sorted(word_set('relations'), key=len, reverse=True))})\b",
                            re.IGNORECASE)
-_OWN_NAME = re.compile(r"\b(?:my|your)\s+(?:first\s+|full\s+|last\s+)?name\b|\bwho\s+am\s+i\b", re.IGNORECASE)
 _PRONOUN = re.compile(r"\b(?:(?P<whose>his|their)|(?P<her>her)(?=\s+[a-z])|(?P<who>he|she|they|him|them|her))\b",
                       re.IGNORECASE)
 
@@ -124,6 +119,19 @@ def _named_again(part: str, before: str) -> str:
     return _PRONOUN.sub(lambda m: f"{name}'s" if m["whose"] or m["her"] else name, part)
 
 
+_STRETCH = re.compile(r"[,.;:!?\n\u2014\u2013]|\s-\s")
+
+
+def _kind_asked(part: str) -> re.Match[str] | None:
+    """The noun a part asks "what/which <noun>" of ("what language am I learning"), or with "is"
+    after it only a kind whose members words.toml lists ("what colour is my car", not "what
+    venue is the wedding at")."""
+    found = _KIND.match(part)
+    if found is None and (named := _KIND_IS.match(part)) and names_kind(named[1].lower()):
+        return named
+    return found
+
+
 def _asked(part: str, subjects: frozenset[str]) -> tuple[set[str], str]:
     """The part's asked words, and the value it asks for: "name", "number", "day" or ""."""
     found = content_words(without_filler(part))
@@ -133,48 +141,14 @@ def _asked(part: str, subjects: frozenset[str]) -> tuple[set[str], str]:
     value = ("age" if named == "age" else "name" if found & _ASKS_NAME or wh in ("who", "whose") else
              "number" if found & _ASKS_NUMBER or re.search(r"\bhow (?:many|much|long)\b", part, re.IGNORECASE) else
              "day" if wh == "when" else named or ("where" if wh == "where" else ""))
-    kind = _KIND.match(part) or _DAY_ASKED.match(part)
+    kind = _kind_asked(part) or _DAY_ASKED.match(part)
     if kind and kind[1].lower() in ("day", "days", "date"):
         value = value or "day"
+    if not value and asks_named_thing(part):
+        value = "name"  # "which university do I teach at?": its name, not "the university"
     dropped = _ASKS_NAME | _ASKS_NUMBER | _GENERIC | content_words(kind[1] if kind else "") | content_words(
         " ".join(naming))
     return {w for w in found - dropped if w not in subjects}, value
-
-
-def _describes(name: str, text: str, part: str) -> bool:
-    """Whether `name` only says what kind of thing is asked the name of: it stands right before
-    that thing ("a Turkish restaurant" for "what's my restaurant called?")."""
-    thing = _NAMED_THING.search(part)
-    asked = content_words(thing[1]) if thing else set()
-    return bool(asked) and any(content_words(m[1]) & asked
-                               for m in re.finditer(rf"\b{re.escape(name)}\s+(\w+)", text))
-
-
-def names_for(part: str, text: str) -> set[str]:
-    """The names in `text` (lower case) that could answer a part asking for a name: not one the
-    part says itself, not a place unless a town is asked, not one that only describes the thing
-    asked ("a Turkish restaurant" for "what's my restaurant called?"), not the user's own unless
-    asked ("my name is Tomás and my mom is in the hospital" names no mother), not a
-    member of a kind ("German", "Turkish": languages, no names of a thing), not one said of
-    another relation than the one asked ("wife Ada, 2 kids" names no kid)."""
-    asked = {w.lower() for w in proper_names(part + ".")}
-    asked |= set() if asks_place(part) else places(text)
-    if not _OWN_NAME.search(part) and (own := introduced_name(text)):  # "my mom's name" is never the user's own
-        asked |= {own.lower(), *(word.lower() for word in own.split())}
-    standing, whose = aliases([text]), content_words(part) & _SOMEONE  # "wife Ada" names no kid
-    asked |= {name for name, stands in standing.items() if whose and not shares_sense(whose, set(stands))}
-    return {name.lower() for name in named_inside(text) if name.lower() not in asked
-            and not _describes(name, text, part) and not a_member(name.lower())}
-
-
-def named_inside(text: str) -> list[str]:
-    """The proper names of `text`, a word that opens a sentence only when a function word
-    follows it ("Jonas is", "Mochi and"): "Big news, ... Less stress!" names nothing, "The boss
-    hen is called Duchess" names Duchess."""
-    def named(found: re.Match[str]) -> bool:
-        after = words(text[found.end():])[:1]
-        return not _OPENING.search(text[:found.start()]) or bool(after and after[0] in STOPWORDS)
-    return [name for name in proper_names(text) if any(map(named, re.finditer(re.escape(name), text)))]
 
 
 def asked(part: str, subjects: frozenset[str]) -> tuple[set[str], str]:
@@ -214,7 +188,7 @@ def score(part: str, candidate: Candidate, subjects: frozenset[str], named: Mapp
     if not _has_value(candidate, _asked(part, subjects)[1], part, subjects, named):
         return 0.0
     text = f"{candidate.note} {alias_words(candidate.text, named)}"  # with its day
-    kind = _KIND.match(part)  # "what language am I learning?": one of the kind ("Spanish") of the owner's
+    kind = _kind_asked(part)  # "what language am I learning?": one of the kind ("Spanish") of the owner's
     if kind and names_kind(kind[1].lower()) and not owns_member(kind[1].lower(), candidate.text + " " + text,
                                                                   _owner(part, subjects, named)):
         return 0.0
@@ -232,8 +206,9 @@ def held_share(part: str, text: str, subjects: frozenset[str]) -> float:
     job of the user's holds "work" for a part asking where), whatever value the part asks for
     (1.0 when none are asked)."""
     (asked, value), said = _asked(part, subjects), content_words(text)
-    if asked and value in ("place", "where") and kind_values(text, "job"):  # "which city do I work in?" is told
-        said.add("job")  # by "I'm a pastry chef in Montreal"; "which hospital do I work at?" by no job alone
+    where = value in ("place", "where") or asks_named_thing(part)  # "which city do I work in?" is told by
+    if asked and where and kind_values(text, "job"):  # "I'm a pastry chef in Montreal"; "which hospital", by a name
+        said.add("job")
     held = set().union(*map(said_sense, said))
     return sum(1 for word in asked if asked_sense(word) & held or misspelled(word, said)) / len(asked) if asked else 1.0
 
@@ -292,11 +267,13 @@ def answering(question: str, candidates: Sequence[Candidate]) -> list[Candidate]
         need = margin(part, subjects) - 1e-9  # a record that says the words itself before one a name stands in for
         passing = ([c for c in candidates if score(part, c, subjects) >= need]
                    or [c for c in candidates if score(part, c, subjects, standing) >= need])
-        named = _KIND.match(part)  # "what race ...": a record that names one ("a half marathon") first
+        named = _kind_asked(part)  # "what race ...": a record that names one ("a half marathon") first
         if named and (naming := [c for c in passing if shares_sense({named[1].lower()}, content_words(c.text))]):
             passing = naming
         if calling := [c for c in passing if calls_thing(c.text, *_asked(part, subjects))]:
             passing = calling  # "what's my band called?": "a band called The Static Hours", not "our band's gig"
+        elif beside := [c for c in passing if _names_beside(part, c.text, subjects)]:
+            passing = beside  # "what are my kids called?": "two kids Sam and Ella", not "Jill's birthday ... kids"
         best = None
         for candidate in passing:
             best = candidate if best is None or candidate.newer_than(best) else best
@@ -310,18 +287,43 @@ def draws_on_each_part(answer: str, question: str, candidates: Sequence[Candidat
     answers the part which the question does not hold and which is none of `names` (the user's
     own: "Tomás is a doctor" says nothing of what Jonas does); of a part that names its subject,
     a word of the record's clause about the subject ("Jonas at the Ghent residence" says
-    nothing of what Jonas does either); a name that only stands for the part's subject ("Zainab"
-    for "what does my granddaughter study?") draws on nothing."""
+    nothing of what Jonas does either); of a part of several that names no one, a word of the
+    record's stretch that holds what it asks ("You are learning Portuguese" says nothing of the
+    diet asked beside it); a name that only stands for the part's subject ("Zainab" for "what
+    does my granddaughter study?") draws on nothing."""
     said = content_words(answer) - content_words(question) - {w for name in names for w in content_words(name)}
     candidates = said_by_user(candidates)
     subjects, standing = subjects_of(candidates, question), aliases(c.text for c in candidates)
+    several = len(parts(question)) > 1
     for part in parts(question):
         told = [c for c in candidates if score(part, c, subjects) >= margin(part, subjects) - 1e-9]
         named = {word for name in proper_names(part + ".") for word in content_words(name)} & subjects
         whose = {name for name, stands in standing.items() if stands & content_words(part)}  # "Zainab" for "she"
-        if told and not any((said - whose) & _near(c.text, named) for c in told):
+        by_stretch = several and not named and _asked(part, subjects)[1] != "name"  # a name: names_each_kind's
+        near = [_stretch_asked(part, c.text, subjects) if by_stretch else _near(c.text, named) for c in told]
+        if told and not any((said - whose) & words_near for words_near in near):
             return False
     return True
+
+
+def _stretch_asked(part: str, text: str, subjects: frozenset[str]) -> set[str]:
+    """The content words of the stretches of `text` that hold what the part asks about, all of
+    its words when none does: of "I'm Aiko, 29, UX designer in Osaka, vegetarian", the diet
+    asked is "vegetarian", which an answer must say."""
+    asked_words = _asked(part, subjects)[0]
+    found = [content_words(stretch) for stretch in _STRETCH.split(text)
+             if asked_words and shares_sense(asked_words, content_words(stretch))]
+    return set().union(*found) if found else content_words(text)
+
+
+def _names_beside(part: str, text: str, subjects: frozenset[str]) -> set[str]:
+    """The names a part asking for a name finds in the stretches of `text` (between commas or
+    sentence ends) that hold a word it asks about ("two kids Sam and Ella": Sam, Ella)."""
+    asked_words, value = _asked(part, subjects)
+    if value != "name" or not asked_words:
+        return set()
+    return set().union(*(names_for(part, stretch) for stretch in _STRETCH.split(text)
+                         if shares_sense(asked_words, content_words(stretch))))
 
 
 def _near(text: str, named: set[str]) -> set[str]:
@@ -345,7 +347,7 @@ def names_each_kind(answer: str, question: str, candidates: Sequence[Candidate])
         kind = asked_kind(part)[0] or (value if value in ("number", "name") else "")
         told = answering(part, candidates) if kind else []
         if kind == "name":  # "what's my restaurant called?" is answered with a name, a told one if any
-            held = set().union(*(names_for(part, c.text) for c in told))
+            held = set().union(*(_names_beside(part, c.text, subjects) or names_for(part, c.text) for c in told))
             named = names_for(part, answer)
             if not named or (held and not named & held):
                 return False

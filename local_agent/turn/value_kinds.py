@@ -53,7 +53,7 @@ KIND_NOUNS = _JOB | _PLACE  # the nouns that name a kind of value
 _DOES = re.compile(r"^\W*what\s+(?:do|does|did)\s+(?:\w+\s+){1,2}do\b(?:\s+for\s+(?:work|a\s+living))?\W*$",
                    re.IGNORECASE)
 # "for work", "for a living", "earn my living": a job; "what city am I living in" is no job
-_FOR_WORK = re.compile(r"\bfor\s+(?:work|a\s+living)\b"
+_FOR_WORK = re.compile(r"\bfor\s+(?:work|a\s+living)\b|\bline\s+of\s+(?:work|business)\b"
                        r"|\b(?:earn|earns|make|makes)\s+(?:a|my|his|her|their|your)\s+living\b", re.IGNORECASE)
 _SORT_OF = re.compile(r"^\W*(?:what|which)\s+(?:sort|kind|type)s?\s+of\s+(\w+)", re.IGNORECASE)
 _WHERE = re.compile(r"^\W*where\b", re.IGNORECASE)
@@ -77,6 +77,8 @@ _COUNTED = "|".join(NUMBER_WORDS)
 _AGE = re.compile(rf"\b(\d{{1,3}}|{_COUNTED})\s*(?:years?|yrs?)\s+old\b|\b(?:turns|turned|turning)\s+({_COUNTED})\b"
                   rf"|\b(?:I'm|I\s+am|im|aged|is|turns|turned|turning|was)\s+(\d{{1,3}})\b{_NOT_AGE}"
                   r"|(?:^|[.,;:]\s*)(\d{1,3})\s*(?=[.,;]|$)", re.IGNORECASE)
+# an item of its own after a short one, in a terse note: "plumber. Cork.", not "... not Mark. Autocorrect."
+_SHORT_ITEM = r"(?:^|[.;])\s*(?:[^\s.;]+\s+){0,2}[^\s.;]+[.;]\s+"
 _AT_PLACE = re.compile(r"(?:\b(?:in|from|to|near|at|outside|around|into)\s+|,\s*)$", re.IGNORECASE)
 
 
@@ -105,7 +107,7 @@ def asked_kind(part: str) -> tuple[Kind, set[str]]:
     if sort and _occupation(sort[1].lower()):
         return "job", {sort[1].lower(), "work", "do"}
     if said & _JOB or _FOR_WORK.search(part) or _DOES.match(without_filler(part)):
-        return "job", (said & _JOB) | {"work", "do", "living", "earn"}
+        return "job", (said & _JOB) | {"work", "do", "living", "earn", "line", "business"}
     if said & _PLACE:
         return "place", (said & _PLACE) | (said & _PLACE_VERBS)
     return "", set()
@@ -164,7 +166,7 @@ def _values(text: str, kind: Kind) -> set[str]:
         return found | {m[1].lower() for m in _WORKS_IN.finditer(text)}
     if kind == "place":
         return {name.lower() for name in proper_names(text) if _at_place(text[: text.find(name)])
-                or re.search(rf"[.;]\s+{re.escape(name)}\s*(?:[.;]|$)", text)}  # an item of its own: "plumber. Cork."
+                or re.search(_SHORT_ITEM + rf"{re.escape(name)}\s*(?:[.;]|$)", text)}
     if kind == "age":
         return {next(filter(None, m.groups())) for m in _AGE.finditer(text)}
     return set()

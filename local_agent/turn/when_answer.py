@@ -114,9 +114,12 @@ def asks_when_told(question: str, memories: Sequence[str]) -> bool:
     return bool(when_parts(question)) and bool(memories) and not untold_parts(question, [*map(from_memory, memories)])
 
 
-def answer_when(question: str, told: Sequence[Told], candidates: Sequence[Candidate], today: datetime) -> str | None:
+def answer_when(question: str, told: Sequence[Told], candidates: Sequence[Candidate], today: datetime,
+                correction: Sequence[Told] = ()) -> str | None:
     """The program's answer to a question with a when-part (see the module's definitions), or
-    None when it asks no when, or no record tells an event it asks about."""
+    None when it asks no when, or no record tells an event it asks about; `correction`: a record
+    that changed the event's day, read when no other tells it ("the first pottery class was on
+    the Friday" for "when did my pottery course start?")."""
     whens = when_parts(question)
     if not whens:
         return None
@@ -126,7 +129,8 @@ def answer_when(question: str, told: Sequence[Told], candidates: Sequence[Candid
     for part in whens:
         asked = _ASKING.sub("", part)  # "remind me when ...": what is asked about is after it
         event = asked if asked_words(asked, subjects) or not others else " ".join(others)
-        said = _answer_part(part, event, _telling(event, question, told, subjects), today, subjects)
+        telling = _telling(event, question, told, subjects) or list(correction)
+        said = _answer_part(part, event, telling, today, subjects)
         if said is None:
             return None
         answers.append(said)
