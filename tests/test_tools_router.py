@@ -271,3 +271,16 @@ def test_a_leap_year_asked_of_next_year_is_the_year_after_todays():
 
     assert DateTool(dt.date(2026, 3, 11))("leap_year", date="today", amount=1).startswith("2027 is not a leap year")
     assert DateTool(dt.date(2027, 3, 11))("leap_year", date="today", amount=1).startswith("2028 is a leap year")
+
+
+@pytest.mark.parametrize(("message", "asks"), [
+    ("not sure how many days until my birthday on 2 may", True),  # asked indirectly: a question
+    ("figure out the date 3 weeks from today", True),
+    ("work out how much 3 coffees at 2.40 cost", True),
+    ("I work out at the gym on mondays", False),  # "work out" as exercise asks nothing
+    ("figured out the date of the party, it's on 3 May", False),  # said, not asked
+])
+def test_a_question_asked_indirectly_asks(message, asks):
+    from local_agent.reading import read
+
+    assert read(message, dt.datetime(2026, 3, 11, 12)).asks is asks

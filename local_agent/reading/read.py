@@ -123,12 +123,13 @@ def read(message: str, now: dt.datetime) -> Reading:
     message = respelled(message)
     clauses = tuple(split_clauses(message))
     language = language_of(message)
-    asks = "?" in message or any(
+    asked = embedded_question(message)  # "not sure how many days until ...": a question asked indirectly asks
+    asks = "?" in message or (asked != message and asks_tool(asked)) or any(
         clause.act == "request" or (clause.act == "question" and not _DROPPED_SUBJECT.match(clause.text))
         for clause in clauses)
     correction, own_name = CORRECTION.search(message), ASKS_OWN_NAME.search(message)
     tokens, dates = list(compounds(message)), tuple(read_dates(message, now))
-    found, asked = tuple(lower_words(tokens)), embedded_question(message)
+    found = tuple(lower_words(tokens))
     tool_request = asks_tool(message) or bool(tool_subjects(asked))  # a question asked indirectly, of a tool's subject
     reading = Reading(
         text=message, words=found, clauses=clauses, language=language, numbers=tuple(extract(message, ("number",))),
