@@ -17,7 +17,7 @@ from local_agent.turn.agent import Agent, MemoryParts
 from local_agent.turn.memory_answers import DONT_REMEMBER
 from local_agent.turn.replies import STRICT, Replier, ReplyPlan, plan_reply
 from local_agent.turn.statements import statement_reply
-from local_agent.types import GenerationSettings, Message, Provenance
+from local_agent.types import GenerationSettings, MemoryKind, Message, Provenance
 from tests.fakes import ScriptedBackend
 from tests.reliability import HashEmbedder
 
@@ -424,7 +424,7 @@ def test_a_when_question_whose_day_was_changed_is_not_answered_with_the_old_day(
     assert "21 April" in reply.answer.text and "14 April 2026 (" not in reply.answer.text
 
 
-def _when_replier(said: list[tuple[str, str, str]], question: str, today: str) -> Replier:
+def _when_replier(said: list[tuple[str, str, MemoryKind]], question: str, today: str) -> Replier:
     """A replier whose memories are `said` (text, ISO moment, kind) as the prompt shows them."""
     from datetime import datetime
 
@@ -441,7 +441,8 @@ def _when_replier(said: list[tuple[str, str, str]], question: str, today: str) -
 
 
 def test_a_day_corrected_since_answers_when_and_the_note_of_the_old_message_is_left_out_too():
-    said = [("I started a pottery course last Thursday, it's so relaxing", "2026-05-27T19:00", "turn"),
+    said: list[tuple[str, str, MemoryKind]] = [
+            ("I started a pottery course last Thursday, it's so relaxing", "2026-05-27T19:00", "turn"),
             ("The user started a pottery course last Thursday.", "2026-05-27T19:00", "fact"),
             ("Actually I got that wrong, the first pottery class was on the Friday, not the Thursday.",
              "2026-05-29T19:00", "turn")]
