@@ -62,9 +62,15 @@ _NEED_THE = re.compile(_LEAD + r"(?:i\s+)?(?:need|want)\s+(?=the\s+(?:date|day|n
 
 
 @cache
-def _indirect() -> re.Pattern[str]:
+def _openers() -> str:
+    """The indirect openers (words.toml `indirect_openers`) as one alternation, longest first."""
     phrases = sorted((re.escape(p).replace("_", r"\s+") for p in word_list("indirect_openers")), key=len, reverse=True)
-    return re.compile(_LEAD + rf"(?:{'|'.join(phrases)})(?:\s+(?:about|on|of))?[\s,:]+(?=\S)", re.I)
+    return "|".join(phrases)
+
+
+@cache
+def _indirect() -> re.Pattern[str]:
+    return re.compile(_LEAD + rf"(?:{_openers()})(?:\s+(?:about|on|of))?[\s,:]+(?=\S)", re.I)
 
 
 def embedded_question(message: str) -> str:
@@ -102,6 +108,5 @@ def _asked(rest: str) -> str:
 @cache
 def _indirect_inside() -> re.Pattern[str]:
     """An indirect opener after a clause's edge inside a message, followed by what it asks."""
-    phrases = sorted((re.escape(p).replace("_", r"\s+") for p in word_list("indirect_openers")), key=len, reverse=True)
-    return re.compile(rf"(?:[.!?;,\u2014-]\s*|\s(?:and|so|but|anyway)\s+)(?P<opener>(?:{'|'.join(phrases)}))"
+    return re.compile(rf"(?:[.!?;,\u2014-]\s*|\s(?:and|so|but|anyway)\s+)(?P<opener>(?:{_openers()}))"
                       rf"(?:\s+(?:about|on|of))?[\s,:]+(?=(?:how|what|which|when|where|who|if|whether|the)\b)", re.I)

@@ -92,8 +92,7 @@ def changed(question: str, candidates: Sequence[Candidate]) -> tuple[Candidate, 
 
 def _names_same_thing(question: str, record: Candidate, update: Candidate, names: frozenset[str]) -> bool:
     """Whether `update` names a thing `record` names and the question does not ("Crete"; not a
-    month or a day), and
-    holds a value of the kind the question asks for, if it asks for one."""
+    month or a day), and holds a value of the kind the question asks for, if it asks for one."""
     named = {word for clause in _asked_clauses(question, record.text) for name in proper_names(clause)
              for word in content_words(name)} - names - _TIME_WORDS  # "April" is no thing
     shared = frozenset(named & {word for name in proper_names(update.text) for word in content_words(name)})

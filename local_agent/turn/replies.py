@@ -215,9 +215,7 @@ class Replier:
         if untold:  # some part no record answers: said so, with the closest thing told
             return Reply(self.said(not_told_reply(untold, closest_told(evidence, candidates))), "template:not-told")
         update = changed(message, candidates)  # a day changed since is the day ("moved to 21 April")
-        kept = partial(_not_changed, update)
-        when = self.when(message, [c for c in candidates if kept(c.text, c.day)], dialogue, kept,
-                         update[1] if update else None)
+        when = self.when(message, candidates, dialogue, update)
         if when is not None:  # a part asks when: the program's day, from the record that tells it
             return Reply(self.said(when), "template:when")
         if update is not None:  # the old value as history, the newest as what holds now
@@ -257,16 +255,19 @@ class Replier:
         return Reply(self.said(not_remembered(self.memories), second.tokens), "dont-remember")
 
     def when(self, question: str, candidates: Sequence[Candidate], dialogue: Sequence[str],
-             kept: Callable[[str, date | None], bool] = lambda text, day: True,
-             update: Candidate | None = None) -> str | None:
+             update: tuple[Candidate, Candidate] | None = None) -> str | None:
         """The program's answer to a question with a when-part (when_answer.py), from the records
-        shown that are `kept` (not changed since) and the dialogue's earlier messages (said
-        today), or None; `update`, a record that changed the event, is read when none of them tells it."""
+        shown and the dialogue's earlier messages (said today), or None; with `update` (a record
+        and the change said since: latest.changed), the records it changed are left out and the
+        change is read when none of the others tells the event."""
         if self.today is None:
             return None
+        kept = partial(_not_changed, update)
+        candidates = [c for c in candidates if kept(c.text, c.day)]
         told = [t for t in self.told if kept(t.text, t.said.date())]  # a record changed since is left out
-        correction = [t for t in told if update is not None and not t.fact and t.said.date() == update.day
-                      and content_words(t.text) <= content_words(update.text)]
+        change = update[1] if update is not None else None
+        correction = [t for t in told if change is not None and not t.fact and t.said.date() == change.day
+                      and content_words(t.text) <= content_words(change.text)]
         return answer_when(question, [*told, *(Told(text, self.today) for text in dialogue)], candidates, self.today,
                            correction)
 
