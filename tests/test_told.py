@@ -377,3 +377,34 @@ def test_each_part_of_several_is_drawn_on_from_the_stretch_that_tells_it():
 ])
 def test_names_in_lower_case_a_line_of_work_and_a_hobby_picked_up_are_told(question, said, told):
     assert (untold_parts(question, [from_memory(f"- 3 September 2026, you: {said}")]) == []) is told
+
+
+def test_a_terse_date_of_something_told_asks_its_day():
+    from local_agent.turn.told import asks_of_records
+    from local_agent.turn.when_answer import when_parts
+    root_canal = [from_dialogue("had root canal on friday. still hurts")]
+    assert when_parts("date of the root canal?") and not untold_parts("date of the root canal?", root_canal)
+    assert asks_of_records("date of the root canal?", root_canal)
+    assert not when_parts("date of birth?") and not when_parts("date night ideas?")  # look-alikes: no event's day
+
+
+def test_an_outing_asked_by_its_day_is_told_by_going_there():
+    zoo = [from_dialogue("took lily 2 the zoo on wed, she lost it over the penguins lol")]
+    assert not untold_parts("what day was the zoo trip", zoo)
+    assert untold_parts("what day was the museum trip", zoo)  # look-alike: another place
+    assert untold_parts("where did we go on the school trip", zoo)  # not a day: the trip itself is asked
+
+
+def test_a_things_name_is_one_said_beside_it():
+    from local_agent.turn.names_asked import names_for
+    question = "What's the name of Sora's kindergarten?"
+    started = "My husband Daichi is a chef at a ramen shop and our son Sora just started kindergarten!"
+    assert names_for(question, started) == set() and untold_parts(question, [from_dialogue(started)])
+    chef = "I'm a chef at a Turkish restaurant in Berlin. It's called Anatolia."
+    assert names_for("what's my restaurant called?", chef) == {"anatolia"}
+    assert names_for(question, "Sora started kindergarten, it's called Sunflower, Daichi took him") == {"sunflower"}
+
+
+def test_a_name_said_as_a_relations_place_names_no_pet():
+    away = [from_dialogue("We're away two weeks so the cat's going to my sister Fiona's.")]
+    assert untold_parts("What's my cat's name?", away)  # Fiona is the sister's name

@@ -461,3 +461,13 @@ def test_a_place_said_as_an_item_of_its_own_comes_after_a_short_item():
     assert kind_values("Pete. plumber. Cork.", "place") == {"cork"}
     assert kind_values("dana. 34. vet nurse. Leeds.", "place") == {"leeds"}
     assert kind_values("Sorry, typo yesterday - his name is Mike, not Mark. Autocorrect.", "place") == set()
+
+
+def test_a_correction_owning_a_mistake_is_the_latest_value():
+    from local_agent.turn.latest import changed
+    said = [from_memory("- 2 November 2026, you: I have daughter Mila, she is 8 years, she go to second class."),
+            from_memory("- 20 November 2026, you: Also Mila is not 8, she is 9 already, I make mistake before.")]
+    found = changed("How old is my daughter?", said)
+    assert found is not None and "9 already" in found[1].text
+    kept = [said[0], from_memory("- 20 November 2026, you: Also Mila loved the museum, no mistake about it.")]
+    assert changed("How old is my daughter?", kept) is None  # look-alike: no age in it

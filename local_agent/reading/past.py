@@ -41,7 +41,7 @@ _DID = re.compile(r"\b(?:did|has|have|had)\s+(?!you\b)\w+\s+(?:\w+\s+)?(?:tell|g
 _ADVICE = re.compile(
     r"^(?:\w+\s+){0,3}?(?:how|where|what|which|when)?\s*(?:\w+\s+){0,2}?"
     r"(?:should|can|could|would|shall|might|must)\s+(?:I|we)\b"
-    r"|^how\s+(?:do|does|did)\s+(?:I|we)\b|^(?:should|can|could|shall|may)\s+(?:I|we)\b"
+    r"|^how\s+(?:do|does)\s+(?:I|we)\b|^(?:should|can|could|shall|may)\s+(?:I|we)\b"
     r"|^(?:what|which)\s+(?:\w+\s+){0,2}?(?:is|are)\s+(?:good|best|better)\b",
     re.IGNORECASE,
 )
@@ -68,14 +68,17 @@ _ASKS = re.compile(r"^(?:what|what's|how|where|when|who|whom|whose|which|why|do|
 
 @cache
 def _terse_ask() -> re.Pattern[str]:
-    """A note that asks a value of someone or something of the user's by naming both: "wife's
-    name", "my dog's breed?", "son's age", "names of both my dogs" (words.toml `relations`, `pets`, and the words that
-    ask a value: `asks_name`, `asks_number`, `asks_job`, `terse_values`)."""
+    """A note that asks a value of someone or something by naming both, or a value of the
+    user's alone: "wife's name", "my dog's breed?", "dentist's name?", "names of both my dogs",
+    "current job title?" (words.toml `relations`, `pets`, and the words that ask a value:
+    `asks_name`, `asks_number`, `asks_job`, `terse_values`). Not "the Eiffel Tower's height"
+    (no value words.toml lists) nor "job ideas?" (a request: past_question's `_GUESS`)."""
     who = "|".join(sorted(word_set("relations", "pets"), key=len, reverse=True))
     what = "|".join(sorted(word_set("asks_name", "asks_number", "asks_job", "terse_values"), key=len, reverse=True))
-    return re.compile(rf"^\W*(?:(?:my|our)\s+)?(?:{who})(?:'s|s')\s+(?:{what})\b(?:\s+(?:and|&)\s+\w+)?\W*$"
+    return re.compile(rf"^\W*(?:(?:my|our|the)\s+)?[a-z]+(?:'s|s')\s+(?:{what})\b(?:\s+(?:and|&)\s+\w+)?\W*$"
                       rf"|^\W*(?:the\s+)?(?:{what})s?\s+of\s+(?:(?:both|all|each)\s+(?:of\s+)?)?(?:my|our)\s+"
-                      rf"(?:\w+\s+)?(?:{who})s?\W*$", re.IGNORECASE)  # "names of both my dogs"
+                      rf"(?:\w+\s+)?(?:{who})s?\W*$"  # "names of both my dogs"
+                      rf"|^\W*(?:my|our|current|present)\s+(?:{what})(?:\s+title)?\s*\?\W*$", re.IGNORECASE)
 
 
 def _question_part(text: str) -> str:
@@ -119,7 +122,7 @@ def past_question(message: str, clauses: Sequence[Clause], language: str | None)
 
 
 def _about_past(text: str) -> bool:
-    if _ASSISTANT_PAST.search(text) or _REMIND.search(text):
+    if _ASSISTANT_PAST.search(text) or _REMIND.search(text) or _terse_ask().match(text + "?"):
         return True
     # "how do I earn my living again?" asks to be reminded, not for advice
     # "what did grandma teach me": said of the past, "me" is the user whom it happened to

@@ -42,7 +42,8 @@ def aliases(texts: Iterable[str]) -> dict[str, frozenset[str]]:
     found: dict[str, set[str]] = {}
     for text in texts:
         for match in _appositive().finditer(text):
-            found.setdefault(match["name"].lower(), set()).add(_who(match))
+            name = re.sub(r"['’]s$", "", match["name"]).lower()  # "my sister Fiona's": Fiona
+            found.setdefault(name, set()).add(_who(match))
     return {name: frozenset(words) for name, words in found.items() if len(words) == 1}
 
 

@@ -82,7 +82,41 @@ def names_for(part: str, text: str) -> set[str]:
     standing, whose = aliases([text]), content_words(part) & _SOMEONE  # "wife Ada" names no kid
     asked |= {name for name, stands in standing.items() if whose and not shares_sense(whose, set(stands))}
     found = {name.lower() for name in named_inside(text)} | _lowercase_named(text)
-    return {name for name in found if name not in asked and not _describes(name, text, part) and not a_member(name)}
+    return {name for name in found if name not in asked and not _describes(name, text, part) and not a_member(name)
+            and _beside_thing(name, text, part)}
+
+
+_NAME_OF = re.compile(r"\bname\s+of\s+(?:(?:the|my|our|his|her|their|\w+'s)\s+)?(?:\w+\s+)?(\w+)\W*$", re.IGNORECASE)
+_NEAR = 5  # words between a thing and its name ("Sora started at Little Acorns kindergarten")
+
+
+def _thing_asked(part: str) -> str | None:
+    """The thing (not someone) whose name the part asks: "the name of Sora's kindergarten",
+    "what's the ramen restaurant called", "which university"."""
+    found = _NAME_OF.search(part) or _NAMED_THING.search(part) or _THING_ASKED.match(part)
+    thing = found[1].lower() if found else None
+    if thing is None or thing in _SOMEONE or (found.re is _THING_ASKED and thing not in _NAMED_THINGS):
+        return None
+    return thing
+
+
+def _beside_thing(name: str, text: str, part: str) -> bool:
+    """Whether `name` may be the name of the thing the part asks about: the record does not
+    say the thing, or says it within a few words of the name ("our son Sora started
+    kindergarten" names no kindergarten, and neither does "Daichi" far from it)."""
+    thing = _thing_asked(part)
+    said = words(text)
+    spots = [n for n, word in enumerate(said) if thing and word.removesuffix("s") == thing.removesuffix("s")]
+    if not spots:
+        return True
+    first = name.split()[0]
+    return _named_so(first, text) or any(abs(n - spot) <= _NEAR for n, word in enumerate(said) if word == first
+                                         for spot in spots)
+
+
+def _named_so(name: str, text: str) -> bool:
+    """Whether `text` names `name` with "called" or "named" ("It's called Anatolia")."""
+    return re.search(rf"\b(?:called|named)\s+{re.escape(name)}\b", text, re.IGNORECASE) is not None
 
 
 def _lowercase_named(text: str) -> set[str]:

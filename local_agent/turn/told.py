@@ -64,6 +64,7 @@ _ASKS_NAME = word_set("asks_name")
 _ASKS_NUMBER = word_set("asks_number")
 _GENERIC = word_set("asks_generic") | {"long", "many", "much", "what"}
 _SOMEONE = word_set("relations", "pets")
+_OUTINGS = word_set("outings")
 # "which sport", "what type of": the noun says what kind of value is asked, it is no asked word
 _KIND = re.compile(r"^\W*(?:what|which)\s+(\w+)\s+(?:of|do|does|did|am|i|you|we|my|got|has|have)\b",
                    re.IGNORECASE)
@@ -73,7 +74,9 @@ _DAYS = frozenset([*MONTHS, *WEEKDAYS, *(m[:3] for m in MONTHS), "today", "yeste
 _NUMBER = frozenset(NUMBER_WORDS)
 _THING = re.compile(r"^\W*(?:what|which)\s+(?!(?:is|was|are|were|do|does|did|has|have|had|can|will)\b)(\w+)\s+"
                     r"(?:is|was|are|were)\s+(?:the|my|our)\b", re.IGNORECASE)
-_DAY_ASKED = re.compile(r"^\W*(?:what|which)\s+(day|date)\b", re.IGNORECASE)  # "which date was Kenji born?"
+# "which date was Kenji born?", the terse "date of the root canal?"
+_DAY_ASKED = re.compile(r"^\W*(?:(?:what|which)\s+|the\s+)?(day|date)\b(?!\s+(?:of\s+birth|night|trip)\b)",
+                        re.IGNORECASE)
 # a part opens with a question word, or names a kind of value after "and" ("my trade and town")
 _SPLITTING = KIND_NOUNS | (kind_nouns() - word_set("pets"))  # "name and breed?": a part asks the breed
 _PART = re.compile(r"\s*(?:,|\band\b|\balso\b)\s*(?=(?:(?:in|at|on|for|with|from|to)\s+)?"
@@ -148,7 +151,10 @@ def _asked(part: str, subjects: frozenset[str]) -> tuple[set[str], str]:
         value = "name"  # "which university do I teach at?": its name, not "the university"
     dropped = _ASKS_NAME | _ASKS_NUMBER | _GENERIC | content_words(kind[1] if kind else "") | content_words(
         " ".join(naming))
-    return {w for w in found - dropped if w not in subjects}, value
+    left = {w for w in found - dropped if w not in subjects}
+    if value == "day" and left - _OUTINGS:  # "what day was the zoo trip?": told as "took Lily to the zoo"
+        left -= _OUTINGS
+    return left, value
 
 
 def asked(part: str, subjects: frozenset[str]) -> tuple[set[str], str]:

@@ -47,8 +47,9 @@ QUOTED_CHARS = 160  # a record quoted in an answer is cut at a word before this 
 # "when did I ...", "what day is ...", "and when?"; not "When I was in Rome, what did I eat?"
 _WHEN = re.compile(r"^\W*(?:(?:remind me|tell me|do you (?:remember|know)|can you (?:tell|remind) me)\s+when\b"
                    r"|(?:since\s+)?when(?:'s\b|\s+(?:did|do|does|is|was|are|were|will|has|have|had|am|can|should)\b"
-                   r"|\W*$)|(?:what|which)\s+(?:day|date)\b|(?:the\s+)?date\s+(?!of\b)\w+|how long ago\b)",
-                   re.IGNORECASE)  # "date car broke?": the terse form
+                   r"|\W*$)|(?:what|which)\s+(?:day|date)\b|(?:the\s+)?date\s+(?!of\s+birth\b|night\b)\w+"
+                   r"|how long ago\b)",
+                   re.IGNORECASE)  # "date car broke?", "date of the root canal?": the terse forms
 _ASKING = re.compile(r"^\W*(?:remind me|tell me|do you (?:remember|know)|can you (?:tell|remind) me)\s+", re.IGNORECASE)
 _PAST_ASK = re.compile(r"^\W*(?:(?:remind me|tell me)\s+)?when\s+(?:did|was|were)\b", re.IGNORECASE)
 _HABIT = re.compile(r"^\W*when\s+(?:do|does)\b", re.IGNORECASE)  # "when do I play?": a recurring day answers
