@@ -127,3 +127,12 @@ def test_full_months_are_counted_in_months():
 ])
 def test_forms_no_rule_reads_are_said_back(message: str, part: str):
     assert date_left_out(message, date_question(message)) == part
+
+
+def test_a_count_of_days_counting_both_ends_counts_the_first_day():
+    asked = date_question("How many days is from today until 20 March, counting both the days?")
+    assert asked is not None and asked["inclusive"] is True
+    said = DateTool(TODAY)(**asked)
+    assert "is 10 days" in said and "counting both days" in said
+    plain = date_question("How many days from today until 20 March?")  # look-alike: the usual count
+    assert plain is not None and "inclusive" not in plain and "is 9 days" in DateTool(TODAY)(**plain)

@@ -84,3 +84,15 @@ def test_comparisons_and_what_is_asked_per() -> None:
     assert (younger.compared, younger.than) == ("less", "omar")
     assert read("I paid 36 euros for 4 tickets. How much was each ticket?").asked_each == ("ticket",)
     assert read("Ana has 12 stickers and Ben has 5.").quantities[1].compared == ""
+
+
+def test_clock_times_said_in_words_or_with_a_dot_are_no_quantities():
+    from local_agent.reading.problems.quantities import read as read_quantities
+    work = ("If I start work at quarter to nine and finish at half past five, with a forty-five minute lunch, "
+            "how long did I work?")
+    assert [q.value for q in read_quantities(work).quantities] == [45.0]
+    commute = "I leave home at 7.40 and coffee is 3.10, total a week?"
+    assert [q.value for q in read_quantities(commute).quantities] == [3.1]
+    # look-alikes: a price after "at", a quarter of an amount
+    assert [q.value for q in read_quantities("3 boxes at 4.50 each, total?").quantities] == [3.0, 4.5]
+    assert [q.value for q in read_quantities("a quarter of 20 apples?").quantities] == [0.25, 20.0]

@@ -170,13 +170,19 @@ def _between(text: str, dates: list[str], amount: tuple[int, str] | None) -> dic
         return None  # hours until Friday depend on the time; "months until my 40th birthday", not since the birth
     said_in = re.search(r"\bin\s+(days|weeks|months|years)\s*\??\s*$", text)  # "how long ago was it in years?"
     unit = next((group for group in counted.groups() if group), said_in[1] if said_in else "days")
+    counting = {"unit": unit, **({"inclusive": True} if unit == "days" and _INCLUSIVE.search(text) else {})}
     if len(dates) == 2:
-        return {"operation": "between", "date": dates[0], "other": dates[1], "unit": unit}
+        return {"operation": "between", "date": dates[0], "other": dates[1], **counting}
     if len(dates) != 1:
         return None
     if re.search(r"\b(?:ago|since|passed|elapsed|old|born)\b", text):  # "how many days old is someone born ..."
-        return {"operation": "between", "date": dates[0], "other": "today", "unit": unit}
-    return {"operation": "between", "date": "today", "other": dates[0], "unit": unit}
+        return {"operation": "between", "date": dates[0], "other": "today", **counting}
+    return {"operation": "between", "date": "today", "other": dates[0], **counting}
+
+
+# "counting both days", "both dates included", "inclusive": the first day counts too
+_INCLUSIVE = re.compile(r"\b(?:inclusive(?:ly)?|counting both(?:\s+(?:the\s+)?(?:days|dates|ends))?|including both"
+                        r"|both (?:days|dates|ends) (?:included|inclusive|counted|count))\b", re.IGNORECASE)
 
 
 def _weekday(text: str, dates: list[str], amount: tuple[int, str] | None) -> dict[str, Any] | None:

@@ -19,7 +19,8 @@ MAX_AMOUNT = 100_000
 DATE_PATTERN = (r"^(today|tomorrow|yesterday|(last-)?(mon|tue|wed|thu|fri|sat|sun)|(month|year)-(start|end)|"
                 r"nth-([1-9]|[12][0-9]|3[01])|([0-9]{4}|-)-[0-9]{2}-[0-9]{2})$")
 DESCRIPTION = ("Dates from today: operation today (today's date), weekday (the weekday of date), add (date plus "
-               "amount units; a negative amount goes back), between (days from date to other, also in unit), "
+               "amount units; a negative amount goes back), between (days from date to other, also in unit; "
+               "inclusive: both counted), "
                "age (the age on other, or today, of someone born on date), month_days (the days in date's "
                "month), leap_year (whether date's year, or the year amount years after it, is one), "
                "day_of_year (date's day of the year and "
@@ -172,7 +173,7 @@ class DateTool:
         return self._today if isinstance(self._today, dt.date) else self._today()
 
     def __call__(self, operation: str, date: str = "today", amount: int = 0, unit: Unit = "days",
-                 other: str = "", weekday: str = "") -> str:
+                 other: str = "", weekday: str = "", inclusive: bool = False) -> str:
         today = self.today
         day = parse_date(date, today)
         if operation == "nth_weekday":  # a month without its year is the coming one
@@ -203,6 +204,8 @@ class DateTool:
                 end = end.replace(year=end.year + 1)
             if date.startswith("--") and other.strip().lower() == "today" and day > end:
                 day = _year_before(day)  # "since Christmas", asked in March: last year's
+            if inclusive and unit == "days":  # "counting both days": the first day is one too
+                return f"From {spoken(day)} to {spoken(end)}, counting both days, is {abs((end - day).days) + 1} days."
             return f"From {spoken(day)} to {spoken(end)} is {_span_text(day, end, unit)}."
         if operation == "age":
             on = parse_date(other or "today", today)
@@ -232,5 +235,6 @@ def make_date(today: Today) -> Tool:
         "unit": {"type": "string", "enum": ["days", "weeks", "months", "years"]},
         "other": {"type": "string", "pattern": DATE_PATTERN, "maxLength": 11},
         "weekday": {"type": "string", "enum": [*WEEKDAYS, "workday"]},
+        "inclusive": {"type": "boolean"},
     }, required=["operation"])
     return Tool("date", DESCRIPTION, parameters, DateTool(today))

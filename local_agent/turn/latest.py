@@ -40,7 +40,8 @@ from .told import answering, held_share, said_by_user
 from .value_kinds import asked_kind, holds_kind
 
 _ASKS_DAY = re.compile(r"\bwhen\b|\b(?:what|which)\s+(?:date|day)\b", re.IGNORECASE)
-_NOW = re.compile(r"\b(?:now|currently|still|these days|at the moment|any ?more|today)\b", re.IGNORECASE)
+_NOW = re.compile(r"\b(?:now|currently|current|present|still|these days|at the moment|any ?more|today)\b",
+                  re.IGNORECASE)
 _PRESENT = re.compile(r"\b(?:do|does|is|are|am)\b|'s\b|\b(?:where|who|what)re\b", re.IGNORECASE)
 _TIME_WORDS = {word.lower() for word in [*WEEKDAYS, *MONTHS]} | {"day", "week", "month", "year", "today", "yesterday"}
 _CLAUSE_EDGE = re.compile(r"[.;!?,\n]|\s(?:and|but)\s")

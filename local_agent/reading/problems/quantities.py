@@ -21,7 +21,15 @@ from fractions import Fraction
 from ..values import mixed_numbers
 
 _WORD = re.compile(r"\$?\d+(?:,\d{3})*(?:\.\d+)?(?:/\d+)?%?|[A-Za-z][A-Za-z'-]*|[.?!;,]")
-_CLOCK = re.compile(r"\b\d{1,2}:\d{2}(?::\d{2})?(?:\s*[ap]\.?m\b\.?)?", re.IGNORECASE)
+_HOURS = r"(?:\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
+# clock times: "7:45", "7pm", "quarter to nine", "half past five", "ten o'clock"; "leave at 7.40"
+# (a time said with a dot after a verb of when, not "3 at 4.50 each")
+_CLOCK = re.compile(r"\b\d{1,2}:\d{2}(?::\d{2})?(?:\s*[ap]\.?m\b\.?)?|\b\d{1,2}\s*[ap]\.?m\b\.?"
+                    rf"|\b(?:(?:a\s+)?quarter|half|(?:twenty[\s-])?(?:five|ten)|twenty)\s+(?:past|to)\s+{_HOURS}\b"
+                    rf"|\b{_HOURS}\s+o'?clock\b", re.IGNORECASE)
+_DOT_CLOCK = re.compile(r"\b(?:leave|leaves|left|start|starts|started|finish|finishes|finished|arrive|arrives|arrived|"
+                        r"wake|woke|up|open|opens|close|closes|begin|begins|end|ends)\s+(?:\w+\s+)?at\s+"
+                        r"(\d{1,2}\.[0-5]\d)\b", re.IGNORECASE)
 _ONE = re.compile(r"(?<![\w-])(?:no|any|every|some|each)\s+one\b|(?<![\w-])(?<!ty )one\s+(?=of\b|another\b|by one\b)",
                   re.IGNORECASE)
 _DENOMINATORS = {"half": 2, "halves": 2, "third": 3, "thirds": 3, "quarter": 4, "quarters": 4,
@@ -94,7 +102,7 @@ def _as_digits(text: str) -> str:
     pronoun and clock times are kept out of the way."""
     from text_to_num import alpha2digit
 
-    kept = _CLOCK.sub(" ", text)
+    kept = _DOT_CLOCK.sub(lambda m: m[0][:m.start(1) - m.start()] + " ", _CLOCK.sub(" ", text))
     kept = _ONE.sub(lambda match: re.sub("one", "\u2060", match.group(0), flags=re.IGNORECASE), kept)
     kept = re.sub(r"\b(a|one)\s+dozen\b", "12", kept, flags=re.IGNORECASE)
     kept = _FRACTION.sub(lambda m: f"{_NUMERATORS[m.group(1).lower()]}/{_DENOMINATORS[m.group(2).lower()]}", kept)
