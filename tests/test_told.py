@@ -408,3 +408,15 @@ def test_a_things_name_is_one_said_beside_it():
 def test_a_name_said_as_a_relations_place_names_no_pet():
     away = [from_dialogue("We're away two weeks so the cat's going to my sister Fiona's.")]
     assert untold_parts("What's my cat's name?", away)  # Fiona is the sister's name
+
+
+def test_an_answer_about_someone_else_speaks_of_them():
+    from local_agent.turn.content import speaks_of_whom
+    records = [from_dialogue("my boyfriend Marco works at a bank"), from_dialogue("we have a dog called Biscuit")]
+    asked = "What kind of company does my boyfriend work for?"
+    assert not speaks_of_whom("You've got a job interview on Friday at a design agency in Milan.", asked, records)
+    assert speaks_of_whom("Marco works at a bank.", asked, records)  # his name stands for him
+    assert speaks_of_whom("He works at a bank.", "what does my boyfriend do", records)
+    assert speaks_of_whom("Biscuit is 4.", "how old is my dog?", records)
+    assert not speaks_of_whom("You live in Ghent.", "Where do I live and what does Jonas do?", records)
+    assert speaks_of_whom("You work as a nurse.", "what's my job?", records)  # look-alike: the user's own

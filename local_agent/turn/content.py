@@ -11,7 +11,10 @@ Definitions:
   ("driving" for "driver" is not: "drive" and "driver" are two stems);
 - an answer states an unheld property when some claim has a claimed word no source holds;
 - an answer denies a held property when it says someone is not (does not, never) what a
-  source says they are, unnegated ("You are not vegetarian." after "I've been vegetarian").
+  source says they are, unnegated ("You are not vegetarian." after "I've been vegetarian");
+- an answer to a question about someone else (a relation, a pet, a name: "what does my
+  boyfriend do?") speaks of them when it has their word, one of the same sense, a name that
+  stands for them in the records ("Biscuit" for the dog), or a pronoun ("he", "her").
 """
 
 from __future__ import annotations
@@ -21,7 +24,12 @@ from collections.abc import Iterable
 
 import Stemmer
 
-from .evidence import content_words
+from ..reading.words import words
+from .aliases import aliases
+from .evidence import Candidate, content_words
+from .senses import group_words
+from .told import parts
+from .value_kinds import owner_of
 
 FIRST_WORDS = 3
 _STEM = Stemmer.Stemmer("english")
@@ -71,3 +79,20 @@ def unheld_claims(answer: str, sources: Iterable[str]) -> list[str]:
             if stems and not stems & held and word not in missing:
                 missing.append(word)
     return missing
+
+
+_THIRD_PERSON = frozenset("he him his she her hers they them their theirs".split())
+
+
+def speaks_of_whom(answer: str, question: str, candidates: Iterable[Candidate]) -> bool:
+    """Whether `answer` speaks of each someone else the question asks about (see the module's
+    definitions): "You've got a job interview in Milan" is no answer to "what kind of company
+    does my boyfriend work for?"."""
+    said = {word.removesuffix("'s") for word in words(answer.lower())}
+    standing = aliases(candidate.text for candidate in candidates)
+    for owner in {owner_of(part, frozenset()) for part in parts(question)}:
+        alike = set(owner) | {word for group in map(group_words, owner) for word in group}
+        names = {name for name, stands in standing.items() if stands & alike}
+        if owner and not said & (alike | names | _THIRD_PERSON):
+            return False
+    return True

@@ -64,7 +64,7 @@ from ..types import GenerationSettings, Message
 from .aliases import with_antecedents
 from .answering import Answer, stream_answer
 from .choose import Choice, composed, winning
-from .content import denied_claims, unheld_claims
+from .content import denied_claims, speaks_of_whom, unheld_claims
 from .evidence import Candidate, content_words, draws_on, from_dialogue, from_memory, relevant, said_back_evidence
 from .latest import changed, history_reply, outdated
 from .memory_answers import after_introduction, not_remembered, user_names
@@ -316,6 +316,8 @@ class Replier:
         if apologizes_or_refuses(text, asked.question):
             return False
         if asked.evidence and not draws_on(text, asked.question, asked.evidence):
+            return False
+        if not speaks_of_whom(text, asked.question, asked.candidates):  # the user's news for the boyfriend's job
             return False
         return draws_on_each_part(text, asked.question, asked.candidates, asked.names) and names_each_kind(
             text, asked.question, asked.candidates)  # "what's my job?" is answered with a job
