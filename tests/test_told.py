@@ -420,3 +420,18 @@ def test_an_answer_about_someone_else_speaks_of_them():
     assert speaks_of_whom("Biscuit is 4.", "how old is my dog?", records)
     assert not speaks_of_whom("You live in Ghent.", "Where do I live and what does Jonas do?", records)
     assert speaks_of_whom("You work as a nurse.", "what's my job?", records)  # look-alike: the user's own
+
+
+def test_names_in_lower_case_after_named_or_opening_a_terse_note_are_names_memory_holds():
+    from local_agent.turn.memory_answers import lowercase_names
+    assert lowercase_names("yesterday i adopted a cat, named her pimenta lol") == {"pimenta"}
+    assert lowercase_names("mikko. software tester. | wife aino, architect.") == {"aino"}
+    assert lowercase_names("wife works late, we named it after my gran") == set()  # look-alikes: English words
+
+
+def test_a_number_said_again_after_scratch_that_is_the_latest_value():
+    from local_agent.turn.latest import changed
+    said = [from_memory("- 2 November 2026, you: yo its tran, new phone number is 555-0143 btw"),
+            from_memory("- 5 November 2026, you: ugh scratch that number its 555-0148 i typed it wrong")]
+    found = changed("whats my phone number", said)
+    assert found is not None and "555-0148" in found[1].text

@@ -23,6 +23,7 @@ from ..reading.past import PastQuestion
 from ..reading.words import FUNCTION_WORDS, word_set, words
 from ..tools.question_text import known_word
 from .evidence import from_memory
+from .names_asked import lowercase_named
 
 DONT_REMEMBER = "I don't remember that."
 
@@ -46,15 +47,17 @@ def asks_about_past(past: PastQuestion | None, memories: Sequence[str] = ()) -> 
 
 def lowercase_names(text: str) -> set[str]:
     """The names written in lower case right after someone of the user's ("my son arjun turned
-    7", "wife sorcha"): a word that is no English word (so not "my son plays")."""
-    return {match[1].lower() for match in _after_relation().finditer(text)
-            if match[1].islower() and match[1] not in FUNCTION_WORDS and not known_word(match[1])}
+    7", "wife aino, architect" opening a terse note) or after "named"/"called" ("named her
+    pimenta": names_asked.py): a word that is no English word (so not "my son plays")."""
+    after = {match[1].lower() for match in _after_relation().finditer(text)
+             if match[1].islower() and match[1] not in FUNCTION_WORDS and not known_word(match[1])}
+    return after | lowercase_named(text)
 
 
 @cache
 def _after_relation() -> re.Pattern[str]:
     who = "|".join(sorted(word_set("relations", "pets"), key=len, reverse=True))
-    return re.compile(rf"\b(?:my|our)\s+(?:{who})\s+([a-z][a-z'-]+)\b", re.IGNORECASE)
+    return re.compile(rf"(?:\b(?:my|our)\s+|(?:^|[.,;|]\s*))(?:{who})\s+([a-z][a-z'-]+)\b", re.IGNORECASE)
 
 
 _QUESTION_OPENING = re.compile(r"\b(?:what|what's|whats|where|where's|when|who|whose|which|how|do|does|did|is|are)\b",

@@ -32,7 +32,8 @@ _OWN_NAME = re.compile(r"\b(?:my|your)\s+(?:first\s+|full\s+|last\s+)?name\b|\bw
 _DAY_NAMES = "|".join([*MONTHS, *WEEKDAYS])
 _DATE_WORD = (rf"(?<=\d\s)({_DAY_NAMES})\b|\b({_DAY_NAMES})(?=\s*\d)|"
               rf"\b(?:last|next|this|on|in|every|since|until|till|by)\s+({_DAY_NAMES})\b")
-_NAMED_LOWER = re.compile(r"\b(?:name\s+is|names\s+is|name's|named|called)\s+([a-z][a-z'-]+)\b")
+_NAMED_LOWER = re.compile(r"\b(?:name\s+is|names\s+is|name's|named|called)\s+(?:(?:him|her|it|them)\s+)?"
+                          r"([a-z][a-z'-]+)\b")  # "named her pimenta"
 _THING_ASKED = re.compile(r"^\W*(?:what|which)\s+(\w+)\b", re.IGNORECASE)
 _NAMED_THINGS = word_set("named_things")
 _TITLES = {title.lower() for title in word_set("abbreviations")}
@@ -81,7 +82,7 @@ def names_for(part: str, text: str) -> set[str]:
         asked |= {own.lower(), *(word.lower() for word in own.split())}
     standing, whose = aliases([text]), content_words(part) & _SOMEONE  # "wife Ada" names no kid
     asked |= {name for name, stands in standing.items() if whose and not shares_sense(whose, set(stands))}
-    found = {name.lower() for name in named_inside(text)} | _lowercase_named(text)
+    found = {name.lower() for name in named_inside(text)} | lowercase_named(text)
     return {name for name in found if name not in asked and not _describes(name, text, part) and not a_member(name)
             and _beside_thing(name, text, part)}
 
@@ -119,7 +120,7 @@ def _named_so(name: str, text: str) -> bool:
     return re.search(rf"\b(?:called|named)\s+{re.escape(name)}\b", text, re.IGNORECASE) is not None
 
 
-def _lowercase_named(text: str) -> set[str]:
+def lowercase_named(text: str) -> set[str]:
     """The names written in lower case after "name is", "named" or "called" ("my wifes name is
     sorcha"): a word that is no English word ("called it quits" names no one)."""
     return {found[1] for found in _NAMED_LOWER.finditer(text)
