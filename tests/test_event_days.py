@@ -115,3 +115,11 @@ def test_a_weekday_said_with_its_week_is_that_weekday_of_that_week():
 def test_a_weekday_right_before_a_date_names_that_date(text, days):
     said = datetime(2026, 8, 7, 19)  # a Friday
     assert [day.span.start.date() for day in event_days(text, said) if day.span] == days
+
+
+def test_a_shortened_weekday_after_on_or_last_is_that_day():
+    said = datetime(2026, 12, 5, 19)  # a Saturday
+    assert [(d.phrase, d.span.start.date().isoformat()) for d in event_days("took lily 2 the zoo on wed", said)
+            if d.span] == [("on wed", "2026-12-02")]
+    assert [d.span.start.date().isoformat() for d in event_days("we met last tues", said) if d.span] == ["2026-12-01"]
+    assert event_days("this sun is brutal", said) == [] and event_days("rely on sat nav", said) == []  # look-alikes

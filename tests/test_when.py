@@ -83,7 +83,7 @@ POSITIVE = [
 NOT_DATES = [
     "I may go to the gym", "May I ask you something?", "This may help", "they march every year", "I sat down",
     "the sun is out", "Can I get a second opinion?", "I have a date with Ann", "what are you doing now?",
-    "we went home", "wed the ring", "on sat", "I like fri", "mon ami", "Is Jan coming?", "dinner with May",
+    "we went home", "wed the ring", "rely on sat nav", "I like fri", "mon ami", "Is Jan coming?", "dinner with May",
     "a photo of May's dog", "in May's garden", "ruby tuesdays", "one-year-old child", "How many weeks passed?",
     "I work on Tuesdays", "a day at the beach", "the first time", "ten days of rain", "2 cats and 3 dogs",
     "call 555-1234", "version 2.3.1", "the 2010s were fun", "a year of my life", "every morning I run",

@@ -26,7 +26,7 @@ from datetime import datetime, timedelta
 
 from ..reading.date_phrases import DAY, PHRASES, DateSpan, midnight, resolve
 from ..reading.patterns import LazyPattern
-from ..reading.words import WEEKDAYS, word_set, words
+from ..reading.words import WEEKDAYS, full_weekday, word_set, words
 
 _WEEKDAY = "|".join(WEEKDAYS)
 _RECURRING = LazyPattern(rf"\b(?:(?:every|each)\s+(?:other\s+)?(?P<every>{_WEEKDAY})|(?P<plural>{_WEEKDAY})s)\b",
@@ -169,8 +169,8 @@ def _read(family: str, phrase: str, base: datetime, past: bool) -> DateSpan | No
     the side of `base` its clause speaks of."""
     marked = bool(_MARKED.search(phrase))
     if family == "weekday" and not marked and not past:
-        day = re.search(_WEEKDAY, phrase, re.IGNORECASE)
-        return resolve(family, f"next {day.group(0) if day else phrase}", base)
+        day = next(filter(None, map(full_weekday, words(phrase))), None)  # "on wed": Wednesday
+        return resolve(family, f"next {day or phrase}", base)
     span = resolve(family, phrase, base)
     if span is None or past or marked:
         return span

@@ -16,7 +16,7 @@ from datetime import datetime, timedelta
 from typing import Any, Literal
 
 from .patterns import LazyPattern
-from .words import MONTHS, NUMBER_WORDS, WEEKDAYS, alternation
+from .words import MONTHS, NUMBER_WORDS, WEEKDAY_ABBREVIATIONS, WEEKDAYS, alternation, full_weekday
 
 Kind = Literal["day", "week", "month", "range", "part_of_day"]
 DAY = timedelta(days=1)
@@ -37,6 +37,9 @@ _YEAR_DIGITS = r"(?:19|20)[0-9]{2}"
 _YEAR = _YEAR_DIGITS + r"\b"
 _WEEKDAYS = WEEKDAYS
 _WEEKDAY = rf"(?:{'|'.join(_WEEKDAYS)})\b"
+_WEEKDAY_SAID = rf"(?:{'|'.join([*_WEEKDAYS, *WEEKDAY_ABBREVIATIONS])})\b"
+# a shortened weekday only after "on", "since", "last", "next" ("on wed"): not "this sun", "on sat nav"
+_SHORT_WEEKDAY = rf"(?:{'|'.join(WEEKDAY_ABBREVIATIONS)})\b(?!\s*nav\b)"
 _APOSTROPHE = "['\u2019]"  # straight or typographic
 _PART = r"(?:morning|afternoon|evening|night)\b"
 _PART_HOURS = {"morning": (5, 12), "afternoon": (12, 17), "evening": (17, 24), "night": (18, 30)}
@@ -72,7 +75,7 @@ _FAMILIES: dict[str, str] = {
     "relative_day": rf"\b(?:earlier\s+)?(?:yesterday|today|tomorrow)(?:{_APOSTROPHE}s)?(?:\s+{_PART})?",
     "this_part": r"\b(?:(?:earlier\s+)?this\s+(?:morning|afternoon|evening)|last\s+night|tonight)\b",
     "weekday": (rf"\b(?:(?:on|since)\s+(?:(?:last|this|past|previous|next)\s+)?|(?:last|this|past|previous|next)\s+)"
-                rf"{_WEEKDAY}(?:\s+{_PART})?|\b{_WEEKDAY}\s+{_PART}"),
+                rf"{_WEEKDAY}(?:\s+{_PART})?|\b{_WEEKDAY}\s+{_PART}|\b(?:on|since|last|next)\s+{_SHORT_WEEKDAY}"),
     "ago": rf"\b{_COUNT}\s+{_UNIT}\s+ago\b",
     "rolling": rf"\b(?:the\s+(?:past|last|previous)|(?:this\s+)?past)\s+(?:{_COUNT}\s+)?{_UNIT}",
     "weekend": r"\b(?:(?:this|last|next|past|previous)|(?:at|over|on|during)?\s*the)\s+weekend\b",
@@ -207,14 +210,15 @@ def _weekday_span(words: str, base: datetime) -> DateSpan | None:
     """"on Tuesday", "last Tuesday": the most recent Tuesday before today; "this Tuesday" the
     one in this week (Monday first); "next Tuesday" the coming one."""
     lower = words.lower()
-    weekday = re.search(_WEEKDAY, lower)
+    said = re.search(_WEEKDAY_SAID, lower)
+    weekday = full_weekday(said.group(0)) if said else None
     if weekday is None:
         return None
     relation = re.search(r"\b(this|next)\s", lower)
     if relation and relation.group(1) == "this":
-        anchor: datetime | None = midnight(base) + timedelta(days=_WEEKDAYS.index(weekday.group(0)) - base.weekday())
+        anchor: datetime | None = midnight(base) + timedelta(days=_WEEKDAYS.index(weekday) - base.weekday())
     else:
-        anchor = _anchor(f"{'next ' if relation else ''}{weekday.group(0)}", base)
+        anchor = _anchor(f"{'next ' if relation else ''}{weekday}", base)
     return _day(anchor, words, part=_part(lower)) if anchor else None
 
 

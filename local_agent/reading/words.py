@@ -80,6 +80,15 @@ def alternation(listed: Iterable[str]) -> str:
 
 MONTHS = word_list("months")
 WEEKDAYS = word_list("weekdays")
+WEEKDAY_ABBREVIATIONS = word_list("weekday_abbreviations")
+
+
+def full_weekday(word: str) -> str | None:
+    """The weekday a word names, whole or shortened ("wed", "Thurs" -> "wednesday", "thursday")."""
+    lower = word.lower()
+    if lower in WEEKDAYS:
+        return lower
+    return next((day for day in WEEKDAYS if lower in WEEKDAY_ABBREVIATIONS and day.startswith(lower[:3])), None)
 NUMBER_WORDS = word_list("number_words")  # NUMBER_WORDS[n - 1] is n
 FUNCTION_WORDS = word_set("function_words")
 STOPWORDS = FUNCTION_WORDS | word_set("stopwords")
