@@ -426,6 +426,7 @@ def test_names_in_lower_case_after_named_or_opening_a_terse_note_are_names_memor
     from local_agent.turn.memory_answers import lowercase_names
     assert lowercase_names("yesterday i adopted a cat, named her pimenta lol") == {"pimenta"}
     assert lowercase_names("mikko. software tester. | wife aino, architect.") == {"aino"}
+    assert lowercase_names("marco here | wife = sorcha, shes a paramedic") == {"sorcha"}
     assert lowercase_names("wife works late, we named it after my gran") == set()  # look-alikes: English words
 
 

@@ -57,7 +57,7 @@ def lowercase_names(text: str) -> set[str]:
 @cache
 def _after_relation() -> re.Pattern[str]:
     who = "|".join(sorted(word_set("relations", "pets"), key=len, reverse=True))
-    return re.compile(rf"(?:\b(?:my|our)\s+|(?:^|[.,;|]\s*))(?:{who})\s+([a-z][a-z'-]+)\b", re.IGNORECASE)
+    return re.compile(rf"(?:\b(?:my|our)\s+|(?:^|[.,;|]\s*))(?:{who})\s*[=:]?\s+([a-z][a-z'-]+)\b", re.IGNORECASE)
 
 
 _QUESTION_OPENING = re.compile(r"\b(?:what|what's|whats|where|where's|when|who|whose|which|how|do|does|did|is|are)\b",
