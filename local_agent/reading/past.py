@@ -50,7 +50,9 @@ _ASSISTANT_PAST = re.compile(
     r"promised)|have you told|what was (?:it|that) you)\b",
     re.IGNORECASE,
 )
-_REMIND = re.compile(r"\b(?:remind me|tell me (?:again|what|where|when|who|how)|do you remember"
+# "tell me how many days until 4 July" asks for a count, not to be reminded ("tell me how many kids I have")
+_REMIND = re.compile(r"\b(?:remind me|tell me (?:again|what|where|when|who|"
+                     r"how(?!\s+(?:many|much|long|far)\b(?![^.?!]*\b(?:i|my|me|we|our|us)\b)))|do you remember"
                      r"|do you know (?:my|what|where|when|who))\b", re.IGNORECASE)
 
 
@@ -110,15 +112,22 @@ def past_question(message: str, clauses: Sequence[Clause], language: str | None)
     ("Would Tim enjoy ...?", "What might John's degree be in?")."""
     if language not in (None, "en") or _GUESS.search(message):
         return None
-    asked = [c for c in clauses if c.act == "question" or _REMIND.search(c.text)
+    asked = [c for c in clauses if c.act == "question" or _REMIND.search(_onwards(message, c.text))
              or (c.act == "request" and _question_part(c.text) != c.text)]  # "I was wondering, where did I ..."
     if not asked and _terse_ask().match(message):  # "wife's name", "dog's breed?": a question about theirs
         return PastQuestion(True, (message,), ())
     if not asked:
         return None
-    return PastQuestion(any(_about_past(_question_part(clause.text)) for clause in asked),
+    return PastQuestion(any(_about_past(_question_part(clause.text)) or _REMIND.search(_onwards(message, clause.text))
+                            for clause in asked),
                         tuple(clause.text for clause in asked),
                         tuple(name for clause in asked for name in proper_names(clause.text + ".")))
+
+
+def _onwards(message: str, clause: str) -> str:
+    """The message from `clause` on: "tell me how many kids" reminds when "I have" follows."""
+    at = message.find(clause)
+    return message[at:] if at >= 0 else clause
 
 
 def _about_past(text: str) -> bool:
