@@ -396,3 +396,26 @@ def test_old_that_is_no_amount_before_is_not_read_as_one():
 ])
 def test_an_average_of_a_list_with_another_amount_beside_it_is_not_read(message: str):
     assert arithmetic(message) is None
+
+
+@pytest.mark.parametrize(("message", "expression"), [
+    ("half a pound in grams?", "0.5 * 453.59237"),
+    ("how many minutes in half an hour", "0.5 * 60"),
+    ("it's 98.6 F, in celsius please", "(98.6 - 32) * 5 / 9"),
+    ("the bag is 2 kg, in pounds", "2 / 0.45359237"),
+])
+def test_a_part_of_a_unit_and_a_conversion_asked_by_its_target_alone(message: str, expression: str):
+    assert arithmetic(message) == expression
+
+
+@pytest.mark.parametrize("message", ["I ran 5 km in 30 minutes", "I swam 2 km in the lake"])
+def test_a_distance_in_a_time_or_a_place_is_no_conversion(message: str):
+    assert arithmetic(message) is None
+
+
+def test_a_unit_asked_that_the_reading_never_converts_to_is_doubted():
+    from local_agent.tools.measures import unit_not_asked
+    rice = "3/4 of a 2.4 kg bag of rice, in grams?"
+    assert unit_not_asked(rice, "2.4 * 3/4 = 1.8") == "you asked for it in grams, and it gives kg"
+    assert unit_not_asked(rice, "2.4 * 3/4 * 1000 = 1800") is None  # a factor brought in: converted
+    assert unit_not_asked("I ran 5 km and then 3 km, how far in km?", "5 + 3 = 8") is None  # the unit said

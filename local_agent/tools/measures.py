@@ -29,7 +29,7 @@ from ..reading.problems.quantities import singular
 from ..reading.words import word_set
 from .coverage import asking_sentence
 from .question_text import normalize
-from .units import dimension, unit_name
+from .units import UNIT, dimension, ratio, unit_name
 
 Measure = Counter[str]  # each dimension's power: {"money": 1, "time": -1}
 MONEY = "money"
@@ -160,6 +160,26 @@ def mixed_units(message: str, expression: str) -> str | None:
         if named.setdefault(dimension(unit) or "", unit) != unit:
             return f"it works {named[dimension(unit) or '']} and {unit} together without converting"
     return None
+
+
+_IN_UNIT = re.compile(rf"\b(?:in|into|to|as)\s+({UNIT})\W*$", re.IGNORECASE)
+
+
+def unit_not_asked(message: str, expression: str) -> str | None:
+    """Why `expression` cannot be the answer: the question asks for a unit ("..., in grams?")
+    that no number of the message is in, the numbers are in another unit of that kind (kg), and
+    the reading brought in no factor to convert them; None otherwise."""
+    asked = _IN_UNIT.search(asking_sentence(_prepared(message)).rstrip())
+    target = unit_name(asked[1]) if asked else None
+    if target is None or dimension(target) is None:
+        return None
+    said = [Decimal(match.group()) for match, _, _ in _number_words(message)]
+    if any(Decimal(n) not in said and Decimal(n) not in (1, 100) for n in _NUMBER.findall(_python(expression))):
+        return None  # a factor the reading brought in: a conversion
+    units = {_unit_named(tokens) for _, tokens, _ in _number_words(message)} - {None}
+    same = {unit for unit in units if ratio(unit, target) == 1}  # "g" for "grams"
+    other = sorted(unit for unit in units - same if dimension(unit) == dimension(target))
+    return f"you asked for it in {asked[1]}, and it gives {other[0]}" if other and not same else None
 
 
 def _by_itself(node: ast.BinOp) -> bool:
@@ -362,4 +382,4 @@ def reading_doubt(message: str, expression: str) -> str | None:
         change = _CHANGE_NAMES.get(change, change)
         return f"you asked for the {change}, and it gives the amount after it"
     return (measure_left_out(message, expression) or rate_left_out(message, expression)
-            or mixed_units(message, expression))
+            or mixed_units(message, expression) or unit_not_asked(message, expression))

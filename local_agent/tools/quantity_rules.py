@@ -20,11 +20,13 @@ N = r"(\d+(?:\.\d+)?)"
 _UNIT = r"(second|minute|hour|day|week|month|year)s?"
 _ONE = r"(?:a|an|one|per|each|every|1)"
 _MULTIPLES = {"double": "2", "twice": "2", "triple": "3", "quadruple": "4"}
+_PARTS = {"half": "0.5", "quarter": "0.25"}
 
 
 # An amount to convert: one number and unit, or two of one measure ("5 feet 10 inches",
-# "2 hours and 20 minutes"), or a unit alone ("in a day": one).
-_AMOUNT_NAMED = (rf"(?:(?<![\w.])(?P<amount>-?\d+(?:\.\d+)?)\s*|\b(?:a|an|one)\s+)(?P<unit>{units.UNIT})"
+# "2 hours and 20 minutes"), or a unit alone ("in a day": one; "half a pound": a half).
+_AMOUNT_NAMED = (rf"(?:(?<![\w.])(?P<amount>-?\d+(?:\.\d+)?)\s*|\b(?P<part>half|quarter)\s+(?:of\s+)?(?:a|an)\s+"
+                 rf"|\b(?:a|an|one)\s+)(?P<unit>{units.UNIT})"
                  rf"(?:\s+(?:and\s+)?(?P<more>\d+(?:\.\d+)?)\s*(?P<more_unit>{units.UNIT}))?")
 _TARGET = rf"(?P<target>{units.UNIT})"
 # Forms of a conversion: how many ounces in 2 pounds; convert 5 miles to km; I weigh 70 kg,
@@ -36,6 +38,7 @@ _CONVERSIONS = tuple(re.compile(form) for form in (
     rf"what\s+(?:that|it|this)\s+(?:is|was|would\s+be|comes\s+to)|what\s+(?:would|will)\s+(?:that|it|this)\s+be)"
      rf"\s+in\s+{_TARGET}"),  # "asking what that is in F"
     rf"{_AMOUNT_NAMED}.*?\bhow\s+many\s+{_TARGET}\s+(?:is|are)\s+(?:that|it|this)\b",
+    rf"{_AMOUNT_NAMED}\s*,?\s+(?:in|to|into)\s+{_TARGET}\s*(?:please|pls|plz)?\W*$",  # "98.6 F, in celsius please"
 ))
 # A terse conversion, nothing around it but a word or two ("minutes in 3.5 hours", "hw many
 # seconds in a day", "2 km in miles").
@@ -53,8 +56,9 @@ def unit_conversion(text: str) -> str | None:
 
 def asked_conversion(text: str) -> str | None:
     """A conversion whose own words ask it, with no question mark or opening question word
-    ("3 cups of flour how many ml is that", "how many minuts is 2.75 hrs")."""
-    return next((_converted(match, text) for at in (0, 2, 3) if (match := _CONVERSIONS[at].search(text))), None)
+    ("3 cups of flour how many ml is that", "how many minuts is 2.75 hrs", "it's 98.6 F, in
+    celsius please": the target unit ends the message)."""
+    return next((_converted(match, text) for at in (0, 2, 3, 4) if (match := _CONVERSIONS[at].search(text))), None)
 
 
 def terse_conversion(text: str) -> str | None:
@@ -71,7 +75,8 @@ def _converted(match: re.Match[str], text: str) -> str | None:
     source, smaller, target = names
     if source is None or target is None or (match["more_unit"] and smaller is None):
         return None
-    parts = [(match["amount"] or "1", source)] + ([(match["more"], smaller)] if smaller else [])
+    whole = match["amount"] or _PARTS.get(match["part"] or "", "1")
+    parts = [(whole, source)] + ([(match["more"], smaller)] if smaller else [])
     if len(re.findall(r"\d+(?:\.\d+)?", text)) > sum(1 for group in ("amount", "more") if match[group]):
         return None  # "5 feet and 3 friends": a number it would leave out
     if smaller and not units.smaller(smaller, source):
