@@ -73,12 +73,20 @@ def _indirect() -> re.Pattern[str]:
     return re.compile(_LEAD + rf"(?:{_openers()})(?:\s+(?:about|on|of))?[\s,:]+(?=\S)", re.I)
 
 
+# A sentence left open for the number ("so one ticket is", "after 12 weeks I will have", "so I
+# am now"), or a terse ask after the numbers (", total cookies", ", the count", "... I need"): it
+# asks for the value. Not "that was the total", nor an open end with no number before it.
+_LEFT_OPEN = re.compile(r"(?=[^?]*\d)[^?]*(?:\b(?:is|are|will\s+(?:be|have|cost|pay|get)|would\s+(?:be|have|cost)|"
+                        r"am\s+now|comes?\s+to|equals|pays?|=)|(?:^|[,;:]\s*)(?:the\s+)?(?:total|count|sum|"
+                        r"average|number|amount)(?:\s+[a-z]+)?|\bi\s+need)\W*$", re.I)
+
+
 def embedded_question(message: str) -> str:
     """The question a message asks indirectly, as the tools read it: "I need to know how many
     working days are left" -> "how many working days are left"; "can't remember if 2028 is a
     leap year" -> "2028 is a leap year?"; "trying to work out my age, born 1990" -> "what is my
-    age, born 1990?"; "I need to split a bill between 4" -> "split a bill between 4"; any other
-    message as it is."""
+    age, born 1990?"; "I need to split a bill between 4" -> "split a bill between 4"; "3 tickets
+    for 45, so one ticket is" -> "3 tickets for 45, so one ticket is?"; any other message as it is."""
     need = _NEED_TO.match(message)
     if need:
         return message[need.end():]
@@ -88,6 +96,8 @@ def embedded_question(message: str) -> str:
     opener = _indirect().match(message)
     if opener is not None:
         return _asked(message[opener.end():])
+    if _LEFT_OPEN.match(message):
+        return f"{message.rstrip(' .!,')}?"
     inside = list(_indirect_inside().finditer(message))  # "..., 250 km, need to know how much fuel"
     if not inside:
         return message
