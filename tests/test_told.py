@@ -436,3 +436,10 @@ def test_a_number_said_again_after_scratch_that_is_the_latest_value():
             from_memory("- 5 November 2026, you: ugh scratch that number its 555-0148 i typed it wrong")]
     found = changed("whats my phone number", said)
     assert found is not None and "555-0148" in found[1].text
+
+
+def test_a_grandmother_by_another_name_and_a_death_by_other_words_are_told():
+    rosa = [from_memory("- 16 March 2026, you: My grandmother Rosa passed away on Saturday. She was 93.")]
+    assert not untold_parts("What was the date Nonna died?", rosa)
+    assert untold_parts("What day was the funeral?", rosa)  # look-alike: the funeral was never told
+    assert untold_parts("when did my grandpa die?", rosa)  # another relation
