@@ -471,3 +471,10 @@ def test_a_correction_owning_a_mistake_is_the_latest_value():
     assert found is not None and "9 already" in found[1].text
     kept = [said[0], from_memory("- 20 November 2026, you: Also Mila loved the museum, no mistake about it.")]
     assert changed("How old is my daughter?", kept) is None  # look-alike: no age in it
+
+
+def test_the_business_someone_runs_is_their_work():
+    from local_agent.turn.value_kinds import kind_values
+    tom = "I'm Tom, 44, I run a little bike repair shop in Galway called Spoke & Chain."
+    assert kind_values(tom, "job") == {"shop"}
+    assert kind_values("we run a marathon every year and I own a dog", "job") == set()  # look-alikes

@@ -67,6 +67,9 @@ _WORK_VERB = re.compile(rf"\b({'|'.join(sorted(_WORK_VERBS))})\s+(?!me\b|us\b|hi
                         rf"|\b(drive|drives)\s+(?:a|an|the)\s+(?:{'|'.join(sorted(word_set('work_vehicles')))})\b",
                         re.IGNORECASE)
 _NAMED_JOB = re.compile(r"\b(?:a|an|my|his|her|their|our)\s+([a-z][a-z-]+)\s+job\b", re.IGNORECASE)
+# "I run a little bike repair shop", "she owns a bakery": the business one runs is one's work
+_RUNS = re.compile(rf"\b(?:run|runs|running|own|owns|manage|manages)\s+(?:a|an|my|our|the|his|her|their)\s+"
+                   rf"(?:[a-z-]+\s+){{0,3}}?({'|'.join(sorted(word_set('businesses')))})\b", re.IGNORECASE)
 _JOB_ADJECTIVES = word_set("job_adjectives")
 # an age: "how old am I", "my age?", "how old is Yaw"; told as "41 years old", "I'm 41", "turns eighty",
 # or a number on its own in a list of facts ("Omar. 41. taxi driver", "I'm Ines, 27, software tester")
@@ -163,6 +166,7 @@ def _values(text: str, kind: Kind) -> set[str]:
         found |= {m[0].split()[-1].lower() for m in _WORKS_AS.finditer(text)}
         found |= {(m[1] or m[2]).lower().removesuffix("es").removesuffix("s") for m in _WORK_VERB.finditer(text)}
         found |= {m[1].lower() for m in _NAMED_JOB.finditer(text) if m[1].lower() not in _JOB_ADJECTIVES}
+        found |= {m[1].lower() for m in _RUNS.finditer(text)}
         return found | {m[1].lower() for m in _WORKS_IN.finditer(text)}
     if kind == "place":
         return {name.lower() for name in proper_names(text) if _at_place(text[: text.find(name)])
