@@ -443,3 +443,11 @@ def test_a_grandmother_by_another_name_and_a_death_by_other_words_are_told():
     assert not untold_parts("What was the date Nonna died?", rosa)
     assert untold_parts("What day was the funeral?", rosa)  # look-alike: the funeral was never told
     assert untold_parts("when did my grandpa die?", rosa)  # another relation
+
+
+def test_study_at_uni_and_a_former_job_said_as_retired_are_told():
+    zoe = [from_memory("- 20 April 2026, you: hey its zoe. 22, final yr psych @ uni of leeds")]
+    assert not untold_parts("what do I study", zoe)
+    assert untold_parts("what was my previous job", zoe)  # look-alike: no job said
+    margaret = [from_memory("- 1 September 2026, you: My name is Margaret, I am a retired solicitor.")]
+    assert not untold_parts("What was my former profession?", margaret)
