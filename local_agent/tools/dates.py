@@ -115,6 +115,20 @@ def _span_text(start: dt.date, end: dt.date, unit: Unit) -> str:
     return text
 
 
+def _between(day: dt.date, date: str, other: str, today: dt.date, unit: Unit, inclusive: bool) -> str:
+    """The span from `day` (written `date`) to `other`, in `unit`; both ends counted when `inclusive`."""
+    if not other:
+        raise ToolError("between needs other: the date to count to")
+    end = parse_date(other, today, upcoming=date.strip().lower() == "today")
+    if other.startswith("--") and end < day:  # "between Christmas and New Year": the one after
+        end = end.replace(year=end.year + 1)
+    if date.startswith("--") and other.strip().lower() == "today" and day > end:
+        day = _year_before(day)  # "since Christmas", asked in March: last year's
+    if inclusive and unit == "days":  # "counting both days": the first day is one too
+        return f"From {spoken(day)} to {spoken(end)}, counting both days, is {abs((end - day).days) + 1} days."
+    return f"From {spoken(day)} to {spoken(end)} is {_span_text(day, end, unit)}."
+
+
 def _amount_text(amount: int, unit: Unit) -> str:
     count = abs(amount)
     return f"{count} {unit[:-1] if count == 1 else unit}"
@@ -197,16 +211,7 @@ class DateTool:
             direction = "after" if amount >= 0 else "before"
             return f"{_amount_text(amount, unit)} {direction} {spoken(day)} is {spoken(moved)}."
         if operation == "between":
-            if not other:
-                raise ToolError("between needs other: the date to count to")
-            end = parse_date(other, today, upcoming=date.strip().lower() == "today")
-            if other.startswith("--") and end < day:  # "between Christmas and New Year": the one after
-                end = end.replace(year=end.year + 1)
-            if date.startswith("--") and other.strip().lower() == "today" and day > end:
-                day = _year_before(day)  # "since Christmas", asked in March: last year's
-            if inclusive and unit == "days":  # "counting both days": the first day is one too
-                return f"From {spoken(day)} to {spoken(end)}, counting both days, is {abs((end - day).days) + 1} days."
-            return f"From {spoken(day)} to {spoken(end)} is {_span_text(day, end, unit)}."
+            return _between(day, date, other, today, unit, inclusive)
         if operation == "age":
             on = parse_date(other or "today", today)
             if on < day:

@@ -8,16 +8,12 @@ A transparent scorer, its margin chosen on the live set's dev split (docs/answer
 - a candidate (a memory shown, or an earlier message) holds an asked word when it has the word
   or one of the same sense (words.toml `same_sense`: "mum" for "mother", "work" for "job"), or a
   member of the kind it names (`kinds`: "guitar" for "instrument"; senses.py);
-- a candidate answers when it holds every asked word and, when a name is asked for, a proper
-  name the question does not hold, when a number is asked for, a number; "when" asks for a
-  day, a date, a number or a time phrase ("on the 3rd", "just now": dates/event_days.py), "who"
-  for a name;
-- the question was told when some candidate answers (the score is the share of asked words
-  held, the margin 1.0: all of them); else it was not, and the reply says so, with the
-  candidate that shares most with the question as what the program does know.
-
-Multi-part questions ("Where do I live and what does Jonas do?") are scored part by part
-(`parts`): the question was told when every part was.
+- a candidate answers when it holds the asked words (all of them; of three or more, all but one
+  in three) and the value asked: a name the question does not hold, a number; "when" a day or a
+  time phrase ("on the 3rd": dates/event_days.py), "who" a name; an outing a day is asked of is
+  told by its place ("what day was the zoo trip?": "took Lily to the zoo on wed");
+- the question was told when some candidate answers, part by part (`parts`: "Where do I live
+  and what does Jonas do?"); else the reply says so, with what shares most with it.
 """
 
 from __future__ import annotations
@@ -74,9 +70,8 @@ _DAYS = frozenset([*MONTHS, *WEEKDAYS, *(m[:3] for m in MONTHS), "today", "yeste
 _NUMBER = frozenset(NUMBER_WORDS)
 _THING = re.compile(r"^\W*(?:what|which)\s+(?!(?:is|was|are|were|do|does|did|has|have|had|can|will)\b)(\w+)\s+"
                     r"(?:is|was|are|were)\s+(?:the|my|our)\b", re.IGNORECASE)
-# "which date was Kenji born?", the terse "date of the root canal?"
 _DAY_ASKED = re.compile(r"^\W*(?:(?:what|which)\s+|the\s+)?(day|date)\b(?!\s+(?:of\s+birth|night|trip)\b)",
-                        re.IGNORECASE)
+                        re.IGNORECASE)  # "which date was Kenji born?", the terse "date of the root canal?"
 # a part opens with a question word, or names a kind of value after "and" ("my trade and town")
 _SPLITTING = KIND_NOUNS | (kind_nouns() - word_set("pets"))  # "name and breed?": a part asks the breed
 _PART = re.compile(r"\s*(?:,|\band\b|\balso\b)\s*(?=(?:(?:in|at|on|for|with|from|to)\s+)?"
@@ -152,14 +147,11 @@ def _asked(part: str, subjects: frozenset[str]) -> tuple[set[str], str]:
     dropped = _ASKS_NAME | _ASKS_NUMBER | _GENERIC | content_words(kind[1] if kind else "") | content_words(
         " ".join(naming))
     left = {w for w in found - dropped if w not in subjects}
-    if value == "day" and left - _OUTINGS:  # "what day was the zoo trip?": told as "took Lily to the zoo"
-        left -= _OUTINGS
+    left -= _OUTINGS if value == "day" and left - _OUTINGS else set()  # "the zoo trip": "took Lily to the zoo"
     return left, value
 
 
-def asked(part: str, subjects: frozenset[str]) -> tuple[set[str], str]:
-    """The part's asked words and the kind of value it asks for (see the module's definitions)."""
-    return _asked(part, subjects)
+asked = _asked  # the part's asked words and the kind of value it asks for (see the module's definitions)
 
 
 def _owner(part: str, subjects: frozenset[str], named: Mapping[str, frozenset[str]]) -> frozenset[str]:
