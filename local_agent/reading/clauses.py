@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from .patterns import LazyPattern
-from .words import word_set
+from .words import QUESTION_SPELLINGS, word_set
 
 ClauseAct = Literal["statement", "question", "request"]
 
@@ -51,6 +51,11 @@ _INTERJECTION = LazyPattern(
     r"\b[\s,!.:;-]*)+",
     re.I,
 )
+_SPELLED_OPENERS = "|".join(re.escape(spelled) for spelled in QUESTION_SPELLINGS)  # "wait whens ...", "wat"
+# An aside before what is asked ("wait, ...", "hang on where do I live", "sorry, quick question:"):
+# only before a comma, a colon or a question word ("wait for me" is a request)
+_ASIDE = LazyPattern(r"^(?:(?:wait|hang on|hold on|sorry|btw|by the way|quick question|one more thing|question)"
+                     rf"(?:\s*[,:;.!-]+\s*|\s+(?=(?:{_QUESTION_OPENERS}|{_SPELLED_OPENERS})\b)))+", re.I)
 _BARE_SUBJECT = LazyPattern(r"^\W*(?:my|our)(?: \w+){1,2}\W*$", re.I)
 # An introductory phrase with no subject of its own ("As a nurse, I ...", "In 2019, we ...",
 # "Working at a grocery store, I ..."): it belongs to the clause after its comma.
@@ -220,7 +225,7 @@ def _join_fragments(parts: list[str]) -> list[str]:
 
 
 def _clean(part: str) -> str:
-    text = _INTERJECTION.sub("", part.strip())
+    text = _INTERJECTION.sub("", _ASIDE.sub("", _INTERJECTION.sub("", part.strip())))
     return text.strip().rstrip(".!?;:,").strip().strip('"').strip()
 
 

@@ -106,7 +106,7 @@ QUESTION_SPELLINGS: dict[str, str] = dict(pair.split("=", 1) for pair in word_li
 
 # A chat spelling where it opens the text or a clause: after . , ! ? ; : or a leading "and", "so", "but", "ok".
 _SPELLED_OPENING = re.compile(
-    rf"(?:^|(?<=[.,!?;:])|\b(?:and|so|but|ok|okay|also)\b)\s*"
+    rf"(?:^|(?<=[.,!?;:])|\b(?:and|so|but|ok|okay|also|wait|sorry|btw|on)\b)\s*"
     rf"(?P<word>{'|'.join(sorted(map(re.escape, QUESTION_SPELLINGS), key=len, reverse=True))})(?![\w'])",
     re.IGNORECASE)
 
