@@ -136,3 +136,25 @@ def test_a_count_of_days_counting_both_ends_counts_the_first_day():
     assert "is 10 days" in said and "counting both days" in said
     plain = date_question("How many days from today until 20 March?")  # look-alike: the usual count
     assert plain is not None and "inclusive" not in plain and "is 9 days" in DateTool(TODAY)(**plain)
+
+
+@pytest.mark.parametrize(("message", "part"), [
+    ("My driving test is on a Tuesday next month. How many days do I have left to practise?",
+     "a weekday that could be any of several"),
+    ("my gran was born 14 feb, what weekday was that", "the year of the birth"),
+])
+def test_a_day_the_question_leaves_open_is_said_back(message: str, part: str):
+    assert date_left_out(message, date_question(message)) == part
+
+
+@pytest.mark.parametrize("message", ["I was born on 14 Feb 1990, what weekday was that?", "how many days until Tuesday?"])
+def test_a_day_the_question_names_whole_is_read(message: str):
+    assert date_left_out(message, date_question(message)) is None
+
+
+def test_a_count_not_counting_today_starts_tomorrow():
+    message = "Not counting today, how many working days are left until the end of March?"
+    asked = date_question(message)
+    assert asked is not None and asked["date"] == "tomorrow" and "14 working days" in answer(message)
+    plain = date_question("how many working days are left until the end of March?")  # look-alike: today counts
+    assert plain is not None and plain["date"] == "today"

@@ -53,6 +53,10 @@ _DATE_FORMS: tuple[tuple[re.Pattern[str], str, str], ...] = (
      "the next or last leap year", "-"),
     (re.compile(r"\b(?:which|what)\s+(?:one\s+)?(?:is|comes|falls|was|will\s+be)\s+(?:later|earlier|first|sooner|"
                 r"last|before|after)\b", re.IGNORECASE), "a comparison of two dates", "-"),
+    (re.compile(rf"\b(?:on\s+)?(?:a|an|any|some)\s+(?:{_DAYS})\b", re.IGNORECASE),
+     "a weekday that could be any of several", "-"),  # "my test is on a Tuesday next month"
+    (re.compile(r"^(?=.*\bborn\b)(?=.*\b(?:weekday|day\s+of\s+the\s+week|what\s+day)\b)(?!.*\b(?:1[89]|20)\d\d\b)",
+                re.IGNORECASE | re.DOTALL), "the year of the birth", "-"),  # "born 14 feb, what weekday was that"
 )
 # A question that asks for a count, and the date operations whose answer is a date, not a count.
 _COUNT_ASKED = re.compile(r"\bhow\s+(?:many|long)\b|\bnumber\s+of\b", re.IGNORECASE)

@@ -62,7 +62,13 @@ def weekday_count_question(text: str, dates: list[str]) -> dict[str, Any] | None
     span = _span(text, written)
     if span is None:
         return None
-    return {"operation": "count_weekdays", "date": span[0], "other": span[1], "weekday": weekday}
+    start = "tomorrow" if span[0] == "today" and _NOT_TODAY.search(text) else span[0]  # "not counting today"
+    return {"operation": "count_weekdays", "date": start, "other": span[1], "weekday": weekday}
+
+
+# "not counting today", "excluding today", "after today", "from tomorrow": the count starts tomorrow
+_NOT_TODAY = re.compile(r"\b(?:not\s+(?:counting|including)|excluding|without|except)\s+today\b"
+                        r"|\bafter\s+today\b|\bfrom\s+tomorrow\b", re.IGNORECASE)
 
 
 def _span(text: str, written: list[str]) -> tuple[str, str] | None:
