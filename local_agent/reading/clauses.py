@@ -31,7 +31,8 @@ _QUESTION_OPENERS = (
     r"(?:whats|what|how|where|when|why|who|whom|whose|which|do|does|did|are|is|was|were|have|has|had|"
     r"can|could|would|will|should|shall|may|might|isn't|aren't|don't|doesn't|didn't|won't)"
 )
-# A clause starts after "but/and/so ..." or a comma when a subject or a question follows.
+# A clause starts after "but/and/so ..." or a comma when a subject or a question follows ("my
+# scores were 78, 85 and 91, whats my average"; not "..., what a day", nor a relative clause ", who is 7").
 # A question back to the assistant: "what do you ...", "how about you", "where did you ...".
 _ASKS_THE_ASSISTANT = (
     r"(?:what|how|where|when|why|who|which)\s+(?:(?:do|did|does|are|were|is|was|would|could|can|have|"
@@ -41,7 +42,8 @@ _CLAUSE_BREAK = LazyPattern(
     rf",?\s+(?:but|and|so|because|though|although|plus|whereas)\s+(?={_SUBJECTS}\b)"
     rf"|,\s+(?={_SUBJECTS}\b)"
     rf"|,\s+(?=(?:and |but |so )?{_QUESTION_OPENERS}\s+(?:you|your|u|about)\b)"
-    rf"|,\s+(?=(?:and |but |so )?{_ASKS_THE_ASSISTANT})",
+    rf"|,\s+(?=(?:and |but |so )?{_ASKS_THE_ASSISTANT})"
+    r"|,\s+(?=(?:and |but |so )?(?:what|whats|what's|how)\s+(?!a\b|an\b|such\b|about\b)\w)",
     re.I,
 )
 _INTERJECTION = LazyPattern(
