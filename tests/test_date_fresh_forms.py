@@ -148,7 +148,8 @@ def test_a_day_the_question_leaves_open_is_said_back(message: str, part: str):
 
 
 @pytest.mark.parametrize("message", ["I was born on 14 Feb 1990, what weekday was that?",
-                                     "how many days until Tuesday?"])
+                                     "how many days until Tuesday?",
+                                     "My birthday's on 30 October, what weekday is it this year? Hoping for a Friday!"])
 def test_a_day_the_question_names_whole_is_read(message: str):
     assert date_left_out(message, date_question(message)) is None
 

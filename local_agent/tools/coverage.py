@@ -53,8 +53,8 @@ _DATE_FORMS: tuple[tuple[re.Pattern[str], str, str], ...] = (
      "the next or last leap year", "-"),
     (re.compile(r"\b(?:which|what)\s+(?:one\s+)?(?:is|comes|falls|was|will\s+be)\s+(?:later|earlier|first|sooner|"
                 r"last|before|after)\b", re.IGNORECASE), "a comparison of two dates", "-"),
-    (re.compile(rf"\b(?:on\s+)?(?:a|an|any|some)\s+(?:{_DAYS})\b", re.IGNORECASE),
-     "a weekday that could be any of several", "-"),  # "my test is on a Tuesday next month"
+    (re.compile(rf"\bon\s+(?:a|any|some)\s+(?:{_DAYS})\b", re.IGNORECASE),
+     "a weekday that could be any of several", "-"),  # "my test is on a Tuesday next month", not "hoping for a Friday"
     (re.compile(r"^(?=.*\bborn\b)(?=.*\b(?:weekday|day\s+of\s+the\s+week|what\s+day)\b)(?!.*\b(?:1[89]|20)\d\d\b)",
                 re.IGNORECASE | re.DOTALL), "the year of the birth", "-"),  # "born 14 feb, what weekday was that"
 )
