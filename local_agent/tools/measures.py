@@ -171,12 +171,12 @@ def unit_not_asked(message: str, expression: str) -> str | None:
     the reading brought in no factor to convert them; None otherwise."""
     asked = _IN_UNIT.search(asking_sentence(_prepared(message)).rstrip())
     target = unit_name(asked[1]) if asked else None
-    if target is None or dimension(target) is None:
+    if asked is None or target is None or dimension(target) is None:
         return None
     said = [Decimal(match.group()) for match, _, _ in _number_words(message)]
     if any(Decimal(n) not in said and Decimal(n) not in (1, 100) for n in _NUMBER.findall(_python(expression))):
         return None  # a factor the reading brought in: a conversion
-    units = {_unit_named(tokens) for _, tokens, _ in _number_words(message)} - {None}
+    units = {unit for _, tokens, _ in _number_words(message) if (unit := _unit_named(tokens))}
     same = {unit for unit in units if ratio(unit, target) == 1}  # "g" for "grams"
     other = sorted(unit for unit in units - same if dimension(unit) == dimension(target))
     return f"you asked for it in {asked[1]}, and it gives {other[0]}" if other and not same else None

@@ -94,11 +94,11 @@ _NEAR = 5  # words between a thing and its name ("Sora started at Little Acorns 
 def _thing_asked(part: str) -> str | None:
     """The thing (not someone) whose name the part asks: "the name of Sora's kindergarten",
     "what's the ramen restaurant called", "which university"."""
-    found = _NAME_OF.search(part) or _NAMED_THING.search(part) or _THING_ASKED.match(part)
+    found = _NAME_OF.search(part) or _NAMED_THING.search(part)
+    if found is None and (which := _THING_ASKED.match(part)) and which[1].lower() in _NAMED_THINGS:
+        found = which  # "which university": a thing with a name; "what dog" asks no name
     thing = found[1].lower() if found else None
-    if thing is None or thing in _SOMEONE or (found.re is _THING_ASKED and thing not in _NAMED_THINGS):
-        return None
-    return thing
+    return None if thing is None or thing in _SOMEONE else thing
 
 
 def _beside_thing(name: str, text: str, part: str) -> bool:
