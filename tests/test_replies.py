@@ -104,6 +104,9 @@ def test_a_statement_said_back_in_the_second_person():
     ("How much will I pay for the apples?", "calculation"),  # the user's own amount, no number to work it out
     ("How tall is the Eiffel Tower?", "estimate"),  # a small model's number, said as a guess
     ("How are you?", "courtesy"),  # "how" asks no amount
+    ("my sis says the party is a week from friday, whats the date of that", "date"),  # no rule read it: no guess
+    ("my gran was born 14 feb, what weekday was that", "date"),
+    ("what day of the week is good for a picnic", "open"),  # look-alike: names no day
 ])
 def test_the_kind_of_reply_a_message_gets(message, kind):
     assert plan_reply(reading(message), []).kind == kind

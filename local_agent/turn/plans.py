@@ -4,12 +4,14 @@ what for each kind, and makes the reply)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
 from ..reading import Reading
 from ..reading.problems import amount_without_numbers, calculation_request
+from ..reading.words import MONTHS, WEEKDAYS
 from .about_me import about_me_reply
 from .acknowledge import correction_reply, introduction_reply
 from .evidence import from_memory
@@ -22,7 +24,7 @@ from .told import asks_of_records
 from .when_answer import asks_when_told
 
 ReplyKind = Literal["introduction", "correction", "about-me", "farewell", "courtesy", "problem", "past", "calculation",
-                    "estimate", "statement", "open"]
+                    "date", "estimate", "statement", "open"]
 # Said before the model's guess at an amount nothing here can work out ("how tall is the Eiffel Tower?").
 GUESS_OPENING = "I'm not sure; I can't check this, so take it as a guess:"
 
@@ -94,6 +96,26 @@ def _calculation(reading: Reading, memories: Sequence[str]) -> ReplyPlan | None:
     return ReplyPlan("calculation", outcome="unsure") if calculation_request(reading.text) else None
 
 
+# A question for a day ("whats the date of that", "what weekday was that", "day of the week") ...
+_DAY_ASKED = re.compile(r"\b(?:what|which)(?:'s|s)?\s+(?:the\s+)?(?:date|day|weekday)\b|\bday\s+of\s+the\s+week\b",
+                        re.IGNORECASE)
+# ... of a day the message names itself: a date, a weekday, a month, "a week from", "tomorrow"
+_DAY_NAMED = re.compile(rf"\b(?:{'|'.join([*WEEKDAYS, *MONTHS, *(m[:3] for m in MONTHS)])}|tomorrow|yesterday|today)\b"
+                        r"|\b(?:days?|weeks?|months?)\s+(?:from|after|before)\b|\d", re.IGNORECASE)
+
+
+def _date(reading: Reading, memories: Sequence[str]) -> ReplyPlan | None:
+    # a day asked of a day the message names, that no date rule read ("my sis says the party is a
+    # week from friday, whats the date of that"): never the model's guess at a date
+    if not reading.english or not _DAY_ASKED.search(reading.text) or not _DAY_NAMED.search(reading.text):
+        return None
+    read = "; ".join(span.text for span in reading.dates)
+    said = f" (I read: {read})" if read else ""
+    return ReplyPlan("date", f"I'm not sure: I can't work out that day exactly from what you wrote{said}. "
+                             "Could you give the date it counts from, with its year (for example 20 March 2026)?",
+                     outcome="unsure")
+
+
 def _amount(reading: Reading, memories: Sequence[str]) -> ReplyPlan | None:
     bare = amount_without_numbers(reading.text) if reading.english else None
     if bare == "own":  # "how much will I pay for the apples?": from memory, or asked for
@@ -120,6 +142,7 @@ PRECEDENCE: tuple[tuple[str, PlanStep], ...] = (
     ("problem", _problem),  # states its own quantities and asks about them: never the past
     ("calculation", _calculation),  # asks for an amount of a number it states: no free model text, no memory
     ("past", past_plan),
+    ("date", _date),  # asks for a day of a day it names, that no date rule read: no free model text
     ("amount", _amount),  # asks for an amount with no number: from memory, asked for, or a guess said as one
     ("statement", _statement),  # not asking: a feeling, a first-person statement, another language
 )

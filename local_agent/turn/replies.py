@@ -21,6 +21,9 @@ who says what, the first entry of `PRECEDENCE` that applies winning:
   farenheit"; reading/problems): never the model's free text and never the user's past, but
   "I'm not sure" with what the message lacks when that is read ("I'd need her brother's age"),
   else the numbers it read;
+- a question for a day of a day the message names that no date rule read ("my sis says the
+  party is a week from friday, whats the date of that"): "I'm not sure" with the days read and
+  what is needed, at once; never the model's guess at a date;
 - a question about the conversation's past (memory_answers.py): "what's my name?" is the
   program's when an introduction in the dialogue or a memory shown gives it ("Your name is
   Dana."); a question that asks when is the program's, the day the event happened read from
@@ -117,7 +120,7 @@ class Replier:
         self.today, self.told = today, list(told)  # the question's day; the records a "when" is answered from
 
     def reply(self, plan: ReplyPlan, reading: Reading, user_names: Sequence[str] = ()) -> Reply:
-        if plan.kind in ("about-me", "farewell", "problem"):
+        if plan.kind in ("about-me", "farewell", "problem", "date"):
             return Reply(self.said(plan.text), f"template:{plan.kind}")
         if plan.kind in ("introduction", "correction"):
             said = self.said(plan.text)
