@@ -78,7 +78,7 @@ def _indirect() -> re.Pattern[str]:
 # asks for the value. Not "that was the total", nor an open end with no number before it.
 _LEFT_OPEN = re.compile(r"(?=[^?]*\d)[^?]*(?:\b(?:is|are|will\s+(?:be|have|cost|pay|get)|would\s+(?:be|have|cost)|"
                         r"am\s+now|comes?\s+to|equals|pays?|=)|(?:^|[,;:]\s*)(?:the\s+)?(?:total|count|sum|"
-                        r"average|number|amount)(?:\s+[a-z]+)?|\bi\s+need)\W*$", re.I)
+                        r"average|avg|number|amount)(?:\s+[a-z/]+){0,2}|\bi\s+need)\W*$", re.I)
 
 
 def embedded_question(message: str) -> str:
