@@ -286,3 +286,11 @@ def test_a_question_asked_indirectly_asks(message, asks):
     from local_agent.reading import read
 
     assert read(message, dt.datetime(2026, 3, 11, 12)).asks is asks
+
+
+def test_a_question_that_asks_with_its_mark_is_read_as_typed():
+    from local_agent.reading.requests import embedded_question
+    for message in ("3 coffees at 2.40 each, total?", "I have 180 books. How many shelves do I need?"):
+        assert embedded_question(message) == message  # not "...need??": the mark asks already
+    assert embedded_question("In total I paid 45 for 3 tickets so one ticket is") == (
+        "In total I paid 45 for 3 tickets so one ticket is?")

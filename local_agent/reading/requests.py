@@ -96,7 +96,7 @@ def embedded_question(message: str) -> str:
     opener = _indirect().match(message)
     if opener is not None:
         return _asked(message[opener.end():])
-    if _LEFT_OPEN.match(message):
+    if "?" not in message and _LEFT_OPEN.match(message):  # a question mark asks already
         return f"{message.rstrip(' .!,')}?"
     inside = list(_indirect_inside().finditer(message))  # "..., 250 km, need to know how much fuel"
     if not inside:
