@@ -403,12 +403,17 @@ def test_an_average_of_a_list_with_another_amount_beside_it_is_not_read(message:
     ("how many minutes in half an hour", "0.5 * 60"),
     ("it's 98.6 F, in celsius please", "(98.6 - 32) * 5 / 9"),
     ("the bag is 2 kg, in pounds", "2 / 0.45359237"),
+    ("I'm 6 foot 2, how many cm is that", "(6 * 30.48) + (2 * 2.54)"),  # inches after feet
+    ("it's 14 degrees F outside, what's that in C", "(14 - 32) * 5 / 9"),
+    ("what is 100 km/h in mph", "100 / 1.609344"),
+    ("how many kilometres per hour is 60 mph", "60 * 1.609344"),
 ])
 def test_a_part_of_a_unit_and_a_conversion_asked_by_its_target_alone(message: str, expression: str):
     assert arithmetic(message) == expression
 
 
-@pytest.mark.parametrize("message", ["I ran 5 km in 30 minutes", "I swam 2 km in the lake"])
+@pytest.mark.parametrize("message", ["I ran 5 km in 30 minutes", "I swam 2 km in the lake",
+                                     "convert 5 miles 3 times"])
 def test_a_distance_in_a_time_or_a_place_is_no_conversion(message: str):
     assert arithmetic(message) is None
 

@@ -21,13 +21,14 @@ _UNIT = r"(second|minute|hour|day|week|month|year)s?"
 _ONE = r"(?:a|an|one|per|each|every|1)"
 _MULTIPLES = {"double": "2", "twice": "2", "triple": "3", "quadruple": "4"}
 _PARTS = {"half": "0.5", "quarter": "0.25"}
+_FEET = frozenset({"foot", "feet", "ft"})
 
 
 # An amount to convert: one number and unit, or two of one measure ("5 feet 10 inches",
 # "2 hours and 20 minutes"), or a unit alone ("in a day": one; "half a pound": a half).
 _AMOUNT_NAMED = (rf"(?:(?<![\w.])(?P<amount>-?\d+(?:\.\d+)?)\s*|\b(?P<part>half|quarter)\s+(?:of\s+)?(?:a|an)\s+"
                  rf"|\b(?:a|an|one)\s+)(?P<unit>{units.UNIT})"
-                 rf"(?:\s+(?:and\s+)?(?P<more>\d+(?:\.\d+)?)\s*(?P<more_unit>{units.UNIT}))?")
+                 rf"(?:\s+(?:and\s+)?(?P<more>\d+(?:\.\d+)?)\s*(?P<more_unit>{units.UNIT})?)?")
 _TARGET = rf"(?P<target>{units.UNIT})"
 # Forms of a conversion: how many ounces in 2 pounds; convert 5 miles to km; I weigh 70 kg,
 # what's that in pounds?; 750 ml ... how many liters is that?
@@ -39,6 +40,7 @@ _CONVERSIONS = tuple(re.compile(form) for form in (
      rf"\s+in\s+{_TARGET}"),  # "asking what that is in F"
     rf"{_AMOUNT_NAMED}.*?\bhow\s+many\s+{_TARGET}\s+(?:is|are)\s+(?:that|it|this)\b",
     rf"{_AMOUNT_NAMED}\s*,?\s+(?:in|to|into)\s+{_TARGET}\s*(?:please|pls|plz)?\W*$",  # "98.6 F, in celsius please"
+    rf"{_AMOUNT_NAMED}\s+(?:is|are|makes|equals)\s+how\s+many\s+{_TARGET}",  # "250 ml is how many cups"
 ))
 # A terse conversion, nothing around it but a word or two ("minutes in 3.5 hours", "hw many
 # seconds in a day", "2 km in miles").
@@ -58,7 +60,7 @@ def asked_conversion(text: str) -> str | None:
     """A conversion whose own words ask it, with no question mark or opening question word
     ("3 cups of flour how many ml is that", "how many minuts is 2.75 hrs", "it's 98.6 F, in
     celsius please": the target unit ends the message)."""
-    return next((_converted(match, text) for at in (0, 2, 3, 4) if (match := _CONVERSIONS[at].search(text))), None)
+    return next((_converted(match, text) for at in (0, 2, 3, 4, 5) if (match := _CONVERSIONS[at].search(text))), None)
 
 
 def terse_conversion(text: str) -> str | None:
@@ -73,7 +75,9 @@ def _converted(match: re.Match[str], text: str) -> str | None:
     not the smaller unit, or the message holds a number the conversion would leave out."""
     names = [units.unit_name(match[group]) if match[group] else None for group in ("unit", "more_unit", "target")]
     source, smaller, target = names
-    if source is None or target is None or (match["more_unit"] and smaller is None):
+    if match["more"] and smaller is None and source in _FEET:
+        smaller = "inch"  # "6 foot 2": inches after feet
+    if source is None or target is None or (match["more"] and smaller is None):
         return None
     whole = match["amount"] or _PARTS.get(match["part"] or "", "1")
     parts = [(whole, source)] + ([(match["more"], smaller)] if smaller else [])

@@ -11,7 +11,7 @@ from fractions import Fraction
 
 from .question_text import decimal_text
 
-# name -> (dimension, size in the dimension's base unit: metre, gram, millilitre, second, month)
+# name -> (dimension, size in the dimension's base unit: metre, gram, millilitre, second, month, metre an hour)
 _SIZES: dict[str, tuple[str, float]] = {
     "kilometer": ("length", 1000), "km": ("length", 1000), "meter": ("length", 1), "m": ("length", 1),
     "centimeter": ("length", 0.01), "cm": ("length", 0.01), "millimeter": ("length", 0.001), "mm": ("length", 0.001),
@@ -26,15 +26,25 @@ _SIZES: dict[str, tuple[str, float]] = {
     "second": ("time", 1), "sec": ("time", 1), "minute": ("time", 60), "min": ("time", 60), "hour": ("time", 3600),
     "hr": ("time", 3600), "day": ("time", 86_400), "week": ("time", 604_800),
     "month": ("calendar", 1), "year": ("calendar", 12),
+    # speeds, in metres an hour so that each factor is exact
+    "mph": ("speed", 1609.344), "km/h": ("speed", 1000), "kmh": ("speed", 1000), "kph": ("speed", 1000),
+    "kmph": ("speed", 1000), "m/s": ("speed", 3600),
 }
 _TEMPERATURES = {"celsius": "c", "centigrade": "c", "fahrenheit": "f", "kelvin": "k"}
 _SCALES = frozenset(_TEMPERATURES.values())
 _SPELLED = {"metre": "meter", "kilometre": "kilometer", "centimetre": "centimeter", "millimetre": "millimeter",
             "lbs": "lb", "inches": "inch", "feet": "feet", "hrs": "hr", "mins": "min", "secs": "sec"}
-_NAMES = sorted([*_SIZES, *_TEMPERATURES, *_SPELLED], key=len, reverse=True)
+# speeds said in words ("kilometres per hour"), read as the table's names with the spaces left out
+_SPELLED |= {f"{length}per{time}": short for length, time, short in (
+    ("kilometres", "hour", "km/h"), ("kilometers", "hour", "km/h"), ("kilometre", "hour", "km/h"),
+    ("kilometer", "hour", "km/h"), ("miles", "hour", "mph"), ("mile", "hour", "mph"),
+    ("metres", "second", "m/s"), ("meters", "second", "m/s"))}
+_SPOKEN_SPEED = r"(?:kilomet(?:re|er)s?|miles?|met(?:re|er)s?)\s+per\s+(?:hour|second)\b"
+_NAMES = sorted([*_SIZES, *_TEMPERATURES, *(name for name in _SPELLED if "per" not in name)], key=len, reverse=True)
 # A unit's name: plural or not, "degrees" before a temperature; single letters only where they
-# cannot be a word ("350 f", "in c" at the end), never the preposition "in".
-UNIT = (rf"(?:degrees?\s+)?(?:{'|'.join(_NAMES)})(?:e?s)?\b|°\s?[cfk]\b|(?<=\d)\s?[cf]\b|"
+# cannot be a word ("350 f", "14 degrees F", "in c" at the end), never the preposition "in".
+UNIT = (rf"{_SPOKEN_SPEED}|(?:degrees?\s+)?(?:{'|'.join(_NAMES)})(?:e?s)?\b|°\s?[cfk]\b|(?<=\d)\s?[cf]\b|"
+        r"\bdegrees?\s+[cfk]\b|"
         r"(?<=\bin\s)[cfk](?=\s*\??$)|(?<=\bto\s)[cfk](?=\s*\??$)")
 
 
