@@ -160,3 +160,8 @@ def test_a_count_not_counting_today_starts_tomorrow():
     assert asked is not None and asked["date"] == "tomorrow" and "14 working days" in answer(message)
     plain = date_question("how many working days are left until the end of March?")  # look-alike: today counts
     assert plain is not None and plain["date"] == "today"
+
+
+def test_an_age_left_open_after_a_birth_is_asked():
+    assert date_question("I was born 14 March 1990 so I am now?") == {"operation": "age", "date": "1990-03-14"}
+    assert date_question("I was born 14 March 1990 and I am now living in Leeds") is None  # look-alike

@@ -144,7 +144,9 @@ def _amount(text: str) -> tuple[int, str] | None:
 def _age(text: str, dates: list[str], amount: tuple[int, str] | None) -> dict[str, Any] | None:
     """How old someone born on a date is today, or will be: the age they turn this year (or in
     a named year) is their age on its last day; on a second date, their age that day."""
-    if not dates or "born" not in text or not re.search(r"\bhow\s+old\b|\bage\b|\byears\s+old\b", text):
+    asked = re.search(r"\bhow\s+old\b|\bage\b|\byears\s+old\b"  # or a sentence left open for it: "so I am now?"
+                      r"|\b(?:am\s+i|i\s+am|i'm|is\s+s?he|s?he\s+is)\s+(?:now|today)\W*$", text)
+    if not dates or "born" not in text or not asked:
         return None
     if len(dates) == 2 and re.search(r"\bborn\b(?:(?!\bon\b).)*\bon\b.*\bon\b", text):
         return {"operation": "age", "date": dates[0], "other": dates[1]}  # born on X ... be on Y
