@@ -478,3 +478,5 @@ def test_the_business_someone_runs_is_their_work():
     tom = "I'm Tom, 44, I run a little bike repair shop in Galway called Spoke & Chain."
     assert kind_values(tom, "job") == {"shop"}
     assert kind_values("we run a marathon every year and I own a dog", "job") == set()  # look-alikes
+    # a practice is run by someone whose job is said besides ("a veterinarian ... I run a small practice")
+    assert kind_values("I run a small practice in Graz, Austria.", "job") == set()
