@@ -112,14 +112,14 @@ def past_question(message: str, clauses: Sequence[Clause], language: str | None)
     ("Would Tim enjoy ...?", "What might John's degree be in?")."""
     if language not in (None, "en") or _GUESS.search(message):
         return None
-    asked = [c for c in clauses if c.act == "question" or _REMIND.search(_onwards(message, c.text))
+    reminding = {c.text for c in clauses if _REMIND.search(_onwards(message, c.text))}
+    asked = [c for c in clauses if c.act == "question" or c.text in reminding
              or (c.act == "request" and _question_part(c.text) != c.text)]  # "I was wondering, where did I ..."
     if not asked and _terse_ask().match(message):  # "wife's name", "dog's breed?": a question about theirs
         return PastQuestion(True, (message,), ())
     if not asked:
         return None
-    return PastQuestion(any(_about_past(_question_part(clause.text)) or _REMIND.search(_onwards(message, clause.text))
-                            for clause in asked),
+    return PastQuestion(any(_about_past(_question_part(clause.text)) or clause.text in reminding for clause in asked),
                         tuple(clause.text for clause in asked),
                         tuple(name for clause in asked for name in proper_names(clause.text + ".")))
 

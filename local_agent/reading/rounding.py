@@ -16,13 +16,12 @@ from decimal import ROUND_HALF_UP, Decimal
 _COUNTS = {"a single": 1, "single": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
 _COUNT = r"(?P<count>[0-6]|one|two|three|four|five|six|a\s+single|single)"
 # What the nearest unit says ("to the nearest tenth": 1 place; "the nearest dollar": none).
-# A whole degree is no places too ("to the nearest degree": a temperature is always in degrees;
-# "the nearest minute" of a time in hours is not a rounding of its number)
-_WHOLE_UNITS = ("degree",)
-_NEAREST = {"whole": 0, "integer": 0, "dollar": 0, "euro": 0, "pound": 0, "percent": 0,
-            "tenth": 1, "hundredth": 2, "cent": 2, "penny": 2, "thousandth": 3, **dict.fromkeys(_WHOLE_UNITS, 0)}
+# "To the nearest degree" is a whole number too: a temperature is always in degrees ("the nearest
+# minute" of a time in hours is no rounding of its number, so it is not here).
+_NEAREST = {"whole": 0, "integer": 0, "dollar": 0, "euro": 0, "pound": 0, "percent": 0, "degree": 0,
+            "tenth": 1, "hundredth": 2, "cent": 2, "penny": 2, "thousandth": 3}
 _UNIT = (r"(?P<unit>whole(?:\s+number)?|integer|dollar|euro|pound|percent(?:age\s+point)?|tenth|"
-         rf"hundredth|thousandth|cent|penny|{'|'.join(_WHOLE_UNITS)})\b")
+         r"hundredth|thousandth|cent|penny|degree)\b")
 # What may go before an instruction ("round the answer off to", "with") and after it ("is fine").
 _BEFORE = (r"(?:\b(?:round(?:ed|ing)?|give\s+it|show\s+it)\s+(?:(?:it|that|this|the\s+\w+|them|your\s+\w+)\s+)?"
            r"(?:(?:off|up|down)\s+)?(?:to\s+|at\s+|with\s+)?|\b(?:to|with|at|in|using)\s+)?")

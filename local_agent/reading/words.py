@@ -81,14 +81,9 @@ def alternation(listed: Iterable[str]) -> str:
 MONTHS = word_list("months")
 WEEKDAYS = word_list("weekdays")
 WEEKDAY_ABBREVIATIONS = word_list("weekday_abbreviations")
-
-
-def full_weekday(word: str) -> str | None:
-    """The weekday a word names, whole or shortened ("wed", "Thurs" -> "wednesday", "thursday")."""
-    lower = word.lower()
-    if lower in WEEKDAYS:
-        return lower
-    return next((day for day in WEEKDAYS if lower in WEEKDAY_ABBREVIATIONS and day.startswith(lower[:3])), None)
+# each weekday by its whole name and by each shortening ("wed", "thurs")
+_WEEKDAY_NAMED = {**{day: day for day in WEEKDAYS},
+                  **{short: day for short in WEEKDAY_ABBREVIATIONS for day in WEEKDAYS if day.startswith(short[:3])}}
 NUMBER_WORDS = word_list("number_words")  # NUMBER_WORDS[n - 1] is n
 FUNCTION_WORDS = word_set("function_words")
 STOPWORDS = FUNCTION_WORDS | word_set("stopwords")
@@ -109,6 +104,11 @@ _SPELLED_OPENING = re.compile(
     rf"(?:^|(?<=[.,!?;:])|\b(?:and|so|but|ok|okay|also|wait|sorry|btw|on)\b)\s*"
     rf"(?P<word>{'|'.join(sorted(map(re.escape, QUESTION_SPELLINGS), key=len, reverse=True))})(?![\w'])",
     re.IGNORECASE)
+
+
+def full_weekday(word: str) -> str | None:
+    """The weekday a word names, whole or shortened ("wed", "Thurs" -> "wednesday", "thursday")."""
+    return _WEEKDAY_NAMED.get(word.lower())
 
 
 def respelled(text: str) -> str:

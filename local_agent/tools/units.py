@@ -34,13 +34,13 @@ _TEMPERATURES = {"celsius": "c", "centigrade": "c", "fahrenheit": "f", "kelvin":
 _SCALES = frozenset(_TEMPERATURES.values())
 _SPELLED = {"metre": "meter", "kilometre": "kilometer", "centimetre": "centimeter", "millimetre": "millimeter",
             "lbs": "lb", "inches": "inch", "feet": "feet", "hrs": "hr", "mins": "min", "secs": "sec"}
-# speeds said in words ("kilometres per hour"), read as the table's names with the spaces left out
-_SPELLED |= {f"{length}per{time}": short for length, time, short in (
+# speeds said in words ("kilometres per hour"), read with the spaces left out
+_SPOKEN_SPEEDS = {f"{length}per{time}": short for length, time, short in (
     ("kilometres", "hour", "km/h"), ("kilometers", "hour", "km/h"), ("kilometre", "hour", "km/h"),
     ("kilometer", "hour", "km/h"), ("miles", "hour", "mph"), ("mile", "hour", "mph"),
     ("metres", "second", "m/s"), ("meters", "second", "m/s"))}
 _SPOKEN_SPEED = r"(?:kilomet(?:re|er)s?|miles?|met(?:re|er)s?)\s+per\s+(?:hour|second)\b"
-_NAMES = sorted([*_SIZES, *_TEMPERATURES, *(name for name in _SPELLED if "per" not in name)], key=len, reverse=True)
+_NAMES = sorted([*_SIZES, *_TEMPERATURES, *_SPELLED], key=len, reverse=True)
 # A unit's name: plural or not, "degrees" before a temperature; single letters only where they
 # cannot be a word ("350 f", "14 degrees F", "in c" at the end), never the preposition "in".
 UNIT = (rf"{_SPOKEN_SPEED}|(?:degrees?\s+)?(?:{'|'.join(_NAMES)})(?:e?s)?\b|°\s?[cfk]\b|(?<=\d)\s?[cf]\b|"
@@ -52,7 +52,7 @@ def unit_name(text: str) -> str | None:
     """The table's name of a unit as written ("Kilometres" -> kilometer, "°F" -> f), or None."""
     word = re.sub(r"^degrees?\s+|[°\s]", "", text.lower())
     for written in (word, re.sub(r"es$", "", word), re.sub(r"s$", "", word)):
-        name = _SPELLED.get(written, written)
+        name = _SPELLED.get(written) or _SPOKEN_SPEEDS.get(written, written)
         if name in _SIZES or name in _SCALES:
             return name
         if name in _TEMPERATURES:

@@ -19,9 +19,10 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 
 from ..values import mixed_numbers
+from ..words import NUMBER_WORDS
 
 _WORD = re.compile(r"\$?\d+(?:,\d{3})*(?:\.\d+)?(?:/\d+)?%?|[A-Za-z][A-Za-z'-]*|[.?!;,]")
-_HOURS = r"(?:\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
+_HOURS = rf"(?:\d{{1,2}}|{'|'.join(NUMBER_WORDS)})"
 # clock times: "7:45", "7pm", "quarter to nine", "half past five", "ten o'clock"; "leave at 7.40"
 # (a time said with a dot after a verb of when, not "3 at 4.50 each")
 _CLOCK = re.compile(r"\b\d{1,2}:\d{2}(?::\d{2})?(?:\s*[ap]\.?m\b\.?)?|\b\d{1,2}\s*[ap]\.?m\b\.?"
