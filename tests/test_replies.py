@@ -470,6 +470,18 @@ def test_a_reply_to_a_message_with_its_own_quantities_names_no_number_worked_out
     assert ("380" in reply.answer.text) is (route == "model" and "380" in model_says)
 
 
+@pytest.mark.parametrize(("message", "model_says", "route"), [
+    ("What is 28 degrees celsius in fahrenheit like?", "That is about 82 degrees.", "template:calculation"),
+    ("What is 28 degrees celsius in fahrenheit like?", "28 degrees is a warm summer day.", "model"),
+    ("It was 28 degrees at the beach today.", "That is about 82 degrees.", "model"),  # asks nothing: not held here
+])
+def test_a_question_on_one_quantity_names_no_number_worked_out_without_a_tool(message, model_says, route):
+    messages = [Message("system", "Be brief."), Message("user", message)]
+    replier = Replier(ScriptedBackend([model_says]), messages, GenerationSettings(max_tokens=64), None, {}, 0.0,
+                      sources=[m.content for m in messages])
+    assert replier.reply(ReplyPlan("open"), reading(message)).route == route
+
+
 def test_a_number_asked_with_nothing_recalled_is_not_told_and_the_model_is_not_asked():
     backend = ScriptedBackend(["You have 14 grandchildren."])
     messages = [Message("system", "Be brief. Today is 14 September 2026."), Message("user", "How many grandchildren?")]

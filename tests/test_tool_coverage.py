@@ -220,3 +220,10 @@ def test_an_average_no_query_computes_is_said():
                         'SELECT count(*) FROM "user_activity"', []) == "an average"
     assert sql_left_out("average age of users in Oslo?", 'SELECT round(avg("users"."age"), 1) FROM "users" WHERE '
                         '"users"."location" = ?', ["Oslo"]) is None
+
+
+def test_a_calculation_or_date_the_model_answers_without_a_tool_is_not_stood_behind(scripted):
+    scripted.queue(action("final"), "The user wants to know how many days until the birthday.")
+    data = ask_json("--tools", "um how many days till my sisters birthday on the twentieth of may", backend=scripted)
+    assert data["tools"]["route"] == "model" and data["tool_calls"] == [] and data["outcome"] == "unsure"
+    assert data["answer"].startswith("I'm not sure this answers your question (nothing was worked out).")

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from .patterns import LazyPattern
-from .words import QUESTION_SPELLINGS, word_set
+from .words import NUMBER_WORDS, QUESTION_SPELLINGS, word_set
 
 ClauseAct = Literal["statement", "question", "request"]
 
@@ -141,11 +141,38 @@ def normalize(text: str) -> str:
     return text.strip()
 
 
+# A question said after the quantities it asks about, with no comma between, as speech and
+# quick typing leave it ("oven says 350 farenheit whats that in celcius", "if i have ninety days
+# to return it whats the last day"): the question starts a clause of its own. Not "I know how
+# much it costs" (no quantity before it), "I ran 5 km, I know how much it hurts" (a clause after
+# it), nor "what a day" (no asking word after "what").
+_QUANTITY = LazyPattern(r"\d|\b(?:" + "|".join(NUMBER_WORDS) + r"|twenty|thirty|forty|fifty|sixty|seventy|"
+                        r"eighty|ninety|hundred|thousand|dozen)\b", re.I)
+_ASKED_AFTER = LazyPattern(r"\s+(?=(?:whats|what's|what\s+(?:is|was|will|would)\s+(?:that|it|this|the|my)|"
+                           r"how\s+(?:much|many|long|far|old)(?!\s+(?:i|it|he|she|we|they|you)\s+(?!(?:is|are|am|was)\b)[a-z])|"
+                           r"when\s+(?:is|was|will|do|does|did)|which\s+(?:day|date))\b)", re.I)
+
+
+def _asked_after_quantities(sentence: str) -> list[str]:
+    """`sentence` cut before a question that follows its quantities without a comma."""
+    for found in _ASKED_AFTER.finditer(sentence):
+        before = sentence[:found.start()]
+        if before and before[-1] not in ",;:" and _QUANTITY.search(before):
+            return [sentence[:found.start()], sentence[found.end():]]
+    return [sentence]
+
+
+def asks_after_quantities(text: str) -> bool:
+    """Whether `text` asks a question after its quantities with no comma between."""
+    return len(_asked_after_quantities(text)) > 1
+
+
 def split_clauses(message: str) -> list[Clause]:
     """The message's clauses in order, each with its act; a chat clause that leaves its
     subject out is given the speaker's back (`_with_speaker`)."""
     clauses = []
-    for sentence in _SENTENCE_BREAK.split(normalize(message)):
+    sentences = [cut for whole in _SENTENCE_BREAK.split(normalize(message)) for cut in _asked_after_quantities(whole)]
+    for sentence in sentences:
         pieces = [q for p in _CLAUSE_BREAK.split(sentence) if p and p.strip() for q in _split_run_on(p)]
         parts = _join_fragments([p for p in pieces if p.strip()])
         for index, part in enumerate(parts):

@@ -45,7 +45,8 @@ well sorry sure glad happy sad tired sick ill busy free ready late early lost bo
 cold hot alone single married divorced pregnant retired vegan vegetarian old young fine alright
 awake asleep curious nervous anxious afraid scared excited thrilled upset angry mad stressed
 worried interested in on at out off up down over away about into from with like almost only
-always never currently actually literally kinda sort kind pretty quite too all still""".split())
+always never currently actually literally kinda sort kind pretty quite too all still
+born gone grown known seen taken given made left paid sent""".split())  # "I am born 14 July 1985": no name
 _WORD_FORMS = ("ed", "ing", "y", "ful", "ous", "ive", "ic", "al", "ble", "less", "ish", "ent", "ant", "ly")
 
 

@@ -56,6 +56,7 @@ _IF = re.compile(r"^(?:if|whether)\s+", re.I)
 _NEED_TO = re.compile(_LEAD + r"(?:i\s+)?(?:need|have|got|want)\s+to\s+(?=(?:split|convert|calculate|work\s+out|"
                       r"figure\s+out|divide|share|add|find|count)\b)", re.I)
 
+_FIND_OUT = re.compile(r"(?:figure|work|find)\s+out\s+(?=(?:how|what|which|when|whether|if)\b)", re.I)
 # "need the date 45 days from today": a value asked for by its noun
 _NEED_THE = re.compile(_LEAD + r"(?:i\s+)?(?:need|want)\s+(?=the\s+(?:date|day|number|total|average|sum|difference|"
                        r"price|cost|answer|result|time)\b)", re.I)
@@ -89,7 +90,9 @@ def embedded_question(message: str) -> str:
     for 45, so one ticket is" -> "3 tickets for 45, so one ticket is?"; any other message as it is."""
     need = _NEED_TO.match(message)
     if need:
-        return message[need.end():]
+        rest = message[need.end():]
+        asked = _FIND_OUT.match(rest)  # "need to figure out how many cm a 55-inch screen is": the question
+        return _asked(rest[asked.end():]) if asked else rest
     noun = _NEED_THE.match(message)
     if noun:
         return f"what is {message[noun.end():].rstrip('.!?')}?"

@@ -131,12 +131,17 @@ def _chained_percents(text: str) -> str | None:
     if len(amounts := numbers(rest)) != 1:
         return None
     factors = []
-    for percent in percents:  # the first direction word after each percentage, before the next number
-        after = re.split(r"\d", text[percent.end():percent.end() + 30])[0]
-        if (word := re.search(rf"\b(?:(?P<off>{_OFF})|{_ON})\b", after)) is None:
+    for percent in percents:  # a sign right before it ("minus 15%"), else the first direction word after it
+        before = _SIGN_BEFORE.search(text[max(0, percent.start() - 12):percent.start()])
+        after = re.split(r"[\d,;]", text[percent.end():percent.end() + 30])[0]  # its own clause: not the next's "plus"
+        word = before or re.search(rf"\b(?:(?P<off>{_OFF})|{_ON})\b", after)
+        if word is None:
             return None
         factors.append(f"(1 {'-' if word['off'] else '+'} {percent[1]} / 100)")
     return " * ".join([amounts[0], *factors])
+
+
+_SIGN_BEFORE = re.compile(r"[\d%]\s*(?:(?P<off>minus|less|-)|plus|\+)\s*$")  # "1200 minus 15%", not "off all plus 5%"
 
 
 def _percent_forms(text: str) -> str | None:

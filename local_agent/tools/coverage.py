@@ -48,7 +48,14 @@ _DATE_FORMS: tuple[tuple[re.Pattern[str], str, str], ...] = (
      "a count of weekends or holidays", "-"),
     (re.compile(r"\bweek\s+(?:number|no\b)|\b(?:which|what)\s+week\s+(?:is|of)\b", re.IGNORECASE), "a week number",
      "day_of_year"),
+    (re.compile(r"\b(?:not\s+(?:counting|including)|excluding|except(?:\s+for)?|without\s+counting|leaving\s+out)\s+"
+                r"(?!today\b)\w|\bexclusive(?:ly)?\b", re.IGNORECASE),
+     "days left out of the count", "-"),  # "not counting the first day", "excluding both ends": only today is read
+    (re.compile(r"\bday\s+(?:number|no\b)|\bnumber\s+day\b|\bday\s+of\s+the\s+year\b", re.IGNORECASE),
+     "the day of the year", "day_of_year"),  # "whats todays day number", not answered by "Today is ..."
     (re.compile(r"\bhow\s+old\s+(?:will|would)\b(?!.*\btoday\b)", re.IGNORECASE), "an age still to come", "age"),
+    (re.compile(r"\bhow\s+many\s+(?:days|weeks|months)\s+old\b|\b(?:days|weeks|months)\s+old\s+(?:is|am|are|was|will)\b",
+                re.IGNORECASE), "an age in days, weeks or months", "between"),  # not the years of "age"
     (re.compile(r"\b(?:next|last|previous|coming)\s+leap\s+years?\b", re.IGNORECASE),
      "the next or last leap year", "-"),
     (re.compile(r"\b(?:which|what)\s+(?:one\s+)?(?:is|comes|falls|was|will\s+be)\s+(?:later|earlier|first|sooner|"
@@ -172,6 +179,9 @@ _RATE_PERIOD = re.compile(r"\b(?:a|an|per|each|every|/)\s*(day|week|month|year)\
                           r"|\b(daily|weekly|monthly|yearly|annual(?:ly)?)\b", re.IGNORECASE)
 _ASKED_PERIOD = re.compile(r"\b(days?|weeks?|months?|years?|daily|weekly|monthly|yearly|annual(?:ly)?)\b",
                            re.IGNORECASE)
+_CLAUSE_EDGE = re.compile(r"[.!?;]|,(?!\d{3}\b)")  # not the comma of "$12,000"
+_ASKED_RATE = re.compile(r"\b(?:daily|weekly|monthly|yearly|annual(?:ly)?)\b|(?<!\bin\s)\b(?:a|an|per|each|every)\s+"
+                         r"(?:day|week|month|year)\b", re.IGNORECASE)  # "monthly payment", "what is it a month"
 _CONVERSIONS = frozenset({"7", "12", "52", "30", "31", "365", "24", "4", "60"})  # days a week, months a year, ...
 
 
@@ -180,14 +190,18 @@ def period_left_out(message: str, expression: str) -> str | None:
     out ("35 a month plus 8 for insurance. yearly total?" read as 35 + 8 leaves out the year), or
     None: no rate, the same period, or a conversion the calculation holds (7, 12, 52, ...)."""
     text = message.strip().rstrip("?.! ")
-    cut = max(text.rfind(mark) for mark in ".!?;,")
+    cut = max((found.start() for found in _CLAUSE_EDGE.finditer(text)), default=-1)
     given, asked = (text[:cut], text[cut + 1:]) if cut > 0 else ("", text)  # the last clause asks
     rates = {_PERIOD_WORDS[(m[1] or m[2]).lower()] for m in _RATE_PERIOD.finditer(given)}
     wanted = {_PERIOD_WORDS[m[1].lower()] for m in _ASKED_PERIOD.finditer(asked)}
-    if not rates or not wanted or wanted & rates:
+    said = [_PERIOD_WORDS[m[1].lower()] for m in _ASKED_PERIOD.finditer(text)]
+    # "what my monthly payment would be on a $12,000 loan at 6%": a period asked, and named nowhere else
+    unnamed = not rates and len(said) == 1 and bool(wanted) and _ASKED_RATE.search(asked) is not None
+    if not unnamed and (not rates or not wanted or wanted & rates):
         return None
-    stated = set(re.findall(r"\d+(?:\.\d+)?", message))
-    if (set(re.findall(r"\d+(?:\.\d+)?", expression)) - stated) & _CONVERSIONS:
+    stated = set(re.findall(r"\d+(?:\.\d+)?", re.sub(r"(?<=\d),(?=\d{3}\b)", "", message)))
+    added = set(re.findall(r"\d+(?:\.\d+)?", expression)) - stated  # a factor of the reading's own
+    if added & _CONVERSIONS or (unnamed and added - {"1", "100"}):  # "seconds in a day": 86400 converts already
         return None
     return f"the {sorted(wanted)[0]}"
 

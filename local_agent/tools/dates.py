@@ -108,11 +108,16 @@ def _span_text(start: dt.date, end: dt.date, unit: Unit) -> str:
     text = f"{days} days"
     if unit == "weeks":
         weeks, rest = divmod(abs(days), 7)
-        text += f" ({'-' if days < 0 else ''}{weeks} weeks{f' and {rest} days' if rest else ''})"
+        extra = f" and {_plural(rest, 'day')}" if rest else ""
+        text += f" ({'-' if days < 0 else ''}{_plural(weeks, 'week')}{extra})"
     elif unit in ("months", "years"):
         months = (end.year - start.year) * 12 + end.month - start.month - (end.day < start.day)
         text += f" ({months // 12} years)" if unit == "years" else f" ({months} months)"
     return text
+
+
+def _plural(count: int, unit: str) -> str:
+    return f"{count} {unit}{'' if count == 1 else 's'}"
 
 
 def _between(day: dt.date, date: str, other: str, today: dt.date, unit: Unit, inclusive: bool) -> str:
@@ -124,6 +129,7 @@ def _between(day: dt.date, date: str, other: str, today: dt.date, unit: Unit, in
         end = end.replace(year=end.year + 1)
     if date.startswith("--") and other.strip().lower() == "today" and day > end:
         day = _year_before(day)  # "since Christmas", asked in March: last year's
+    day, end = sorted((day, end))  # a span is told from its earlier end: "how many days since" counts up, never -221
     if inclusive and unit == "days":  # "counting both days": the first day is one too
         return f"From {spoken(day)} to {spoken(end)}, counting both days, is {abs((end - day).days) + 1} days."
     return f"From {spoken(day)} to {spoken(end)} is {_span_text(day, end, unit)}."

@@ -29,6 +29,7 @@ from ..reading.problems.quantities import singular
 from ..reading.words import word_set
 from .coverage import asking_sentence
 from .question_text import normalize
+from .shares import charge_left_out, share_left_out
 from .units import UNIT, dimension, ratio, unit_name
 
 Measure = Counter[str]  # each dimension's power: {"money": 1, "time": -1}
@@ -342,7 +343,7 @@ def change_as_total(message: str, expression: str) -> str | None:
     `expression` gives the amount with the change in it (2000 × (1 + 3.5 / 100)), or None."""
     asking = asking_sentence(_prepared(message))
     words = "|".join(sorted(_CHANGE_ASKED))
-    asked = re.search(rf"\bhow\s+much\s+(more|extra|less)\b|\bhow\s+much\s+(?:\w+\s+){{0,3}}?({words})\b|"
+    asked = re.search(rf"\bhow\s+much\s+(more|extra|less|off)\b|\bhow\s+much\s+(?:\w+\s+){{0,3}}?({words})\b|"
                       rf"\bwhat(?:'s|\s+is|\s+was|\s+will\s+be)?\s+(?:the|my|our)\s+({words})\b", asking)
     if asked is None or _TOTAL_WORDS.search(asking) or not _CHANGE_AFTER.search(expression):
         return None
@@ -372,7 +373,7 @@ def rate_left_out(message: str, expression: str) -> str | None:
     return None if result[dimension_] < 0 else f"you asked for an amount per {asked[1]}, and it gives {_said(result)}"
 
 
-_CHANGE_NAMES = {"more": "difference", "extra": "difference", "less": "difference", "save": "saving"}
+_CHANGE_NAMES = {"more": "difference", "extra": "difference", "less": "difference", "save": "saving", "off": "discount"}
 
 
 def reading_doubt(message: str, expression: str) -> str | None:
@@ -382,4 +383,5 @@ def reading_doubt(message: str, expression: str) -> str | None:
         change = _CHANGE_NAMES.get(change, change)
         return f"you asked for the {change}, and it gives the amount after it"
     return (measure_left_out(message, expression) or rate_left_out(message, expression)
-            or mixed_units(message, expression) or unit_not_asked(message, expression))
+            or mixed_units(message, expression) or unit_not_asked(message, expression)
+            or share_left_out(message, expression) or charge_left_out(message, expression))

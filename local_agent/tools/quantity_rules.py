@@ -26,22 +26,29 @@ _FEET = frozenset({"foot", "feet", "ft"})
 
 # An amount to convert: one number and unit, or two of one measure ("5 feet 10 inches",
 # "2 hours and 20 minutes"), or a unit alone ("in a day": one; "half a pound": a half).
-_AMOUNT_NAMED = (rf"(?:(?<![\w.])(?P<amount>-?\d+(?:\.\d+)?)\s*|\b(?P<part>half|quarter)\s+(?:of\s+)?(?:a|an)\s+"
-                 rf"|\b(?:a|an|one)\s+)(?P<unit>{units.UNIT})"
+# A fraction is one amount ("3/4 cup"); a hyphen may join it to its unit ("a 55-inch screen").
+_AMOUNT_NAMED = (rf"(?:(?<![\w.])(?P<amount>-?\d+(?:\.\d+)?(?:/\d+)?)(?:\s*|-)"
+                 rf"|\b(?P<part>half|quarter)\s+(?:of\s+)?(?:a|an)\s+|\b(?:a|an|one)\s+)(?P<unit>{units.UNIT})"
                  rf"(?:\s+(?:and\s+)?(?P<more>\d+(?:\.\d+)?)\s*(?P<more_unit>{units.UNIT})?)?")
 _TARGET = rf"(?P<target>{units.UNIT})"
+_OWNED = r"(?:a|an|the|my|your|his|her|our|their|this|that)"  # "how many cm is a 32-inch waist"
 # Forms of a conversion: how many ounces in 2 pounds; convert 5 miles to km; I weigh 70 kg,
 # what's that in pounds?; 750 ml ... how many liters is that?
 _CONVERSIONS = tuple(re.compile(form) for form in (
-    rf"\bhow\s+many\s+{_TARGET}\s+(?:are\s+|is\s+)?(?:there\s+)?(?:in|is|are|make|equals?)\s+{_AMOUNT_NAMED}",
+    (rf"\bhow\s+many\s+{_TARGET}\s+(?:are\s+|is\s+)?(?:there\s+)?(?:in|is|are|make|equals?)\s+(?:{_OWNED}\s+)?"
+     rf"{_AMOUNT_NAMED}"),
+    rf"\bhow\s+many\s+{_TARGET}\s+{_OWNED}\s+{_AMOUNT_NAMED}",  # "how many cm a 55-inch screen is"
     rf"{_AMOUNT_NAMED}\s+(?:in|to|into|as)\s+{_TARGET}",
-    (rf"{_AMOUNT_NAMED}.*?\b(?:(?:what(?:'s|\s+is)|how\s+much\s+is)\s+(?:that|it|this)|"
+    (rf"{_AMOUNT_NAMED}.*?\b(?:(?:what(?:'s|s|\s+is)|how\s+much\s+is)\s+(?:that|it|this)|"
     rf"what\s+(?:that|it|this)\s+(?:is|was|would\s+be|comes\s+to)|what\s+(?:would|will)\s+(?:that|it|this)\s+be)"
-     rf"\s+in\s+{_TARGET}"),  # "asking what that is in F"
+     rf"\s+(?:in\s+)?{_TARGET}"),  # "asking what that is in F", "38.5 celsius what is that fahrenheit"
     rf"{_AMOUNT_NAMED}.*?\bhow\s+many\s+{_TARGET}\s+(?:is|are)\s+(?:that|it|this)\b",
     rf"{_AMOUNT_NAMED}\s*,?\s+(?:in|to|into)\s+{_TARGET}\s*(?:please|pls|plz)?\W*$",  # "98.6 F, in celsius please"
     rf"{_AMOUNT_NAMED}\s+(?:is|are|makes|equals)\s+how\s+many\s+{_TARGET}",  # "250 ml is how many cups"
+    rf"{_AMOUNT_NAMED}.*?\bhow\s+much\s+(?:(?:is|are)\s+(?:that|it|this)\s+)?in\s+{_TARGET}",  # "28 c. how much in f"
+    rf"{_AMOUNT_NAMED}\s+(?:is|are)\s+in\s+{_TARGET}",  # "how tall 6 feet is in metres"
 ))
+_NOT_ASKING = (2, 8)  # "5 miles in km", "6 feet is in metres": forms that ask only after a question word
 # A terse conversion, nothing around it but a word or two ("minutes in 3.5 hours", "hw many
 # seconds in a day", "2 km in miles").
 _LEAD = r"(?:(?:how|many|much|what|what's|whats|is|are|convert|the|number|of|\w{1,3}(?=\s+(?:many|much)\b))\s+)"
@@ -60,7 +67,8 @@ def asked_conversion(text: str) -> str | None:
     """A conversion whose own words ask it, with no question mark or opening question word
     ("3 cups of flour how many ml is that", "how many minuts is 2.75 hrs", "it's 98.6 F, in
     celsius please": the target unit ends the message)."""
-    return next((_converted(match, text) for at in (0, 2, 3, 4, 5) if (match := _CONVERSIONS[at].search(text))), None)
+    return next((_converted(match, text) for at, form in enumerate(_CONVERSIONS)
+                 if at not in _NOT_ASKING and (match := form.search(text))), None)
 
 
 def terse_conversion(text: str) -> str | None:
@@ -81,7 +89,7 @@ def _converted(match: re.Match[str], text: str) -> str | None:
         return None
     whole = match["amount"] or _PARTS.get(match["part"] or "", "1")
     parts = [(whole, source)] + ([(match["more"], smaller)] if smaller else [])
-    if len(re.findall(r"\d+(?:\.\d+)?", text)) > sum(1 for group in ("amount", "more") if match[group]):
+    if len(re.findall(r"\d+(?:\.\d+)?(?:/\d+)?", text)) > sum(1 for group in ("amount", "more") if match[group]):
         return None  # "5 feet and 3 friends": a number it would leave out
     if smaller and not units.smaller(smaller, source):
         return None  # "10 inches 5 feet" is no compound amount

@@ -16,6 +16,7 @@ from decimal import Decimal
 from functools import lru_cache
 from typing import Any
 
+from ..reading.clauses import asks_after_quantities
 from ..reading.values import mixed_numbers, words_to_digits
 from ..reading.words import MONTHS, QUESTION_SPELLINGS, WEEKDAYS, WORD, letter_words
 
@@ -38,6 +39,11 @@ _FRACTIONS = [(rf"{words}(?=\s+of\b)", fraction) for words, fraction in (
     (r"\b(?:a|one)\s+quarter", "(1/4)"), (r"\bthree\s+quarters", "(3/4)"), (r"\b(?:a|one)\s+third", "(1/3)"),
     (r"\btwo\s+thirds", "(2/3)"), (r"\b(?:a\s+)?half", "(1/2)"))]
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}\b)")
+# A sign said in words before a number that follows no other ("it's minus 5 out"), not the
+# operator of "20 minus 5"; and an amount "below zero" ("5 degrees below zero", "10 f below 0").
+_SIGN = re.compile(r"(?<![\d)%])(?<![\d)%]\s)\b(?:minus|negative)\s+(?=\d)")
+_BELOW_ZERO = re.compile(r"(?<![\d.-])(\d+(?:\.\d+)?)\s*((?:(?:degrees?|°)\s*)?(?:(?:celsius|fahrenheit|c|f)\s+)?)"
+                         r"below\s+(?:zero|0)\b")
 _SCALED = re.compile(r"(?:\b(\d+(?:\.\d+)?)|\b(?:a|one))\s+(1000|1000000|1000000000)\b")
 _CURRENCY = re.compile(r"[$€£¥]\s?(?=\d)|(?<=\d)\s?[$€£¥]")
 
@@ -62,6 +68,8 @@ def normalize(message: str, extra: frozenset[str] = frozenset()) -> str:
         text = re.sub(pattern, fraction, text)
     text = mixed_numbers(words_to_digits(text, threshold=0))  # "thirty-two and a half": 32.5
     text = _THOUSANDS.sub("", text)
+    # "minus 10 c", "5 degrees below zero": negative amounts
+    text = _BELOW_ZERO.sub(lambda m: f"-{m[1]} {m[2].strip()}".rstrip(), _SIGN.sub("-", text))
     text = _SCALED.sub(lambda match: _scaled(match[1], match[2]), text)  # "1 million" reads "1 1000000"
     return " ".join(_CURRENCY.sub("", text).split())
 
@@ -90,7 +98,7 @@ def asks(text: str, openers: str, terse_words: int = 4) -> bool:
         return True
     greeting = r"(?:(?:ok|okay|so|hey|hi|hello|please|quick\s+one|quick\s+question|and|also|anyway|now)\W+)*"
     opens = re.search(rf"(?:^|[.!;:]\s+){greeting}(?:{openers})\b", text) is not None
-    return opens or _CLAUSE_QUESTION.search(text) is not None
+    return opens or _CLAUSE_QUESTION.search(text) is not None or asks_after_quantities(text)
 
 
 def _corrected(token: str, extra: frozenset[str]) -> str:

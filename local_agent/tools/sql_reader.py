@@ -57,9 +57,10 @@ DATABASE_WORDS = word_set("database_question")
 
 # A question written as a noun phrase: "age of oldest user in Krakow", "percentage of users in finance".
 _NOUN_PHRASE = re.compile(r"^\W*(?:the\s+)?(?:(?:percentage|percent|share|proportion|average|mean|avg|max|maximum|min|"
-                          r"distinct|unique|different|"
+                          r"distinct|unique|different|number\s+of|count\s+of|most\s+common|least\s+common|"
                           r"minimum|highest|lowest|oldest|youngest|latest|earliest|newest|top\s+\d+)\b|[a-z_]+\s+of\s+"
-                          r"(?:the\s+)?(?:\d+\s+)?(?:oldest|youngest|latest|earliest|newest|most\s+recent)\b)")
+                          r"(?:the\s+)?(?:\d+\s+)?(?:oldest|youngest|latest|earliest|newest|most\s+recent)\b"
+                          r"|[a-z_]+s\s+(?:who|that|which|aged|with|without)\b)")  # "users aged 65 or more"
 # A noun phrase that counts different rows: "distinct users who commented in 2023" asks how many
 # ("distinct locations" alone may ask for the list: no reading).
 _DISTINCT_PHRASE = re.compile(r"^\W*(?:the\s+)?(distinct|unique)\s+(?=[a-z_]+s\s+(?:who|that|which|with)\b)")

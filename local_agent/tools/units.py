@@ -23,6 +23,9 @@ _SIZES: dict[str, tuple[str, float]] = {
     "liter": ("volume", 1000), "litre": ("volume", 1000), "l": ("volume", 1000), "milliliter": ("volume", 1),
     "millilitre": ("volume", 1), "ml": ("volume", 1), "gallon": ("volume", 3785.411784),
     "quart": ("volume", 946.352946), "pint": ("volume", 473.176473), "cup": ("volume", 236.5882365),
+    # US kitchen measures: 16 tablespoons a cup, 3 teaspoons a tablespoon
+    "tablespoon": ("volume", 14.78676478125), "tbsp": ("volume", 14.78676478125),
+    "teaspoon": ("volume", 4.92892159375), "tsp": ("volume", 4.92892159375),
     "second": ("time", 1), "sec": ("time", 1), "minute": ("time", 60), "min": ("time", 60), "hour": ("time", 3600),
     "hr": ("time", 3600), "day": ("time", 86_400), "week": ("time", 604_800),
     "month": ("calendar", 1), "year": ("calendar", 12),

@@ -137,7 +137,8 @@ class Replier:
             return self.calculated(reading)
         if plan.kind == "estimate":  # the model's guess, after the program says it is one
             return self.model_after(plan, self.said(plan.text))
-        if len(reading.numbers) >= 2:  # its own quantities: held, a number worked out without a tool is a guess
+        if len(reading.numbers) >= 2 or (reading.numbers and reading.asks):  # its own quantities, or a question
+            # on one ("-5 degrees, what's that in F?"): held, a number worked out without a tool is a guess
             return self.numbers_checked(reading)
         return Reply(stream_answer(self.backend, self.messages, self.settings, self.on_token, self.timings,
                                    self.start, earlier=self.earlier), "model")

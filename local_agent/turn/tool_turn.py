@@ -210,6 +210,8 @@ class ToolTurn:
         ran = [call for call in calls if call.name == "sql_query" and not call.error]
         if not ran and route.kind == "model" and "sql_query" in route.tools and not worked:
             return "I'm not sure this answers your question (no query of your database was run). It says:"
+        if route.kind == "model" and not worked and not ran and {"calculator", "date"} & set(route.tools):
+            return "I'm not sure this answers your question (nothing was worked out). It says:"  # the model's guess
         if not ran or "sql_query" not in self.tools:
             return ""
         written = written_sql(self.tools["sql_query"], ran[-1].arguments)
@@ -288,10 +290,10 @@ def numbers_left_out(route: Route, numbers: Sequence[Value], message: str = "") 
     if route.tools[0] == "calculator" and (percent := percent_as_amount(message, expression)):
         return (f"I'm not sure this answers your question: it uses the {percent} you gave as a plain number. "
                 "I read it as:")
-    if route.tools[0] == "calculator" and (period := period_left_out(message, expression)):
-        return f"I'm not sure this answers your question: it leaves out {period} you asked about. I read it as:"
     if route.tools[0] == "calculator" and re.fullmatch(r"\s*-?\d+(?:\.\d+)?\s*", expression):
         return "I'm not sure this answers your question: it works nothing out. I read it as:"  # "7.5 hours ... a week"
+    if route.tools[0] == "calculator" and (period := period_left_out(message, expression)):
+        return f"I'm not sure this answers your question: it leaves out {period} you asked about. I read it as:"
     if route.tools[0] == "calculator" and (doubt := reading_doubt(message, expression)):
         return f"I'm not sure this answers your question: {doubt}. I read it as:"
     unused = unused_numbers(numbers, route.arguments)

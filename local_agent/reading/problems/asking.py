@@ -45,9 +45,12 @@ _NOT_AN_AMOUNT = frozenset({"say", "said", "tell", "told", "mention", "mentioned
                             "call", "called", "recommend", "suggest", "think", "who", "why", "where"})
 _CLOCK = re.compile(r"\b\d{1,2}:\d{2}\b|\b\d{1,2}\s*[ap]\.?m\b", re.IGNORECASE)
 _CONVERT = re.compile(r"\bconvert\b", re.IGNORECASE)
+_IN_WHAT = re.compile(r"\bwhat(?:'s|s|\s+is)\s+(?:that|it|this)\s+in\s+[a-z]", re.IGNORECASE)
 _PERCENT = re.compile(r"%|\bper\s*cent|\bpercent", re.IGNORECASE)
 _TERSE_ASKS = word_set("terse_asks")
 _KNOWING = word_set("knowing_verbs")
+_COMMANDS = word_set("calculation_commands")
+_TELLING = word_set("telling_subjects")
 _QUESTION_WORDS = frozenset({"how", "what", "what's", "whats", "when"})
 _OPENING_QUESTION = re.compile(r"(?:^|[,.;:!?]\s*)(?:how|what|what's|whats|when)\b", re.IGNORECASE)
 # What follows a question word in a question, within a few words: a verb that asks or the
@@ -71,7 +74,8 @@ def _asks_for_an_amount(text: str, reading: Reading, *, times: bool = False) -> 
     ("when does it end?"), a conversion or a percentage."""
     words = list(reading.question_words)  # lower case, a name as NAME
     found = set(words)
-    converts = times and _CONVERT.search(text) is not None  # "Convert" opening a sentence reads as a NAME
+    # "Convert" opening a sentence reads as a NAME; "98.6, what's that in Celsius?" converts too
+    converts = times and (_CONVERT.search(text) is not None or _IN_WHAT.search(text) is not None)
     asking = _ASKING | {"when"} if times else _ASKING
     if _NOT_AN_AMOUNT & found or not ("?" in text or asking & found or converts):
         return False
@@ -105,9 +109,16 @@ def calculation_request(text: str) -> bool:
         return False
     if written_calculation(text):
         return True
-    if terse_ask(text) or scaled_ask(reading):
+    if terse_ask(text) or scaled_ask(reading) or commanded(text, reading):
         return True
     return _asked_in_words(text) and _asks_for_an_amount(text, reading, times=True)
+
+
+def commanded(text: str, reading: Reading) -> bool:
+    """A calculation given as a command on two quantities or more, said by no one ("bill 64.50
+    plus 18 percent tip split four ways"); not "I split the 40 dollar bill with 2 friends"."""
+    said = set(words_of(text))
+    return len(reading.quantities) >= 2 and bool(_COMMANDS & said) and not _TELLING & said
 
 
 def written_calculation(text: str) -> bool:

@@ -67,7 +67,9 @@ _MULTIPLYING = re.compile(r"\b(?:\d+(?:\.\d+)?|two|three|four|five|six|ten)\s+ti
 # takes away (or keeps a remainder), "on average" shares out, "what percent" asks for a share (words.toml).
 _ASKED_CUES = ((word_set("cue_left", "cue_difference"), ("-", "remainder", "less")), (word_set("cue_average"), ("÷",)),
                (word_set("cue_percent"), ("%",)))  # no candidate takes a share × 100
-_CUE_ASKS = {**dict.fromkeys(word_set("cue_left", "cue_difference"), "to take something away"),
+_TOTAL_CUES = word_set("cue_total")
+_CUE_ASKS = {**dict.fromkeys(word_set("cue_total"), "for both amounts added together"),
+             **dict.fromkeys(word_set("cue_left", "cue_difference"), "to take something away"),
              **dict.fromkeys(word_set("cue_average"), "to share out"),
              **dict.fromkeys(word_set("cue_percent"), "for a share")}
 
@@ -111,6 +113,9 @@ def comparison_missed(reading: Reading, candidate: Candidate) -> str | None:
         adds = (quantity.compared == "more") != asked_base  # Kim's "4 more than Jo": add; Jo's: take away
         if ("+" if adds else "-") not in candidate.text(reading.quantities):
             return f"{quantity.text} {quantity.compared} than"
+    total = next((word for word in reading.question_words if word in _TOTAL_CUES), None)
+    if total and any(q.compared and q.than for q in reading.quantities) and len(candidate.leaves()) < 3:
+        return total  # both amounts asked, one of them compared: the base counts twice
     return None
 
 
