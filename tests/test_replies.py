@@ -471,9 +471,13 @@ def test_a_reply_to_a_message_with_its_own_quantities_names_no_number_worked_out
 
 
 @pytest.mark.parametrize(("message", "model_says", "route"), [
-    ("What is 28 degrees celsius in fahrenheit like?", "That is about 82 degrees.", "template:calculation"),
-    ("What is 28 degrees celsius in fahrenheit like?", "28 degrees is a warm summer day.", "model"),
+    ("How much is 28 degrees celsius in fahrenheit, roughly?", "That is about 82 degrees.", "template:calculation"),
+    ("How much is 28 degrees celsius in fahrenheit, roughly?", "28 degrees is a warm summer day.", "model"),
+    ("nights away if i fly out dec 28 and back jan 4?", "That is 9 nights.", "template:calculation"),
     ("It was 28 degrees at the beach today.", "That is about 82 degrees.", "model"),  # asks nothing: not held here
+    ("What happened on 4 July 1776?", "The 13 colonies declared independence.", "model"),  # no count or day asked
+    ("It says 375°F, my oven shows Celsius. What temperature should I set?", "Set it to 375°C.",
+     "template:calculation"),
 ])
 def test_a_question_on_one_quantity_names_no_number_worked_out_without_a_tool(message, model_says, route):
     messages = [Message("system", "Be brief."), Message("user", message)]

@@ -17,7 +17,7 @@ from local_agent.reading.problems.asking import calculation_request
 from local_agent.reading.requests import embedded_question
 from local_agent.tools.arithmetic_rules import arithmetic
 from local_agent.tools.calculator import evaluate
-from local_agent.tools.coverage import date_left_out, period_left_out
+from local_agent.tools.coverage import date_left_out, period_left_out, sql_left_out
 from local_agent.tools.date_rules import date_question
 from local_agent.tools.dates import make_date
 from local_agent.tools.measures import reading_doubt
@@ -210,3 +210,43 @@ def test_not_counting_today_is_read_and_leaves_nothing_out():
 def test_a_span_in_weeks_says_one_week_and_one_day():
     route = ROUTER.route("how many weeks from 2026-12-24 to 2027-01-01")
     assert make_date(dt.date(2026, 3, 11))(route.arguments).endswith("is 8 days (1 week and 1 day).")
+
+
+@pytest.mark.parametrize(("message", "arguments"), [
+    ("ugh payday is every friday lol, how many more fridays are left this month?",
+     {"operation": "count_weekdays", "date": "today", "other": "month-end", "weekday": "fri"}),
+    ("How many business days from tomorrow until 1 April, 1 April also counted?",  # one day named twice
+     {"operation": "count_weekdays", "date": "tomorrow", "other": "--04-01", "weekday": "workday"}),
+])
+def test_weekday_counts_in_strangers_words(message: str, arguments: dict[str, str]):
+    assert date_question(message) == arguments
+
+
+@pytest.mark.parametrize(("message", "asked"), [
+    ("I dread that meeting, and I just want to know how many more Mondays are left", "how many more Mondays are left?"),
+    ("we want to know how many users havent done a single upload", "how many users havent done a single upload?"),
+    ("I'd like to see the number of users with zero purchases", "what is the number of users with zero purchases?"),
+    ("I work out at the gym on mondays", "I work out at the gym on mondays"),  # no opener: said, not asked
+])
+def test_an_indirect_opener_with_an_adverb_or_we_asks(message: str, asked: str):
+    assert embedded_question(message).endswith(asked)
+
+
+def test_how_much_each_at_the_end_asks_for_a_share_and_a_charge_is_asked_only_by_name():
+    assert share_left_out("20% tip on dinner for 4, how much each?", "20 / 100 * 4") is not None
+    message = "What will I pay for a $60 item that's 15% off, once sales tax is added?"  # "what" asks the price
+    assert charge_left_out(message, "60 * (1 - 15 / 100)") == "it leaves out the tax, whose amount you did not give"
+    assert charge_left_out("bill 60, what is the tax?", "60") is None
+
+
+def test_a_span_back_in_time_no_query_holds_is_said():
+    assert sql_left_out("how many users have a last login that is more than a year old",
+                        "SELECT count(*) FROM users WHERE strftime('%Y', last_login) = ?", [2025]) == (
+        "a span back in time")
+
+
+def test_look_alikes_of_a_span_back_in_time_and_of_a_share():
+    between = "SELECT count(*) FROM users WHERE age >= ? AND age <= ?"
+    assert sql_left_out("how many users are between 30 and 40 years old", between, [30, 40]) is None
+    dearer = "How much more do 5 boxes at $14 each cost than 3 boxes at $19 each?"  # a price each, no share asked
+    assert share_left_out(dearer, "5 * 14 - 3 * 19") is None

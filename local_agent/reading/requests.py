@@ -66,7 +66,12 @@ _NEED_THE = re.compile(_LEAD + r"(?:i\s+)?(?:need|want)\s+(?=the\s+(?:date|day|n
 def _openers() -> str:
     """The indirect openers (words.toml `indirect_openers`) as one alternation, longest first."""
     phrases = sorted((re.escape(p).replace("_", r"\s+") for p in word_list("indirect_openers")), key=len, reverse=True)
-    return "|".join(phrases)
+    return "|".join(_ADVERB_AFTER_SPEAKER.sub(lambda m: m[1] + _ADVERB, phrase) for phrase in phrases)
+
+
+# "I just want to know", "we really need to know": an adverb after the speaker changes nothing
+_ADVERB_AFTER_SPEAKER = re.compile(r"^((?:i|we|i'd|we'd|i'm)\\s\+)")
+_ADVERB = r"(?:(?:just|really|only|also|actually|simply|honestly)\s+)?"
 
 
 @cache

@@ -42,14 +42,16 @@ _DATE_FORMS: tuple[tuple[re.Pattern[str], str, str], ...] = (
     (re.compile(rf"\b(?:first|next|last)\s+(?:{_DAYS})\s+(?:after|before|following)\b", re.IGNORECASE),
      "the weekday after or before a date", "-"),
     (re.compile(r"\bhow\s+many\s+(?:hours|minutes|seconds)\b", re.IGNORECASE), "a count of hours or minutes", "-"),
-    (re.compile(rf"\b(?:how\s+many|count\s+(?:the\s+)?)\s*(?:{_DAYS})s\b", re.IGNORECASE), "a count of one weekday",
+    (re.compile(rf"\b(?:how\s+many|count\s+(?:the\s+)?)\s*(?:more\s+|other\s+|remaining\s+)?(?:{_DAYS})s\b",
+                re.IGNORECASE), "a count of one weekday",
      "count_weekdays"),
     (re.compile(r"\bhow\s+many\s+(?:weekends|holidays|bank\s+holidays|public\s+holidays)\b", re.IGNORECASE),
      "a count of weekends or holidays", "-"),
     (re.compile(r"\bweek\s+(?:number|no\b)|\b(?:which|what)\s+week\s+(?:is|of)\b", re.IGNORECASE), "a week number",
      "day_of_year"),
     (re.compile(r"\b(?:not\s+(?:counting|including)|excluding|except(?:\s+for)?|without\s+counting|leaving\s+out)\s+"
-                r"(?!today\b)\w|\bexclusive(?:ly)?\b", re.IGNORECASE),
+                r"(?!today\b|(?:any|those|ones|the\s+ones)\s+(?:that|which)\s+(?:have\s+)?(?:already\s+)?(?:gone|passed))\w"
+                r"|\bexclusive(?:ly)?\b", re.IGNORECASE),  # "not counting any that have already gone by": left
      "days left out of the count", "-"),  # "not counting the first day", "excluding both ends": only today is read
     (re.compile(r"\bday\s+(?:number|no\b)|\bnumber\s+day\b|\bday\s+of\s+the\s+year\b", re.IGNORECASE),
      "the day of the year", "day_of_year"),  # "whats todays day number", not answered by "Today is ..."
@@ -88,6 +90,10 @@ _SQL_PARTS: tuple[tuple[re.Pattern[str], str, str], ...] = (
     (re.compile(r"\b(?:second|third|fourth|fifth|2nd|3rd|4th|5th|\d+th)\s+(?:most|least|highest|lowest|largest|"
                 r"smallest|biggest|oldest|youngest|latest|earliest)\b", re.IGNORECASE), "which place it asks for", ""),
     (re.compile(r"\bmedian\b", re.IGNORECASE), "a median", ""),
+    # "a last login more than a year old", "2 months ago", "in the past week"; not "40 years old"
+    (re.compile(r"\b(?:more|less|older|newer)\s+than\s+(?:a|an|one|\d+)\s+(?:years?|months?|weeks?|days?)\s+old\b"
+                r"|\b(?:a|an|one|\d+)\s+(?:years?|months?|weeks?|days?)\s+ago\b"
+                r"|\b(?:in|within|over)\s+the\s+(?:last|past)\s+\w+", re.IGNORECASE), "a span back in time", ""),
     (re.compile(r"\b(?:average|mean|avg)\b", re.IGNORECASE), "an average", "AVG(|1.0 * COUNT(*) /"),
 )
 # A superlative asks for the most or least of something: an order or a MAX/MIN covers it.

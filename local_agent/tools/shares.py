@@ -20,7 +20,8 @@ def _alternation(name: str) -> str:
 
 
 _SHARE = re.compile(rf"\b(?:{_alternation('share_whom')})\s+(?:\w+\s+)?(?:{_alternation('share_verbs')})\b"
-                    rf"|\b(?:{_alternation('share_words')})\b", re.IGNORECASE)
+                    rf"|\b(?:{_alternation('share_words')})\b|\bhow\s+much\s+(?:is\s+it\s+|for\s+)?each\W*$",
+                    re.IGNORECASE)  # "how much each?", not "3 boxes at $19 each?"
 _NEAR = 3  # words either side of a charge where its amount or its waiver is said
 
 
@@ -52,4 +53,5 @@ def _given(near: list[str]) -> bool:
 
 def _asks_for(word: str, sentence: str) -> bool:
     """Whether the question asks for the charge itself ("how much is the tip")."""
-    return re.search(rf"\b(?:how\s+much|what)\b[^.?!]*\b{word}\b", sentence, re.IGNORECASE) is not None
+    return re.search(rf"\b(?:how\s+much|what(?:'s|\s+is|\s+was|\s+will\s+be)?)\s+(?:(?:is|was|will|would|should|do|"
+                     rf"does)\s+)?(?:the\s+|my\s+|our\s+|in\s+)?{word}\b", sentence, re.IGNORECASE) is not None

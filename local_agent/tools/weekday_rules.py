@@ -21,7 +21,8 @@ _MONTH_NAMES = "|".join(MONTHS)
 _NTH = {"1st": 1, "2nd": 2, "3rd": 3, "4th": 4, "5th": 5, "last": -1}
 _NTH_WEEKDAY = re.compile(rf"\b(1st|2nd|3rd|4th|5th|last)\s+({_DAY_NAMES})\s+(?:of|in)\s+(?:the\s+)?"
                           rf"(?:({_MONTH_NAMES})(?:\s+(?:of\s+)?(\d{{4}}))?|(this)\s+month)\b")
-_COUNTED = re.compile(rf"\b(?:how\s+many|count\s+(?:the\s+)?)\s*(?:({_DAY_NAMES})s|(working\s+days|business\s+days|"
+_COUNTED = re.compile(rf"\b(?:how\s+many|count\s+(?:the\s+)?)\s*(?:more\s+|other\s+|remaining\s+)?"
+                      rf"(?:({_DAY_NAMES})s|(working\s+days|business\s+days|"
                       r"work\s*days|weekdays))\b")
 _LEFT_IN_YEAR = re.compile(r"\b(?:left|remaining|still\s+to\s+come)\s+in\s+(\d{4})\b")
 _LEFT = re.compile(r"\b(?:left|remaining|still\s+to\s+come)\s+(?:in\s+|of\s+)?(?:the|this)\s+(month|year)\b|"
@@ -31,7 +32,7 @@ _WHOLE = re.compile(rf"\b(?:in|during|does|do)\s+(?:(this)\s+(month|year)|({_MON
                     rf"(?:\s+(?:of\s+)?(\d{{4}}))?)\b")
 _SPAN = re.compile(r"\b(?:from|between)\b.*\b(?:to|and|until|till|through)\b")
 _UNTIL = re.compile(r"\b(?:until|till|before|between\s+now\s+and)\b")
-_FROM = re.compile(r"\b(?:from|since|after)\b(?!\s+(?:today|now)\b)")
+_FROM = re.compile(r"\b(?:from|since|after)\b(?!\s+(?:today|now|tomorrow)\b)")
 
 
 def nth_weekday_question(text: str) -> dict[str, Any] | None:
@@ -58,7 +59,8 @@ def weekday_count_question(text: str, dates: list[str]) -> dict[str, Any] | None
     if counted is None:
         return None
     weekday = counted[1][:3] if counted[1] else "workday"
-    written = [date for date in dates if re.match(r"\d{4}-|--", date)]
+    # each day once: "until 1 April, 1 April also counted" names one day twice
+    written = list(dict.fromkeys(date for date in dates if re.match(r"\d{4}-|--", date)))
     span = _span(text, written)
     if span is None:
         return None

@@ -62,7 +62,7 @@ from ..backends.base import Backend
 from ..grounding.support import unsupported
 from ..reading import Reading
 from ..reading.introductions import introduced_name
-from ..reading.problems import not_worked_out
+from ..reading.problems import asks_count_or_day, calculation_shaped, not_worked_out
 from ..types import GenerationSettings, Message
 from .aliases import with_antecedents
 from .answering import Answer, stream_answer
@@ -137,11 +137,18 @@ class Replier:
             return self.calculated(reading)
         if plan.kind == "estimate":  # the model's guess, after the program says it is one
             return self.model_after(plan, self.said(plan.text))
-        if len(reading.numbers) >= 2 or (reading.numbers and reading.asks):  # its own quantities, or a question
-            # on one ("-5 degrees, what's that in F?"): held, a number worked out without a tool is a guess
+        if len(reading.numbers) >= 2 or self.asks_of_one(reading):  # its own quantities: held, a number worked
+            # out without a tool is a guess
             return self.numbers_checked(reading)
         return Reply(stream_answer(self.backend, self.messages, self.settings, self.on_token, self.timings,
                                    self.start, earlier=self.earlier), "model")
+
+    @staticmethod
+    def asks_of_one(reading: Reading) -> bool:
+        """A question for a count, an amount or a day on one quantity or on its days ("-5
+        degrees, what's that in F?", "nights away if I fly out dec 28 and back jan 4?")."""
+        return bool(reading.numbers or reading.dates) and reading.asks and (
+            calculation_shaped(reading.text) or asks_count_or_day(reading.text))
 
     def numbers_checked(self, reading: Reading) -> Reply:
         """The model's reply to a message with quantities of its own that no tool answered

@@ -5,7 +5,13 @@
     reply("I paid 36 euros for 4 tickets. How much was each ticket?")   # ProblemReply("answer", "9. I read ...")
 """
 
-from .asking import amount_without_numbers, asks_about_its_quantities, calculation_request, calculation_shaped
+from .asking import (
+    amount_without_numbers,
+    asks_about_its_quantities,
+    asks_count_or_day,
+    calculation_request,
+    calculation_shaped,
+)
 from .reply import (
            ProblemReply,
            cannot_work_out,
@@ -19,5 +25,5 @@ from .reply import (
 from .solve import Ranked, Solved, Unsure, rank, solve
 
 __all__ = ["ProblemReply", "Ranked", "Solved", "Unsure", "amount_without_numbers", "asks_about_its_quantities",
-           "calculation_request", "calculation_shaped", "cannot_work_out", "lacks_a_quantity", "missing_quantity",
-           "not_worked_out", "rank", "read_exactly", "reads_times", "reply", "solve"]
+           "asks_count_or_day", "calculation_request", "calculation_shaped", "cannot_work_out", "lacks_a_quantity",
+           "missing_quantity", "not_worked_out", "rank", "read_exactly", "reads_times", "reply", "solve"]

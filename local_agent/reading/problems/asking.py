@@ -93,6 +93,18 @@ def asks_about_its_quantities(text: str) -> bool:
     return len(reading.quantities) >= 2 and _asks_for_an_amount(text, reading)
 
 
+# A question for a count, an amount or a day, whatever else it says ("nights away if I fly out dec
+# 28 and back jan 4?", "what date is 3 weeks after that?"); not "what happened on 4 July 1776?".
+_COUNT_OR_DAY = re.compile(r"\bhow\s+(?:many|much|long|old|far)\b|\b(?:nights|days|weeks|months|years)\s+"
+                           r"(?:away|left|until|till|since|between|old)\b|\bwhat\s+(?:date|day|time|temperature|temp|price|amount|size|"
+                           r"weight|speed|distance|number|percentage)\b", re.IGNORECASE)
+
+
+def asks_count_or_day(text: str) -> bool:
+    """Whether `text` asks for a count, an amount or a day (`_COUNT_OR_DAY`)."""
+    return _COUNT_OR_DAY.search(text) is not None
+
+
 def calculation_shaped(text: str) -> bool:
     """Whether `text` asks for an amount and states a number or a clock time of its own."""
     reading = read(without_named_days(text))
