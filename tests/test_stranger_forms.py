@@ -250,3 +250,12 @@ def test_look_alikes_of_a_span_back_in_time_and_of_a_share():
     assert sql_left_out("how many users are between 30 and 40 years old", between, [30, 40]) is None
     dearer = "How much more do 5 boxes at $14 each cost than 3 boxes at $19 each?"  # a price each, no share asked
     assert share_left_out(dearer, "5 * 14 - 3 * 19") is None
+
+
+@pytest.mark.parametrize(("message", "expression"), [
+    ("whats minus 5 plus 3", "-5 + 3"),  # a sign said before the first number is kept (it had been 5 + 3)
+    ("what is -5 * 2", "-5 * 2"),
+    ("whats 20 minus 5", "20 - 5"),  # look-alike: minus between two numbers
+])
+def test_a_typed_calculation_keeps_the_sign_of_its_first_number(message: str, expression: str):
+    assert arithmetic(message) == expression

@@ -47,7 +47,7 @@ _SPOKEN = [  # spoken operators, longest first
 # unless it is asked as another form ("20% as a decimal", "what is 5% in decimal").
 _LONE_PERCENT = re.compile(r"\(\d+(?:\.\d+)?/100\)")
 _AS_DECIMAL = re.compile(r"\b(?:as|in|to|into)\s+(?:a\s+)?(?:decimal|fraction)s?\b")
-_SPAN = re.compile(r"(?:sqrt\()?[\d(][\d\s.+\-*/()]*[\d)]")
+_SPAN = re.compile(r"(?:sqrt\()?(?:-\s*(?=[\d(]))?[\d(][\d\s.+\-*/()]*[\d)]")  # "-5 + 3": its sign kept
 _OPERATION = re.compile(r"[\d)]\s*(?:\*\*|[-+*/])\s*-?\s*[\d(s]|^sqrt\(")  # 10**-400 too
 _PEOPLE = re.compile(r"(?:split|shared?|divided?)\s+(?:it\s+|that\s+|this\s+)?(?:evenly\s+|equally\s+)?"
                      r"(?:between|among|by|in)\s+"
