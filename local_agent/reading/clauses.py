@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 from .patterns import LazyPattern
-from .words import NUMBER_WORDS, QUESTION_SPELLINGS, word_set
+from .values import extract
+from .words import QUESTION_SPELLINGS, word_set
 
 ClauseAct = Literal["statement", "question", "request"]
 
@@ -146,8 +147,6 @@ def normalize(text: str) -> str:
 # to return it whats the last day"): the question starts a clause of its own. Not "I know how
 # much it costs" (no quantity before it), "I ran 5 km, I know how much it hurts" (a clause after
 # it), nor "what a day" (no asking word after "what").
-_QUANTITY = LazyPattern(r"\d|\b(?:" + "|".join(NUMBER_WORDS) + r"|twenty|thirty|forty|fifty|sixty|seventy|"
-                        r"eighty|ninety|hundred|thousand|dozen)\b", re.I)
 _ASKED_AFTER = LazyPattern(r"\s+(?=(?:whats|what's|what\s+(?:is|was|will|would)\s+(?:that|it|this|the|my)|"
                            r"how\s+(?:much|many|long|far|old)(?!\s+(?:i|it|he|she|we|they|you)\s+(?!(?:is|are|am|was)\b)[a-z])|"
                            r"when\s+(?:is|was|will|do|does|did)|which\s+(?:day|date))\b)", re.I)
@@ -157,7 +156,7 @@ def _asked_after_quantities(sentence: str) -> list[str]:
     """`sentence` cut before a question that follows its quantities without a comma."""
     for found in _ASKED_AFTER.finditer(sentence):
         before = sentence[:found.start()]
-        if before and before[-1] not in ",;:" and _QUANTITY.search(before):
+        if before and before[-1] not in ",;:" and extract(before, ("number", "date", "time")):
             return [sentence[:found.start()], sentence[found.end():]]
     return [sentence]
 

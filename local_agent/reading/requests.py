@@ -65,13 +65,21 @@ _NEED_THE = re.compile(_LEAD + r"(?:i\s+)?(?:need|want)\s+(?=the\s+(?:date|day|n
 @cache
 def _openers() -> str:
     """The indirect openers (words.toml `indirect_openers`) as one alternation, longest first."""
-    phrases = sorted((re.escape(p).replace("_", r"\s+") for p in word_list("indirect_openers")), key=len, reverse=True)
-    return "|".join(_ADVERB_AFTER_SPEAKER.sub(lambda m: m[1] + _ADVERB, phrase) for phrase in phrases)
+    phrases = sorted(word_list("indirect_openers"), key=len, reverse=True)
+    return "|".join(r"\s+".join(_with_adverb(phrase.split("_"))) for phrase in phrases)
 
 
 # "I just want to know", "we really need to know": an adverb after the speaker changes nothing
-_ADVERB_AFTER_SPEAKER = re.compile(r"^((?:i|we|i'd|we'd|i'm)\\s\+)")
+_SPEAKERS = frozenset({"i", "we", "i'd", "we'd", "i'm"})
 _ADVERB = r"(?:(?:just|really|only|also|actually|simply|honestly)\s+)?"
+
+
+def _with_adverb(words: list[str]) -> list[str]:
+    """An opener's words escaped, an adverb allowed after its speaker ("I (just) want to know")."""
+    escaped = [re.escape(word) for word in words]
+    if words[0] not in _SPEAKERS or len(words) < 2:
+        return escaped
+    return [escaped[0] + r"\s+" + _ADVERB + escaped[1], *escaped[2:]]
 
 
 @cache
