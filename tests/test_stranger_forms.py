@@ -11,8 +11,9 @@ import datetime as dt
 
 import pytest
 
-from local_agent.reading.clauses import asks_after_quantities, split_clauses
+from local_agent.reading.clauses import asking_sentence, asks_after_quantities, split_clauses
 from local_agent.reading.introductions import introduced_name
+from local_agent.reading.problems import reply as problem_reply
 from local_agent.reading.problems.asking import calculation_request
 from local_agent.reading.requests import embedded_question
 from local_agent.tools.arithmetic_rules import arithmetic
@@ -259,3 +260,49 @@ def test_look_alikes_of_a_span_back_in_time_and_of_a_share():
 ])
 def test_a_typed_calculation_keeps_the_sign_of_its_first_number(message: str, expression: str):
     assert arithmetic(message) == expression
+
+
+@pytest.mark.parametrize("message", [
+    "My mother birthday is on 20 June. How many years old she will become on this birthday?",
+    "how many years since 4 july", "born on 20 June, how old am I",
+])
+def test_years_counted_from_a_day_with_no_year_are_said_not_answered(message: str):
+    assert date_left_out(message, date_question(message)) == "a number of years from a day given with no year"
+
+
+@pytest.mark.parametrize("message", [
+    "how many months until 20 June",  # the coming 20 June: a count of months says something
+    "born on 20 June 1990, how old am I", "how many years since 4 july 1976",
+    "My sister was born on 23 August 1989. How old will she be on November 1st this year?",  # the day counted to
+])
+def test_look_alikes_with_a_year_or_counting_ahead_are_read(message: str):
+    assert date_question(message) is not None and date_left_out(message, date_question(message)) is None
+
+
+@pytest.mark.parametrize(("message", "said"), [
+    ("if i run at 10 kilometers an hour how long will 21.1 kilometers take me, give me the answer in minutes",
+     "126.6 minutes."),
+    ("at 12 km/h, how long for 30 km, in hours?", "2.5 hours."),
+    ("I drive at 90 km/h, how long do 135 km take?", "1 hour 30 minutes."),  # no unit asked: hours and minutes
+])
+def test_a_time_is_given_in_the_unit_the_question_asks_for(message: str, said: str):
+    reply = problem_reply(message)
+    assert reply is not None and reply.text.startswith(said)
+
+
+@pytest.mark.parametrize(("message", "expression"), [
+    ("how many tablespoons are in 3/4 of a cup", "3/4 * 16"),  # had been read as the sum 3/4 = 0.75
+    ("how many ml in 1/2 of a cup", "1/2 * 236.5882365"),
+    ("what is 3/4 of 120", "3/4 * 120"),  # look-alike: a fraction of a number, no unit
+])
+def test_a_fraction_of_a_unit_is_one_amount_to_convert(message: str, expression: str):
+    assert arithmetic(message) == expression
+
+
+@pytest.mark.parametrize(("message", "sentence"), [
+    ("a 9 hour flight leaving 22:00, landing when", "a 9 hour flight leaving 22:00, landing when"),  # a clock time
+    ("Note: the bill is $96. How much each?", "How much each?"),
+    ("Total:$96?", "$96?"),  # a colon before a word or amount still ends a part
+])
+def test_the_sentence_that_asks_keeps_its_clock_times_whole(message: str, sentence: str):
+    assert asking_sentence(message) == sentence

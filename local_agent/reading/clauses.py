@@ -289,3 +289,17 @@ def only_asks(text: str) -> bool:
     the hall now" opens like a request and tells)."""
     clauses = split_clauses(text)
     return bool(clauses) and all(clause.act == "question" for clause in clauses)
+
+
+# A word that asks, of a question or of a request for data ("list", "count", "top", "average").
+QUESTION_WORD = re.compile(r"\b(?:how|what|what's|whats|which|who|when|list|show|count|give|tell|find|top|number|"
+                           r"total|average|avg|percentage|share)\b", re.IGNORECASE)
+
+
+def asking_sentence(message: str) -> str:
+    """The sentence of a message that asks: the last with a question mark, else the last with a
+    question word, else the whole message."""
+    sentences = [part for part in re.split(r"(?<=[.!?;:])\s+|(?<=[!?;])(?=\S)|(?<=:)(?=[^\d\s])", message)
+                 if part.strip()]  # not inside a clock time ("leaving 22:00, landing when")
+    asking = [part for part in sentences if "?" in part] or [part for part in sentences if QUESTION_WORD.search(part)]
+    return asking[-1] if asking else message

@@ -26,6 +26,7 @@ from collections.abc import Mapping, Sequence
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from ..reading.clauses import QUESTION_WORD, asking_sentence
 from ..reading.values import Value, extract, words_to_digits
 from ..reading.words import MONTHS, WEEKDAYS
 from .date_anchors import anchor_left_out
@@ -100,8 +101,6 @@ _SQL_PARTS: tuple[tuple[re.Pattern[str], str, str], ...] = (
 _SUPERLATIVE = re.compile(r"\b(?:oldest|youngest|latest|earliest|newest|most\s+recent|highest|lowest|largest|smallest|"
                           r"biggest|most|least|fewest|max(?:imum)?|min(?:imum)?|top)\b", re.IGNORECASE)
 _SCALES = frozenset(Decimal(10) ** power for power in (3, 6, 9, 12))
-_QUESTION_WORD = re.compile(r"\b(?:how|what|what's|whats|which|who|when|list|show|count|give|tell|find|top|number|"
-                            r"total|average|avg|percentage|share)\b", re.IGNORECASE)
 _WHICH = re.compile(r"^\s*(?:which|what)\s+(?:\w+\s+){1,3}?(?:has|have|had|is|was|are|were)\s+the\b", re.IGNORECASE)
 _MONTH_NAMES = re.compile(r"\b(?:" + "|".join(MONTHS) + r")\b", re.IGNORECASE)
 
@@ -121,6 +120,8 @@ def date_left_out(message: str, reading: Mapping[str, Any] | None = None) -> str
     if (reading is not None and reading.get("operation") in _DATE_OPERATIONS
             and _COUNT_ASKED.search(asking_sentence(message))):
         return "a count, not a date"  # "how many days before I must renew?" read as a date
+    if reading is not None and _years_from_yearless(reading):
+        return "a number of years from a day given with no year"  # "birthday on 20 June, how old will she be"
     if reading is not None and (anchor := anchor_left_out(message, reading)):
         return anchor  # "two weeks after the exam" read as two weeks from today
     if reading is not None and (number := _unused_number(message, reading)):
@@ -140,6 +141,15 @@ def _unused_number(message: str, reading: Mapping[str, Any]) -> str:
                  if int(number) not in used), "")
 
 
+def _years_from_yearless(reading: Mapping[str, Any]) -> bool:
+    """Whether the reading counts years (an age, or years between) from a day written with no
+    year ("--06-20"): the day is taken as its latest one, so the count says nothing. The day
+    counted to may have none ("how old will she be on November 1st this year")."""
+    counts_years = reading.get("operation") == "age" or (reading.get("operation") == "between"
+                                                         and reading.get("unit") == "years")
+    return counts_years and str(reading.get("date", "")).startswith("--")
+
+
 def _covers(reading: Mapping[str, Any] | None, operation: str) -> bool:
     if reading is None or reading.get("operation") != operation:
         return False
@@ -151,16 +161,8 @@ def asked_part(message: str) -> str:
     mark, else the first with a question word), from its question word on ("I'm curious, how
     many logins ..."), so that the context around a question is no part of it."""
     sentence = asking_sentence(message)
-    word = _QUESTION_WORD.search(sentence)
+    word = QUESTION_WORD.search(sentence)
     return sentence[word.start():] if word else sentence
-
-
-def asking_sentence(message: str) -> str:
-    """The sentence of a message that asks: the last with a question mark, else the last with a
-    question word, else the whole message."""
-    sentences = [part for part in re.split(r"(?<=[.!?;:])\s+|(?<=[!?;:])(?=\S)", message) if part.strip()]
-    asking = [part for part in sentences if "?" in part] or [part for part in sentences if _QUESTION_WORD.search(part)]
-    return asking[-1] if asking else message
 
 
 _PERCENTAGE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(?:%|per\s*cent\b|percent\b)", re.IGNORECASE)

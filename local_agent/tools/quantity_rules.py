@@ -26,8 +26,9 @@ _FEET = frozenset({"foot", "feet", "ft"})
 
 # An amount to convert: one number and unit, or two of one measure ("5 feet 10 inches",
 # "2 hours and 20 minutes"), or a unit alone ("in a day": one; "half a pound": a half).
-# A fraction is one amount ("3/4 cup"); a hyphen may join it to its unit ("a 55-inch screen").
-_AMOUNT_NAMED = (rf"(?:(?<![\w.])(?P<amount>-?\d+(?:\.\d+)?(?:/\d+)?)(?:\s*|-)"
+# A fraction is one amount ("3/4 cup", "3/4 of a cup"); a hyphen may join it to its unit ("a
+# 55-inch screen").
+_AMOUNT_NAMED = (rf"(?:(?<![\w.])(?P<amount>-?\d+(?:\.\d+)?(?:/\d+)?)(?:(?:(?<=/\d)|(?<=/\d\d))\s+of\s+an?\s+|\s*|-)"
                  rf"|\b(?P<part>half|quarter)\s+(?:of\s+)?(?:a|an)\s+|\b(?:a|an|one)\s+)(?P<unit>{units.UNIT})"
                  rf"(?:\s+(?:and\s+)?(?P<more>\d+(?:\.\d+)?)\s*(?P<more_unit>{units.UNIT})?)?")
 _TARGET = rf"(?P<target>{units.UNIT})"

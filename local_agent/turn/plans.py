@@ -10,8 +10,9 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ..reading import Reading
-from ..reading.problems import amount_without_numbers, calculation_request
-from ..reading.words import MONTHS, WEEKDAYS
+from ..reading.problems import amount_without_numbers, calculation_request, calendar_day, value_asked
+from ..reading.values import extract
+from ..reading.words import MONTHS, WEEKDAY_ABBREVIATIONS, WEEKDAYS, alternation
 from .about_me import about_me_reply
 from .acknowledge import correction_reply, introduction_reply
 from .evidence import from_memory
@@ -100,7 +101,8 @@ def _calculation(reading: Reading, memories: Sequence[str]) -> ReplyPlan | None:
 _DAY_ASKED = re.compile(r"\b(?:what|which)(?:'s|s)?\s+(?:the\s+)?(?:date|day|weekday)\b|\bday\s+of\s+the\s+week\b",
                         re.IGNORECASE)
 # ... of a day the message names itself: a date, a weekday, a month, "a week from", "tomorrow"
-_DAY_NAMED = re.compile(rf"\b(?:{'|'.join([*WEEKDAYS, *MONTHS, *(m[:3] for m in MONTHS)])}|tomorrow|yesterday|today)\b"
+_DAY_NAMED = re.compile(rf"\b(?:{alternation([*WEEKDAYS, *WEEKDAY_ABBREVIATIONS, *MONTHS, *(m[:3] for m in MONTHS)])}"
+                        r"|tomorrow|yesterday|today)\b"
                         r"|\b(?:days?|weeks?|months?)\s+(?:from|after|before)\b|\d", re.IGNORECASE)
 
 
@@ -131,6 +133,21 @@ def _statement(reading: Reading, memories: Sequence[str]) -> ReplyPlan | None:
     return ReplyPlan("statement", statement_reply(reading))
 
 
+def _value(reading: Reading, memories: Sequence[str]) -> ReplyPlan | None:
+    # a value asked of the message's own quantities that no rule or tool read ("6 ft 2 in to cm",
+    # "feb 2026 how many days"): never the model's free text, whose value would be a guess
+    return ReplyPlan("calculation", outcome="unsure") if asks_a_value(reading) else None
+
+
+def asks_a_value(reading: Reading) -> bool:
+    """Whether an English message asks for a value of its own numbers, clock times or dated
+    days (reading/problems `value_asked`), not for words ("6 ft 2 in to cm", "is 2028 a leep year";
+    not "who won the world cup in 1998", "lol 3 more days till the weekend")."""
+    clock_times = extract(reading.text, ("time",))
+    own = len(reading.numbers) + len(clock_times) + sum(map(calendar_day, (span.text for span in reading.dates)))
+    return reading.english and value_asked(reading.text, own)
+
+
 # Which reply a message gets when it does several things: the first step of this table that
 # makes a plan (recap questions are the agent's, before recall; anything else is "open").
 PRECEDENCE: tuple[tuple[str, PlanStep], ...] = (
@@ -145,6 +162,7 @@ PRECEDENCE: tuple[tuple[str, PlanStep], ...] = (
     ("date", _date),  # asks for a day of a day it names, that no date rule read: no free model text
     ("amount", _amount),  # asks for an amount with no number: from memory, asked for, or a guess said as one
     ("statement", _statement),  # not asking: a feeling, a first-person statement, another language
+    ("value", _value),  # a value asked of its own quantities or days, in any form: no free model text
 )
 
 

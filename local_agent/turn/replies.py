@@ -44,7 +44,13 @@ who says what, the first entry of `PRECEDENCE` that applies winning:
   else "That sounds hard. I'm here if you want to talk about it." / "That's wonderful to hear!"
   for a feeling, the statement said back ("Got it: you prefer tea over coffee."), or thanks for
   telling in the user's language; a greeting or thanks is also checked to greet or thank back;
-- anything else (questions, requests, greetings, thanks): the model's answer, streamed.
+- a value asked of quantities or calendar days the message names, in any form, that nothing
+  above read ("6 ft 2 in to cm", "feb 2026 how many days", "is 30 c hot in fahrenheit"): "I'm not
+  sure" with the numbers it read, never the model's free text; a question asked in words is
+  not one ("who won the world cup in 1998?", "write a haiku about 3 cats"), nor is chat ("lol 3
+  more days till the weekend");
+- anything else (questions, requests, greetings, thanks): the model's answer, streamed; with two
+  numbers or more and no answer in words asked, held until it names no number nobody worked out.
 
 The program's acknowledgements of corrections and its said-back statements are in English: in
 another language, a correction is a statement and is thanked for.
@@ -62,7 +68,7 @@ from ..backends.base import Backend
 from ..grounding.support import unsupported
 from ..reading import Reading
 from ..reading.introductions import introduced_name
-from ..reading.problems import asks_count_or_day, calculation_shaped, not_worked_out
+from ..reading.problems import asks_for_words, not_worked_out
 from ..types import GenerationSettings, Message
 from .aliases import with_antecedents
 from .answering import Answer, stream_answer
@@ -137,18 +143,11 @@ class Replier:
             return self.calculated(reading)
         if plan.kind == "estimate":  # the model's guess, after the program says it is one
             return self.model_after(plan, self.said(plan.text))
-        if len(reading.numbers) >= 2 or self.asks_of_one(reading):  # its own quantities: held, a number worked
-            # out without a tool is a guess
+        if len(reading.numbers) >= 2 and not asks_for_words(reading.text):  # chat with quantities: held, a
+            # number worked out without a tool is a guess
             return self.numbers_checked(reading)
         return Reply(stream_answer(self.backend, self.messages, self.settings, self.on_token, self.timings,
                                    self.start, earlier=self.earlier), "model")
-
-    @staticmethod
-    def asks_of_one(reading: Reading) -> bool:
-        """A question for a count, an amount or a day on one quantity or on its days ("-5
-        degrees, what's that in F?", "nights away if I fly out dec 28 and back jan 4?")."""
-        return bool(reading.numbers or reading.dates) and reading.asks and (
-            calculation_shaped(reading.text) or asks_count_or_day(reading.text))
 
     def numbers_checked(self, reading: Reading) -> Reply:
         """The model's reply to a message with quantities of its own that no tool answered

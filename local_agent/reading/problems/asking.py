@@ -24,8 +24,10 @@ import itertools
 import re
 from typing import Literal
 
+from ..clauses import asking_sentence
 from ..date_phrases import PHRASES
-from ..words import word_set
+from ..values import extract
+from ..words import alternation, word_set
 from ..words import words as words_of
 from .quantities import Reading, read, singular
 
@@ -46,6 +48,8 @@ _NOT_AN_AMOUNT = frozenset({"say", "said", "tell", "told", "mention", "mentioned
 _CLOCK = re.compile(r"\b\d{1,2}:\d{2}\b|\b\d{1,2}\s*[ap]\.?m\b", re.IGNORECASE)
 _CONVERT = re.compile(r"\bconvert\b", re.IGNORECASE)
 _IN_WHAT = re.compile(r"\bwhat(?:'s|s|\s+is)\s+(?:that|it|this)\s+in\s+[a-z]", re.IGNORECASE)
+# "what does 404 mean", "what do 3 dots mean": a meaning asked, not an average
+_MEANING = re.compile(r"\b(?:does|do|did)\b.*\bmean\b", re.IGNORECASE)
 _PERCENT = re.compile(r"%|\bper\s*cent|\bpercent", re.IGNORECASE)
 _TERSE_ASKS = word_set("terse_asks")
 _KNOWING = word_set("knowing_verbs")
@@ -77,7 +81,7 @@ def _asks_for_an_amount(text: str, reading: Reading, *, times: bool = False) -> 
     # "Convert" opening a sentence reads as a NAME; "98.6, what's that in Celsius?" converts too
     converts = times and (_CONVERT.search(text) is not None or _IN_WHAT.search(text) is not None)
     asking = _ASKING | {"when"} if times else _ASKING
-    if _NOT_AN_AMOUNT & found or not ("?" in text or asking & found or converts):
+    if _NOT_AN_AMOUNT & found or _MEANING.search(text) or not ("?" in text or asking & found or converts):
         return False
     how = any(word == "how" and after in _HOW for word, after in itertools.pairwise(words))
     # "what time will I get there?" asks for a time whatever its verb; "when" only with one that ends or arrives
@@ -105,6 +109,105 @@ def asks_count_or_day(text: str) -> bool:
     return _COUNT_OR_DAY.search(text) is not None
 
 
+_WORDS_ASKED = word_set("words_asked")
+# A verb that asks for a text, opening the message after "please" or "can you" ("could you list ...").
+_TEXT_VERB = re.compile(r"^\W*(?:(?:please|pls|plz)\s+)?(?:(?:can|could|would|will)\s+(?:you|u)\s+(?:please\s+)?)?"
+                        rf"(?:{alternation(word_set('text_verbs'))})\b", re.IGNORECASE)
+_CHAT = word_set("chat_markers")
+_COUNTS = word_set("counts_asked")
+_TELLING_VERBS = word_set("telling_verbs", "past_verbs")
+_TELLING_WHOM = word_set("telling_subjects", "relations")  # "wife aino, architect. 2 kids: eetu 9"
+_INVERTING = word_set("inverting_verbs")
+_NOT_PAST = word_set("not_past")
+
+
+# Asked in words: "what do kittens eat at 10 weeks", "wat 2 things is jess into" (a number of
+# answers), "when did those 2 students sign up" (a past event, not a time to work out).
+_WORDS_FORMS = re.compile(r"\bwhat\s+(?:do|does|did|can|could|should|would|will)\s+\w+(?:\s+\w+)?\s+(?!cost|costs|"
+                          r"pay|owe|weigh|weighs|make|makes|earn|earns|take|takes|get|come|add|equal|equals)[a-z]{3,}\b"
+                          r"|\b(?:what|which)\s+\d+\s+[a-z]|\bwhen\s+(?:did|was|were)\b", re.IGNORECASE)
+
+
+def asks_for_words(text: str) -> bool:
+    """Whether `text` asks for an answer in words, not an amount: who, why or where, what
+    happened or what a thing means, advice, what someone does, a number of answers, or a text
+    to write ("write a haiku about 3 cats", "what should I cook for 4 people?"); never when it
+    asks for a count, an amount or a day ("how much should I tip on $80?")."""
+    if asks_count_or_day(text) or calculation_shaped(text):
+        return False
+    return (bool(_WORDS_ASKED & set(words_of(text))) or _TEXT_VERB.search(text) is not None
+            or _MEANING.search(text) is not None or _WORDS_FORMS.search(text) is not None)
+
+
+def calendar_day(text: str) -> bool:
+    """Whether `text`, the words that name a day, name it by its number ("4 July", "feb 2026");
+    a month alone ("in late November") or "tomorrow" is no quantity of the message's own."""
+    return re.search(r"\d", text) is not None
+
+
+# A question opening with a verb: "is 2028 a leap year", "does feb 2028 have 29 days"; not ", can
+# you believe it" inside a message that tells. Or a question word ending it: "..., landing when".
+_INVERTED = re.compile(rf"^\W*(?:{alternation(word_set('inverting_verbs'))})\s+\w"
+                       r"|\b(?:when|how\s+(?:long|much|many|far|old)|what\s+time)\W*$", re.IGNORECASE)
+
+
+def asks_in_words(text: str) -> bool:
+    """Whether `text` asks with its words, a question mark aside: a question word (`asked_in_words`),
+    a verb opening it ("is 2028 a leep year") or a question word ending it ("landing when")."""
+    return asked_in_words(text, mark=False) or _INVERTED.search(text) is not None
+
+
+def counts_asked(text: str) -> bool:
+    """Whether a few words ask for a count or an amount with no question word ("march 2027
+    number of days", "osaka users in software, count"; `counts_asked` in words.toml), or command
+    a calculation ("split the bill between us, it came to $96")."""
+    return asks_count_or_day(text) or bool((_COUNTS | _COMMANDS) & set(words_of(text)))
+
+
+def chat_marked(text: str) -> bool:
+    """Whether `text` exclaims or holds a word of chat ("lol", "maybe", "ago"): chat, even with a
+    question mark ("Maybe a rating of 1800?")."""
+    return "!" in text or bool(_CHAT & set(words_of(text)))
+
+
+def chatting(text: str) -> bool:
+    """Whether `text`, asking nothing, is chat rather than a value asked in a few words: an
+    exclamation, a word of chat ("lol 3 more days till the weekend", "just finished a 5k!!"), or
+    someone or a verb that tells, with no calculation commanded ("my 2 kids are driving me
+    crazy", "it was 28 degrees at the beach", "ran 18k three days ago"; not "split the bill
+    between us, it came to $96")."""
+    if chat_marked(text):
+        return True
+    found = words_of(text)
+    said = set(found)
+    # a verb opening the message asks ("is 2028 a leap year"); a past form opening it tells ("ran 18k")
+    opening = found[0] if found else ""
+    opens_told = opening not in _INVERTING and (opening in _TELLING_VERBS or (
+        len(opening) > 4 and opening.endswith("ed") and opening not in _NOT_PAST))
+    tells = _TELLING_WHOM & said or _TELLING_VERBS & set(found[1:]) or opens_told
+    return bool(tells) and not _COMMANDS & said
+
+
+def value_asked(text: str, own: int) -> bool:
+    """Whether `text`, holding `own` quantities of its own (numbers, clock times, dated days),
+    asks for a value of them, not for words: a question ("is 30 c hot in fahrenheit?", "feb 2026
+    how many days", "is 2028 a leep year"), or a few words on two quantities, asked with a
+    question mark, or asking for a count ("6 ft 2 in to cm", "5 cups to grams?", "march 2027
+    number of days"); not "who won the world cup in 1998", "write a haiku about 3 cats", chat
+    ("lol 3 more days till the weekend", "ran 18k three days ago"), nor an answer to the
+    assistant's question ("in June", "about 12 I think")."""
+    asking = asking_sentence(text)
+    if not own or asks_for_words(asking):
+        return False
+    if not extract(asking, ("number", "date", "time")) and not (asks_count_or_day(asking) or calculation_shaped(text)):
+        return False  # "My son is 3. Do you know any good train books?": the question asks of none of them
+    if asks_in_words(asking):
+        return True
+    if "?" in asking:  # "5 cups to grams?"; not "Maybe a rating of 1800?"
+        return not chat_marked(text)
+    return not chatting(text) and (own >= 2 or counts_asked(asking))
+
+
 def calculation_shaped(text: str) -> bool:
     """Whether `text` asks for an amount and states a number or a clock time of its own."""
     reading = read(without_named_days(text))
@@ -123,7 +226,7 @@ def calculation_request(text: str) -> bool:
         return True
     if terse_ask(text) or scaled_ask(reading) or commanded(text, reading):
         return True
-    return _asked_in_words(text) and _asks_for_an_amount(text, reading, times=True)
+    return asked_in_words(text) and _asks_for_an_amount(text, reading, times=True)
 
 
 def commanded(text: str, reading: Reading) -> bool:
@@ -164,12 +267,13 @@ def scaled_ask(reading: Reading) -> bool:
     return bool(counted) and bool(others & (words - set(asked[0].unit)))
 
 
-def _asked_in_words(text: str) -> bool:
+def asked_in_words(text: str, *, mark: bool = True) -> bool:
     """A question mark, a question word opening the message or a clause ("how many kg in 5
     tons, need it exact"), or one that follows no verb of knowing and is followed by a
     question's verb or pronoun ("3 cups of flour how many ml is that", "when dose it end"; not
-    "I know how much it costs", "it brings home how much love's in families")."""
-    if "?" in text or _OPENING_QUESTION.search(text):
+    "I know how much it costs", "it brings home how much love's in families"); with `mark`
+    false, a question mark alone is none."""
+    if ("?" in text and mark) or _OPENING_QUESTION.search(text):
         return True
     found = words_of(text)
     return any(word in _QUESTION_WORDS and (at == 0 or found[at - 1] not in _KNOWING)
@@ -183,7 +287,7 @@ def amount_without_numbers(text: str) -> Literal["own", "general"] | None:
     `general` for what is known or usual ("how tall is the Eiffel Tower?", "how long should I
     boil an egg?"), which a small model can only guess; None for anything else."""
     reading = read(without_named_days(text))
-    if reading.quantities or _CLOCK.search(text) or not _asked_in_words(text):
+    if reading.quantities or _CLOCK.search(text) or not asked_in_words(text):
         return None
     words = list(reading.question_words)
     how = any(word == "how" and after in _HOW for word, after in itertools.pairwise(words))

@@ -68,10 +68,15 @@ def read_motion(text: str) -> Moved | None:
 
 
 def _in_unit_asked(seconds: float, text: str) -> str:
-    """A time as the question asks for it: "90 minutes" for "how many minutes", "1.5 hours" for
-    "how many hours", else in hours and minutes ("1 hour 30 minutes")."""
-    asked = re.search(r"\bhow\s+many\s+(hours|minutes)\b", text, re.IGNORECASE)
+    """A time as the question asks for it: "90 minutes" for "how many minutes" or "(the answer)
+    in minutes", "1.5 hours" for "how many hours", else in hours and minutes ("1 hour 30
+    minutes"); "in 50 minutes" is a time given, not asked."""
+    asked = _UNIT_ASKED.search(text)
     if asked is None:
         return duration_text(seconds)
-    value = seconds / (3600 if asked[1].lower() == "hours" else 60)
-    return f"{round(value, 2):g} {asked[1].lower()}"
+    unit = (asked[1] or asked[2]).lower()
+    value = seconds / (3600 if unit == "hours" else 60)
+    return f"{round(value, 2):g} {unit}"
+
+
+_UNIT_ASKED = re.compile(r"\bhow\s+many\s+(hours|minutes)\b|\bin\s+(hours|minutes)\b", re.IGNORECASE)
