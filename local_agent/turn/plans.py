@@ -143,9 +143,11 @@ def asks_a_value(reading: Reading) -> bool:
     """Whether an English message asks for a value of its own numbers, clock times or dated
     days (reading/problems `value_asked`), not for words ("6 ft 2 in to cm", "is 2028 a leep year";
     not "who won the world cup in 1998", "lol 3 more days till the weekend")."""
+    if not reading.english:
+        return False
     clock_times = extract(reading.text, ("time",))
     own = len(reading.numbers) + len(clock_times) + sum(map(calendar_day, (span.text for span in reading.dates)))
-    return reading.english and value_asked(reading.text, own)
+    return value_asked(reading.text, own)
 
 
 # Which reply a message gets when it does several things: the first step of this table that

@@ -123,8 +123,8 @@ _NOT_PAST = word_set("not_past")
 
 # Asked in words: "what do kittens eat at 10 weeks", "wat 2 things is jess into" (a number of
 # answers), "when did those 2 students sign up" (a past event, not a time to work out).
-_WORDS_FORMS = re.compile(r"\bwhat\s+(?:do|does|did|can|could|should|would|will)\s+\w+(?:\s+\w+)?\s+(?!cost|costs|"
-                          r"pay|owe|weigh|weighs|make|makes|earn|earns|take|takes|get|come|add|equal|equals)[a-z]{3,}\b"
+_WORDS_FORMS = re.compile(r"\bwhat\s+(?:do|does|did|can|could|should|would|will)\s+\w+(?:\s+\w+)?\s+"
+                          rf"(?!{alternation(word_set('value_verbs'))})[a-z]{{3,}}\b"
                           r"|\b(?:what|which)\s+\d+\s+[a-z]|\bwhen\s+(?:did|was|were)\b", re.IGNORECASE)
 
 
